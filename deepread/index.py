@@ -1,0 +1,266 @@
+"""``deepread.Index``: open a collection, ingest files, and read it the DeepRead way.
+
+    >>> import deepread
+    >>> idx = deepread.Index.open(store="./store", collection="docs")
+    >>> idx.ingest(["manual.pdf", "notes/"])
+    >>> idx.retrieve("How do I reset the device?", k=5, window=(1, 1))
+    >>> idx.read_section(doc_id=1, sec_id=4, start=0, end=10)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from langchain_core.embeddings import Embeddings
+
+from deepread.nodes.parsing import SUPPORTED_SUFFIXES, ParseError, Structured, parse_file
+from deepread.stores.backend import RetrievalMode, StoreError
+from deepread.stores.collection import Collection
+from deepread.stores.embeddings import embed_texts, embeddings_id, local_embeddings
+from deepread.stores.location import default_store, open_backend
+from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
+from deepread.stores.records import Document, Paragraph
+
+#: Called as ``progress(event, path, done, total)``; events: "skip", "parsed", "stored",
+#: "failed".
+Progress = Callable[[str, Path, int, int], None]
+
+
+@dataclass(slots=True)
+class IngestFailure:
+    path: str
+    reason: str
+
+
+class IngestError(RuntimeError):
+    """Some files could not be ingested; the others were stored (see ``documents``)."""
+
+    def __init__(self, failures: list[IngestFailure], documents: list[Document]) -> None:
+        lines = "\n".join(f"  {f.path}: {f.reason}" for f in failures)
+        super().__init__(f"{len(failures)} file(s) could not be ingested:\n{lines}")
+        self.failures = failures
+        self.documents = documents
+
+
+@dataclass(slots=True)
+class IngestResult:
+    """What one ingest call did, file by file."""
+
+    documents: list[Document] = field(default_factory=list)
+    skipped: list[Document] = field(default_factory=list)
+    failures: list[IngestFailure] = field(default_factory=list)
+
+
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestFailure]]:
+    """Files to ingest: files as given, folders walked for supported types, each once."""
+    files: list[Path] = []
+    failures: list[IngestFailure] = []
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
+        real = path.resolve()
+        if real not in seen:
+            seen.add(real)
+            files.append(path)
+
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            visited: set[Path] = set()
+            for folder, dirs, names in _walk(path, visited):
+                del dirs
+                for name in sorted(names):
+                    if Path(name).suffix.lower() in SUPPORTED_SUFFIXES:
+                        add(folder / name)
+        elif path.exists():
+            add(path)
+        else:
+            failures.append(IngestFailure(str(path), "no such file or directory"))
+    return files, failures
+
+
+def _walk(root: Path, visited: set[Path]) -> Iterable[tuple[Path, list[str], list[str]]]:
+    """``os.walk`` that follows folder symlinks but never loops."""
+    import os
+
+    for folder, dirs, names in os.walk(root, followlinks=True):
+        real = Path(folder).resolve()
+        if real in visited:
+            dirs[:] = []
+            continue
+        visited.add(real)
+        dirs.sort()
+        yield Path(folder), dirs, names
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Index:
+    """A deepread collection: ingest documents, list their TOC, retrieve and read."""
+
+    def __init__(self, collection: Collection, embeddings: Embeddings, store: str,
+                 mode: RetrievalMode = "hybrid") -> None:
+        self._collection = collection
+        self._embeddings = embeddings
+        self.store = store
+        self.mode: RetrievalMode = mode
+
+    @classmethod
+    def open(cls, store: str | Path | None = None, collection: str = "default", *,
+             embeddings: Embeddings | None = None, mode: RetrievalMode = "hybrid") -> Index:
+        """Open (or prepare to create) ``collection`` in ``store``.
+
+        ``store``: a directory for the embedded engine, or a Qdrant server URL; default
+        ``DEEPREAD_STORE`` / ``QDRANT_URL`` / the per-user data directory.
+        ``embeddings``: any LangChain ``Embeddings``; default the offline local model.
+        """
+        location = str(store) if store is not None else default_store()
+        model = embeddings or local_embeddings()
+        backend = open_backend(location, collection)
+        return cls(Collection(backend, collection, embeddings_id(model)), model, location,
+                   mode)
+
+    @property
+    def collection(self) -> Collection:
+        return self._collection
+
+    @property
+    def name(self) -> str:
+        return self._collection.name
+
+    # -- ingest ---------------------------------------------------------------------
+
+    def ingest(self, paths: Iterable[str | Path] | str | Path, *,
+               progress: Progress | None = None) -> list[Document]:
+        """Ingest files and folders; returns the stored (or unchanged) documents.
+
+        A file whose content is unchanged since its last ingest is skipped. A file that
+        fails to parse is reported in :class:`IngestError` after all others are stored;
+        a document is replaced all at once or not at all.
+        """
+        result = self.ingest_report(paths, progress=progress)
+        if result.failures:
+            raise IngestError(result.failures, result.documents + result.skipped)
+        return result.documents + result.skipped
+
+    def ingest_report(self, paths: Iterable[str | Path] | str | Path, *,
+                      progress: Progress | None = None) -> IngestResult:
+        """Like :meth:`ingest`, but returns failures instead of raising them."""
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        files, failures = expand_paths(paths)
+        result = IngestResult(failures=list(failures))
+        todo: list[tuple[Path, str]] = []
+        for path in files:
+            source = str(path.resolve())
+            try:
+                digest = _sha256(path)
+            except OSError as exc:
+                result.failures.append(IngestFailure(str(path), exc.strerror or str(exc)))
+                continue
+            known = self._collection.find_source(source)
+            if known is not None and known.content_hash == digest:
+                result.skipped.append(known)
+                if progress:
+                    progress("skip", path, len(result.skipped), len(files))
+                continue
+            todo.append((path, digest))
+        # Parsing is Python-bound and embedding runs in onnxruntime threads: parse the next
+        # file while the current one is embedded and written.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepread-parse") as pool:
+            pending: Future[Structured] | None = (pool.submit(parse_file, todo[0][0])
+                                                  if todo else None)
+            for i, (path, digest) in enumerate(todo):
+                assert pending is not None
+                current = pending
+                pending = pool.submit(parse_file, todo[i + 1][0]) if i + 1 < len(todo) else None
+                try:
+                    structured = current.result()
+                    if progress:
+                        progress("parsed", path, i + 1, len(todo))
+                    result.documents.append(self._store(path, digest, structured))
+                    if progress:
+                        progress("stored", path, i + 1, len(todo))
+                except (ParseError, OSError, ValueError) as exc:
+                    reason = exc.reason if isinstance(exc, ParseError) else str(exc)
+                    result.failures.append(IngestFailure(str(path), reason))
+                    if progress:
+                        progress("failed", path, i + 1, len(todo))
+        return result
+
+    def _store(self, path: Path, digest: str, structured: Structured) -> Document:
+        texts = [p.text for p in structured.paragraphs]
+        vectors = embed_texts(self._embeddings, texts)
+        return self._collection.put_document(
+            source=str(path.resolve()), title=structured.title,
+            sections=structured.sections, paragraphs=structured.paragraphs,
+            vectors=vectors, content_hash=digest)
+
+    def remove(self, doc_id: int) -> None:
+        """Delete a document and its paragraphs."""
+        self._collection.delete_document(doc_id)
+
+    # -- reading --------------------------------------------------------------------
+
+    def documents(self) -> list[Document]:
+        return self._collection.documents()
+
+    def toc(self, doc_id: int | Sequence[int] | None = None) -> list[Document]:
+        """Documents with their section trees; one document or several by id."""
+        if doc_id is None:
+            return self._collection.documents()
+        ids = [doc_id] if isinstance(doc_id, int) else list(doc_id)
+        return [self._collection.document(i) for i in ids]
+
+    def search(self, query: str, k: int = 5, window: tuple[int, int] = (0, 0),
+               doc_id: int | Sequence[int] | None = None,
+               mode: RetrievalMode | None = None) -> Retrieved:
+        """:meth:`retrieve` with the ranked hits and their scores too."""
+        if not query.strip():
+            raise ValueError("the query is empty")
+        doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
+        mode = mode or self.mode
+        dense = None if mode == "bm25" else self._embeddings.embed_query(query)
+        return retrieve(self._collection, query, dense, k=k, window=window,
+                        doc_ids=doc_ids, mode=mode)
+
+    def retrieve(self, query: str, k: int = 5, window: tuple[int, int] = (0, 0),
+                 doc_id: int | Sequence[int] | None = None,
+                 mode: RetrievalMode | None = None) -> list[Paragraph]:
+        """Algorithm 1's Retrieve: top-k hits, each widened by ``window`` inside its
+        section, de-duplicated keeping first occurrence, in that order."""
+        return self.search(query, k=k, window=window, doc_id=doc_id, mode=mode).paragraphs
+
+    def read_section(self, doc_id: int, sec_id: int, start: int = 0,
+                     end: int = 10**9) -> list[Paragraph]:
+        """Algorithm 1's ReadSection: paragraphs ``start..end`` (inclusive, clipped)."""
+        return self.read(doc_id, sec_id, start, end).paragraphs
+
+    def read(self, doc_id: int, sec_id: int, start: int = 0, end: int = 10**9) -> SectionRead:
+        """:meth:`read_section` with the clipped range reported."""
+        return read_section(self._collection, doc_id, sec_id, start, end)
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Flush and release the store (the embedded engine's lock included)."""
+        self._collection.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["Index", "IngestError", "IngestFailure", "IngestResult", "StoreError"]

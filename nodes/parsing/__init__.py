@@ -1,0 +1,60 @@
+"""Readers that turn files into blocks, and the tree builder on top of them.
+
+``parse_file(path)`` is the one entry point: it picks the reader by file extension and
+returns the structured document (sections + paragraphs) ready to be stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from deepread.nodes.parsing.blocks import Block, ParsedDocument
+from deepread.nodes.parsing.errors import ParseError
+from deepread.nodes.parsing.structure import Structured, build_structure
+
+__all__ = ["SUPPORTED_SUFFIXES", "Block", "ParseError", "ParsedDocument", "Structured",
+           "parse_file", "read_blocks"]
+
+
+def _reader(suffix: str) -> Callable[[Path], ParsedDocument]:
+    # Imported lazily: the PDF and DOCX stacks are heavy and most runs need one format.
+    if suffix in (".html", ".htm", ".xhtml"):
+        from deepread.nodes.parsing.html import read_html
+        return read_html
+    if suffix in (".md", ".markdown"):
+        from deepread.nodes.parsing.markdown import read_markdown
+        return read_markdown
+    if suffix == ".pdf":
+        from deepread.nodes.parsing.pdf import read_pdf
+        return read_pdf
+    if suffix == ".docx":
+        from deepread.nodes.parsing.docx import read_docx
+        return read_docx
+    from deepread.nodes.parsing.text import read_text
+    return read_text
+
+
+SUPPORTED_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".xhtml", ".md", ".markdown", ".txt")
+
+
+def read_blocks(path: Path) -> ParsedDocument:
+    """The raw block stream of ``path`` (no tree yet)."""
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise ParseError(path, f"unsupported file type {suffix or '(no extension)'}; "
+                               f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
+    if not path.is_file():
+        raise ParseError(path, "no such file")
+    if path.stat().st_size == 0:
+        raise ParseError(path, "the file is empty (0 bytes)")
+    return _reader(suffix)(path)
+
+
+def parse_file(path: Path) -> Structured:
+    """Parse ``path`` into sections and paragraphs; ``ParseError`` says why not."""
+    parsed = read_blocks(path)
+    structured = build_structure(parsed, fallback_title=path.stem)
+    if not structured.paragraphs:
+        raise ParseError(path, "no text content found")
+    return structured

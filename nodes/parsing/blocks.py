@@ -1,0 +1,37 @@
+"""The parser-neutral block stream every format reader produces.
+
+Each reader (HTML, Markdown, PDF, DOCX, text) turns a file into a flat list of
+:class:`Block` in reading order; :mod:`deepread.nodes.parsing.structure` then builds the
+section tree from it. Keeping readers to this one shape is what lets the tree rules
+(root section, numbering, parent/children) live in exactly one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+BlockKind = Literal["heading", "text", "list_item", "table", "code", "caption", "image"]
+
+
+@dataclass(slots=True)
+class Block:
+    """One unit of a document in reading order.
+
+    ``kind == "heading"`` blocks open sections and carry ``level`` (1 = top). Every
+    other kind becomes one paragraph. Tables carry HTML in ``text``.
+    """
+
+    kind: BlockKind
+    text: str
+    level: int | None = None
+    page: int | None = None
+
+
+@dataclass(slots=True)
+class ParsedDocument:
+    """What a reader returns: an optional title and the blocks in order."""
+
+    title: str | None
+    blocks: list[Block] = field(default_factory=list)
+    pages: int | None = None

@@ -1,0 +1,29 @@
+"""Word (.docx) reader: unstructured's partitioner, headings from Word heading styles."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from deepread.nodes.parsing.blocks import ParsedDocument
+from deepread.nodes.parsing.elements import to_blocks
+from deepread.nodes.parsing.errors import ParseError
+from deepread.nodes.parsing.offline import prepare_unstructured
+
+
+def read_docx(path: Path) -> ParsedDocument:
+    """Blocks of a .docx file; the core-properties title when the author set one."""
+    if path.stat().st_size == 0:
+        raise ParseError(path, "the file is empty")
+    if not zipfile.is_zipfile(path):
+        raise ParseError(path, "not a valid .docx (a .docx is a ZIP package; this is not)")
+    prepare_unstructured()
+    import docx
+    from unstructured.partition.docx import partition_docx
+
+    try:
+        title = (docx.Document(str(path)).core_properties.title or "").strip() or None
+        elements = partition_docx(filename=str(path), languages=[""])
+    except (KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise ParseError(path, f"not a readable .docx ({exc})") from exc
+    return ParsedDocument(title=title, blocks=to_blocks(elements))

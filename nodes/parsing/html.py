@@ -1,0 +1,91 @@
+"""HTML reader: strip page furniture, then let unstructured partition the content.
+
+Boilerplate is removed *before* partitioning, on the DOM, where it is recognisable:
+when the page marks its main content (``role="main"``, ``<main>``, ``<article>``) only
+that is kept; otherwise navigation, headers, footers, sidebars and permalink anchors
+("¶") are dropped. Headings keep their h1–h6 level through unstructured's
+``category_depth``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from deepread.nodes.parsing.blocks import ParsedDocument
+from deepread.nodes.parsing.elements import clean_text, to_blocks
+from deepread.nodes.parsing.errors import ParseError
+from deepread.nodes.parsing.offline import prepare_unstructured
+
+_FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
+# Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").
+_FURNITURE_WORDS = frozenset({
+    "sidebar", "sphinxsidebar", "related", "footer", "navbar", "nav", "navigation",
+    "breadcrumb", "breadcrumbs", "menu", "site-header", "site-footer", "skip-link",
+})
+_MAIN_XPATHS = ('//*[@role="main"]', "//main", "//article")
+
+
+def _furniture(el: etree._Element) -> bool:
+    if el.get("role") in ("navigation", "banner", "contentinfo", "search"):
+        return True
+    marks = f"{el.get('class', '')} {el.get('id', '')}".lower().split()
+    return any(word in _FURNITURE_WORDS or word.endswith("sidebar") for word in marks)
+
+
+def clean_html(markup: str) -> tuple[str, str | None]:
+    """Content-only HTML and the page ``<title>``."""
+    try:
+        root = lxml_html.document_fromstring(markup)
+    except (etree.ParserError, ValueError) as exc:
+        raise ValueError(f"not parseable as HTML ({exc})") from exc
+    title_el = root.find(".//title")
+    page_title = clean_text(title_el.text_content()) if title_el is not None else None
+    for xpath in _MAIN_XPATHS:
+        found = root.xpath(xpath)
+        if found:
+            body = found[0]
+            break
+    else:
+        body = root.find("body") if root.find("body") is not None else root
+    for el in list(body.iter()):
+        if not isinstance(el.tag, str):
+            continue
+        furniture = (el.tag in _FURNITURE_TAGS or _furniture(el)
+                     or "headerlink" in el.get("class", ""))
+        if furniture and el.getparent() is not None:
+            el.drop_tree()
+    return etree.tostring(body, encoding="unicode", method="html"), page_title or None
+
+
+def partition_html_text(markup: str, path: Path) -> ParsedDocument:
+    """Partition already-cleaned HTML (shared by the HTML and Markdown readers)."""
+    prepare_unstructured()
+    from unstructured.partition.html import partition_html
+
+    elements = partition_html(text=markup, languages=[""], metadata_filename=str(path))
+    return ParsedDocument(title=None, blocks=to_blocks(elements))
+
+
+def read_html(path: Path) -> ParsedDocument:
+    """Blocks of an HTML page, its title from the first h1 or ``<title>``."""
+    raw = path.read_bytes()
+    try:
+        markup = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        markup = raw.decode("latin-1")  # HTML without a charset: never lose the text
+    if not markup.strip():
+        raise ParseError(path, "the file is empty")
+    try:
+        content, page_title = clean_html(markup)
+    except ValueError as exc:
+        raise ParseError(path, str(exc)) from exc
+    parsed = partition_html_text(content, path)
+    # The page's h1 names the document; <title> often carries a site suffix
+    # ("… — Python 3.11.2 documentation"), so it is only the fallback.
+    first_h1 = next((b.text for b in parsed.blocks if b.kind == "heading" and b.level == 1),
+                    None)
+    parsed.title = first_h1 or page_title
+    return parsed

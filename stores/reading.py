@@ -1,0 +1,88 @@
+"""The two reading primitives of DeepRead, exactly as Algorithm 1 states them.
+
+* :func:`retrieve` — rank paragraphs, take the top ``k`` hits, expand each hit by the
+  scanning window ``(up, down)`` *inside its own section* (clipped to
+  ``[0, n_para-1]``), concatenate in hit order and keep each coordinate's first
+  occurrence (lines 7–22, Eq. 11–14).
+* :func:`read_section` — clip ``[start, end]`` to ``[0, n_para-1]`` and return the
+  contiguous paragraphs in order (lines 23–27, Eq. 15).
+
+Coordinates are 0-based here (the paper counts from 1); ranges are inclusive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from deepread.stores.backend import RetrievalMode
+from deepread.stores.collection import Collection
+from deepread.stores.records import Hit, Paragraph
+
+
+class CoordinateError(KeyError):
+    """A document or section that does not exist; the message lists what does."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(slots=True)
+class Retrieved:
+    """What :func:`retrieve` returns: the ranked hits and the expanded paragraphs."""
+
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    paragraphs: list[Paragraph] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SectionRead:
+    """What :func:`read_section` returns: the clipped range and its paragraphs."""
+
+    doc_id: int
+    sec_id: int
+    start: int
+    end: int
+    paragraphs: list[Paragraph] = field(default_factory=list)
+
+
+def _n_para(collection: Collection, doc_id: int, sec_id: int) -> int:
+    try:
+        return collection.document(doc_id).section(sec_id).n_para
+    except KeyError as exc:
+        raise CoordinateError(str(exc.args[0])) from None
+
+
+def retrieve(collection: Collection, query: str, dense: list[float] | None, *, k: int = 5,
+             window: tuple[int, int] = (0, 0), doc_ids: Sequence[int] | None = None,
+             mode: RetrievalMode = "hybrid") -> Retrieved:
+    """Algorithm 1, lines 7–22."""
+    up, down = window
+    if up < 0 or down < 0:
+        raise ValueError(f"window sizes must be >= 0, got ({up}, {down})")
+    for doc_id in doc_ids or ():
+        collection.document(doc_id)  # unknown ids are an error, not an empty result
+    ranked = collection.rank(query, dense, k, mode, doc_ids)
+    out = Retrieved(query=query, hits=[hit for hit, _ in ranked])
+    seen: set[tuple[int, int, int]] = set()
+    for hit, para in ranked:
+        if up == 0 and down == 0:
+            span = [para]  # the hit's own payload: no second lookup needed
+        else:
+            n_para = _n_para(collection, hit.doc_id, hit.sec_id)
+            lo, hi = max(0, hit.para_idx - up), min(n_para - 1, hit.para_idx + down)
+            span = collection.paragraphs(hit.doc_id, hit.sec_id, lo, hi)
+        for p in span:
+            if p.coord not in seen:
+                seen.add(p.coord)
+                out.paragraphs.append(p)
+    return out
+
+
+def read_section(collection: Collection, doc_id: int, sec_id: int, start: int,
+                 end: int) -> SectionRead:
+    """Algorithm 1, lines 23–27: the clipped, inclusive range, in order."""
+    n_para = _n_para(collection, doc_id, sec_id)
+    lo, hi = max(0, start), min(n_para - 1, end)
+    return SectionRead(doc_id, sec_id, lo, hi, collection.paragraphs(doc_id, sec_id, lo, hi))
