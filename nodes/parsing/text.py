@@ -7,6 +7,7 @@ from short lines would hide their text from the reading tools.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from deepread.nodes.parsing.blocks import ParsedDocument
@@ -35,6 +36,11 @@ def read_text(path: Path) -> ParsedDocument:
     prepare_unstructured()
     from unstructured.partition.text import partition_text
 
-    elements = partition_text(text=text, languages=[""])
+    # Hard-wrapped lines belong to one paragraph and blank lines separate paragraphs.
+    # unstructured's own grouper keeps short lines apart ("line two." became its own
+    # paragraph), so paragraphs are joined here and handed over one per line.
+    joined = "\n".join(" ".join(chunk.split()) for chunk in re.split(r"\n\s*\n", text)
+                       if chunk.strip())
+    elements = partition_text(text=joined, languages=[""])
     blocks = to_blocks(elements)  # Titles without a depth stay paragraphs
     return ParsedDocument(title=None, blocks=blocks)

@@ -1,0 +1,199 @@
+"""The ``deepread`` command line: ingest, toc, search, read.
+
+Every command takes ``--store PATH|URL`` (default ``DEEPREAD_STORE`` / ``QDRANT_URL`` /
+the per-user data directory), ``--collection NAME`` (default ``default``) and
+``--json`` for machine-readable output. Exit codes: 0 success, 1 some input failed
+(the rest was done), 2 bad usage or coordinates, 3 the store cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_STORE = 0, 1, 2, 3
+
+
+def _emit(data: dict[str, Any]) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def _open(args: argparse.Namespace):  # -> deepread.Index (imported lazily: fast --help)
+    from deepread.index import Index
+
+    return Index.open(store=args.store, collection=args.collection)
+
+
+def _paragraph_json(p) -> dict[str, Any]:
+    return {"doc_id": p.doc_id, "sec_id": p.sec_id, "para_idx": p.para_idx, "text": p.text,
+            "kind": p.kind, "page": p.page}
+
+
+def _print_paragraphs(paragraphs) -> None:
+    for p in paragraphs:
+        page = f" p.{p.page}" if p.page else ""
+        print(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} ({p.kind}) {p.text}")
+
+
+# -- commands ---------------------------------------------------------------------------
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    idx = _open(args)
+    bar = tqdm(desc="ingest", unit="file", disable=args.json or not sys.stderr.isatty(),
+               file=sys.stderr)
+
+    def progress(event: str, path: Path, done: int, total: int) -> None:
+        bar.total = total
+        if event in ("stored", "failed", "skip"):
+            bar.n = done
+            bar.set_postfix_str(f"{event} {path.name}", refresh=True)
+        elif not bar.disable:
+            bar.set_postfix_str(f"embedding {path.name}", refresh=True)
+        if bar.disable and not args.json and event != "parsed":
+            print(f"{event:>7} {path}", file=sys.stderr)
+
+    try:
+        result = idx.ingest_report(args.paths, progress=progress)
+    finally:
+        bar.close()
+        idx.close()
+    docs = result.documents + result.skipped
+    if args.json:
+        _emit({
+            "documents": [{"doc_id": d.doc_id, "source": d.source, "title": d.title,
+                           "sections": len(d.sections), "paragraphs": d.n_para,
+                           "tokens": d.n_tok, "unchanged": d in result.skipped}
+                          for d in docs],
+            "failures": [{"path": f.path, "reason": f.reason} for f in result.failures],
+        })
+    else:
+        for d in docs:
+            state = "unchanged" if d in result.skipped else "stored"
+            print(f"({d.doc_id}) {d.title} — {len(d.sections)} sections, {d.n_para} "
+                  f"paragraphs, {d.n_tok} tokens [{state}] {d.source}")
+        for f in result.failures:
+            print(f"FAILED {f.path}: {f.reason}", file=sys.stderr)
+        print(f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
+              f"{len(result.failures)} failed (collection {args.collection!r})",
+              file=sys.stderr)
+    if not docs and not result.failures:
+        print("no supported files found", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_PARTIAL if result.failures else EXIT_OK
+
+
+def cmd_toc(args: argparse.Namespace) -> int:
+    from deepread.nodes.toc import render_toc
+
+    with _open(args) as idx:
+        docs = idx.toc(args.doc) if args.doc else idx.toc()
+    if args.json:
+        _emit({"documents": [d.to_dict() for d in docs]})
+        return EXIT_OK
+    if not docs:
+        print(f"collection {args.collection!r} is empty", file=sys.stderr)
+        return EXIT_OK
+    print(render_toc(docs, args.budget).text)
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with _open(args) as idx:
+        result = idx.search(args.query, k=args.k, window=tuple(args.window),
+                            doc_id=args.doc, mode=args.mode)
+    if args.json:
+        _emit({"query": result.query,
+               "hits": [h.to_dict() for h in result.hits],
+               "paragraphs": [_paragraph_json(p) for p in result.paragraphs]})
+        return EXIT_OK
+    for rank, h in enumerate(result.hits, 1):
+        print(f"#{rank} [{h.doc_id}:{h.sec_id}:{h.para_idx}] score={h.score:.4f}")
+    print()
+    _print_paragraphs(result.paragraphs)
+    return EXIT_OK
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    with _open(args) as idx:
+        got = idx.read(args.doc_id, args.sec_id, args.start, args.end)
+    if args.json:
+        _emit({"doc_id": got.doc_id, "sec_id": got.sec_id, "start": got.start,
+               "end": got.end, "paragraphs": [_paragraph_json(p) for p in got.paragraphs]})
+        return EXIT_OK
+    if not got.paragraphs:
+        print(f"no paragraphs in ({got.doc_id}) [{got.sec_id}] range "
+              f"{got.start}..{got.end}", file=sys.stderr)
+    _print_paragraphs(got.paragraphs)
+    return EXIT_OK
+
+
+# -- parser -----------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", default=None,
+                        help="store directory or Qdrant URL (default: $DEEPREAD_STORE, "
+                             "$QDRANT_URL, or the per-user data directory)")
+    common.add_argument("--collection", default="default", help="collection name")
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+
+    parser = argparse.ArgumentParser(
+        prog="deepread", description="Locate, then read: question answering over long "
+        "structured documents (DeepRead).")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", parents=[common], help="ingest files or folders")
+    p.add_argument("paths", nargs="+", help="files (.pdf .docx .html .md .txt) or folders")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("toc", parents=[common], help="show the table of contents")
+    p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    p.add_argument("--budget", type=int, default=None,
+                   help="token budget for the text TOC (collapses deepest levels first)")
+    p.set_defaults(func=cmd_toc)
+
+    p = sub.add_parser("search", parents=[common], help="Retrieve: ranked paragraphs")
+    p.add_argument("query")
+    p.add_argument("--k", type=int, default=5, help="number of hits (default 5)")
+    p.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"),
+                   help="paragraphs to add above/below each hit, inside its section")
+    p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    p.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default=None,
+                   help="ranking (default hybrid)")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("read", parents=[common], help="ReadSection: a paragraph range")
+    p.add_argument("doc_id", type=int)
+    p.add_argument("sec_id", type=int)
+    p.add_argument("start", type=int, nargs="?", default=0)
+    p.add_argument("end", type=int, nargs="?", default=10**9,
+                   help="inclusive; clipped to the section (default: to its end)")
+    p.set_defaults(func=cmd_read)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from deepread.nodes.parsing import ParseError
+    from deepread.stores.backend import StoreError
+
+    try:
+        return args.func(args)
+    except StoreError as exc:
+        print(f"deepread: {exc}", file=sys.stderr)
+        return EXIT_STORE
+    except (KeyError, ValueError, ParseError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"deepread: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

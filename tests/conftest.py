@@ -1,0 +1,90 @@
+"""Shared fixtures: the devset, fresh stores, and small hand-made documents.
+
+Everything runs offline against the real engine (qdrant-edge), the real parsers and
+the real local embedding model; only hosted LLMs are scripted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import deepread
+
+DEVSET = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "devset"
+if not DEVSET.exists():  # CI clones main with shared/ beside it; allow an override
+    DEVSET = Path(os.environ.get("DEEPREAD_DEVSET", DEVSET))
+
+# A document whose shape exercises Algorithm 1's edges: a section with 5 paragraphs,
+# an empty section, a one-paragraph section, nesting, and text before the first heading.
+SHAPES_MD = """\
+Preamble paragraph before any heading.
+
+# Shapes
+
+## Five
+
+Alpha paragraph about apples.
+
+Bravo paragraph about bananas.
+
+Charlie paragraph about cherries.
+
+Delta paragraph about dates.
+
+Echo paragraph about elderberries.
+
+## Empty
+
+### One
+
+Only paragraph about figs.
+"""
+
+
+@pytest.fixture(scope="session")
+def devset() -> Path:
+    if not (DEVSET / "questions.jsonl").exists():
+        pytest.fail(f"devset not found at {DEVSET}; set DEEPREAD_DEVSET")
+    return DEVSET
+
+
+@pytest.fixture(scope="session")
+def questions(devset: Path) -> list[dict]:
+    lines = (devset / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+@pytest.fixture()
+def shapes_file(tmp_path: Path) -> Path:
+    path = tmp_path / "shapes.md"
+    path.write_text(SHAPES_MD, encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def shapes_index(store: Path, shapes_file: Path) -> Iterator[deepread.Index]:
+    idx = deepread.Index.open(store=store, collection="shapes")
+    idx.ingest([shapes_file])
+    yield idx
+    idx.close()
+
+
+@pytest.fixture(scope="session")
+def devset_index(tmp_path_factory: pytest.TempPathFactory,
+                 devset: Path) -> Iterator[deepread.Index]:
+    """Two devset pages (HTML and PDF of one page) ingested once per test session."""
+    store = tmp_path_factory.mktemp("devset-store")
+    idx = deepread.Index.open(store=store, collection="devset")
+    idx.ingest([devset / "docs" / "library-json.html", devset / "docs" / "library-json.pdf"])
+    yield idx
+    idx.close()
