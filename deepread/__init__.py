@@ -4,7 +4,7 @@ The public face: :class:`Index` for ingesting and reading a collection, and the 
 it returns. The agent graph lives in :mod:`deepread.graphs`.
 """
 
-from deepread.index import Index, IngestError, IngestFailure, IngestResult
+from deepread.nodes.index import Index, IngestError, IngestFailure, IngestResult
 from deepread.nodes.parsing import ParseError
 from deepread.stores.backend import StoreError
 from deepread.stores.reading import CoordinateError, Retrieved, SectionRead

@@ -24,7 +24,7 @@ def _emit(data: dict[str, Any]) -> None:
 
 
 def _open(args: argparse.Namespace):  # -> deepread.Index (imported lazily: fast --help)
-    from deepread.index import Index
+    from deepread.nodes.index import Index
 
     return Index.open(store=args.store, collection=args.collection)
 

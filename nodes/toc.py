@@ -15,9 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from deepread.nodes.context import Context
+from deepread.nodes.state import AgentState
 from deepread.stores.records import Document, Section
 from deepread.stores.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from deepread.nodes.resources import Resources
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,3 +94,31 @@ def render_toc(documents: Sequence[Document], budget: int | None = None) -> Rend
         if count_tokens(text) <= budget:
             break
     return RenderedToc(text, count_tokens(text), 0, n_docs, len(docs))
+
+
+def make_toc(resources: Resources):
+    """The ``toc`` node: start a turn and build the Directory Structure for the prompt."""
+
+    def toc(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        context = runtime.context or Context()
+        messages = state.get("messages", [])
+        question = (state.get("question") or "").strip()
+        new: list[HumanMessage] = []
+        if question and not (messages and isinstance(messages[-1], HumanMessage)
+                             and messages[-1].content == question):
+            new.append(HumanMessage(content=question))
+        elif not question:
+            asked = [m for m in messages if isinstance(m, HumanMessage)]
+            if not asked:
+                raise ValueError("no question: pass {'question': …} or chat messages")
+            question = str(asked[-1].content)
+        index = resources.index(context)
+        documents = index.toc(context.documents) if context.documents else index.toc()
+        rendered = render_toc(documents, context.toc_budget)
+        turn_start = len(messages) if new else max(0, len(messages) - 1)
+        return {"messages": new, "question": question, "toc": rendered.text,
+                "turn_start": turn_start, "rounds": 0, "stop_reason": "", "error": None,
+                "answer": "", "citations": [], "dropped_citations": 0, "tool_calls": [],
+                "usage": {}}
+
+    return toc

@@ -1,5 +1,8 @@
 """``deepread.Index``: open a collection, ingest files, and read it the DeepRead way.
 
+It lives in ``nodes`` (and is re-exported by the ``deepread`` face) because the agent's
+and the ingest graph's nodes use it, and imports flow face → graphs → nodes → stores.
+
     >>> import deepread
     >>> idx = deepread.Index.open(store="./store", collection="docs")
     >>> idx.ingest(["manual.pdf", "notes/"])

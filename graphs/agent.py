@@ -1,0 +1,70 @@
+"""The DeepRead agent graph: TOC → policy ⇄ Retrieve / ReadSection → finalize.
+
+``build_graph(index=…, model=…)`` returns a compiled graph for Python use (and as a
+subgraph of a larger one); ``graph`` is the same graph with nothing fixed, exported to
+the LangGraph server, where the run's context picks the store, collection and model and
+the server supplies persistence.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
+
+from deepread.nodes.context import Context
+from deepread.nodes.finalize import finalize
+from deepread.nodes.index import Index
+from deepread.nodes.policy import make_policy
+from deepread.nodes.read_section import make_read_section
+from deepread.nodes.resources import Resources
+from deepread.nodes.retrieve import make_retrieve
+from deepread.nodes.state import AgentState, InputState, OutputState, pending_tool_calls
+from deepread.nodes.toc import make_toc
+
+Route = Literal["retrieve", "read_section", "policy", "finalize"]
+
+
+def route_after_policy(state: AgentState) -> Route:
+    """To the executor of the next pending call, or to finalize when the model answered."""
+    if state.get("stop_reason") == "error":
+        return "finalize"
+    pending = pending_tool_calls(state.get("messages", []))
+    if pending:
+        name = pending[0].get("name")
+        # policy answers unknown/malformed calls itself, then routes again
+        return name if name in ("retrieve", "read_section") and not pending[0].get(
+            "invalid") else "policy"
+    last = state.get("messages", [])[-1:] or [None]
+    if isinstance(last[0], AIMessage) and not last[0].tool_calls:
+        return "finalize"
+    return "policy"
+
+
+def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
+                checkpointer: Checkpointer = None,
+                name: str = "deepread") -> CompiledStateGraph:
+    """The compiled agent. ``index``/``model`` default to those named by the context."""
+    resources = Resources(index=index, model=model)
+    builder = StateGraph(AgentState, context_schema=Context, input_schema=InputState,
+                         output_schema=OutputState)
+    builder.add_node("toc", make_toc(resources))
+    builder.add_node("policy", make_policy(resources))
+    builder.add_node("retrieve", make_retrieve(resources))
+    builder.add_node("read_section", make_read_section(resources))
+    builder.add_node("finalize", finalize)
+    builder.add_edge(START, "toc")
+    builder.add_edge("toc", "policy")
+    builder.add_conditional_edges("policy", route_after_policy,
+                                  ["retrieve", "read_section", "policy", "finalize"])
+    builder.add_edge("retrieve", "policy")
+    builder.add_edge("read_section", "policy")
+    builder.add_edge("finalize", END)
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+graph = build_graph()

@@ -1,0 +1,111 @@
+"""The offline extractive policy: DeepRead's locate-then-read without an LLM.
+
+It is a chat model that plays the policy deterministically through the same graph and
+tools as an LLM would: (1) ``retrieve`` the question; (2) ``read_section`` the best hit's
+section, the whole of it if it fits the token budget, else the window around the hit
+that does; (3) answer by quoting the shown paragraphs that best match the question,
+each cited. The answer says plainly that no LLM was used.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verbatim from "
+          "the documents as the best matches for the question.")
+#: ``additional_kwargs`` key marking messages deepread adds itself (not user questions).
+NOTICE_KEY = "deepread_notice"
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_STOP = frozenset(
+    "a an and are as at be by can do does for from has have how i if in is it its of on or "
+    "that the this to was what when where which who why will with you your".split()
+)
+
+
+def terms(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in _STOP}
+
+
+class ExtractiveChatModel(BaseChatModel):
+    """Deterministic retrieve → read → quote policy; needs no network and no key."""
+
+    read_budget: int = 1200  # tokens of section text to read after the retrieve
+    quotes: int = 3
+    quote_chars: int = 700
+
+    @property
+    def _llm_type(self) -> str:
+        return "deepread-extractive"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ExtractiveChatModel:
+        return self  # it only ever calls deepread's two tools
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None,
+                  **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
+
+    def _next(self, messages: list[BaseMessage]) -> AIMessage:
+        asks = [i for i, m in enumerate(messages)
+                if isinstance(m, HumanMessage) and not is_notice(m)]
+        start = asks[-1] if asks else 0
+        question = str(messages[start].content) if messages else ""
+        results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
+        step = len(results)
+        if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
+            return AIMessage(content=self._answer(question, results))
+        if step == 0:
+            return _call("retrieve", {"query": question}, step)
+        artifact = results[0].artifact if isinstance(results[0].artifact, dict) else {}
+        if step == 1 and artifact.get("hits"):
+            return _call("read_section", self._read_args(artifact), step)
+        return AIMessage(content=self._answer(question, results))
+
+    def _read_args(self, artifact: dict[str, Any]) -> dict[str, int]:
+        hit = artifact["hits"][0]
+        meta = artifact.get("sections", {}).get(f"{hit['doc_id']}:{hit['sec_id']}", {})
+        n_para, n_tok = int(meta.get("n_para", 1)), int(meta.get("n_tok", 0))
+        if n_tok <= self.read_budget:
+            start, end = 0, max(0, n_para - 1)
+        else:
+            span = max(1, int(self.read_budget / (n_tok / max(1, n_para))))
+            start = max(0, min(hit["para_idx"] - span // 3, n_para - span))
+            end = min(n_para - 1, start + span - 1)
+        return {"doc_id": hit["doc_id"], "sec_id": hit["sec_id"], "start": start, "end": end}
+
+    def _answer(self, question: str, results: list[ToolMessage]) -> str:
+        wanted = terms(question)
+        rows: dict[tuple[int, int, int], dict[str, Any]] = {}
+        for msg in results:
+            art = msg.artifact if isinstance(msg.artifact, dict) else {}
+            for row in art.get("paragraphs", []):
+                rows.setdefault((row["doc_id"], row["sec_id"], row["para_idx"]), row)
+        if not rows:
+            return f"{NOTICE}\n\nThe documents returned nothing for this question."
+        ranked = sorted(rows.items(), key=lambda kv: -len(wanted & terms(kv[1]["text"])))
+        chosen = sorted(coord for coord, _ in ranked[: self.quotes])
+        parts = [NOTICE, ""]
+        for coord in chosen:
+            text = " ".join(re.sub(r"<[^>]+>", " ", rows[coord]["text"]).split())
+            if len(text) > self.quote_chars:
+                text = text[: self.quote_chars].rsplit(" ", 1)[0] + " …"
+            parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
+            parts.append("")
+        return "\n".join(parts).rstrip()
+
+
+def is_notice(message: BaseMessage) -> bool:
+    """Whether ``message`` is deepread's own instruction (e.g. the budget notice)."""
+    return bool(message.additional_kwargs.get(NOTICE_KEY))
+
+
+def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args,
+                                              "id": f"extractive-{step}-{name}",
+                                              "type": "tool_call"}])

@@ -1,0 +1,115 @@
+"""The ``policy`` node: the chat model decides — call tools, or answer (Algorithm 1, l. 4).
+
+It also dispatches: while the last model turn still has unanswered tool calls it does
+not call the model again; it answers calls to unknown tools or with malformed
+arguments itself (every call gets exactly one answer) and lets the router send the
+rest to their executors. Transient model errors (429, 5xx, timeouts, connection
+errors) are retried with exponential backoff; anything else, or retries used up, ends
+the turn with ``stop_reason="error"``. After ``max_rounds`` the model is asked once to
+answer without tools.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from deepread.nodes.context import Context
+from deepread.nodes.executor import error_message
+from deepread.nodes.extractive import NOTICE_KEY
+from deepread.nodes.state import AgentState, pending_tool_calls
+from deepread.nodes.tools import ARGS, tool_schemas
+from deepread.prompts import load
+
+if TYPE_CHECKING:
+    from deepread.nodes.resources import Resources
+
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+_TRANSIENT_NAMES = ("Timeout", "RateLimit", "APIConnection", "ConnectError",
+                    "ServiceUnavailable", "InternalServerError")
+BACKOFF_BASE_S = 1.0
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a model error is worth retrying."""
+    status = getattr(exc, "status_code", None) or getattr(
+        getattr(exc, "response", None), "status_code", None)
+    if isinstance(status, int):
+        return status in _TRANSIENT_STATUS
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    return any(n in type(exc).__name__ for n in _TRANSIENT_NAMES)
+
+
+def describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    prefix = f"HTTP {status}: " if status else ""
+    return f"{type(exc).__name__}: {prefix}{exc}".strip()
+
+
+def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int) -> AIMessage:
+    for attempt in range(retries + 1):
+        try:
+            reply = model.invoke(messages)
+        except Exception as exc:  # provider SDKs raise their own types; classify below
+            if attempt < retries and is_transient(exc):
+                time.sleep(BACKOFF_BASE_S * 2 ** attempt)
+                continue
+            raise
+        if not isinstance(reply, AIMessage):
+            reply = AIMessage(content=str(getattr(reply, "content", reply)))
+        return reply
+    raise AssertionError("unreachable")
+
+
+def _answer_unroutable(state: AgentState) -> list[Any]:
+    """Error answers for leading pending calls no executor can take."""
+    out = []
+    for call in pending_tool_calls(state.get("messages", [])):
+        if call.get("invalid"):
+            out.append(error_message(call, f"the arguments of {call.get('name')} were not "
+                                     f"valid JSON: {call.get('args')!r}; call it again with "
+                                     "a JSON object"))
+        elif call.get("name") not in ARGS:
+            out.append(error_message(call, f"unknown tool {call.get('name')!r}; the tools "
+                                     f"are: {', '.join(ARGS)}"))
+        else:
+            break
+    return out
+
+
+def make_policy(resources: Resources):
+    def policy(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        if pending_tool_calls(state.get("messages", [])):
+            return {"messages": _answer_unroutable(state)}
+        context = runtime.context or Context()
+        rounds = state.get("rounds", 0)
+        system = SystemMessage(content=load("system").replace("{toc}", state.get("toc", "")))
+        history: list[BaseMessage] = [system, *state.get("messages", [])]
+        update: dict[str, Any] = {"rounds": rounds + 1}
+        try:
+            model: BaseChatModel = resources.model(context)
+            if rounds >= context.max_rounds:
+                notice = HumanMessage(
+                    content=load("budget").replace("{max_rounds}", str(context.max_rounds)),
+                    additional_kwargs={NOTICE_KEY: "budget"})
+                reply = invoke_with_retry(model, [*history, notice], context.model_retries)
+                # No tools are on offer now: drop any call so none is left unanswered.
+                reply = AIMessage(content=reply.content, id=reply.id,
+                                  usage_metadata=reply.usage_metadata,
+                                  response_metadata=reply.response_metadata)
+                update["stop_reason"] = "budget"
+            else:
+                bound = model.bind_tools(tool_schemas())
+                reply = invoke_with_retry(bound, history, context.model_retries)
+        except Exception as exc:  # any failure ends the turn cleanly, state kept
+            update |= {"stop_reason": "error", "error": f"the model failed: {describe(exc)}"}
+            return update
+        update["messages"] = [reply]
+        return update
+
+    return policy

@@ -1,0 +1,106 @@
+"""State of the DeepRead agent graph, kept JSON-friendly for checkpointers and servers.
+
+Per thread, persisted across turns: the messages, the read-region memory (what the model
+has already been shown, per ``(doc_id, sec_id)`` as merged inclusive intervals). Per turn
+(reset by the ``toc`` node): the TOC injected, rounds used, and the outputs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langgraph.graph.message import add_messages
+
+Regions = dict[str, list[list[int]]]  # "doc_id:sec_id" -> [[start, end], ...] sorted, merged
+
+
+def region_key(doc_id: int, sec_id: int) -> str:
+    return f"{doc_id}:{sec_id}"
+
+
+def merge_intervals(intervals: list[list[int]]) -> list[list[int]]:
+    """Sort and merge inclusive integer intervals (adjacent ones join)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return merged
+
+
+def merge_regions(current: Regions | None, update: Regions | None) -> Regions:
+    """Reducer: the union of two read-region maps."""
+    out = {k: [list(iv) for iv in v] for k, v in (current or {}).items()}
+    for key, intervals in (update or {}).items():
+        out[key] = merge_intervals(out.get(key, []) + [list(iv) for iv in intervals])
+    return out
+
+
+def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
+    return any(a <= para_idx <= b for a, b in regions.get(region_key(doc_id, sec_id), []))
+
+
+def regions_of(coords: list[tuple[int, int, int]]) -> Regions:
+    """The read regions covering ``coords``."""
+    out: Regions = {}
+    for doc_id, sec_id, para_idx in coords:
+        out.setdefault(region_key(doc_id, sec_id), []).append([para_idx, para_idx])
+    return {k: merge_intervals(v) for k, v in out.items()}
+
+
+class Citation(TypedDict):
+    doc_id: int
+    sec_id: int
+    para_idx: int
+
+
+class InputState(TypedDict, total=False):
+    """What a caller passes in: a question (or chat messages ending with one)."""
+
+    question: str
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class OutputState(TypedDict, total=False):
+    """What the graph returns (``output_schema``)."""
+
+    answer: str
+    citations: list[Citation]
+    dropped_citations: int
+    stop_reason: str  # "answered" | "budget" | "error"
+    error: str | None
+    usage: dict[str, int]
+    tool_calls: list[dict[str, Any]]
+
+
+class AgentState(InputState, OutputState, total=False):
+    """Everything the nodes share."""
+
+    toc: str
+    turn_start: int
+    rounds: int
+    read_regions: Annotated[Regions, merge_regions]
+
+
+def turn_messages(state: AgentState) -> list[AnyMessage]:
+    return state.get("messages", [])[state.get("turn_start", 0):]
+
+
+def pending_tool_calls(messages: list[AnyMessage]) -> list[dict[str, Any]]:
+    """Tool calls of the last AI message that no ``ToolMessage`` has answered yet.
+
+    Malformed calls (``invalid_tool_calls``: arguments that were not JSON) are included,
+    marked ``"invalid": True``, because every call id needs exactly one answer.
+    """
+    for i in range(len(messages) - 1, -1, -1):
+        msg = messages[i]
+        if isinstance(msg, AIMessage):
+            answered = {m.tool_call_id for m in messages[i + 1:] if isinstance(m, ToolMessage)}
+            calls = [dict(c) for c in msg.tool_calls]
+            calls += [dict(c) | {"invalid": True} for c in msg.invalid_tool_calls]
+            return [c for c in calls if c.get("id") not in answered]
+        if not isinstance(msg, ToolMessage):
+            return []
+    return []

@@ -1,0 +1,58 @@
+"""The two tools the model sees (paper §3.4): their schemas and argument checking.
+
+The schemas are bound to the chat model; the executors validate every call against
+the same schemas, so a wrongly typed or missing argument becomes an error message the
+model can act on rather than an exception.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel, Field, ValidationError
+
+from deepread.prompts import load
+
+
+class RetrieveArgs(BaseModel):
+    query: str = Field(description="What to look for: keywords or a question.")
+    doc_id: int | None = Field(default=None,
+                               description="Search only this document (optional).")
+
+
+class ReadSectionArgs(BaseModel):
+    doc_id: int = Field(description="Document id, from the Directory Structure.")
+    sec_id: int = Field(description="Section id within that document.")
+    start: int = Field(description="First paragraph to read (0-based).")
+    end: int = Field(description="Last paragraph to read (inclusive).")
+
+
+ARGS: dict[str, type[BaseModel]] = {"retrieve": RetrieveArgs, "read_section": ReadSectionArgs}
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """OpenAI-format tool definitions, descriptions from ``prompts/``."""
+    out = []
+    for name, model in ARGS.items():
+        schema = convert_to_openai_tool(model)
+        schema["function"]["name"] = name
+        schema["function"]["description"] = load(name)
+        out.append(schema)
+    return out
+
+
+class ToolArgumentError(ValueError):
+    """A tool call's arguments do not fit the tool's schema."""
+
+
+def parse_args(name: str, args: Any) -> BaseModel:
+    """Validated arguments of a ``name`` call, or :class:`ToolArgumentError`."""
+    if not isinstance(args, dict):
+        raise ToolArgumentError(f"{name} expects a JSON object of arguments, got {args!r}")
+    try:
+        return ARGS[name].model_validate(args, strict=False)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+        raise ToolArgumentError(f"invalid arguments for {name}: {problems}") from None
