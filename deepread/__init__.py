@@ -1,9 +1,12 @@
 """deepread: locate, then read — structure-aware QA over long documents (DeepRead).
 
 The public face: :class:`Index` for ingesting and reading a collection, and the records
-it returns. The agent graph lives in :mod:`deepread.graphs`.
+it returns; :func:`build_graph` for the DeepRead agent (a compiled LangGraph graph).
 """
 
+from deepread.graphs.agent import build_graph
+from deepread.graphs.ingest import build_ingest_graph
+from deepread.nodes.context import Context
 from deepread.nodes.index import Index, IngestError, IngestFailure, IngestResult
 from deepread.nodes.parsing import ParseError
 from deepread.stores.backend import StoreError
@@ -11,6 +14,7 @@ from deepread.stores.reading import CoordinateError, Retrieved, SectionRead
 from deepread.stores.records import Document, Hit, Paragraph, Section
 
 __all__ = [
+    "Context",
     "CoordinateError",
     "Document",
     "Hit",
@@ -24,5 +28,7 @@ __all__ = [
     "Section",
     "SectionRead",
     "StoreError",
+    "build_graph",
+    "build_ingest_graph",
 ]
 __version__ = "0.1.0"

@@ -1,9 +1,10 @@
-"""The ``deepread`` command line: ingest, toc, search, read.
+"""The ``deepread`` command line: ingest, toc, search, read, ask.
 
 Every command takes ``--store PATH|URL`` (default ``DEEPREAD_STORE`` / ``QDRANT_URL`` /
 the per-user data directory), ``--collection NAME`` (default ``default``) and
 ``--json`` for machine-readable output. Exit codes: 0 success, 1 some input failed
-(the rest was done), 2 bad usage or coordinates, 3 the store cannot be used.
+(the rest was done), 2 bad usage or coordinates, 3 the store cannot be used, 4 the
+model failed (``ask``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_STORE = 0, 1, 2, 3
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_STORE, EXIT_MODEL = 0, 1, 2, 3, 4
 
 
 def _emit(data: dict[str, Any]) -> None:
@@ -134,6 +135,89 @@ def cmd_read(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _one_line(node: str, update: dict[str, Any]) -> list[str]:
+    """Human lines for one streamed graph update."""
+    lines = []
+    for msg in update.get("messages") or []:
+        for call in getattr(msg, "tool_calls", None) or []:
+            args = ", ".join(f"{k}={v!r}" for k, v in call["args"].items())
+            lines.append(f"→ {call['name']}({args})")
+        if node in ("retrieve", "read_section", "policy") and getattr(msg, "tool_call_id", None):
+            art = msg.artifact if isinstance(msg.artifact, dict) else {}
+            if msg.status == "error":
+                lines.append(f"← {msg.name}: {art.get('error', msg.content)}")
+                continue
+            rows = art.get("paragraphs", [])
+            repeats = sum(r.get("repeat", False) for r in rows)
+            coords = " ".join(f"[{r['doc_id']}:{r['sec_id']}:{r['para_idx']}]" for r in rows[:4])
+            more = " …" if len(rows) > 4 else ""
+            hits = f"{len(art['hits'])} hits, " if "hits" in art else ""
+            lines.append(f"← {msg.name}: {hits}{len(rows)} paragraphs"
+                         f"{f' ({repeats} already read)' if repeats else ''} {coords}{more}")
+    return lines
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    import uuid
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from deepread.graphs.agent import build_graph
+    from deepread.nodes.context import Context
+    from deepread.stores.location import default_store, sidecar_dir
+
+    store = args.store or default_store()
+    context = Context(store=store, collection=args.collection, documents=args.doc,
+                      model=args.model or "")
+    thread = args.thread or uuid.uuid4().hex[:12]
+    checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
+    checkpoints.parent.mkdir(parents=True, exist_ok=True)
+    idx = _open(args)
+    if not idx.documents():
+        idx.close()
+        print(f"deepread: collection {args.collection!r} is empty; run deepread ingest first",
+              file=sys.stderr)
+        return EXIT_USAGE
+    output: dict[str, Any] = {}
+    try:
+        with SqliteSaver.from_conn_string(str(checkpoints)) as saver:
+            graph = build_graph(index=idx, checkpointer=saver)
+            config = {"configurable": {"thread_id": thread}}
+            for chunk in graph.stream({"question": args.question}, config, context=context,
+                                      stream_mode="updates"):
+                for node, update in chunk.items():
+                    if not args.json:
+                        for line in _one_line(node, update or {}):
+                            print(line, file=sys.stderr)
+                    if node == "finalize":
+                        output = dict(update)
+        titles = {d.doc_id: d for d in idx.documents()}
+    finally:
+        idx.close()
+    output["thread_id"] = thread
+    if args.json:
+        _emit(output)
+    else:
+        if output.get("answer"):
+            print(output["answer"])
+        if output.get("citations"):
+            print("\nCitations:")
+            for c in output["citations"]:
+                doc = titles.get(c["doc_id"])
+                sec = doc.sections[c["sec_id"]].title if doc else ""
+                print(f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
+                      f"{doc.title if doc else '?'} › {sec}")
+        if output.get("dropped_citations"):
+            print(f"  ({output['dropped_citations']} citation(s) of unread paragraphs "
+                  "dropped)")
+        print(f"\n[stop: {output.get('stop_reason')}; thread {thread} — continue with "
+              f"--thread {thread}]", file=sys.stderr)
+    if output.get("stop_reason") == "error":
+        print(f"deepread: {output.get('error')}", file=sys.stderr)
+        return EXIT_MODEL
+    return EXIT_OK
+
+
 # -- parser -----------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -176,6 +260,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("end", type=int, nargs="?", default=10**9,
                    help="inclusive; clipped to the section (default: to its end)")
     p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("ask", parents=[common], help="answer a question (the DeepRead agent)")
+    p.add_argument("question")
+    p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    p.add_argument("--model", default=None,
+                   help="chat model on an OpenAI-compatible endpoint (OPENAI_API_KEY, "
+                        "OPENAI_BASE_URL); default $DEEPREAD_MODEL, else the offline "
+                        "extractive policy")
+    p.add_argument("--thread", default=None,
+                   help="continue this conversation (its read regions included)")
+    p.set_defaults(func=cmd_ask)
     return parser
 
 

@@ -11,6 +11,7 @@ answer without tools.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from deepread.nodes.resources import Resources
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
-_TRANSIENT_NAMES = ("Timeout", "RateLimit", "APIConnection", "ConnectError",
+_TRANSIENT_NAMES = ("Timeout", "RateLimit", "Connection", "ConnectError",
                     "ServiceUnavailable", "InternalServerError")
 BACKOFF_BASE_S = 1.0
 
@@ -46,9 +47,14 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def describe(exc: BaseException) -> str:
+    """One line for a model error; says which endpoint could not be reached."""
     status = getattr(exc, "status_code", None)
     prefix = f"HTTP {status}: " if status else ""
-    return f"{type(exc).__name__}: {prefix}{exc}".strip()
+    text = f"{type(exc).__name__}: {prefix}{exc}".strip()
+    if "Connection" in type(exc).__name__ or isinstance(exc, ConnectionError):
+        endpoint = os.environ.get("OPENAI_BASE_URL") or "the OpenAI API"
+        text += f" (cannot reach {endpoint}; check OPENAI_BASE_URL and the network)"
+    return text
 
 
 def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int) -> AIMessage:
