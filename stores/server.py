@@ -1,0 +1,179 @@
+"""The server store: one Qdrant collection on a Qdrant server, through qdrant-client.
+
+Kept deliberately thin — a line-for-line translation of :mod:`deepread.stores.edge` —
+and run through the same contract tests (``tests/test_backend_contract.py``, where a
+``QdrantClient(":memory:")`` stands in for the server). BM25 vectors are computed here
+with the same local encoder as the embedded store and the server applies IDF, so both
+score alike; hybrid fusion uses RRF with k=60 as the embedded store does. Every client
+failure becomes a :class:`StoreError` naming the URL (never the API key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import httpx
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
+from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
+from deepread.stores.sparse import bm25_encoder
+
+T = TypeVar("T")
+_UPSERT_BATCH = 256  # keeps one request well under the server's 32 MB body limit
+
+
+def server_filter(match: Match) -> models.Filter:
+    must: list[models.Condition] = [
+        models.FieldCondition(key=k, match=models.MatchValue(value=v))
+        for k, v in match.equals.items()]
+    must += [models.FieldCondition(key=k, range=models.Range(gte=lo, lte=hi))
+             for k, (lo, hi) in match.ranges.items()]
+    must += [models.FieldCondition(key=k, match=models.MatchAny(any=list(v)))
+             for k, v in match.any_of.items()]
+    return models.Filter(must=must)
+
+
+def _sparse(text: str, query: bool) -> models.SparseVector:
+    bm25 = bm25_encoder()
+    vec = bm25.embed_query(text) if query else bm25.embed_document(text)
+    return models.SparseVector(indices=list(vec.indices), values=list(vec.values))
+
+
+class ServerBackend:
+    """A deepread collection as one collection on a Qdrant server."""
+
+    def __init__(self, url: str, collection_name: str, api_key: str | None = None, *,
+                 timeout: float = 30.0, client: QdrantClient | None = None) -> None:
+        self.url = url
+        self.name = collection_name
+        self._api_key = api_key
+        self._timeout = timeout
+        # No version probe at construction: a down server surfaces at the first call
+        # (exists(), at open) as a StoreError instead of a warning.
+        self.client = client if client is not None else QdrantClient(
+            url=url, api_key=api_key, timeout=int(max(1, timeout)), check_compatibility=False)
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turn the client's transport / HTTP failures into a readable StoreError."""
+        try:
+            yield
+        except UnexpectedResponse as exc:
+            if exc.status_code == 404:
+                raise StoreError(f"the collection {self.name} does not exist yet on the "
+                                 f"Qdrant server at {self.url}") from None
+            if exc.status_code in (401, 403):
+                raise StoreError(f"the Qdrant server at {self.url} refused the request "
+                                 f"(HTTP {exc.status_code}): check QDRANT_API_KEY") from None
+            detail = exc.content.decode("utf-8", "replace")[:300]
+            raise StoreError(f"the Qdrant server at {self.url} answered HTTP "
+                             f"{exc.status_code}: {self._redact(detail)}") from None
+        except (ResponseHandlingException, httpx.HTTPError) as exc:
+            source = getattr(exc, "source", exc)
+            if isinstance(source, httpx.TimeoutException):
+                why = f"no answer within {self._timeout:g} s"
+            elif isinstance(source, httpx.ConnectError):
+                why = ("connection refused" if "refused" in str(source).lower()
+                       else self._redact(str(source)) or "connection failed")
+            else:
+                why = self._redact(str(source)) or type(source).__name__
+            raise StoreError(f"cannot reach the Qdrant server at {self.url}: {why}") from None
+        except ValueError as exc:  # local mode (tests) reports a missing collection so
+            if "not found" not in str(exc):
+                raise
+            raise StoreError(f"the collection {self.name} does not exist yet on "
+                             f"{self.url}") from None
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        with self._guard():
+            return fn()
+
+    def exists(self) -> bool:
+        """Raises StoreError when the server is unreachable: a down store fails at open."""
+        return self._call(lambda: self.client.collection_exists(self.name))
+
+    def create(self, dim: int) -> None:
+        with self._guard():
+            self.client.create_collection(
+                self.name,
+                vectors_config={DENSE: models.VectorParams(size=dim,
+                                                           distance=models.Distance.COSINE)},
+                sparse_vectors_config={SPARSE: models.SparseVectorParams(
+                    modifier=models.Modifier.IDF)})
+            for name in INTEGER_FIELDS:
+                self.client.create_payload_index(self.name, name,
+                                                 models.PayloadSchemaType.INTEGER, wait=True)
+            for name in KEYWORD_FIELDS:
+                self.client.create_payload_index(self.name, name,
+                                                 models.PayloadSchemaType.KEYWORD, wait=True)
+
+    def upsert(self, points: list[PointData]) -> None:
+        batch = []
+        for p in points:
+            vectors: dict[str, Any] = {}
+            if p.dense is not None:
+                vectors[DENSE] = p.dense
+            if p.bm25_text:
+                vectors[SPARSE] = _sparse(p.bm25_text, query=False)
+            batch.append(models.PointStruct(id=p.id, vector=vectors, payload=p.payload))
+        with self._guard():
+            for start in range(0, len(batch), _UPSERT_BATCH):
+                self.client.upsert(self.name, batch[start:start + _UPSERT_BATCH], wait=True)
+
+    def delete(self, match: Match) -> None:
+        self._call(lambda: self.client.delete(
+            self.name, models.FilterSelector(filter=server_filter(match)), wait=True))
+
+    def set_payload(self, match: Match, values: dict[str, Any]) -> None:
+        self._call(lambda: self.client.set_payload(
+            self.name, values, points=models.FilterSelector(filter=server_filter(match)),
+            wait=True))
+
+    def get(self, ids: list[int]) -> list[dict[str, Any]]:
+        records = self._call(lambda: self.client.retrieve(
+            self.name, ids, with_payload=True, with_vectors=False))
+        return [r.payload or {} for r in records]
+
+    def scroll(self, match: Match, limit: int, order_by: str | None = None,
+               fields: list[str] | None = None) -> list[dict[str, Any]]:
+        order = (models.OrderBy(key=order_by, direction=models.Direction.ASC)
+                 if order_by else None)
+        records, _ = self._call(lambda: self.client.scroll(
+            self.name, scroll_filter=server_filter(match), limit=limit, order_by=order,
+            with_payload=fields if fields is not None else True, with_vectors=False))
+        return [r.payload or {} for r in records]
+
+    def count(self, match: Match) -> int:
+        return self._call(lambda: self.client.count(
+            self.name, count_filter=server_filter(match), exact=True).count)
+
+    def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
+              match: Match, limit: int, candidates: int) -> list[ScoredPayload]:
+        flt = server_filter(match)
+        sparse = _sparse(text, query=True)
+        kw: dict[str, Any]
+        if mode == "dense":
+            kw = {"query": dense, "using": DENSE}
+        elif mode == "bm25":
+            kw = {"query": sparse, "using": SPARSE}
+        else:
+            kw = {"query": models.RrfQuery(rrf=models.Rrf(k=60)), "prefetch": [
+                models.Prefetch(query=dense, using=DENSE, filter=flt, limit=candidates),
+                models.Prefetch(query=sparse, using=SPARSE, filter=flt, limit=candidates)]}
+        response = self._call(lambda: self.client.query_points(
+            self.name, query_filter=flt, limit=limit, with_payload=True, **kw))
+        return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
+                for p in response.points]
+
+    def optimize(self) -> None:
+        """Nothing to do: the server's own optimizer builds indexes in the background."""
+
+    def close(self) -> None:
+        self.client.close()
