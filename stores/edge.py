@@ -44,6 +44,7 @@ class EdgeBackend:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._shard: qe.EdgeShard | None = None
+        self._closed = False
         if (path / "edge_config.json").exists():
             try:
                 self._shard = qe.EdgeShard.load(str(path))
@@ -53,8 +54,18 @@ class EdgeBackend:
     @property
     def shard(self) -> qe.EdgeShard:
         if self._shard is None:
-            raise StoreError(f"the collection at {self.path} does not exist yet")
+            raise StoreError(f"the collection at {self.path} is closed" if self._closed
+                             else f"the collection at {self.path} does not exist yet")
         return self._shard
+
+    def _run(self, operation: Any) -> Any:
+        """Run one engine call, turning the engine's bare exceptions into StoreError."""
+        try:
+            return operation()
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise _engine_error(exc, self.path) from exc
 
     def exists(self) -> bool:
         return self._shard is not None
@@ -86,16 +97,18 @@ class EdgeBackend:
             if p.bm25_text:
                 vectors[SPARSE] = bm25.embed_document(p.bm25_text)
             batch.append(qe.Point(p.id, vectors, p.payload))
-        self.shard.update(qe.UpdateOperation.upsert_points(batch))
+        self._run(lambda: self.shard.update(qe.UpdateOperation.upsert_points(batch)))
 
     def delete(self, match: Match) -> None:
-        self.shard.update(qe.UpdateOperation.delete_points_by_filter(edge_filter(match)))
+        self._run(lambda: self.shard.update(
+            qe.UpdateOperation.delete_points_by_filter(edge_filter(match))))
 
     def set_payload(self, match: Match, values: dict[str, Any]) -> None:
-        self.shard.update(qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values))
+        self._run(lambda: self.shard.update(
+            qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values)))
 
     def get(self, ids: list[int]) -> list[dict[str, Any]]:
-        return [r.payload or {} for r in self.shard.retrieve(ids, True, False)]
+        return [r.payload or {} for r in self._run(lambda: self.shard.retrieve(ids, True, False))]
 
     def scroll(self, match: Match, limit: int, order_by: str | None = None,
                fields: list[str] | None = None) -> list[dict[str, Any]]:
@@ -103,14 +116,17 @@ class EdgeBackend:
         request = qe.ScrollRequest(
             filter=edge_filter(match), limit=limit, with_payload=payload, with_vector=False,
             order_by=qe.OrderBy(order_by, direction=qe.Direction.Asc) if order_by else None)
-        records, _ = self.shard.scroll(request)
+        records, _ = self._run(lambda: self.shard.scroll(request))
         return [r.payload or {} for r in records]
 
     def count(self, match: Match) -> int:
-        return self.shard.count(qe.CountRequest(filter=edge_filter(match), exact=True))
+        return self._run(lambda: self.shard.count(
+            qe.CountRequest(filter=edge_filter(match), exact=True)))
 
     def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
               match: Match, limit: int, candidates: int) -> list[ScoredPayload]:
+        if mode != "bm25" and dense is None:
+            raise ValueError(f"retrieval mode {mode!r} needs a query vector")
         flt = edge_filter(match)
         sparse = bm25_encoder().embed_query(text)
         if mode == "dense":
@@ -129,13 +145,13 @@ class EdgeBackend:
                 ],
                 query=qe.Fusion.Rrf(k=60), limit=limit, with_payload=True, filter=flt)
         return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
-                for p in self.shard.query(request)]
+                for p in self._run(lambda: self.shard.query(request))]
 
     def optimize(self) -> None:
-        self.shard.optimize()
+        self._run(self.shard.optimize)
 
     def close(self) -> None:
         if self._shard is not None:
-            self._shard.flush()
-            self._shard.close()
-            self._shard = None
+            shard, self._shard, self._closed = self._shard, None, True
+            shard.flush()
+            shard.close()
