@@ -79,6 +79,8 @@ class Collection:
                 rows = self.backend.scroll(Match(equals={"record": KIND_DOCUMENT}),
                                            limit=MAX_DOC_ID, order_by="doc_id")
                 for row in rows:
+                    if row.get("deleting"):
+                        continue
                     doc = Document.from_dict(row["document"])
                     self._documents[doc.doc_id] = doc
         return list(self._documents.values())
@@ -145,12 +147,22 @@ class Collection:
                                           "slot": 1 - slot}))
 
     def delete_document(self, doc_id: int) -> None:
-        """Remove a document and all its paragraphs."""
+        """Remove a document and all its paragraphs.
+
+        The document point is first marked ``deleting`` (hidden from then on), then its
+        paragraphs go, then the point: a process killed midway leaves a marked point,
+        which :meth:`repair` finishes deleting.
+        """
         self.document(doc_id)
-        self.backend.delete(Match(equals={"record": KIND_DOCUMENT, "doc_id": doc_id}))
-        self.backend.delete(Match(equals={"record": KIND_PARAGRAPH, "doc_id": doc_id}))
+        self.backend.set_payload(Match(equals={"record": KIND_DOCUMENT, "doc_id": doc_id}),
+                                 {"deleting": 1})
+        self._finish_delete(doc_id)
         assert self._documents is not None
         self._documents.pop(doc_id, None)
+
+    def _finish_delete(self, doc_id: int) -> None:
+        self.backend.delete(Match(equals={"record": KIND_PARAGRAPH, "doc_id": doc_id}))
+        self.backend.delete(Match(equals={"record": KIND_DOCUMENT, "doc_id": doc_id}))
 
     def _next_doc_id(self) -> int:
         # Ids of documents whose commit never happened are reusable: repair() removed
@@ -160,9 +172,12 @@ class Collection:
 
     def repair(self) -> None:
         """Finish or roll back a document write that a killed process left half-done."""
-        committed = {d["doc_id"]: d["slot"] for d in self.backend.scroll(
-            Match(equals={"record": KIND_DOCUMENT}), limit=MAX_DOC_ID,
-            fields=["doc_id", "slot"])}
+        points = self.backend.scroll(Match(equals={"record": KIND_DOCUMENT}),
+                                     limit=MAX_DOC_ID, fields=["doc_id", "slot", "deleting"])
+        for point in points:
+            if point.get("deleting"):
+                self._finish_delete(point["doc_id"])  # killed during delete_document
+        committed = {d["doc_id"]: d["slot"] for d in points if not d.get("deleting")}
         hidden = self.backend.scroll(Match(equals={"record": KIND_PARAGRAPH, "live": 0}),
                                      limit=1_000_000, fields=["doc_id", "slot"])
         for doc_id, slot in {(h["doc_id"], h["slot"]) for h in hidden}:

@@ -61,8 +61,13 @@ def retrieve(collection: Collection, query: str, dense: list[float] | None, *, k
     up, down = window
     if up < 0 or down < 0:
         raise ValueError(f"window sizes must be >= 0, got ({up}, {down})")
+    if doc_ids is not None and len(doc_ids) == 0:
+        raise ValueError("the document scope is empty; pass None to search all documents")
     for doc_id in doc_ids or ():
-        collection.document(doc_id)  # unknown ids are an error, not an empty result
+        try:
+            collection.document(doc_id)  # unknown ids are an error, not an empty result
+        except KeyError as exc:
+            raise CoordinateError(str(exc.args[0])) from None
     ranked = collection.rank(query, dense, k, mode, doc_ids)
     out = Retrieved(query=query, hits=[hit for hit, _ in ranked])
     seen: set[tuple[int, int, int]] = set()
