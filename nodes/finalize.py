@@ -54,6 +54,7 @@ def finalize(state: AgentState) -> dict[str, Any]:
     if stop == "error" and not error:
         error = "the model returned an empty reply"
     return {
+        "question": "",  # consumed: a later chat-message turn brings its own
         "answer": answer,
         "citations": [Citation(doc_id=d, sec_id=s, para_idx=p) for d, s, p in kept],
         "dropped_citations": len(cited) - len(kept),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from typing import TYPE_CHECKING, Any
+from uuid import uuid4
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -72,6 +73,17 @@ def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int) -> 
     raise AssertionError("unreachable")
 
 
+def with_call_ids(reply: AIMessage) -> AIMessage:
+    """Give every tool call an id: each must be answered by one ToolMessage naming it."""
+    if all(c.get("id") for c in [*reply.tool_calls, *reply.invalid_tool_calls]):
+        return reply
+    return reply.model_copy(update={
+        "tool_calls": [c if c.get("id") else {**c, "id": f"call_{uuid4().hex[:16]}"}
+                       for c in reply.tool_calls],
+        "invalid_tool_calls": [c if c.get("id") else {**c, "id": f"call_{uuid4().hex[:16]}"}
+                               for c in reply.invalid_tool_calls]})
+
+
 def _answer_unroutable(state: AgentState) -> list[Any]:
     """Error answers for leading pending calls no executor can take."""
     out = []
@@ -115,7 +127,7 @@ def make_policy(resources: Resources):
         except Exception as exc:  # any failure ends the turn cleanly, state kept
             update |= {"stop_reason": "error", "error": f"the model failed: {describe(exc)}"}
             return update
-        update["messages"] = [reply]
+        update["messages"] = [with_call_ids(reply)]
         return update
 
     return policy

@@ -108,10 +108,12 @@ def make_toc(resources: Resources):
                              and messages[-1].content == question):
             new.append(HumanMessage(content=question))
         elif not question:
-            asked = [m for m in messages if isinstance(m, HumanMessage)]
-            if not asked:
-                raise ValueError("no question: pass {'question': …} or chat messages")
-            question = str(asked[-1].content)
+            # Chat input: the turn's question is the newest human message. (finalize
+            # clears ``question`` so that a later chat turn is not answered with it.)
+            if not (messages and isinstance(messages[-1], HumanMessage)):
+                raise ValueError("no question: pass {'question': …} or chat messages "
+                                 "ending with the user's question")
+            question = str(messages[-1].content)
         index = resources.index(context)
         documents = index.toc(context.documents) if context.documents else index.toc()
         rendered = render_toc(documents, context.toc_budget)

@@ -98,9 +98,9 @@ class Collection:
     def find_source(self, source: str) -> Document | None:
         return next((d for d in self.documents() if d.source == source), None)
 
-    def _slots(self, doc_id: int) -> dict[int, int]:
+    def _committed_slot(self, doc_id: int) -> int | None:
         rows = self.backend.get([document_point_id(doc_id)])
-        return {"slot": rows[0]["slot"]} if rows else {}
+        return rows[0]["slot"] if rows else None
 
     def put_document(self, source: str, title: str, sections: list[Section],
                      paragraphs: Sequence[Paragraph], vectors: np.ndarray,
@@ -111,7 +111,7 @@ class Collection:
         self._ensure_created(int(vectors.shape[1]))
         previous = self.find_source(source)
         doc_id = previous.doc_id if previous else self._next_doc_id()
-        old_slot = self._slots(doc_id).get("slot")
+        old_slot = self._committed_slot(doc_id)
         slot = 1 - old_slot if old_slot in (0, 1) else 0
         # 1. Write the new version invisibly (live=0) into the free slot.
         self.backend.delete(Match(equals={"record": KIND_PARAGRAPH, "doc_id": doc_id,

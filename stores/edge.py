@@ -128,7 +128,7 @@ class EdgeBackend:
         if mode != "bm25" and dense is None:
             raise ValueError(f"retrieval mode {mode!r} needs a query vector")
         flt = edge_filter(match)
-        sparse = bm25_encoder().embed_query(text)
+        sparse = bm25_encoder().embed_query(text) if mode != "dense" else None
         if mode == "dense":
             request = qe.QueryRequest(query=qe.Query.Nearest(dense, using=DENSE), filter=flt,
                                       limit=limit, with_payload=True)

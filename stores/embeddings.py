@@ -53,6 +53,10 @@ class LocalEmbeddings(Embeddings):
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.log_severity_level = 3
+        # Ingest parses the next file while this one embeds; spinning worker threads
+        # would burn the core the parser needs (measured: ingest 1.65x slower than
+        # parsing then embedding one after the other).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(model), sess_options=options,
                                              providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}

@@ -1,0 +1,192 @@
+"""The exported graphs served by a real ``langgraph dev`` server, driven over HTTP.
+
+One ``langgraph dev`` process (in-memory runtime, no reload, no browser, no network:
+analytics, version check and tracing are switched off) serves ``langgraph.json`` from a
+temporary working directory, so its ``.langgraph_api`` state lands there, and uses a
+fresh embedded store named by ``DEEPREAD_STORE``. The server process is the only opener
+of that store; the tests touch it only through ``langgraph_sdk``.
+
+The agent runs with no model configured, i.e. the offline extractive policy.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CONFIG = REPO_ROOT / "langgraph.json"
+STARTUP_TIMEOUT_S = 60
+COLLECTION = "srv"
+QUESTION = "What is name mangling of private variables?"
+AGENT_NODES = {"toc", "policy", "retrieve", "read_section", "finalize"}
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _langgraph_bin() -> str:
+    exe = Path(sys.executable).with_name("langgraph")
+    if not exe.exists():
+        pytest.fail(f"langgraph CLI not found next to {sys.executable}; "
+                    "install deepread[dev] (langgraph-cli[inmem])")
+    return str(exe)
+
+
+def _log_tail(path: Path, n: int = 4000) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")[-n:]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    workdir = tmp_path_factory.mktemp("langgraph_dev")
+    log_path = workdir / "server.log"
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+
+    env = os.environ.copy()
+    for key in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGGRAPH_CLOUD_LICENSE_KEY",
+                "LANGSMITH_CONTROL_PLANE_API_KEY", "OPENAI_API_KEY", "DEEPREAD_MODEL",
+                "DEEPREAD_COLLECTION", "DEEPREAD_INGEST_ROOT", "QDRANT_URL"):
+        env.pop(key, None)
+    env.update(
+        LANGGRAPH_CLI_NO_ANALYTICS="1",  # exactly "1"
+        LANGGRAPH_NO_VERSION_CHECK="true",
+        LANGSMITH_TRACING="false",
+        LANGCHAIN_TRACING_V2="false",
+        DO_NOT_TRACK="1",
+        PYTHONUNBUFFERED="1",
+        DEEPREAD_STORE=str(workdir / "store"),
+    )
+    cmd = [_langgraph_bin(), "dev", "--host", "127.0.0.1", "--port", str(port),
+           "--no-browser", "--no-reload", "--config", str(CONFIG)]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + STARTUP_TIMEOUT_S
+            while True:
+                if proc.poll() is not None:
+                    pytest.fail(f"langgraph dev exited with {proc.returncode}:\n"
+                                f"{_log_tail(log_path)}")
+                try:
+                    with urllib.request.urlopen(f"{url}/ok", timeout=1) as resp:
+                        if resp.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"langgraph dev not ready after {STARTUP_TIMEOUT_S} s:\n"
+                                f"{_log_tail(log_path)}")
+                time.sleep(0.1)
+            # the server silently moves to another port when ours was taken meanwhile
+            if f"127.0.0.1:{port}" not in log_path.read_text(errors="replace"):
+                pytest.fail(f"langgraph dev did not bind port {port}:\n{_log_tail(log_path)}")
+            yield url
+        finally:
+            _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def client(server_url: str) -> SyncLangGraphClient:
+    return get_sync_client(url=server_url)
+
+
+@pytest.fixture(scope="module")
+def ingested(client: SyncLangGraphClient, devset: Path) -> dict[str, Any]:
+    """The ``ingest`` graph's output for one devset page, run statelessly."""
+    path = devset / "docs" / "tutorial-classes.html"
+    return client.runs.wait(None, "ingest", input={"paths": [str(path)]},
+                            context={"collection": COLLECTION})
+
+
+@pytest.fixture(scope="module")
+def first_turn(client: SyncLangGraphClient, ingested: dict[str, Any]) -> dict[str, Any]:
+    """One question on a fresh thread, streamed as node updates."""
+    thread_id = client.threads.create()["thread_id"]
+    parts = list(client.runs.stream(thread_id, "deepread", input={"question": QUESTION},
+                                    context={"collection": COLLECTION},
+                                    stream_mode="updates"))
+    return {"thread_id": thread_id, "parts": parts,
+            "values": client.threads.get_state(thread_id)["values"]}
+
+
+def _assert_answered(out: dict[str, Any]) -> None:
+    assert out.get("error") in (None, ""), out.get("error")
+    assert out["stop_reason"] == "answered"
+    assert isinstance(out["answer"], str) and out["answer"].strip()
+    assert isinstance(out["citations"], list) and out["citations"]
+    for cite in out["citations"]:
+        assert set(cite) == {"doc_id", "sec_id", "para_idx"}
+        assert all(isinstance(cite[k], int) for k in cite)
+
+
+def test_both_graphs_are_registered_as_assistants(client: SyncLangGraphClient) -> None:
+    graph_ids = {a["graph_id"] for a in client.assistants.search()}
+    assert {"deepread", "ingest"} <= graph_ids
+
+
+def test_ingest_graph_stores_a_devset_page_in_the_named_collection(
+        ingested: dict[str, Any]) -> None:
+    assert ingested["failures"] == []
+    [doc] = ingested["documents"]
+    assert doc["source"].endswith("tutorial-classes.html")
+    assert doc["sections"] > 0 and doc["paragraphs"] > 0 and doc["tokens"] > 0
+
+
+def test_streamed_agent_run_visits_every_node_and_answers_with_citations(
+        first_turn: dict[str, Any]) -> None:
+    parts = first_turn["parts"]
+    errors = [p.data for p in parts if p.event == "error"]
+    assert not errors, errors
+    updates = [p.data for p in parts if p.event == "updates"]
+    visited = {node for update in updates for node in update}
+    assert visited >= AGENT_NODES, visited
+    assert "finalize" in updates[-1]
+    _assert_answered(updates[-1]["finalize"])
+    _assert_answered(first_turn["values"])
+    assert first_turn["values"]["citations"] == updates[-1]["finalize"]["citations"]
+
+
+def test_second_run_on_the_same_thread_answers_again_from_persisted_state(
+        client: SyncLangGraphClient, first_turn: dict[str, Any]) -> None:
+    thread_id = first_turn["thread_id"]
+    before = first_turn["values"]
+    out = client.runs.wait(thread_id, "deepread", input={"question": QUESTION},
+                           context={"collection": COLLECTION})
+    _assert_answered(out)
+    values = client.threads.get_state(thread_id)["values"]
+    _assert_answered(values)
+    # the thread's history grew: both turns' messages are kept server-side
+    assert len(values["messages"]) > len(before["messages"])
+    assert values["answer"] == before["answer"]
+    assert values["citations"] == before["citations"]
+    runs = client.runs.list(thread_id)
+    assert len(runs) == 2 and all(r["status"] == "success" for r in runs)
