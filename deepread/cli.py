@@ -52,7 +52,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     def progress(event: str, path: Path, done: int, total: int) -> None:
         bar.total = total
-        if event in ("stored", "failed", "skip"):
+        if event == "optimize":
+            print(f"building the vector index of collection {args.collection!r}…",
+                  file=sys.stderr)
+        elif event in ("stored", "failed", "skip"):
             bar.n = done
             bar.set_postfix_str(f"{event} {path.name}", refresh=True)
         elif not bar.disable:

@@ -1,0 +1,142 @@
+"""Ingest throughput, its overhead over embedding alone, peak memory, and re-ingest time.
+
+In one run, one after the other (never concurrently):
+
+1. a subprocess opens a fresh store and runs ``Index.ingest`` on the devset folder
+   (6 HTML pages + 3 PDFs): parse, embed, write. Its wall time is taken around the
+   ``ingest`` call only (model load and imports are reported separately). The
+   subprocess then closes the store, re-opens it and ingests the unchanged folder again
+   (every file should be skipped). Its peak RSS is ``getrusage(RUSAGE_CHILDREN)
+   .ru_maxrss`` read by this process after the subprocess exits.
+2. this process parses the same files (``parse_file``) and times
+   ``local_embeddings().embed_array(texts)`` over exactly those paragraph texts, with
+   the model already loaded and warmed up.
+
+Reported: both times, paragraphs/s, ingest/embedding ratio (target <= 1.5), peak RSS of
+the ingest subprocess (target <= 1.5 GB) and the re-ingest time as % of the first.
+``--repeats N`` repeats the pair N times, alternating, and reports the median.
+
+Run:  python bench/ingest.py [--repeats 1]
+Prints a markdown table and writes bench/out/ingest.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import DEVSET, Timer, machine, machine_line, table, write_json
+
+CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import deepread
+t_import = time.perf_counter() - t0
+store, folder = sys.argv[1], sys.argv[2]
+t0 = time.perf_counter(); idx = deepread.Index.open(store=store, collection="bench")
+t_open = time.perf_counter() - t0
+t0 = time.perf_counter(); docs = idx.ingest([folder]); t_ingest = time.perf_counter() - t0
+n_para = idx.collection.count_paragraphs()
+idx.close()
+t0 = time.perf_counter(); idx = deepread.Index.open(store=store, collection="bench")
+t_reopen = time.perf_counter() - t0
+t0 = time.perf_counter(); rep = idx.ingest_report([folder]); t_again = time.perf_counter() - t0
+idx.close()
+print(json.dumps({"import_s": t_import, "open_s": t_open, "ingest_s": t_ingest,
+                  "documents": len(docs), "paragraphs": n_para, "reopen_s": t_reopen,
+                  "reingest_s": t_again, "reingest_skipped": len(rep.skipped),
+                  "reingest_stored": len(rep.documents)}))
+"""
+
+
+def run_child(folder: Path) -> dict:
+    store = tempfile.mkdtemp(prefix="deepread-bench-ingest-")
+    proc = subprocess.run([sys.executable, "-c", CHILD, store, str(folder)],
+                          capture_output=True, text=True, check=True)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    # ru_maxrss is KiB on Linux; the max over all waited-for children so far, which is
+    # this one as long as it is the largest (they all do the same work).
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return out
+
+
+def embed_alone(files: list[Path]) -> dict:
+    from deepread.nodes.parsing import parse_file
+    from deepread.stores.embeddings import local_embeddings
+
+    model = local_embeddings()
+    with Timer() as t_parse:
+        texts = [p.text for f in files for p in parse_file(f).paragraphs]
+    model.embed_array(texts[:64])  # warm-up
+    with Timer() as t_embed:
+        model.embed_array(texts)
+    return {"paragraphs": len(texts), "parse_s": t_parse.s, "embed_s": t_embed.s}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--folder", type=Path, default=DEVSET / "docs")
+    ap.add_argument("--repeats", type=int, default=1)
+    a = ap.parse_args()
+    files = sorted(p for p in a.folder.iterdir() if p.suffix in (".html", ".pdf"))
+
+    runs = []
+    for r in range(a.repeats):
+        t0 = time.perf_counter()
+        child = run_child(a.folder)
+        child["child_wall_s"] = time.perf_counter() - t0
+        alone = embed_alone(files)
+        runs.append({"ingest": child, "embed_alone": alone})
+        print(f"run {r + 1}: ingest {child['ingest_s']:.1f} s, embedding alone "
+              f"{alone['embed_s']:.1f} s", file=sys.stderr)
+
+    med = lambda f: statistics.median(f(x) for x in runs)  # noqa: E731
+    ingest_s = med(lambda x: x["ingest"]["ingest_s"])
+    embed_s = med(lambda x: x["embed_alone"]["embed_s"])
+    ratio = med(lambda x: x["ingest"]["ingest_s"] / x["embed_alone"]["embed_s"])
+    reingest_pct = med(lambda x: 100 * x["ingest"]["reingest_s"] / x["ingest"]["ingest_s"])
+    peak_mb = max(x["ingest"]["peak_rss_mb"] for x in runs)
+    n_ingest = runs[0]["ingest"]["paragraphs"]
+    n_embed = runs[0]["embed_alone"]["paragraphs"]
+    first = runs[0]["ingest"]
+
+    m = machine()
+    rows = [
+        ["Index.ingest, fresh store (parse + embed + write)", f"{ingest_s:.1f} s",
+         f"{n_ingest / ingest_s:.0f} paragraphs/s", ""],
+        ["embed_array over the same texts alone", f"{embed_s:.1f} s",
+         f"{n_embed / embed_s:.0f} paragraphs/s", ""],
+        ["ratio ingest / embedding", f"{ratio:.2f}", "",
+         f"≤ 1.5: {'PASS' if ratio <= 1.5 else 'FAIL'}"],
+        ["peak RSS of the ingest subprocess", f"{peak_mb:.0f} MB", "",
+         f"≤ 1.5 GB: {'PASS' if peak_mb <= 1536 else 'FAIL'}"],
+        ["re-ingest, unchanged folder", f"{med(lambda x: x['ingest']['reingest_s']):.3f} s",
+         f"{reingest_pct:.1f} % of first ingest",
+         f"{first['reingest_skipped']} skipped, {first['reingest_stored']} stored"],
+        ["(not in the ingest time) import deepread / Index.open (model load)",
+         f"{first['import_s']:.1f} s / {first['open_s']:.1f} s", "", ""],
+        ["(not in the ingest time) parse_file of all files, alone",
+         f"{runs[0]['embed_alone']['parse_s']:.1f} s", "", ""],
+    ]
+    print(machine_line(m))
+    print(f"input: {len(files)} files, {n_ingest} paragraphs stored / {n_embed} parsed; "
+          f"{a.repeats} run(s), medians\n")
+    print(table(["measure", "value", "rate", "target"], rows))
+    out = write_json("ingest", {"machine": m, "files": [f.name for f in files], "runs": runs,
+                                "median": {"ingest_s": ingest_s, "embed_s": embed_s,
+                                           "ratio": ratio, "reingest_pct": reingest_pct},
+                                "peak_rss_mb": peak_mb})
+    print(f"\nJSON: {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
