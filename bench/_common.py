@@ -12,7 +12,8 @@ from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
-DEVSET = Path(os.environ.get("DEEPREAD_DEVSET", "/work/shared/data/devset"))
+DEVSET = Path(os.environ.get("DEEPREAD_DEVSET",
+                           BENCH_DIR.parent.parent / "shared" / "data" / "devset"))
 
 
 def machine() -> dict:
