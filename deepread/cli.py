@@ -27,7 +27,8 @@ def _emit(data: dict[str, Any]) -> None:
 def _open(args: argparse.Namespace):  # -> deepread.Index (imported lazily: fast --help)
     from deepread.nodes.index import Index
 
-    return Index.open(store=args.store, collection=args.collection)
+    return Index.open(store=args.store, collection=args.collection,
+                      embeddings=args.embeddings)
 
 
 def _paragraph_json(p) -> dict[str, Any]:
@@ -229,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="store directory or Qdrant URL (default: $DEEPREAD_STORE, "
                              "$QDRANT_URL, or the per-user data directory)")
     common.add_argument("--collection", default="default", help="collection name")
+    common.add_argument("--embeddings", default=None,
+                        help="'local' (default, offline) or 'openai:<model>'; default "
+                             "$DEEPREAD_EMBEDDINGS")
     common.add_argument("--json", action="store_true", help="machine-readable output")
 
     parser = argparse.ArgumentParser(

@@ -23,7 +23,7 @@ from langchain_core.embeddings import Embeddings
 from deepread.nodes.parsing import SUPPORTED_SUFFIXES, ParseError, Structured, parse_file
 from deepread.stores.backend import RetrievalMode, StoreError
 from deepread.stores.collection import Collection
-from deepread.stores.embeddings import embed_texts, embeddings_id, local_embeddings
+from deepread.stores.embeddings import embed_texts, embeddings_id, resolve_embeddings
 from deepread.stores.location import default_store, open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
@@ -124,15 +124,18 @@ class Index:
 
     @classmethod
     def open(cls, store: str | Path | None = None, collection: str = "default", *,
-             embeddings: Embeddings | None = None, mode: RetrievalMode = "hybrid") -> Index:
+             embeddings: Embeddings | str | None = None,
+             mode: RetrievalMode = "hybrid") -> Index:
         """Open (or prepare to create) ``collection`` in ``store``.
 
         ``store``: a directory for the embedded engine, or a Qdrant server URL; default
         ``DEEPREAD_STORE`` / ``QDRANT_URL`` / the per-user data directory.
-        ``embeddings``: any LangChain ``Embeddings``; default the offline local model.
+        ``embeddings``: any LangChain ``Embeddings``, or ``"local"`` / ``"openai:<model>"``;
+        default ``$DEEPREAD_EMBEDDINGS``, else the offline local model. A collection
+        remembers the model that built it and refuses queries with another.
         """
         location = str(store) if store is not None else default_store()
-        model = embeddings or local_embeddings()
+        model = resolve_embeddings(embeddings)
         backend = open_backend(location, collection)
         return cls(Collection(backend, collection, embeddings_id(model)), model, location,
                    mode)

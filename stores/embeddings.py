@@ -111,6 +111,27 @@ def local_embeddings() -> LocalEmbeddings:
     return LocalEmbeddings()
 
 
+def resolve_embeddings(spec: str | Embeddings | None = None) -> Embeddings:
+    """The embedding backend for ``spec`` (default ``$DEEPREAD_EMBEDDINGS``).
+
+    ``""``/``"local"``: the offline local model; ``"openai:<model>"``:
+    ``OpenAIEmbeddings`` (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``); an ``Embeddings``
+    object is used as is.
+    """
+    if isinstance(spec, Embeddings):
+        return spec
+    name = (spec if spec is not None else os.environ.get("DEEPREAD_EMBEDDINGS", "")).strip()
+    if name in ("", "local", LOCAL_MODEL_ID):
+        return local_embeddings()
+    provider, _, model = name.partition(":")
+    if provider == "openai" and model:
+        from langchain_openai import OpenAIEmbeddings
+
+        return OpenAIEmbeddings(model=model, base_url=os.environ.get("OPENAI_BASE_URL") or None)
+    raise ValueError(f"unknown embeddings {name!r}: use 'local' or 'openai:<model>', or pass "
+                     "a LangChain Embeddings object from Python")
+
+
 def embeddings_id(embeddings: Embeddings) -> str:
     """A stable name for a backend, stored with a collection to catch mismatches."""
     model_id = getattr(embeddings, "model_id", None)

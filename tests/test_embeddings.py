@@ -1,0 +1,55 @@
+"""Embedding backends: the offline local model, and any LangChain ``Embeddings``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+import deepread
+from deepread.stores.embeddings import LocalEmbeddings, local_embeddings, resolve_embeddings
+
+
+def test_local_vectors_are_unit_length_and_384_wide():
+    vectors = local_embeddings().embed_array(["a short text", "another one, a bit longer"])
+    assert vectors.shape == (2, LocalEmbeddings.dim)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_text_gets_the_same_vector_alone_or_in_a_padded_batch():
+    texts = ["json", "Serialize obj as a JSON formatted stream to fp " * 20]
+    batch = local_embeddings().embed_array(texts)
+    alone = np.array(local_embeddings().embed_query(texts[0]))
+    assert np.allclose(batch[0], alone, atol=1e-4)
+
+
+def test_related_texts_are_closer_than_unrelated_ones():
+    q = np.array(local_embeddings().embed_query("How do I encode Python objects as JSON?"))
+    near, far = local_embeddings().embed_array(
+        ["Serialize obj to a JSON formatted str.", "Bananas are rich in potassium."])
+    assert q @ near > q @ far + 0.2
+
+
+def test_any_langchain_embeddings_can_back_a_collection(store, shapes_file):
+    fake = DeterministicFakeEmbedding(size=16)
+    idx = deepread.Index.open(store=store, collection="fake", embeddings=fake)
+    idx.ingest([shapes_file])
+    assert idx.retrieve("apples", k=2, mode="dense")
+    idx.close()
+
+
+def test_a_collection_refuses_queries_with_other_embeddings(store, shapes_file):
+    idx = deepread.Index.open(store=store, collection="fake",
+                              embeddings=DeterministicFakeEmbedding(size=16))
+    idx.ingest([shapes_file])
+    idx.close()
+    with pytest.raises(deepread.StoreError, match="built with embeddings"):
+        deepread.Index.open(store=store, collection="fake")
+
+
+def test_embeddings_are_chosen_by_name(monkeypatch):
+    assert isinstance(resolve_embeddings("local"), LocalEmbeddings)
+    monkeypatch.setenv("DEEPREAD_EMBEDDINGS", "local")
+    assert isinstance(resolve_embeddings(), LocalEmbeddings)
+    with pytest.raises(ValueError, match="unknown embeddings"):
+        resolve_embeddings("word2vec")
