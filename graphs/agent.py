@@ -8,6 +8,7 @@ the server supplies persistence.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -25,41 +26,56 @@ from deepread.nodes.resources import Resources
 from deepread.nodes.retrieve import make_retrieve
 from deepread.nodes.state import AgentState, InputState, OutputState, pending_tool_calls
 from deepread.nodes.toc import make_toc
+from deepread.nodes.tools import TOOL_NAMES
 
 Route = Literal["retrieve", "read_section", "policy", "finalize"]
 
 
-def route_after_policy(state: AgentState) -> Route:
-    """To the executor of the next pending call, or to finalize when the model answered."""
-    if state.get("stop_reason") == "error":
-        return "finalize"
-    pending = pending_tool_calls(state.get("messages", []))
-    if pending:
-        name = pending[0].get("name")
-        # policy answers unknown/malformed calls itself, then routes again
-        return name if name in ("retrieve", "read_section") and not pending[0].get(
-            "invalid") else "policy"
-    last = state.get("messages", [])[-1:] or [None]
-    if isinstance(last[0], AIMessage) and not last[0].tool_calls:
-        return "finalize"
-    return "policy"
+def make_router(tools: tuple[str, ...] = TOOL_NAMES):
+    def route_after_policy(state: AgentState) -> Route:
+        """To the executor of the next pending call, or to finalize once the model answered."""
+        if state.get("stop_reason") == "error":
+            return "finalize"
+        pending = pending_tool_calls(state.get("messages", []))
+        if pending:
+            name = pending[0].get("name")
+            # policy answers unknown, unoffered and malformed calls itself, then routes again
+            return name if name in tools and not pending[0].get("invalid") else "policy"
+        last = state.get("messages", [])[-1:] or [None]
+        if isinstance(last[0], AIMessage) and not last[0].tool_calls:
+            return "finalize"
+        return "policy"
+
+    return route_after_policy
+
+
+route_after_policy = make_router()
 
 
 def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
-                checkpointer: Checkpointer = None,
+                checkpointer: Checkpointer = None, tools: Sequence[str] = TOOL_NAMES,
                 name: str = "deepread") -> CompiledStateGraph:
-    """The compiled agent. ``index``/``model`` default to those named by the context."""
+    """The compiled agent. ``index``/``model`` default to those named by the context.
+
+    ``tools`` restricts what the model is offered — ``("retrieve",)`` is the paper's
+    Search-o1 baseline (TOC still injected), ``("read_section",)`` its Read-only
+    ablation; the graph's shape stays the same.
+    """
+    tools = tuple(tools)
+    unknown = set(tools) - set(TOOL_NAMES)
+    if unknown or not tools:
+        raise ValueError(f"tools must be a non-empty subset of {TOOL_NAMES}, got {tools}")
     resources = Resources(index=index, model=model)
     builder = StateGraph(AgentState, context_schema=Context, input_schema=InputState,
                          output_schema=OutputState)
     builder.add_node("toc", make_toc(resources))
-    builder.add_node("policy", make_policy(resources))
+    builder.add_node("policy", make_policy(resources, tools))
     builder.add_node("retrieve", make_retrieve(resources))
     builder.add_node("read_section", make_read_section(resources))
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "toc")
     builder.add_edge("toc", "policy")
-    builder.add_conditional_edges("policy", route_after_policy,
+    builder.add_conditional_edges("policy", make_router(tools),
                                   ["retrieve", "read_section", "policy", "finalize"])
     builder.add_edge("retrieve", "policy")
     builder.add_edge("read_section", "policy")

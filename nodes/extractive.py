@@ -4,7 +4,9 @@ It is a chat model that plays the policy deterministically through the same grap
 tools as an LLM would: (1) ``retrieve`` the question; (2) ``read_section`` the best hit's
 section, the whole of it if it fits the token budget, else the window around the hit
 that does; (3) answer by quoting the shown paragraphs that best match the question,
-each cited. The answer says plainly that no LLM was used.
+each cited. The answer says plainly that no LLM was used. Offered only ``retrieve``
+(Search-o1 mode) it answers after step 1; offered only ``read_section`` (Read-only
+mode) it reads the TOC section whose title best matches the question.
 """
 
 from __future__ import annotations
@@ -14,13 +16,21 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verbatim from "
           "the documents as the best matches for the question.")
 #: ``additional_kwargs`` key marking messages deepread adds itself (not user questions).
 NOTICE_KEY = "deepread_notice"
+_TOC_LINE = re.compile(r"^\s*\((\d+)\) \[(\d+)\] (.*?) \| paragraphs=(\d+) \| "
+                       r"tokens=(\d+) \|", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _STOP = frozenset(
     "a an and are as at be by can do does for from has have how i if in is it its of on or "
@@ -38,13 +48,16 @@ class ExtractiveChatModel(BaseChatModel):
     read_budget: int = 1200  # tokens of section text to read after the retrieve
     quotes: int = 3
     quote_chars: int = 700
+    offered: tuple[str, ...] = ("retrieve", "read_section")
 
     @property
     def _llm_type(self) -> str:
         return "deepread-extractive"
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ExtractiveChatModel:
-        return self  # it only ever calls deepread's two tools
+        """The policy restricted to the tools on offer (ablation modes offer one)."""
+        names = tuple(t["function"]["name"] if isinstance(t, dict) else t.name for t in tools)
+        return self.model_copy(update={"offered": names})
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None,
@@ -60,12 +73,35 @@ class ExtractiveChatModel(BaseChatModel):
         step = len(results)
         if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
             return AIMessage(content=self._answer(question, results))
+        if "retrieve" not in self.offered:  # Read-only: pick the section from the TOC
+            if step == 0 and "read_section" in self.offered:
+                target = self._section_from_toc(question, messages)
+                if target:
+                    return _call("read_section", target, step)
+            return AIMessage(content=self._answer(question, results))
         if step == 0:
             return _call("retrieve", {"query": question}, step)
         artifact = results[0].artifact if isinstance(results[0].artifact, dict) else {}
-        if step == 1 and artifact.get("hits"):
+        if step == 1 and artifact.get("hits") and "read_section" in self.offered:
             return _call("read_section", self._read_args(artifact), step)
         return AIMessage(content=self._answer(question, results))
+
+    def _section_from_toc(self, question: str,
+                          messages: list[BaseMessage]) -> dict[str, int] | None:
+        """The TOC section whose title shares most words with the question."""
+        system = next((str(m.content) for m in messages if isinstance(m, SystemMessage)), "")
+        wanted = terms(question)
+        best: tuple[int, dict[str, int]] | None = None
+        for d, sec, title, n_para, n_tok in _TOC_LINE.findall(system):
+            if int(n_para) == 0:
+                continue
+            score = len(wanted & terms(title))
+            if best is None or score > best[0]:
+                span = int(n_para) if int(n_tok) <= self.read_budget else max(
+                    1, int(self.read_budget / (int(n_tok) / int(n_para))))
+                best = (score, {"doc_id": int(d), "sec_id": int(sec), "start": 0,
+                                "end": span - 1})
+        return best[1] if best else None
 
     def _read_args(self, artifact: dict[str, Any]) -> dict[str, int]:
         hit = artifact["hits"][0]

@@ -24,7 +24,7 @@ from deepread.nodes.context import Context
 from deepread.nodes.executor import error_message
 from deepread.nodes.extractive import NOTICE_KEY
 from deepread.nodes.state import AgentState, pending_tool_calls
-from deepread.nodes.tools import ARGS, tool_schemas
+from deepread.nodes.tools import TOOL_NAMES, tool_schemas
 from deepread.prompts import load
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def with_call_ids(reply: AIMessage) -> AIMessage:
                                for c in reply.invalid_tool_calls]})
 
 
-def _answer_unroutable(state: AgentState) -> list[Any]:
+def _answer_unroutable(state: AgentState, tools: tuple[str, ...]) -> list[Any]:
     """Error answers for leading pending calls no executor can take."""
     out = []
     for call in pending_tool_calls(state.get("messages", [])):
@@ -92,18 +92,20 @@ def _answer_unroutable(state: AgentState) -> list[Any]:
             out.append(error_message(call, f"the arguments of {call.get('name')} were not "
                                      f"valid JSON: {call.get('args')!r}; call it again with "
                                      "a JSON object"))
-        elif call.get("name") not in ARGS:
+        elif call.get("name") not in tools:
             out.append(error_message(call, f"unknown tool {call.get('name')!r}; the tools "
-                                     f"are: {', '.join(ARGS)}"))
+                                     f"are: {', '.join(tools)}"))
         else:
             break
     return out
 
 
-def make_policy(resources: Resources):
+def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
+    """The policy node, offering the model ``tools`` (a subset for ablation modes)."""
+
     def policy(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         if pending_tool_calls(state.get("messages", [])):
-            return {"messages": _answer_unroutable(state)}
+            return {"messages": _answer_unroutable(state, tools)}
         context = runtime.context or Context()
         rounds = state.get("rounds", 0)
         system = SystemMessage(content=load("system").replace("{toc}", state.get("toc", "")))
@@ -122,7 +124,7 @@ def make_policy(resources: Resources):
                                   response_metadata=reply.response_metadata)
                 update["stop_reason"] = "budget"
             else:
-                bound = model.bind_tools(tool_schemas())
+                bound = model.bind_tools(tool_schemas(tools))
                 reply = invoke_with_retry(bound, history, context.model_retries)
         except Exception as exc:  # any failure ends the turn cleanly, state kept
             update |= {"stop_reason": "error", "error": f"the model failed: {describe(exc)}"}

@@ -31,10 +31,14 @@ class ReadSectionArgs(BaseModel):
 ARGS: dict[str, type[BaseModel]] = {"retrieve": RetrieveArgs, "read_section": ReadSectionArgs}
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    """OpenAI-format tool definitions, descriptions from ``prompts/``."""
+TOOL_NAMES = tuple(ARGS)
+
+
+def tool_schemas(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
+    """OpenAI-format definitions of the tools ``names``, descriptions from ``prompts/``."""
     out = []
-    for name, model in ARGS.items():
+    for name in names:
+        model = ARGS[name]
         schema = convert_to_openai_tool(model)
         schema["function"]["name"] = name
         schema["function"]["description"] = load(name)
