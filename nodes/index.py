@@ -27,6 +27,7 @@ from deepread.stores.embeddings import embed_texts, embeddings_id, resolve_embed
 from deepread.stores.location import default_store, open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
+from deepread.stores.search_text import search_text
 
 #: Collections this large get their vector index built at the end of an ingest; below it,
 #: brute-force search is already faster than the build (~1 s per 1k paragraphs here).
@@ -223,12 +224,16 @@ class Index:
         self._collection.backend.optimize()
 
     def _store(self, path: Path, digest: str, structured: Structured) -> Document:
-        texts = [p.text for p in structured.paragraphs]
+        sections = structured.sections
+        # Section title only: the parent chain or the document title measured no better
+        # (hybrid recall@5 0.553 / 0.551 against 0.550) and costs embedding tokens.
+        texts = [search_text(p.text, p.kind, sections[p.sec_id].title if p.sec_id else "")
+                 for p in structured.paragraphs]
         vectors = embed_texts(self._embeddings, texts)
         return self._collection.put_document(
             source=str(path.resolve()), title=structured.title,
             sections=structured.sections, paragraphs=structured.paragraphs,
-            vectors=vectors, content_hash=digest)
+            vectors=vectors, content_hash=digest, search_texts=texts)
 
     def remove(self, doc_id: int) -> None:
         """Delete a document and its paragraphs."""

@@ -104,8 +104,12 @@ class Collection:
 
     def put_document(self, source: str, title: str, sections: list[Section],
                      paragraphs: Sequence[Paragraph], vectors: np.ndarray,
-                     content_hash: str) -> Document:
-        """Store a document, replacing any earlier version of ``source`` all at once."""
+                     content_hash: str,
+                     search_texts: Sequence[str] | None = None) -> Document:
+        """Store a document, replacing any earlier version of ``source`` all at once.
+
+        ``search_texts`` (one per paragraph) is what BM25 indexes; default the text itself.
+        """
         if len(paragraphs) > MAX_PARAGRAPHS:
             raise ValueError(f"{source}: too many paragraphs ({len(paragraphs)})")
         self._ensure_created(int(vectors.shape[1]))
@@ -125,7 +129,7 @@ class Collection:
                              "para_idx": p.para_idx, "text": p.text, "kind": p.kind,
                              "page": p.page, "slot": slot, "live": 0},
                     dense=vectors[start + i].tolist(),
-                    bm25_text=p.text)
+                    bm25_text=search_texts[start + i] if search_texts else p.text)
                 for i, p in enumerate(chunk)])
         # 2. Commit: the document point now names the new slot.
         doc = Document(doc_id=doc_id, title=title, source=source, sections=sections,

@@ -19,6 +19,11 @@ from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE
 from deepread.stores.sparse import bm25_encoder
 
 
+#: Reciprocal-rank fusion of the dense and BM25 rankings (dense weight, BM25 weight).
+RRF_K = 60
+RRF_WEIGHTS = (1.0, 1.0)
+
+
 def edge_filter(match: Match) -> qe.Filter:
     must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v))
                        for k, v in match.equals.items()]
@@ -143,7 +148,8 @@ class EdgeBackend:
                     qe.Prefetch(query=qe.Query.Nearest(sparse, using=SPARSE), filter=flt,
                                 limit=candidates),
                 ],
-                query=qe.Fusion.Rrf(k=60), limit=limit, with_payload=True, filter=flt)
+                query=qe.Fusion.Rrf(k=RRF_K, weights=list(RRF_WEIGHTS)), limit=limit,
+                with_payload=True, filter=flt)
         return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
                 for p in self._run(lambda: self.shard.query(request))]
 
