@@ -27,8 +27,9 @@ from pathlib import Path
 from _common import DEVSET, Timer, machine, machine_line, table, write_json
 
 import deepread
+from deepread.stores.rerank import resolve_reranker
 
-MODES = ("dense", "bm25", "hybrid")
+MODES = ("dense", "bm25", "hybrid", "dense+coverage", "bm25+coverage", "hybrid+coverage")
 TYPES = ("fact", "list", "table", "multi_section", "multi_doc")
 
 
@@ -62,8 +63,10 @@ def main() -> int:
     per_q: dict[str, dict[str, float]] = {m: {} for m in MODES}
     with Timer() as t_query:
         for mode in MODES:
+            base, _, rerank = mode.partition("+")
+            idx.reranker = resolve_reranker(rerank or "none")
             for q in questions:
-                got = idx.retrieve(q["question"], k=a.k, window=(0, 0), mode=mode)
+                got = idx.retrieve(q["question"], k=a.k, window=(0, 0), mode=base)
                 per_q[mode][q["id"]] = recall(got, [e["quote"] for e in q["evidence"]])
     n_para = idx.collection.count_paragraphs()
     idx.close()

@@ -28,7 +28,7 @@ def _open(args: argparse.Namespace):  # -> deepread.Index (imported lazily: fast
     from deepread.nodes.index import Index
 
     return Index.open(store=args.store, collection=args.collection,
-                      embeddings=args.embeddings)
+                      embeddings=args.embeddings, reranker=getattr(args, "rerank", None))
 
 
 def _paragraph_json(p) -> dict[str, Any]:
@@ -258,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
     p.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default=None,
                    help="ranking (default hybrid)")
+    p.add_argument("--rerank", choices=("coverage", "none"), default=None,
+                   help="second stage over 30 candidates (default coverage, "
+                        "$DEEPREAD_RERANK)")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("read", parents=[common], help="ReadSection: a paragraph range")

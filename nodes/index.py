@@ -27,6 +27,7 @@ from deepread.stores.embeddings import embed_texts, embeddings_id, resolve_embed
 from deepread.stores.location import default_store, open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
+from deepread.stores.rerank import Reranker, resolve_reranker
 from deepread.stores.search_text import search_text
 
 #: Collections this large get their vector index built at the end of an ingest; below it,
@@ -117,16 +118,18 @@ class Index:
     """A deepread collection: ingest documents, list their TOC, retrieve and read."""
 
     def __init__(self, collection: Collection, embeddings: Embeddings, store: str,
-                 mode: RetrievalMode = "hybrid") -> None:
+                 mode: RetrievalMode = "hybrid", reranker: Reranker | None = None) -> None:
         self._collection = collection
         self._embeddings = embeddings
         self.store = store
         self.mode: RetrievalMode = mode
+        self.reranker = reranker
 
     @classmethod
     def open(cls, store: str | Path | None = None, collection: str = "default", *,
              embeddings: Embeddings | str | None = None,
-             mode: RetrievalMode = "hybrid") -> Index:
+             mode: RetrievalMode = "hybrid",
+             reranker: Reranker | str | None = None) -> Index:
         """Open (or prepare to create) ``collection`` in ``store``.
 
         ``store``: a directory for the embedded engine, or a Qdrant server URL; default
@@ -134,12 +137,14 @@ class Index:
         ``embeddings``: any LangChain ``Embeddings``, or ``"local"`` / ``"openai:<model>"``;
         default ``$DEEPREAD_EMBEDDINGS``, else the offline local model. A collection
         remembers the model that built it and refuses queries with another.
+        ``reranker``: ``"coverage"`` (default, ``$DEEPREAD_RERANK``), ``"none"``, or any
+        :class:`~deepread.stores.rerank.Reranker`.
         """
         location = str(store) if store is not None else default_store()
         model = resolve_embeddings(embeddings)
         backend = open_backend(location, collection)
         return cls(Collection(backend, collection, embeddings_id(model)), model, location,
-                   mode)
+                   mode, resolve_reranker(reranker))
 
     @property
     def collection(self) -> Collection:
@@ -251,23 +256,27 @@ class Index:
         ids = [doc_id] if isinstance(doc_id, int) else list(doc_id)
         return [self._collection.document(i) for i in ids]
 
-    def search(self, query: str, k: int = 5, window: tuple[int, int] = (0, 0),
-               doc_id: int | Sequence[int] | None = None,
+    def search(self, query: str | Sequence[str], k: int = 5,
+               window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,
                mode: RetrievalMode | None = None) -> Retrieved:
         """:meth:`retrieve` with the ranked hits and their scores too."""
-        if not query.strip():
+        queries = [query] if isinstance(query, str) else list(query)
+        if not queries or not all(isinstance(q, str) and q.strip() for q in queries):
             raise ValueError("the query is empty")
         doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
         mode = mode or self.mode
-        dense = None if mode == "bm25" else self._embeddings.embed_query(query)
-        return retrieve(self._collection, query, dense, k=k, window=window,
-                        doc_ids=doc_ids, mode=mode)
+        vectors = [None if mode == "bm25" else self._embeddings.embed_query(q)
+                   for q in queries]
+        return retrieve(self._collection, query if isinstance(query, str) else queries,
+                        vectors[0] if isinstance(query, str) else vectors, k=k,
+                        window=window, doc_ids=doc_ids, mode=mode, reranker=self.reranker)
 
-    def retrieve(self, query: str, k: int = 5, window: tuple[int, int] = (0, 0),
-                 doc_id: int | Sequence[int] | None = None,
+    def retrieve(self, query: str | Sequence[str], k: int = 5,
+                 window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,
                  mode: RetrievalMode | None = None) -> list[Paragraph]:
         """Algorithm 1's Retrieve: top-k hits, each widened by ``window`` inside its
-        section, de-duplicated keeping first occurrence, in that order."""
+        section, de-duplicated keeping first occurrence, in that order. A list of
+        queries merges their rankings in rank order."""
         return self.search(query, k=k, window=window, doc_id=doc_id, mode=mode).paragraphs
 
     def read_section(self, doc_id: int, sec_id: int, start: int = 0,

@@ -18,7 +18,6 @@ from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, Sto
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_encoder
 
-
 #: Reciprocal-rank fusion of the dense and BM25 rankings (dense weight, BM25 weight).
 RRF_K = 60
 RRF_WEIGHTS = (1.0, 1.0)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from deepread.stores.backend import RetrievalMode
 from deepread.stores.collection import Collection
 from deepread.stores.records import Hit, Paragraph
+from deepread.stores.rerank import Reranker
 
 
 class CoordinateError(KeyError):
@@ -31,7 +32,7 @@ class CoordinateError(KeyError):
 class Retrieved:
     """What :func:`retrieve` returns: the ranked hits and the expanded paragraphs."""
 
-    query: str
+    query: str | list[str]
     hits: list[Hit] = field(default_factory=list)
     paragraphs: list[Paragraph] = field(default_factory=list)
 
@@ -54,10 +55,24 @@ def _n_para(collection: Collection, doc_id: int, sec_id: int) -> int:
         raise CoordinateError(str(exc.args[0])) from None
 
 
-def retrieve(collection: Collection, query: str, dense: list[float] | None, *, k: int = 5,
+def _section_title(collection: Collection, doc_id: int, sec_id: int) -> str:
+    sections = collection.document(doc_id).sections
+    return sections[sec_id].title if 0 < sec_id < len(sections) else ""
+
+
+def retrieve(collection: Collection, query: str | Sequence[str],
+             dense: list[float] | Sequence[list[float] | None] | None, *, k: int = 5,
              window: tuple[int, int] = (0, 0), doc_ids: Sequence[int] | None = None,
-             mode: RetrievalMode = "hybrid") -> Retrieved:
-    """Algorithm 1, lines 7–22."""
+             mode: RetrievalMode = "hybrid", reranker: Reranker | None = None,
+             candidates: int = 30) -> Retrieved:
+    """Algorithm 1, lines 7–22.
+
+    ``query`` may be a list (with one dense vector per query): each query ranks its own
+    top ``k``; the lists are merged in rank order (every query's first hit, then every
+    second hit, …), repeated coordinates kept once, then windowed and de-duplicated as
+    for one query. With a ``reranker``, the first stage takes ``candidates`` hits and the
+    reranker keeps ``k``.
+    """
     up, down = window
     if up < 0 or down < 0:
         raise ValueError(f"window sizes must be >= 0, got ({up}, {down})")
@@ -68,8 +83,25 @@ def retrieve(collection: Collection, query: str, dense: list[float] | None, *, k
             collection.document(doc_id)  # unknown ids are an error, not an empty result
         except KeyError as exc:
             raise CoordinateError(str(exc.args[0])) from None
-    ranked = collection.rank(query, dense, k, mode, doc_ids)
-    out = Retrieved(query=query, hits=[hit for hit, _ in ranked])
+    queries = [query] if isinstance(query, str) else list(query)
+    vectors = [dense] if isinstance(query, str) else list(dense or [None] * len(queries))
+    per_query = []
+    for text, vector in zip(queries, vectors, strict=True):
+        first = collection.rank(text, vector, max(k, candidates) if reranker else k, mode,
+                                doc_ids)
+        if reranker is not None:
+            titles = [_section_title(collection, h.doc_id, h.sec_id) for h, _ in first]
+            first = reranker.rerank(text, first, titles, k)
+        per_query.append(first)
+    ranked: list[tuple[Hit, Paragraph]] = []
+    taken: set[tuple[int, int, int]] = set()
+    for rank in range(max((len(r) for r in per_query), default=0)):
+        for result in per_query:
+            if rank < len(result) and result[rank][1].coord not in taken:
+                taken.add(result[rank][1].coord)
+                ranked.append(result[rank])
+    out = Retrieved(query=query if isinstance(query, str) else queries,
+                    hits=[hit for hit, _ in ranked])
     seen: set[tuple[int, int, int]] = set()
     for hit, para in ranked:
         if up == 0 and down == 0:
