@@ -1,5 +1,8 @@
 """The DeepRead agent graph: TOC → policy ⇄ Retrieve / ReadSection → finalize.
 
+(``open_toc`` joins the executors when a large collection's prompt shows a bounded
+interaction space; see nodes/space.py.)
+
 ``build_graph(index=…, model=…)`` returns a compiled graph for Python use (and as a
 subgraph of a larger one); ``graph`` is the same graph with nothing fixed, exported to
 the LangGraph server, where the run's context picks the store, collection and model and
@@ -20,7 +23,8 @@ from langgraph.types import Checkpointer
 from deepread.nodes.context import Context
 from deepread.nodes.finalize import finalize
 from deepread.nodes.index import Index
-from deepread.nodes.policy import make_policy
+from deepread.nodes.open_toc import make_open_toc
+from deepread.nodes.policy import make_policy, offered_tools
 from deepread.nodes.read_section import make_read_section
 from deepread.nodes.resources import Resources
 from deepread.nodes.retrieve import make_retrieve
@@ -28,7 +32,7 @@ from deepread.nodes.state import AgentState, InputState, OutputState, pending_to
 from deepread.nodes.toc import make_toc
 from deepread.nodes.tools import TOOL_NAMES
 
-Route = Literal["retrieve", "read_section", "policy", "finalize"]
+Route = Literal["retrieve", "read_section", "open_toc", "policy", "finalize"]
 
 
 def make_router(tools: tuple[str, ...] = TOOL_NAMES):
@@ -40,7 +44,8 @@ def make_router(tools: tuple[str, ...] = TOOL_NAMES):
         if pending:
             name = pending[0].get("name")
             # policy answers unknown, unoffered and malformed calls itself, then routes again
-            return name if name in tools and not pending[0].get("invalid") else "policy"
+            offered = offered_tools(state, tools)
+            return name if name in offered and not pending[0].get("invalid") else "policy"
         last = state.get("messages", [])[-1:] or [None]
         if isinstance(last[0], AIMessage) and not last[0].tool_calls:
             return "finalize"
@@ -72,13 +77,16 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     builder.add_node("policy", make_policy(resources, tools))
     builder.add_node("retrieve", make_retrieve(resources))
     builder.add_node("read_section", make_read_section(resources))
+    builder.add_node("open_toc", make_open_toc(resources))
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "toc")
     builder.add_edge("toc", "policy")
     builder.add_conditional_edges("policy", make_router(tools),
-                                  ["retrieve", "read_section", "policy", "finalize"])
+                                  ["retrieve", "read_section", "open_toc", "policy",
+                                   "finalize"])
     builder.add_edge("retrieve", "policy")
     builder.add_edge("read_section", "policy")
+    builder.add_edge("open_toc", "policy")
     builder.add_edge("finalize", END)
     return builder.compile(checkpointer=checkpointer, name=name)
 

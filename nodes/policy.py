@@ -23,8 +23,9 @@ from langgraph.runtime import Runtime
 from deepread.nodes.context import Context
 from deepread.nodes.executor import error_message
 from deepread.nodes.extractive import NOTICE_KEY
+from deepread.nodes.space import render_space
 from deepread.nodes.state import AgentState, pending_tool_calls
-from deepread.nodes.tools import TOOL_NAMES, tool_schemas
+from deepread.nodes.tools import OPEN_TOC, TOOL_NAMES, tool_schemas
 from deepread.prompts import load
 
 if TYPE_CHECKING:
@@ -100,17 +101,31 @@ def _answer_unroutable(state: AgentState, tools: tuple[str, ...]) -> list[Any]:
     return out
 
 
+def offered_tools(state: AgentState, tools: tuple[str, ...]) -> tuple[str, ...]:
+    """The tools on offer this round: ``open_toc`` joins when the space is bounded."""
+    return (*tools, OPEN_TOC) if state.get("bounded") and OPEN_TOC not in tools else tools
+
+
 def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
     """The policy node, offering the model ``tools`` (a subset for ablation modes)."""
 
     def policy(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        offered = offered_tools(state, tools)
         if pending_tool_calls(state.get("messages", [])):
-            return {"messages": _answer_unroutable(state, tools)}
+            return {"messages": _answer_unroutable(state, offered)}
         context = runtime.context or Context()
         rounds = state.get("rounds", 0)
-        system = SystemMessage(content=load("system").replace("{toc}", state.get("toc", "")))
-        history: list[BaseMessage] = [system, *state.get("messages", [])]
         update: dict[str, Any] = {"rounds": rounds + 1}
+        toc = state.get("toc", "")
+        space = state.get("space") or []
+        if state.get("bounded") and space != state.get("toc_space"):
+            # Retrieval or open_toc widened the interaction space: re-render the prompt.
+            index = resources.index(context)
+            documents = index.toc(context.documents) if context.documents else index.toc()
+            toc = render_space(documents, space, context.toc_budget)
+            update |= {"toc": toc, "toc_space": list(space)}
+        system = SystemMessage(content=load("system").replace("{toc}", toc))
+        history: list[BaseMessage] = [system, *state.get("messages", [])]
         try:
             model: BaseChatModel = resources.model(context)
             if rounds >= context.max_rounds:
@@ -124,7 +139,7 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
                                   response_metadata=reply.response_metadata)
                 update["stop_reason"] = "budget"
             else:
-                bound = model.bind_tools(tool_schemas(tools))
+                bound = model.bind_tools(tool_schemas(offered))
                 reply = invoke_with_retry(bound, history, context.model_retries)
         except Exception as exc:  # any failure ends the turn cleanly, state kept
             update |= {"stop_reason": "error", "error": f"the model failed: {describe(exc)}"}

@@ -36,6 +36,12 @@ def retrieve_call(args: RetrieveArgs, index: Index, context: Context) -> Outcome
 def make_retrieve(resources: Resources):
     def retrieve(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
-        return run_calls(state, "retrieve", retrieve_call, resources.index(context), context)
+        update = run_calls(state, "retrieve", retrieve_call, resources.index(context), context)
+        if state.get("bounded"):
+            # Documents a retrieve touches join the interaction space: the next prompt
+            # shows their TOCs (nodes/space.py).
+            update["space"] = [row["doc_id"] for msg in update["messages"]
+                               for row in (msg.artifact or {}).get("paragraphs", [])]
+        return update
 
     return retrieve

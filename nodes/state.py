@@ -75,6 +75,13 @@ class OutputState(TypedDict, total=False):
     tool_calls: list[dict[str, Any]]
 
 
+def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
+    """Reducer: ``current`` then the new ids of ``update``, each once, in order."""
+    out = list(current or [])
+    out += [i for i in dict.fromkeys(update or []) if i not in out]
+    return out
+
+
 class AgentState(InputState, OutputState, total=False):
     """Everything the nodes share."""
 
@@ -82,6 +89,11 @@ class AgentState(InputState, OutputState, total=False):
     turn_start: int
     rounds: int
     read_regions: Annotated[Regions, merge_regions]
+    # Bounded interaction space (nodes/space.py): whether the TOC is bounded, the
+    # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.
+    bounded: bool
+    space: Annotated[list[int], union_ids]
+    toc_space: list[int]
 
 
 def turn_messages(state: AgentState) -> list[AnyMessage]:

@@ -16,7 +16,9 @@ from deepread.prompts import load
 
 
 class RetrieveArgs(BaseModel):
-    query: str = Field(description="What to look for: keywords or a question.")
+    query: str | list[str] = Field(
+        description="What to look for: keywords or a question, or a list of them (their "
+                    "results are merged in rank order).")
     doc_id: int | None = Field(default=None,
                                description="Search only this document (optional).")
 
@@ -28,10 +30,17 @@ class ReadSectionArgs(BaseModel):
     end: int = Field(description="Last paragraph to read (inclusive).")
 
 
-ARGS: dict[str, type[BaseModel]] = {"retrieve": RetrieveArgs, "read_section": ReadSectionArgs}
+class OpenTocArgs(BaseModel):
+    doc_id: int = Field(description="Document whose table of contents to show.")
 
 
-TOOL_NAMES = tuple(ARGS)
+ARGS: dict[str, type[BaseModel]] = {"retrieve": RetrieveArgs, "read_section": ReadSectionArgs,
+                                    "open_toc": OpenTocArgs}
+
+#: The paper's two tools, offered by default.
+TOOL_NAMES = ("retrieve", "read_section")
+#: Offered as well when the prompt shows a bounded interaction space (nodes/space.py).
+OPEN_TOC = "open_toc"
 
 
 def tool_schemas(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:

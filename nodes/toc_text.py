@@ -1,0 +1,87 @@
+"""The TOC serializer: the Directory Structure text of the system prompt (§3.3, Fig. 5).
+
+One line per section, grouped by document, indented by depth::
+
+    (doc_id) [sec_id] Title | paragraphs=N | tokens=N | children=[…]
+
+The official code never truncates its TOC (an 853-section report made a 69K-character
+prompt). Here the TOC respects a token budget: when the full TOC does not fit, the
+deepest level is collapsed first (its parents show how many sections they hide), then
+the next, down to one line per document; only then are whole documents left out. Every
+collapse is stated in the text — never a silent cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deepread.stores.records import Document, Section
+from deepread.stores.tokens import count_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedToc:
+    """A serialised TOC, what it cost, and how much was collapsed to fit."""
+
+    text: str
+    tokens: int
+    max_level: int | None  # deepest level shown; None = nothing collapsed
+    documents_shown: int
+    documents_total: int
+
+
+def _descendants(doc: Document, sec: Section) -> int:
+    return sum(1 + _descendants(doc, doc.sections[c]) for c in sec.children)
+
+
+def section_line(doc: Document, sec: Section, max_level: int | None = None) -> str:
+    """The Fig. 5 line of one section; children past ``max_level`` are summarised."""
+    indent = "  " * max(0, sec.level - 1) if sec.level else ""
+    title = " ".join(sec.title.split()) or "(untitled)"
+    if max_level is not None and sec.level >= max_level and sec.children:
+        kids = f"children=hidden({_descendants(doc, sec)})"
+    else:
+        kids = f"children=[{', '.join(map(str, sec.children))}]"
+    return (f"{indent}({doc.doc_id}) [{sec.sec_id}] {title} | paragraphs={sec.n_para} | "
+            f"tokens={sec.n_tok} | {kids}")
+
+
+def document_lines(doc: Document, max_level: int | None = None) -> list[str]:
+    return [section_line(doc, s, max_level) for s in doc.sections
+            if max_level is None or s.level <= max_level]
+
+
+def render_toc(documents: Sequence[Document], budget: int | None = None) -> RenderedToc:
+    """The TOC of ``documents`` within ``budget`` tokens (``None``: no limit)."""
+    docs = list(documents)
+    deepest = max((s.level for d in docs for s in d.sections), default=0)
+
+    def build(max_level: int | None, n_docs: int) -> str:
+        lines: list[str] = []
+        for doc in docs[:n_docs]:
+            lines.extend(document_lines(doc, max_level))
+        notes = []
+        if max_level is not None:
+            notes.append(
+                f"[TOC collapsed to fit its budget: only levels 0–{max_level} are listed; "
+                "sections marked children=hidden(N) contain N more sections, reachable "
+                "with retrieve or read_section.]")
+        if n_docs < len(docs):
+            rest = [str(d.doc_id) for d in docs[n_docs:]]
+            notes.append(f"[{len(rest)} more document(s) not listed to fit the budget: "
+                          f"doc_id {', '.join(rest)}; retrieve still searches them.]")
+        return "\n".join(lines + notes)
+
+    text = build(None, len(docs))
+    if budget is None or count_tokens(text) <= budget:
+        return RenderedToc(text, count_tokens(text), None, len(docs), len(docs))
+    for level in range(deepest - 1, -1, -1):
+        text = build(level, len(docs))
+        if count_tokens(text) <= budget:
+            return RenderedToc(text, count_tokens(text), level, len(docs), len(docs))
+    for n_docs in range(len(docs) - 1, -1, -1):
+        text = build(0, n_docs)
+        if count_tokens(text) <= budget:
+            break
+    return RenderedToc(text, count_tokens(text), 0, n_docs, len(docs))
