@@ -12,7 +12,9 @@ and the ingest graph's nodes use it, and imports flow face → graphs → nodes 
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -70,7 +72,16 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestFa
     failures: list[IngestFailure] = []
     seen: set[Path] = set()
 
+    def fail(path: Path, reason: str) -> None:
+        key = Path(os.path.abspath(path))  # the link itself: it has no real path
+        if key not in seen:
+            seen.add(key)
+            failures.append(IngestFailure(str(path), reason))
+
     def add(path: Path) -> None:
+        if not path.exists():  # only a symlink can be listed yet not exist
+            fail(path, _broken_link(path))
+            return
         real = path.resolve()
         if real not in seen:
             seen.add(real)
@@ -87,15 +98,29 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestFa
                         add(folder / name)
         elif path.exists():
             add(path)
+        elif path.is_symlink():
+            fail(path, _broken_link(path))
         else:
-            failures.append(IngestFailure(str(path), "no such file or directory"))
+            fail(path, "no such file or directory")
     return files, failures
+
+
+def _broken_link(path: Path) -> str:
+    """Why a symlink cannot be read: a loop, or a target that does not exist.
+
+    (``Path.resolve`` raises RuntimeError on a loop in Python 3.11/3.12 and OSError
+    from 3.13; before this check a file symlink loop in a folder crashed the walk.)
+    """
+    try:
+        path.resolve(strict=True)
+    except (RuntimeError, OSError) as exc:
+        if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+            return "symlink loop (following the link leads back to it)"
+    return f"broken symlink: its target {os.readlink(path)} does not exist"
 
 
 def _walk(root: Path, visited: set[Path]) -> Iterable[tuple[Path, list[str], list[str]]]:
     """``os.walk`` that follows folder symlinks but never loops."""
-    import os
-
     for folder, dirs, names in os.walk(root, followlinks=True):
         real = Path(folder).resolve()
         if real in visited:

@@ -1,7 +1,10 @@
 """The ``ingest`` node: parse and store files into the context's collection.
 
 On a LangGraph server anyone who can start a run names the paths, so when
-``DEEPREAD_INGEST_ROOT`` is set every path must resolve (symlinks followed) inside it.
+``DEEPREAD_INGEST_ROOT`` is set every path must resolve (symlinks followed) inside it —
+the paths given and every file found by walking a given folder, since a symlink inside
+an allowed folder may point anywhere. A bad collection name or an unusable store is
+reported in ``error`` (and a failure per path) instead of failing the run.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
+from deepread.nodes.index import expand_paths
 from deepread.nodes.resources import Resources
+from deepread.stores.backend import StoreError
 
 
 class IngestInput(TypedDict):
@@ -23,6 +28,7 @@ class IngestInput(TypedDict):
 class IngestOutput(TypedDict, total=False):
     documents: list[dict[str, Any]]
     failures: list[dict[str, str]]
+    error: str
 
 
 def check_root(paths: list[str], root: str | None) -> tuple[list[str], list[dict[str, str]]]:
@@ -40,12 +46,30 @@ def check_root(paths: list[str], root: str | None) -> tuple[list[str], list[dict
     return allowed, refused
 
 
+def files_under_root(paths: list[str], root: str | None) -> tuple[list[str], list[dict[str, str]]]:
+    """:func:`check_root`, then the same check on every file a folder walk finds."""
+    allowed, refused = check_root(paths, root)
+    if not root or not allowed:
+        return allowed, refused
+    files, missing = expand_paths(allowed)
+    inside, outside = check_root([str(f) for f in files], root)
+    refused += [{"path": f.path, "reason": f.reason} for f in missing]
+    refused += [{"path": r["path"], "reason": f"{r['reason']} (reached through a symlink)"}
+                for r in outside]
+    return inside, refused
+
+
 def make_ingest(resources: Resources):
     def ingest(state: IngestInput, runtime: Runtime[Context]) -> IngestOutput:
         context = runtime.context or Context()
-        allowed, refused = check_root(list(state.get("paths") or []),
-                                      os.environ.get("DEEPREAD_INGEST_ROOT"))
-        index = resources.index(context)
+        paths = state.get("paths") or []
+        paths = [paths] if isinstance(paths, str) else [str(p) for p in paths]
+        allowed, refused = files_under_root(paths, os.environ.get("DEEPREAD_INGEST_ROOT"))
+        try:
+            index = resources.index(context)
+        except (ValueError, StoreError) as exc:  # a bad collection name, a store in use
+            return {"documents": [], "error": str(exc),
+                    "failures": refused + [{"path": p, "reason": str(exc)} for p in allowed]}
         result = index.ingest_report(allowed) if allowed else None
         documents = [] if result is None else result.documents + result.skipped
         failures = refused + ([] if result is None else

@@ -16,8 +16,13 @@ from deepread.nodes.state import Regions, was_read
 from deepread.stores.records import Document, Paragraph
 
 OPEN, CLOSE = "<document_content>", "</document_content>"
-_FRAME = re.compile(r"</?\s*document_content", re.IGNORECASE)
-_COORD_LINE = re.compile(r"^(\s*)(\[\d+:\d+:\d+\])", re.MULTILINE)
+# "< /document_content" and "</ document_content" too: any spacing a reader could take
+# for the frame's own tag.
+_FRAME = re.compile(r"<\s*/?\s*document_content", re.IGNORECASE)
+# Line starts the observation itself uses: a paragraph coordinate "[1:2:3]" and a
+# section line "## (1) [2]".
+_COORD_LINE = re.compile(r"^(\s*)(\[\s*\d+\s*:\s*\d+\s*:\s*\d+\s*\]|##\s*\(\d+\)\s*\[\d+\])",
+                         re.MULTILINE)
 
 
 def escape(text: str) -> str:

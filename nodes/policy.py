@@ -11,6 +11,7 @@ answer without tools.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -48,15 +49,33 @@ def is_transient(exc: BaseException) -> bool:
     return any(n in type(exc).__name__ for n in _TRANSIENT_NAMES)
 
 
+_SECRET_SUFFIXES = ("API_KEY", "_TOKEN", "_SECRET", "PASSWORD")
+
+
+def redact(text: str) -> str:
+    """``text`` with the values of secret-looking environment variables masked.
+
+    Provider error bodies may echo request headers (a proxy answering 500 with the
+    ``Authorization: Bearer sk-…`` it received); the message ends up in the run's
+    ``error`` output, the checkpoint and the logs, so known secrets are replaced.
+    """
+    for name, value in os.environ.items():
+        if name.upper().endswith(_SECRET_SUFFIXES) and len(value) >= 8 and value in text:
+            text = text.replace(value, "***")
+    return text
+
+
 def describe(exc: BaseException) -> str:
     """One line for a model error; says which endpoint could not be reached."""
     status = getattr(exc, "status_code", None)
     prefix = f"HTTP {status}: " if status else ""
     text = f"{type(exc).__name__}: {prefix}{exc}".strip()
+    if isinstance(exc, json.JSONDecodeError):
+        text = f"the model endpoint's reply is not valid JSON ({text})"
     if "Connection" in type(exc).__name__ or isinstance(exc, ConnectionError):
         endpoint = os.environ.get("OPENAI_BASE_URL") or "the OpenAI API"
         text += f" (cannot reach {endpoint}; check OPENAI_BASE_URL and the network)"
-    return text
+    return redact(text)
 
 
 def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int) -> AIMessage:

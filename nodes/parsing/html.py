@@ -26,6 +26,13 @@ _FURNITURE_WORDS = frozenset({
     "breadcrumb", "breadcrumbs", "menu", "site-header", "site-footer", "skip-link",
 })
 _MAIN_XPATHS = ('//*[@role="main"]', "//main", "//article")
+# libxml2's HTML parser (lxml's, and unstructured's after it) silently drops everything
+# nested deeper than 256 elements, so a page of 300 nested <div>s came back as "no text
+# content found". We parse with ``huge_tree`` and unwrap plain containers below this
+# depth (their text and children stay, only the wrapper tag goes) before partitioning.
+_MAX_DEPTH = 200
+_CONTAINERS = frozenset({"div", "section", "span", "article", "main", "font", "center",
+                         "blockquote", "details", "figure"})
 
 
 def _furniture(el: etree._Element) -> bool:
@@ -35,12 +42,31 @@ def _furniture(el: etree._Element) -> bool:
     return any(word in _FURNITURE_WORDS or word.endswith("sidebar") for word in marks)
 
 
+def _flatten_deep(body: etree._Element) -> None:
+    """Unwrap container elements nested deeper than ``_MAX_DEPTH`` (see above)."""
+    deep: list[etree._Element] = []
+    stack = [(body, 0)]
+    while stack:
+        el, depth = stack.pop()
+        if depth > _MAX_DEPTH and el.tag in _CONTAINERS:
+            deep.append(el)
+        stack.extend((child, depth + 1) for child in el if isinstance(child.tag, str))
+    for el in deep:
+        el.drop_tag()
+
+
 def clean_html(markup: str) -> tuple[str, str | None]:
     """Content-only HTML and the page ``<title>``."""
+    parser = lxml_html.HTMLParser(huge_tree=True)
     try:
-        root = lxml_html.document_fromstring(markup)
+        root = lxml_html.document_fromstring(markup, parser=parser)
     except (etree.ParserError, ValueError) as exc:
         raise ValueError(f"not parseable as HTML ({exc})") from exc
+    if any("Excessive depth" in str(e.message) for e in parser.error_log):
+        # Even huge_tree stops at 2048 levels and drops what is below: refuse rather
+        # than store a silently partial document.
+        raise ValueError("HTML nested more than 2048 elements deep; the parser cannot "
+                         "read content below that depth")
     title_el = root.find(".//title")
     page_title = clean_text(title_el.text_content()) if title_el is not None else None
     for xpath in _MAIN_XPATHS:
@@ -57,6 +83,7 @@ def clean_html(markup: str) -> tuple[str, str | None]:
                      or "headerlink" in el.get("class", ""))
         if furniture and el.getparent() is not None:
             el.drop_tree()
+    _flatten_deep(body)
     return etree.tostring(body, encoding="unicode", method="html"), page_title or None
 
 

@@ -7,16 +7,67 @@ The rules of paper §3.2, in one place for every format:
 * every heading opens section ``1..N`` in document order; its parent is the nearest
   earlier section of a smaller level (the root when none);
 * paragraphs get ``para_idx`` 0, 1, … inside the section they fall in;
-* ``n_para`` / ``n_tok`` count direct paragraphs only (tiktoken).
+* ``n_para`` / ``n_tok`` count direct paragraphs only (tiktoken);
+* a block longer than :data:`MAX_PARAGRAPH_CHARS` (a 5 MB single-line text file, a
+  paragraph-less dump) becomes several paragraphs, cut at line breaks, else sentence
+  ends, else whitespace (a hard cut only when a window has none). Without this the
+  embedder (256 tokens) would see only its first ~1,000 characters, and one
+  ``read_section`` call would hand the model the whole megabytes at once. Tables stay
+  whole: cutting their HTML would break them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from deepread.nodes.parsing.blocks import ParsedDocument
+from deepread.nodes.parsing.blocks import Block, ParsedDocument
 from deepread.stores.records import Paragraph, Section
 from deepread.stores.tokens import count_tokens_batch
+
+#: Longest paragraph kept whole, in characters (~1,000 tiktoken tokens of English). The
+#: longest paragraphs of the devset (code blocks) are under 1,800 characters, so real
+#: prose and code are never cut; tables are exempt.
+MAX_PARAGRAPH_CHARS = 4000
+
+# Preferred cut points, best first: a line break, a sentence end, any whitespace.
+_CUTS = (re.compile(r"\n"), re.compile(r"[.!?]['\")\]’”]*\s"), re.compile(r"\s"))
+
+
+def split_long(text: str, limit: int = MAX_PARAGRAPH_CHARS, *, code: bool = False) -> list[str]:
+    """``text`` in pieces of at most ``limit`` characters, cut at natural boundaries.
+
+    Each cut is the last preferred boundary in the second half of the window, so pieces
+    are at least ``limit / 2`` long (except the last). Code keeps its indentation.
+    """
+    if len(text) <= limit:
+        return [text]
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > limit:
+        low = start + limit // 2
+        cut = start + limit
+        for pattern in _CUTS:
+            ends = [m.end() for m in pattern.finditer(text, low, start + limit)]
+            if ends:
+                cut = ends[-1]
+                break
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    tidy = [p.strip("\n").rstrip() if code else p.strip() for p in pieces]
+    return [p for p in tidy if p.strip()]
+
+
+def _split_blocks(blocks: list[Block]) -> list[Block]:
+    out: list[Block] = []
+    for block in blocks:
+        if block.kind in ("heading", "table") or len(block.text) <= MAX_PARAGRAPH_CHARS:
+            out.append(block)
+            continue
+        out.extend(Block(block.kind, piece, page=block.page)
+                   for piece in split_long(block.text, code=block.kind == "code"))
+    return out
 
 
 @dataclass(slots=True)
@@ -36,7 +87,7 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
     paragraphs: list[Paragraph] = []
     stack: list[Section] = [sections[0]]  # open ancestors, levels strictly increasing
     current = sections[0]
-    for block in parsed.blocks:
+    for block in _split_blocks(parsed.blocks):
         if block.kind == "heading":
             level = max(1, block.level or 1)
             while stack[-1].level >= level:
