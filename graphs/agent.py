@@ -80,7 +80,9 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     builder.add_node("open_toc", make_open_toc(resources))
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "toc")
-    builder.add_edge("toc", "policy")
+    builder.add_conditional_edges(
+        "toc", lambda state: "finalize" if state.get("stop_reason") == "error" else "policy",
+        ["policy", "finalize"])
     builder.add_conditional_edges("policy", make_router(tools),
                                   ["retrieve", "read_section", "open_toc", "policy",
                                    "finalize"])

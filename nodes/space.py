@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from deepread.nodes.index import Index
+from deepread.nodes.observation import escape
 from deepread.nodes.toc_text import render_toc
 from deepread.stores.records import Document
 from deepread.stores.tokens import count_tokens
@@ -28,7 +29,7 @@ _INITIAL_HITS = 10
 
 
 def document_line(doc: Document) -> str:
-    title = " ".join(doc.title.split())
+    title = escape(" ".join(doc.title.split()))
     return (f"({doc.doc_id}) {title} | sections={len(doc.sections)} | "
             f"paragraphs={doc.n_para} | tokens={doc.n_tok}")
 

@@ -17,6 +17,7 @@ from deepread.nodes.context import Context
 from deepread.nodes.space import initial_space, render_space
 from deepread.nodes.state import AgentState
 from deepread.nodes.toc_text import RenderedToc, render_toc, section_line
+from deepread.stores.backend import StoreError
 
 if TYPE_CHECKING:
     from deepread.nodes.resources import Resources
@@ -42,8 +43,16 @@ def make_toc(resources: Resources):
                 raise ValueError("no question: pass {'question': …} or chat messages "
                                  "ending with the user's question")
             question = str(messages[-1].content)
-        index = resources.index(context)
-        documents = index.toc(context.documents) if context.documents else index.toc()
+        turn_start = len(messages) if new else max(0, len(messages) - 1)
+        try:
+            index = resources.index(context)
+            documents = index.toc(context.documents) if context.documents else index.toc()
+        except (KeyError, ValueError, StoreError) as exc:
+            # A bad collection name, an unknown document in scope, a store in use: the
+            # turn ends with stop_reason "error" and the reason, not a crashed graph.
+            reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            return {"messages": new, "question": question, "turn_start": turn_start,
+                    "rounds": 0, "stop_reason": "error", "error": str(reason)}
         rendered = render_toc(documents, context.toc_budget)
         space: list[int] = []
         bounded = rendered.max_level is not None and len(documents) > 1
@@ -54,7 +63,6 @@ def make_toc(resources: Resources):
             space = list(dict.fromkeys([*(state.get("space") or []),
                                         *initial_space(index, question, context.documents)]))
             text = render_space(documents, space, context.toc_budget)
-        turn_start = len(messages) if new else max(0, len(messages) - 1)
         return {"messages": new, "question": question, "toc": text, "bounded": bounded,
                 "space": space, "toc_space": space,
                 "turn_start": turn_start, "rounds": 0, "stop_reason": "", "error": None,

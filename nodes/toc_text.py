@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deepread.nodes.observation import escape
 from deepread.stores.records import Document, Section
 from deepread.stores.tokens import count_tokens
 
@@ -38,7 +39,9 @@ def _descendants(doc: Document, sec: Section) -> int:
 def section_line(doc: Document, sec: Section, max_level: int | None = None) -> str:
     """The Fig. 5 line of one section; children past ``max_level`` are summarised."""
     indent = "  " * max(0, sec.level - 1) if sec.level else ""
-    title = " ".join(sec.title.split()) or "(untitled)"
+    # Titles are document text: frame tags and coordinate-like text in them are escaped
+    # as in tool observations.
+    title = escape(" ".join(sec.title.split())) or "(untitled)"
     if max_level is not None and sec.level >= max_level and sec.children:
         kids = f"children=hidden({_descendants(doc, sec)})"
     else:

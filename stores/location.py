@@ -1,7 +1,8 @@
 """Where a collection lives: an embedded store directory, or a Qdrant server URL.
 
 ``--store`` / ``DEEPREAD_STORE`` / ``QDRANT_URL`` decide; without any, a per-user data
-directory. Collection names are validated here because they become directory and
+directory. A server is asked with ``QDRANT_API_KEY`` and waited for ``QDRANT_TIMEOUT``
+seconds (default 30). Collection names are validated here because they become directory and
 Qdrant collection names.
 """
 
@@ -44,7 +45,8 @@ def open_backend(store: str, collection: str) -> Backend:
         from deepread.stores.server import ServerBackend
 
         return ServerBackend(store, f"deepread_{collection}",
-                             api_key=os.environ.get("QDRANT_API_KEY"))
+                             api_key=os.environ.get("QDRANT_API_KEY"),
+                             timeout=float(os.environ.get("QDRANT_TIMEOUT", "30")))
     from deepread.stores.edge import EdgeBackend
 
     return EdgeBackend(Path(store).expanduser() / "collections" / collection)
