@@ -222,6 +222,81 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    import os
+
+    from deepread.evaluation.dataset import DatasetError
+    from deepread.evaluation.modes import DEFAULT_MODES
+    from deepread.evaluation.runner import EvalConfig, EvalError, run_eval
+    from deepread.nodes.models import ModelConfigError
+
+    config = EvalConfig(
+        dataset=Path(args.dataset), store=args.store, collection=args.collection,
+        modes=tuple(args.mode or DEFAULT_MODES), expand=args.expand,
+        model=args.model if args.model is not None else os.environ.get("DEEPREAD_MODEL", ""),
+        judge_model=args.judge_model or "", workers=args.workers,
+        out=Path(args.out) if args.out else None, limit=args.limit, k=args.k,
+        max_rounds=args.max_rounds, embeddings=args.embeddings)
+    try:
+        result = run_eval(config, progress=not args.json and sys.stderr.isatty())
+    except (DatasetError, EvalError, ModelConfigError) as exc:
+        print(f"deepread: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for line in result.failures:
+        print(f"FAILED {line}", file=sys.stderr)
+    if args.json:
+        from deepread.evaluation.metrics import json_safe
+
+        _emit(json_safe(result.summary | {"out": str(result.out), "ran": result.ran,
+                                          "skipped": result.skipped,
+                                          "failures": result.failures}))
+    else:
+        print((result.out / "summary.md").read_text(encoding="utf-8"))
+        print(f"{result.ran} answered, {result.skipped} already done, "
+              f"{len(result.failures)} failed; outputs in {result.out}", file=sys.stderr)
+    return EXIT_PARTIAL if result.failures else EXIT_OK
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    import os
+
+    from deepread.evaluation.synth import synthesize
+    from deepread.nodes.models import ModelConfigError, chat_model
+
+    name = args.model or os.environ.get("DEEPREAD_MODEL", "")
+    if not name:
+        print("deepread: synth needs a chat model to write questions: pass --model (or set "
+              "DEEPREAD_MODEL) with OPENAI_API_KEY or OPENAI_BASE_URL", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        model = chat_model(name, temperature=0.7)  # the paper synthesised at 0.7
+    except ModelConfigError as exc:
+        print(f"deepread: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with _open(args) as idx:
+        if not idx.documents():
+            print(f"deepread: collection {args.collection!r} is empty; run deepread ingest "
+                  "first", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            items = synthesize(idx, model, n=args.n, docs=args.docs, seed=args.seed,
+                               say=lambda m: print(m, file=sys.stderr))
+        except Exception as exc:  # provider errors: report, nothing half-written
+            if isinstance(exc, ValueError):
+                raise
+            print(f"deepread: the model failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return EXIT_MODEL
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
+                   encoding="utf-8")
+    if args.json:
+        _emit({"out": str(out), "pairs": len(items)})
+    else:
+        print(f"{len(items)} QA pairs written to {out}", file=sys.stderr)
+    return EXIT_OK if len(items) >= args.n else EXIT_PARTIAL
+
+
 # -- parser -----------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -281,6 +356,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--thread", default=None,
                    help="continue this conversation (its read regions included)")
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("eval", parents=[common],
+                       help="evaluate DeepRead and baselines on a QA dataset (JSONL)")
+    p.add_argument("dataset", help="JSONL: id, question, answer, optional type and evidence")
+    p.add_argument("--mode", action="append", default=None,
+                   help="deepread, search-o1, read-only, dense-rag, or flat-<size>@<budget> "
+                        "(e.g. flat-800@1500); repeat for several (default: the first four)")
+    p.add_argument("--expand", action="store_true",
+                   help="scanning window (1, 1) around each retrieve hit (agent modes)")
+    p.add_argument("--model", default=None,
+                   help="policy chat model (default $DEEPREAD_MODEL, else the offline "
+                        "extractive policy)")
+    p.add_argument("--judge-model", default=None,
+                   help="LLM judge (paper Fig. 6); without one accuracy is not judged")
+    p.add_argument("--workers", type=int, default=4, help="questions answered in parallel")
+    p.add_argument("--out", default=None,
+                   help="output folder (default ./eval-out/<timestamp>); an existing one "
+                        "resumes")
+    p.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    p.add_argument("--k", type=int, default=5, help="hits per retrieve call (default 5)")
+    p.add_argument("--max-rounds", type=int, default=50,
+                   help="tool rounds per question (paper: 50)")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("synth", parents=[common],
+                       help="write multi-document QA pairs (paper Fig. 7) with a chat model")
+    p.add_argument("--model", default=None, help="chat model (default $DEEPREAD_MODEL)")
+    p.add_argument("--n", type=int, default=10, help="QA pairs to write (default 10)")
+    p.add_argument("--docs", type=int, default=2, help="documents per question (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the document draw")
+    p.add_argument("--out", required=True, help="output JSONL file")
+    p.set_defaults(func=cmd_synth)
     return parser
 
 

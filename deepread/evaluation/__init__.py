@@ -1,0 +1,26 @@
+"""Evaluation harness: run DeepRead and its baselines over a QA set and measure them.
+
+``deepread eval`` (and :func:`run_eval` from Python) answers every question of a JSONL
+dataset in several modes — ``deepread``, ``search-o1`` (retrieve only), ``read-only``
+(read_section only), ``dense-rag`` (one pass over 800/400-token chunks) and budget-matched
+flat baselines ``flat-<size>@<budget>`` — and records per-question trajectories, the
+paper's metrics (§4.3–4.4: judge accuracy, S(s→r), C_s/C_r, tool calls, tokens) and how
+much gold evidence each mode located and showed the model. ``deepread synth`` writes
+multi-document QA pairs with the paper's Fig. 7 prompt.
+"""
+
+from deepread.evaluation.dataset import Evidence, Question, load_dataset
+from deepread.evaluation.modes import DEFAULT_MODES, ModeSpec, parse_mode
+from deepread.evaluation.runner import EvalConfig, EvalResult, run_eval
+
+__all__ = [
+    "DEFAULT_MODES",
+    "EvalConfig",
+    "EvalResult",
+    "Evidence",
+    "ModeSpec",
+    "Question",
+    "load_dataset",
+    "parse_mode",
+    "run_eval",
+]

@@ -1,0 +1,291 @@
+"""``run_eval``: answer a dataset in every requested mode, in parallel, resumably.
+
+One :class:`~deepread.Index` is opened per collection and shared by all worker threads
+(the embedded engine admits one opener per process; reads are thread-safe), and one
+compiled graph per agent mode is shared likewise. Every finished question is appended
+to its mode's trajectory file at once, so a killed run resumes where it stopped: ids
+whose last record has the same configuration and did not end in a model error are
+skipped (and only judged, when a judge is configured now and was not then).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from deepread.evaluation.chunks import chunk_collection, ensure_chunks
+from deepread.evaluation.dataset import Question, load_dataset
+from deepread.evaluation.evidence import DocResolver, coverage
+from deepread.evaluation.flat import run_flat
+from deepread.evaluation.judge import Judge
+from deepread.evaluation.metrics import behaviour
+from deepread.evaluation.modes import DEFAULT_MODES, EXPAND_WINDOW, ModeSpec, parse_mode
+from deepread.evaluation.records import RecordWriter, read_records, trajectory_path
+from deepread.evaluation.trajectory import compact_coords, trace_agent
+from deepread.nodes.index import Index
+
+
+class EvalError(ValueError):
+    """The evaluation cannot start (empty collection, bad mode…); the message says why."""
+
+
+@dataclass(slots=True)
+class EvalConfig:
+    """What ``deepread eval`` was asked to do."""
+
+    dataset: Path
+    store: str | None = None
+    collection: str = "default"
+    modes: tuple[str, ...] = DEFAULT_MODES
+    expand: bool = False
+    model: str = ""
+    judge_model: str = ""
+    workers: int = 4
+    out: Path | None = None
+    limit: int | None = None
+    k: int = 5
+    max_rounds: int = 50
+    embeddings: str | None = None
+    plots: bool = True  # PNGs take about a second to draw; tests of many runs skip them
+
+
+@dataclass(slots=True)
+class EvalResult:
+    """Where the outputs went, the summary, and what could not be run."""
+
+    out: Path
+    summary: dict[str, Any]
+    ran: int = 0
+    skipped: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Mode:
+    spec: ModeSpec
+    variant: str
+    settings: dict[str, Any]
+    run: Callable[[Question], dict[str, Any]]
+
+
+def default_out() -> Path:
+    return Path("eval-out") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
+             judge_model: BaseChatModel | None = None, index: Index | None = None,
+             progress: bool = True, say: Callable[[str], None] = _stderr) -> EvalResult:
+    """Run ``config``; chat-model objects and an open index may be passed from Python.
+
+    Without ``model`` (and ``config.model``) every mode runs the offline extractive
+    policy; without a judge, accuracy is reported as not judged.
+    """
+    from deepread.evaluation.report import write_reports
+    from deepread.nodes.models import chat_model
+
+    questions = load_dataset(config.dataset, config.limit)
+    specs = [parse_mode(m) for m in dict.fromkeys(config.modes)]
+    if model is None and config.model:
+        model = chat_model(config.model)
+    if judge_model is None and config.judge_model:
+        judge_model = chat_model(config.judge_model, 0.0)
+    model_name = config.model or (f"custom:{model._llm_type}" if model else "extractive")
+    out = Path(config.out) if config.out else default_out()
+    own = index is None
+    if index is None:
+        index = Index.open(config.store, config.collection, embeddings=config.embeddings)
+    opened: list[Index] = [index] if own else []
+    try:
+        documents = index.documents()
+        if not documents:
+            raise EvalError(
+                f"collection {index.name!r} in store {index.store} is empty; ingest the "
+                f"documents first: deepread ingest --store {index.store} --collection "
+                f"{index.name} FILES…")
+        resolver = DocResolver(documents)
+        missing = sorted({d for q in questions for d in resolver.missing(q.evidence)})
+        if missing:
+            say(f"warning: evidence documents not in collection {index.name!r} (their "
+                f"quotes are looked for in all documents): {', '.join(missing)}")
+        judge = Judge(judge_model) if judge_model is not None else None
+        modes = [_prepare(spec, config, index, opened, resolver, model, model_name, say)
+                 for spec in specs]
+        result = _run(modes, questions, out, config, judge, progress)
+    finally:
+        for idx in opened:
+            idx.close()
+    judge_name = config.judge_model or ("custom" if judge_model is not None else "")
+    result.summary = write_reports(out, questions, config, model_name, judge_name)
+    return result
+
+
+def _prepare(spec: ModeSpec, config: EvalConfig, index: Index, opened: list[Index],
+             resolver: DocResolver, model: BaseChatModel | None, model_name: str,
+             say: Callable[[str], None]) -> _Mode:
+    """The per-question runner of one mode (graph built, chunk index ready)."""
+    if spec.is_agent:
+        from deepread.graphs.agent import build_graph
+        from deepread.nodes.context import Context
+
+        window = list(EXPAND_WINDOW if config.expand else (0, 0))
+        from deepread.nodes.extractive import ExtractiveChatModel
+
+        # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy
+        # behind the label the records carry.
+        graph = build_graph(index=index, model=model or ExtractiveChatModel(), tools=spec.tools,
+                            name=f"deepread-eval-{spec.name}")
+        settings = {"model": model_name, "k": config.k, "window": window,
+                    "max_rounds": config.max_rounds, "tools": list(spec.tools)}
+
+        def run_agent(q: Question) -> dict[str, Any]:
+            context = Context(store=index.store, collection=index.name, k=config.k,
+                              window=window, max_rounds=config.max_rounds)
+            # Each round is a policy step plus executor steps; leave LangGraph room for
+            # max_rounds of them and the final budget answer.
+            run_config = {"recursion_limit": 10 * (config.max_rounds + 2)}
+            # the last "values" event is the final state, messages and outputs included
+            last = deque(graph.stream({"question": q.question}, run_config,
+                                      context=context, stream_mode="values"), maxlen=1)
+            values: dict[str, Any] = last[0] if last else {}
+            if "stop_reason" not in values:
+                raise RuntimeError("the graph ended without finalize")
+            trace = trace_agent(values, resolver, spec.tools)
+            usage = values.get("usage") or {}
+            reported = bool(usage.get("input_tokens") or usage.get("output_tokens"))
+            metrics = behaviour(values.get("tool_calls") or []) | {
+                "rounds": int(values.get("rounds") or 0),
+                "input_tokens": int(usage.get("input_tokens", 0)) if reported
+                else trace.input_tokens_est,
+                "output_tokens": int(usage.get("output_tokens", 0)) if reported
+                else trace.output_tokens_est,
+                "tokens_estimated": not reported,
+                "observation_tokens": trace.observation_tokens,
+            }
+            located = coverage(q.evidence, trace.located, resolver)
+            read = coverage(q.evidence, trace.shown, resolver)
+            metrics |= {"evidence_located": located.share, "evidence_read": read.share,
+                        "evidence_found": list(read.found)}
+            return {"answer": values.get("answer") or "",
+                    "citations": [f"{c['doc_id']}:{c['sec_id']}:{c['para_idx']}"
+                                  for c in values.get("citations") or []],
+                    "stop_reason": values.get("stop_reason"), "error": values.get("error"),
+                    "tool_calls": values.get("tool_calls") or [],
+                    "observations": trace.observations, "metrics": metrics}
+
+        return _Mode(spec, spec.variant(config.expand), settings, run_agent)
+
+    name = chunk_collection(index.name, spec.chunk_size)
+    chunks = next((i for i in opened if i.name == name), None)  # one opener per collection
+    if chunks is None:
+        embeddings = getattr(index, "_embeddings", None)  # the same model ranks the chunks
+        chunks = Index.open(index.store, name, embeddings=embeddings or config.embeddings)
+        opened.append(chunks)
+        ensure_chunks(index, chunks, getattr(chunks, "_embeddings", embeddings),
+                      spec.chunk_size, spec.overlap, say)
+    sources = {d.doc_id: d.source for d in chunks.documents()}
+    titles = {d.doc_id: d.title for d in chunks.documents()}
+    settings = {"model": model_name, "chunk_size": spec.chunk_size, "overlap": spec.overlap,
+                "top_k": spec.top_k, "budget": spec.budget}
+
+    def run_flat_mode(q: Question) -> dict[str, Any]:
+        got = run_flat(q.question, spec, chunks, titles, model)
+        pieces = [(sources.get(p.doc_id, ""), p.text) for p in got.chunks]
+        shown = coverage(q.evidence, pieces, resolver)
+        metrics = behaviour([]) | {
+            "first_action": None, "s_to_r": None, "cs_cr": None, "rounds": 1,
+            "input_tokens": got.input_tokens, "output_tokens": got.output_tokens,
+            "tokens_estimated": got.tokens_estimated,
+            "observation_tokens": got.observation_tokens,
+            # one ranking shows everything it located
+            "evidence_located": shown.share, "evidence_read": shown.share,
+            "evidence_found": list(shown.found)}
+        observation = {"tool": "chunks", "args": {"query": q.question},
+                       "shown": [f"{sources.get(p.doc_id, '?').rsplit('/', 1)[-1]}#"
+                                 f"{p.para_idx}" for p in got.chunks],
+                       "tokens": got.observation_tokens}
+        if got.chunks:
+            observation["coords"] = compact_coords([p.to_dict() for p in got.chunks])
+        return {"answer": got.answer, "citations": [],
+                "stop_reason": "error" if got.error else "answered", "error": got.error,
+                "tool_calls": [], "observations": [observation], "metrics": metrics}
+
+    return _Mode(spec, spec.variant(config.expand), settings, run_flat_mode)
+
+
+def _finished(record: dict[str, Any] | None, settings: dict[str, Any]) -> bool:
+    return (record is not None and record.get("settings") == settings
+            and record.get("stop_reason") != "error")
+
+
+def _judge(record: dict[str, Any], judge: Judge | None) -> dict[str, Any]:
+    verdict = judge(record["question"], record["answer"], record["gold"]["answer"]) \
+        if judge is not None else None
+    record["metrics"]["judge"] = verdict.correct if verdict else None
+    record["metrics"]["judge_raw"] = verdict.raw if verdict else None
+    if verdict and verdict.error:
+        record["metrics"]["judge_error"] = verdict.error
+    return record
+
+
+def _run(modes: list[_Mode], questions: list[Question], out: Path, config: EvalConfig,
+         judge: Judge | None, progress: bool) -> EvalResult:
+    from tqdm import tqdm
+
+    writer = RecordWriter(out)
+    result = EvalResult(out=out, summary={})
+    tasks: list[tuple[_Mode, Question, dict[str, Any] | None]] = []
+    for mode in modes:
+        done = read_records(trajectory_path(out, mode.variant), repair=True)
+        for q in questions:
+            old = done.get(q.id)
+            if not _finished(old, mode.settings):
+                tasks.append((mode, q, None))
+            elif judge is not None and old["metrics"].get("judge") is None:
+                tasks.append((mode, q, old))  # answered before without a judge: judge only
+            else:
+                result.skipped += 1
+
+    def work(mode: _Mode, q: Question, old: dict[str, Any] | None) -> dict[str, Any]:
+        if old is not None:
+            return _judge(old, judge)
+        start = time.perf_counter()
+        record = {"id": q.id, "type": q.type, "question": q.question,
+                  "gold": {"answer": q.answer,
+                           "evidence": [{"doc": e.doc, "quote": e.quote} for e in q.evidence]},
+                  "mode": mode.spec.name, "variant": mode.variant, "settings": mode.settings}
+        record |= mode.run(q)
+        record["elapsed_s"] = round(time.perf_counter() - start, 3)
+        return _judge(record, judge)
+
+    bar = tqdm(total=len(tasks), desc="eval", unit="q", file=sys.stderr,
+               disable=not progress or not tasks)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, config.workers),
+                                thread_name_prefix="deepread-eval") as pool:
+            futures = {pool.submit(work, *task): task for task in tasks}
+            for future in as_completed(futures):
+                mode, q, _ = futures[future]
+                try:
+                    writer.write(mode.variant, future.result())
+                    result.ran += 1
+                except Exception as exc:  # one question's failure must not stop the run
+                    result.failures.append(f"{mode.variant} {q.id}: {type(exc).__name__}: "
+                                           f"{exc}")
+                bar.set_postfix_str(mode.variant, refresh=False)
+                bar.update()
+    finally:
+        bar.close()
+    return result
