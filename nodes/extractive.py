@@ -1,10 +1,11 @@
 """The offline extractive policy: DeepRead's locate-then-read without an LLM.
 
 It is a chat model that plays the policy deterministically through the same graph and
-tools as an LLM would: (1) ``retrieve`` the question; (2) ``read_section`` the best hit's
-section, the whole of it if it fits the token budget, else the window around the hit
-that does; (3) answer by quoting the shown paragraphs that best match the question,
-each cited. The answer says plainly that no LLM was used. Offered only ``retrieve``
+tools as an LLM would: (1) ``retrieve`` the question; (2) ``read_section`` the sections of
+the top hits in rank order (at most three), each whole if it fits what is left of a
+1,500-token observation budget, else the window around the hit that does; (3) answer by
+quoting the shown paragraphs that best match the question, each cited. The answer says
+plainly that no LLM was used. Offered only ``retrieve``
 (Search-o1 mode) it answers after step 1; offered only ``read_section`` (Read-only
 mode) it reads the TOC section whose title best matches the question.
 """
@@ -24,6 +25,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
+
+from deepread.stores.tokens import count_tokens
 
 NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verbatim from "
           "the documents as the best matches for the question.")
@@ -45,7 +48,9 @@ def terms(text: str) -> set[str]:
 class ExtractiveChatModel(BaseChatModel):
     """Deterministic retrieve → read → quote policy; needs no network and no key."""
 
-    read_budget: int = 1200  # tokens of section text to read after the retrieve
+    read_budget: int = 1200  # most tokens one read_section may ask for
+    observation_budget: int = 1500  # tool-result tokens per question, retrieve included
+    max_sections: int = 3  # sections of the top hits read, like the probe's locate-read
     quotes: int = 3
     quote_chars: int = 700
     offered: tuple[str, ...] = ("retrieve", "read_section")
@@ -82,9 +87,34 @@ class ExtractiveChatModel(BaseChatModel):
         if step == 0:
             return _call("retrieve", {"query": question}, step)
         artifact = results[0].artifact if isinstance(results[0].artifact, dict) else {}
-        if step == 1 and artifact.get("hits") and "read_section" in self.offered:
-            return _call("read_section", self._read_args(artifact), step)
+        if artifact.get("hits") and "read_section" in self.offered:
+            target = self._next_read(artifact, messages[start:], results)
+            if target:
+                return _call("read_section", target, step)
         return AIMessage(content=self._answer(question, results))
+
+    def _next_read(self, artifact: dict[str, Any], turn: list[BaseMessage],
+                   results: list[ToolMessage]) -> dict[str, int] | None:
+        """The next unread section among the top hits, sized to the budget left."""
+        read = {(c["args"].get("doc_id"), c["args"].get("sec_id"))
+                for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
+                if c["name"] == "read_section"}
+        if len(read) >= self.max_sections:
+            return None
+        left = self.observation_budget - sum(count_tokens(str(m.content)) for m in results)
+        # Each observation carries ~40 tokens of frame and headers; below ~100 tokens of
+        # room a read would show next to nothing.
+        left = min(self.read_budget, left - 40)
+        if left < 100:
+            return None
+        for hit in artifact["hits"]:
+            key = (hit["doc_id"], hit["sec_id"])
+            meta = artifact.get("sections", {}).get(f"{key[0]}:{key[1]}", {})
+            if key in read or int(meta.get("n_para", 0)) == 0:
+                continue
+            read.add(key)
+            return self._read_args(hit, meta, left)
+        return None
 
     def _section_from_toc(self, question: str,
                           messages: list[BaseMessage]) -> dict[str, int] | None:
@@ -103,14 +133,15 @@ class ExtractiveChatModel(BaseChatModel):
                                 "end": span - 1})
         return best[1] if best else None
 
-    def _read_args(self, artifact: dict[str, Any]) -> dict[str, int]:
-        hit = artifact["hits"][0]
-        meta = artifact.get("sections", {}).get(f"{hit['doc_id']}:{hit['sec_id']}", {})
+    @staticmethod
+    def _read_args(hit: dict[str, Any], meta: dict[str, Any], budget: int) -> dict[str, int]:
+        """The whole section if it fits ``budget`` tokens, else the window around the hit
+        that does (a third of it above the hit)."""
         n_para, n_tok = int(meta.get("n_para", 1)), int(meta.get("n_tok", 0))
-        if n_tok <= self.read_budget:
+        if n_tok <= budget:
             start, end = 0, max(0, n_para - 1)
         else:
-            span = max(1, int(self.read_budget / (n_tok / max(1, n_para))))
+            span = max(1, int(budget / (n_tok / max(1, n_para))))
             start = max(0, min(hit["para_idx"] - span // 3, n_para - span))
             end = min(n_para - 1, start + span - 1)
         return {"doc_id": hit["doc_id"], "sec_id": hit["sec_id"], "start": start, "end": end}

@@ -176,6 +176,11 @@ class Index:
         return self._collection
 
     @property
+    def embeddings(self) -> Embeddings:
+        """The embedding backend this index ranks with."""
+        return self._embeddings
+
+    @property
     def name(self) -> str:
         return self._collection.name
 

@@ -21,6 +21,7 @@ from deepread.stores.sparse import bm25_encoder
 #: Reciprocal-rank fusion of the dense and BM25 rankings (dense weight, BM25 weight).
 RRF_K = 60
 RRF_WEIGHTS = (1.0, 1.0)
+_TIE_MARGIN = 10
 
 
 def edge_filter(match: Match) -> qe.Filter:
@@ -140,6 +141,8 @@ class EdgeBackend:
             request = qe.QueryRequest(query=qe.Query.Nearest(sparse, using=SPARSE), filter=flt,
                                       limit=limit, with_payload=True)
         else:
+            # RRF gives equal scores to equal rank pairs and the engine breaks such ties
+            # arbitrarily; over-fetch and break them by point id so a query is repeatable.
             request = qe.QueryRequest(
                 prefetches=[
                     qe.Prefetch(query=qe.Query.Nearest(dense, using=DENSE), filter=flt,
@@ -147,10 +150,12 @@ class EdgeBackend:
                     qe.Prefetch(query=qe.Query.Nearest(sparse, using=SPARSE), filter=flt,
                                 limit=candidates),
                 ],
-                query=qe.Fusion.Rrf(k=RRF_K, weights=list(RRF_WEIGHTS)), limit=limit,
-                with_payload=True, filter=flt)
+                query=qe.Fusion.Rrf(k=RRF_K, weights=list(RRF_WEIGHTS)),
+                limit=limit + _TIE_MARGIN, with_payload=True, filter=flt)
+        points = self._run(lambda: self.shard.query(request))
+        points.sort(key=lambda p: (-round(float(p.score), 9), int(p.id)))
         return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
-                for p in self._run(lambda: self.shard.query(request))]
+                for p in points[:limit]]
 
     def optimize(self) -> None:
         self._run(self.shard.optimize)

@@ -525,7 +525,8 @@ def test_the_extractive_policy_answers_a_devset_question_citing_what_it_read(
     assert out["answer"].startswith(NOTICE)
     assert out["citations"]
     assert out["dropped_citations"] == 0
-    assert [c["name"] for c in out["tool_calls"]] == ["retrieve", "read_section"]
+    names = [c["name"] for c in out["tool_calls"]]
+    assert names[0] == "retrieve" and 1 <= names.count("read_section") == len(names) - 1 <= 3
     shown = {c for m in state_messages(graph, "extractive") if isinstance(m, ToolMessage)
              for c in shown_coords(m)}
     assert {(c["doc_id"], c["sec_id"], c["para_idx"]) for c in out["citations"]} <= shown

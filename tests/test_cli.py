@@ -204,7 +204,8 @@ def test_ask_offline_answers_with_citations_without_a_key(json_store: Path, caps
     assert re.search(COORD, data["answer"])
     assert data["citations"]
     assert data["dropped_citations"] == 0
-    assert [c["name"] for c in data["tool_calls"]] == ["retrieve", "read_section"]
+    names = [c["name"] for c in data["tool_calls"]]
+    assert names[0] == "retrieve" and 1 <= names.count("read_section") == len(names) - 1 <= 3
     assert data["thread_id"]
 
 

@@ -186,7 +186,9 @@ def test_second_run_on_the_same_thread_answers_again_from_persisted_state(
     _assert_answered(values)
     # the thread's history grew: both turns' messages are kept server-side
     assert len(values["messages"]) > len(before["messages"])
-    assert values["answer"] == before["answer"]
-    assert values["citations"] == before["citations"]
+    # the second turn saw the first turn's read regions: repeats came back as pointers
+    second_turn = values["messages"][len(before["messages"]):]
+    assert any(m["type"] == "tool" and "already shown above" in m["content"]
+               for m in second_turn)
     runs = client.runs.list(thread_id)
     assert len(runs) == 2 and all(r["status"] == "success" for r in runs)

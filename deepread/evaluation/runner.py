@@ -190,10 +190,10 @@ def _prepare(spec: ModeSpec, config: EvalConfig, index: Index, opened: list[Inde
     name = chunk_collection(index.name, spec.chunk_size)
     chunks = next((i for i in opened if i.name == name), None)  # one opener per collection
     if chunks is None:
-        embeddings = getattr(index, "_embeddings", None)  # the same model ranks the chunks
+        embeddings = index.embeddings  # the same model ranks the chunks
         chunks = Index.open(index.store, name, embeddings=embeddings or config.embeddings)
         opened.append(chunks)
-        ensure_chunks(index, chunks, getattr(chunks, "_embeddings", embeddings),
+        ensure_chunks(index, chunks, chunks.embeddings,
                       spec.chunk_size, spec.overlap, say)
     sources = {d.doc_id: d.source for d in chunks.documents()}
     titles = {d.doc_id: d.title for d in chunks.documents()}
