@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -64,8 +65,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if bar.disable and not args.json and event != "parsed":
             print(f"{event:>7} {path}", file=sys.stderr)
 
+    from deepread.nodes.describe import DescribeBudget
+    from deepread.nodes.models import ModelConfigError
+
     try:
-        result = idx.ingest_report(args.paths, progress=progress)
+        result = idx.ingest_report(
+            args.paths, progress=progress, ocr_model=args.ocr_model,
+            vision_model=args.vision_model, describe_model=args.describe_model,
+            describe_budget=DescribeBudget(max_sections=args.describe_max_sections,
+                                           max_tokens=args.describe_max_tokens))
+    except ModelConfigError as exc:
+        print(f"deepread: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         bar.close()
         idx.close()
@@ -317,6 +328,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", parents=[common], help="ingest files or folders")
     p.add_argument("paths", nargs="+", help="files (.pdf .docx .html .md .txt) or folders")
+    p.add_argument("--ocr-model", default=os.environ.get("DEEPREAD_OCR_MODEL") or None,
+                   help="vision model that reads PDF pages as images into Markdown (the "
+                        "paper's OCR route; default $DEEPREAD_OCR_MODEL, else the text layer)")
+    p.add_argument("--vision-model", default=os.environ.get("DEEPREAD_VISION_MODEL") or None,
+                   help="vision model that describes figures (default $DEEPREAD_VISION_MODEL)")
+    p.add_argument("--describe-model",
+                   default=os.environ.get("DEEPREAD_DESCRIBE_MODEL") or None,
+                   help="chat model that writes a one-line summary per section for the TOC "
+                        "(default $DEEPREAD_DESCRIBE_MODEL)")
+    p.add_argument("--describe-max-sections", type=int, default=200,
+                   help="at most this many sections described per ingest (default 200)")
+    p.add_argument("--describe-max-tokens", type=int, default=200_000,
+                   help="at most this many prompt tokens for section summaries per ingest "
+                        "(default 200000)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("toc", parents=[common], help="show the table of contents")

@@ -57,6 +57,27 @@ class Context:
     model_retries: int = field(default=3, metadata={
         "description": "Retries of a transient model error (429, 5xx, timeout), with "
                        "exponential backoff."})
+    ocr_model: str = field(default="", metadata={
+        "description": "Ingest: vision model that reads PDF pages as images into Markdown "
+                       "(the paper's OCR route). Empty: the PDF text layer."})
+    vision_model: str = field(default="", metadata={
+        "description": "Ingest: vision model that describes figures (cached). Empty: none."})
+    describe_model: str = field(default="", metadata={
+        "description": "Ingest: chat model writing a one-line summary per section for the "
+                       "TOC (cached, budgeted). Empty: none."})
+    follow_references: bool = field(default=True, metadata={
+        "description": "Offer the follow_reference tool when the question or a tool "
+                       "result mentions 'Table 3', 'Section 4.2', 'page 12'…"})
+    check_sufficiency: bool = field(default=True, metadata={
+        "description": "Check that the cited evidence supports the answer before "
+                       "returning it; if not, read the cited paragraph's section once "
+                       "and re-answer, else abstain (stop_reason 'no_evidence')."})
+    sufficiency_threshold: float = field(default=0.3, metadata={
+        "description": "Lexical check: share of the question's content words the cited "
+                       "paragraphs must contain (devset: answerable questions 0.35-1.0)."})
+    notes_budget: int = field(default=12000, metadata={
+        "description": "Tokens the messages sent to the model may take; past it, older "
+                       "tool results are sent as compact evidence notes. 0: never."})
 
     def __post_init__(self) -> None:
         for f in fields(self):

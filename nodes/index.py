@@ -22,7 +22,9 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from deepread.nodes.parsing import SUPPORTED_SUFFIXES, ParseError, Structured, parse_file
+from deepread.nodes.describe import DescribeBudget
+from deepread.nodes.enrich import IngestModels, ModelLike
+from deepread.nodes.parsing import SUPPORTED_SUFFIXES, ParseError, Structured
 from deepread.stores.backend import RetrievalMode, StoreError
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import embed_texts, embeddings_id, resolve_embeddings
@@ -187,21 +189,44 @@ class Index:
     # -- ingest ---------------------------------------------------------------------
 
     def ingest(self, paths: Iterable[str | Path] | str | Path, *,
-               progress: Progress | None = None) -> list[Document]:
+               progress: Progress | None = None, ocr_model: ModelLike = None,
+               vision_model: ModelLike = None, describe_model: ModelLike = None,
+               describe_budget: DescribeBudget | None = None) -> list[Document]:
         """Ingest files and folders; returns the stored (or unchanged) documents.
 
         A file whose content is unchanged since its last ingest is skipped. A file that
         fails to parse is reported in :class:`IngestError` after all others are stored;
         a document is replaced all at once or not at all.
+
+        Optional model steps (a model name for an OpenAI-compatible endpoint, or a chat
+        model object; outputs cached beside the store): ``ocr_model`` reads PDFs page by
+        page as images (:mod:`deepread.nodes.ocr`), ``vision_model`` describes figures
+        (:mod:`deepread.nodes.vision`), ``describe_model`` writes a one-line summary per
+        section for the TOC within ``describe_budget`` (:mod:`deepread.nodes.describe`).
         """
-        result = self.ingest_report(paths, progress=progress)
+        result = self.ingest_report(paths, progress=progress, ocr_model=ocr_model,
+                                    vision_model=vision_model, describe_model=describe_model,
+                                    describe_budget=describe_budget)
         if result.failures:
             raise IngestError(result.failures, result.documents + result.skipped)
         return result.documents + result.skipped
 
     def ingest_report(self, paths: Iterable[str | Path] | str | Path, *,
-                      progress: Progress | None = None) -> IngestResult:
+                      progress: Progress | None = None, ocr_model: ModelLike = None,
+                      vision_model: ModelLike = None, describe_model: ModelLike = None,
+                      describe_budget: DescribeBudget | None = None) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
+        models = IngestModels.build(self.store, ocr_model=ocr_model, vision_model=vision_model,
+                                    describe_model=describe_model,
+                                    describe_budget=describe_budget)
+        try:
+            return self._ingest_report(paths, progress, models)
+        finally:
+            models.close()
+
+    def _ingest_report(self, paths: Iterable[str | Path] | str | Path,
+                       progress: Progress | None, models: IngestModels) -> IngestResult:
+        parse = models.parse
         if isinstance(paths, (str, Path)):
             paths = [paths]
         files, failures = expand_paths(paths)
@@ -224,14 +249,16 @@ class Index:
         # Parsing is Python-bound and embedding runs in onnxruntime threads: parse the next
         # file while the current one is embedded and written.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepread-parse") as pool:
-            pending: Future[Structured] | None = (pool.submit(parse_file, todo[0][0])
+            pending: Future[Structured] | None = (pool.submit(parse, todo[0][0])
                                                   if todo else None)
             for i, (path, digest) in enumerate(todo):
                 assert pending is not None
                 current = pending
-                pending = pool.submit(parse_file, todo[i + 1][0]) if i + 1 < len(todo) else None
+                pending = pool.submit(parse, todo[i + 1][0]) if i + 1 < len(todo) else None
                 try:
                     structured = current.result()
+                    if models.active:
+                        structured = models.enrich(path, structured)
                     if progress:
                         progress("parsed", path, i + 1, len(todo))
                     result.documents.append(self._store(path, digest, structured))

@@ -70,7 +70,10 @@ def make_ingest(resources: Resources):
         except (ValueError, StoreError) as exc:  # a bad collection name, a store in use
             return {"documents": [], "error": str(exc),
                     "failures": refused + [{"path": p, "reason": str(exc)} for p in allowed]}
-        result = index.ingest_report(allowed) if allowed else None
+        result = index.ingest_report(
+            allowed, ocr_model=context.ocr_model or None,
+            vision_model=context.vision_model or None,
+            describe_model=context.describe_model or None) if allowed else None
         documents = [] if result is None else result.documents + result.skipped
         failures = refused + ([] if result is None else
                               [{"path": f.path, "reason": f.reason} for f in result.failures])

@@ -4,6 +4,8 @@ One line per section, grouped by document, indented by depth::
 
     (doc_id) [sec_id] Title | paragraphs=N | tokens=N | children=[…]
 
+followed by `` | about: …`` when the section has a one-line summary (TOC enrichment).
+
 The official code never truncates its TOC (an 853-section report made a 69K-character
 prompt). Here the TOC respects a token budget: when the full TOC does not fit, the
 deepest level is collapsed first (its parents show how many sections they hide), then
@@ -46,8 +48,11 @@ def section_line(doc: Document, sec: Section, max_level: int | None = None) -> s
         kids = f"children=hidden({_descendants(doc, sec)})"
     else:
         kids = f"children=[{', '.join(map(str, sec.children))}]"
+    about = ""
+    if sec.summary:  # TOC enrichment (deepread.nodes.describe), counted in the budget
+        about = f" | about: {escape(' '.join(sec.summary.split()))}"
     return (f"{indent}({doc.doc_id}) [{sec.sec_id}] {title} | paragraphs={sec.n_para} | "
-            f"tokens={sec.n_tok} | {kids}")
+            f"tokens={sec.n_tok} | {kids}{about}")
 
 
 def document_lines(doc: Document, max_level: int | None = None) -> list[str]:

@@ -35,7 +35,9 @@ _SCHEMA_VERSION = 1
 def _paragraph(payload: dict[str, Any]) -> Paragraph:
     return Paragraph(doc_id=payload["doc_id"], sec_id=payload["sec_id"],
                      para_idx=payload["para_idx"], text=payload["text"],
-                     kind=payload.get("kind", "text"), page=payload.get("page"))
+                     kind=payload.get("kind", "text"), page=payload.get("page"),
+                     caption=payload.get("caption"), label=payload.get("label"),
+                     image=payload.get("image"))
 
 
 class Collection:
@@ -127,7 +129,8 @@ class Collection:
                     id=paragraph_point_id(doc_id, slot, start + i),
                     payload={"record": KIND_PARAGRAPH, "doc_id": doc_id, "sec_id": p.sec_id,
                              "para_idx": p.para_idx, "text": p.text, "kind": p.kind,
-                             "page": p.page, "slot": slot, "live": 0},
+                             "page": p.page, "caption": p.caption, "label": p.label,
+                             "image": p.image, "slot": slot, "live": 0},
                     dense=vectors[start + i].tolist(),
                     bm25_text=search_texts[start + i] if search_texts else p.text)
                 for i, p in enumerate(chunk)])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-ParagraphKind = str  # "text" | "list_item" | "table" | "code" | "caption" | "image"
+ParagraphKind = str  # "text" | "list_item" | "table" | "figure" | "code" | "caption" | "image"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,11 @@ class Paragraph:
     text: str
     kind: ParagraphKind = "text"
     page: int | None = None
+    #: Tables and figures: the caption as printed, its label ("Table 3", "Figure 2.1"),
+    #: and for figures the image (a file path) when the source had one.
+    caption: str | None = None
+    label: str | None = None
+    image: str | None = None
 
     @property
     def coord(self) -> tuple[int, int, int]:
@@ -44,9 +49,15 @@ class Section:
     children: list[int] = field(default_factory=list)
     n_para: int = 0
     n_tok: int = 0
+    #: One-line description written at ingest by a describe model (TOC enrichment).
+    summary: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data; ``summary`` only when there is one (records stay as before)."""
+        data = asdict(self)
+        if data["summary"] is None:
+            del data["summary"]
+        return data
 
 
 @dataclass(slots=True)

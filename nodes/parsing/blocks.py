@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-BlockKind = Literal["heading", "text", "list_item", "table", "code", "caption", "image"]
+BlockKind = Literal["heading", "text", "list_item", "table", "figure", "code", "caption",
+                   "image"]
 
 
 @dataclass(slots=True)
@@ -19,13 +20,18 @@ class Block:
     """One unit of a document in reading order.
 
     ``kind == "heading"`` blocks open sections and carry ``level`` (1 = top). Every
-    other kind becomes one paragraph. Tables carry HTML in ``text``.
+    other kind becomes one paragraph. Tables carry HTML in ``text``. Tables and figures
+    may carry their ``caption``, its ``label`` ("Table 3") and, for figures, the
+    ``image`` path (see :mod:`deepread.nodes.parsing.figures`).
     """
 
     kind: BlockKind
     text: str
     level: int | None = None
     page: int | None = None
+    caption: str | None = None
+    label: str | None = None
+    image: str | None = None
 
 
 @dataclass(slots=True)

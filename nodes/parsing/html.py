@@ -17,6 +17,12 @@ from lxml import html as lxml_html
 from deepread.nodes.parsing.blocks import ParsedDocument
 from deepread.nodes.parsing.elements import clean_text, to_blocks
 from deepread.nodes.parsing.errors import ParseError
+from deepread.nodes.parsing.figures import (
+    FigureInfo,
+    attach_captions,
+    mark_figures,
+    resolve_markers,
+)
 from deepread.nodes.parsing.offline import prepare_unstructured
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
@@ -88,12 +94,24 @@ def clean_html(markup: str) -> tuple[str, str | None]:
 
 
 def partition_html_text(markup: str, path: Path) -> ParsedDocument:
-    """Partition already-cleaned HTML (shared by the HTML and Markdown readers)."""
+    """Partition already-cleaned HTML (shared by the HTML and Markdown readers).
+
+    Figures and table captions are lifted out first and put back as ``figure`` blocks
+    and table captions (:mod:`deepread.nodes.parsing.figures`); image paths resolve
+    against ``path``'s folder.
+    """
     prepare_unstructured()
     from unstructured.partition.html import partition_html
 
+    infos: list[FigureInfo] = []
+    if "<img" in markup or "<figure" in markup or "<caption" in markup:
+        root = lxml_html.document_fromstring(markup, parser=lxml_html.HTMLParser(huge_tree=True))
+        infos = mark_figures(root, path.parent)
+        if infos:
+            markup = etree.tostring(root, encoding="unicode", method="html")
     elements = partition_html(text=markup, languages=[""], metadata_filename=str(path))
-    return ParsedDocument(title=None, blocks=to_blocks(elements))
+    blocks = attach_captions(resolve_markers(to_blocks(elements), infos))
+    return ParsedDocument(title=None, blocks=blocks)
 
 
 def read_html(path: Path) -> ParsedDocument:

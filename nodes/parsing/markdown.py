@@ -21,12 +21,17 @@ from deepread.nodes.parsing.text import decode_text
 _EXTENSIONS = ["tables", "fenced_code"]
 
 
+def markdown_blocks(text: str, path: Path) -> ParsedDocument:
+    """Blocks of Markdown ``text``; images resolve against ``path``'s folder."""
+    # Rendering here (rather than via partition_md) lets the HTML path skip language
+    # detection and share one partition call with the HTML reader.
+    html = markdown.markdown(text, extensions=_EXTENSIONS)
+    return partition_html_text(html, path)
+
+
 def read_markdown(path: Path) -> ParsedDocument:
     """Blocks of a Markdown file; headings keep their ``#`` depth."""
     text = decode_text(path)
     if not text.strip():
         raise ParseError(path, "the file is empty")
-    # Rendering here (rather than via partition_md) lets the HTML path skip language
-    # detection and share one partition call with the HTML reader.
-    html = markdown.markdown(text, extensions=_EXTENSIONS)
-    return partition_html_text(html, path)
+    return markdown_blocks(text, path)

@@ -32,6 +32,8 @@ How the blocks are built:
   Headings before the first top-level heading (e.g. a printed sidebar's "Table of
   Contents" or "Navigation") are navigation, not structure: they are demoted to text, as
   are their later repeats.
+* A block starting like a caption ("Figure 2: …", "Table 1. …") becomes a ``figure``
+  paragraph or a labelled ``caption`` (:func:`deepread.nodes.parsing.figures.pdf_captions`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from pypdf.generic import Destination
 
 from deepread.nodes.parsing.blocks import Block, BlockKind, ParsedDocument
 from deepread.nodes.parsing.errors import ParseError
+from deepread.nodes.parsing.figures import pdf_captions
 
 __all__ = ["PdfError", "read_pdf"]
 
@@ -152,7 +155,7 @@ def read_pdf(path: Path) -> ParsedDocument:
         _font_headings(paras, pages)
     vocab, hyphenated = _vocabulary(pages)
     blocks = [_to_block(p, vocab, hyphenated) for p in paras]
-    blocks = [b for b in blocks if b.text]
+    blocks = pdf_captions([b for b in blocks if b.text])
     return ParsedDocument(title=_title(reader, blocks), blocks=blocks, pages=len(pages))
 
 

@@ -62,7 +62,7 @@ def split_long(text: str, limit: int = MAX_PARAGRAPH_CHARS, *, code: bool = Fals
 def _split_blocks(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
     for block in blocks:
-        if block.kind in ("heading", "table") or len(block.text) <= MAX_PARAGRAPH_CHARS:
+        if block.kind in ("heading", "table", "figure") or len(block.text) <= MAX_PARAGRAPH_CHARS:
             out.append(block)
             continue
         out.extend(Block(block.kind, piece, page=block.page)
@@ -101,7 +101,9 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
             continue
         paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id,
                                     para_idx=current.n_para, text=block.text,
-                                    kind=block.kind, page=block.page))
+                                    kind=block.kind, page=block.page,
+                                    caption=block.caption, label=block.label,
+                                    image=block.image))
         current.n_para += 1
     for para, n_tok in zip(paragraphs, count_tokens_batch([p.text for p in paragraphs]),
                            strict=True):

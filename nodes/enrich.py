@@ -1,0 +1,101 @@
+"""The optional model steps of an ingest: OCR of PDFs, figure descriptions, TOC lines.
+
+:class:`IngestModels` gathers what ``Index.ingest`` was given — an OCR model
+(:mod:`deepread.nodes.ocr`), a vision model (:mod:`deepread.nodes.vision`), a describe
+model (:mod:`deepread.nodes.describe`) with its budget — plus the shared cache in the
+store's sidecar directory and the folder for images extracted from PDFs. Each is off
+unless configured; with none configured an ingest makes no model call at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+
+from deepread.nodes.describe import DescribeBudget, describe_sections
+from deepread.nodes.parsing import ParseError, Structured, parse_file
+from deepread.nodes.parsing.structure import build_structure
+from deepread.nodes.vision import describe_figures, resolve_model
+from deepread.stores.cache import ModelCache
+from deepread.stores.location import sidecar_dir
+from deepread.stores.tokens import count_tokens_batch
+
+ModelLike = BaseChatModel | str | None
+
+
+@dataclass(slots=True)
+class IngestModels:
+    """The model steps of one ingest call and where their outputs are cached."""
+
+    ocr: BaseChatModel | None = None
+    vision: BaseChatModel | None = None
+    describe: BaseChatModel | None = None
+    budget: DescribeBudget = field(default_factory=DescribeBudget)
+    cache: ModelCache | None = None
+    image_dir: Path | None = None
+
+    @property
+    def active(self) -> bool:
+        return any((self.ocr, self.vision, self.describe))
+
+    @classmethod
+    def build(cls, store: str, *, ocr_model: ModelLike = None, vision_model: ModelLike = None,
+              describe_model: ModelLike = None,
+              describe_budget: DescribeBudget | None = None) -> IngestModels:
+        """Resolve model names (OpenAI-compatible endpoints) and open the sidecar cache."""
+        models = cls(ocr=resolve_model(ocr_model), vision=resolve_model(vision_model),
+                     describe=resolve_model(describe_model),
+                     budget=describe_budget or DescribeBudget())
+        if models.active:
+            side = sidecar_dir(store)
+            models.cache = ModelCache.beside(side)
+            models.image_dir = side / "images"
+        return models
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+
+    # -- the steps ------------------------------------------------------------------
+
+    def parse(self, path: Path) -> Structured:
+        """``parse_file``, or the OCR route for a PDF when an OCR model is set."""
+        if self.ocr is None or path.suffix.lower() != ".pdf":
+            return parse_file(path)
+        from deepread.nodes.ocr import ocr_pdf
+
+        structured = build_structure(ocr_pdf(path, self.ocr, self.cache),
+                                     fallback_title=path.stem)
+        if not structured.paragraphs:
+            raise ParseError(path, "the OCR model found no text content")
+        return structured
+
+    def enrich(self, path: Path, structured: Structured) -> Structured:
+        """Figure descriptions appended, section summaries filled (when configured)."""
+        paragraphs = structured.paragraphs
+        sections = structured.sections
+        if self.vision is not None:
+            paragraphs, described = describe_figures(paragraphs, self.vision, self.cache,
+                                                     source=path, image_dir=self.image_dir)
+            if described:
+                sections = _recount(sections, structured.paragraphs, paragraphs)
+        if self.describe is not None:
+            sections = describe_sections(sections, paragraphs, self.describe, self.cache,
+                                         self.budget)
+        return Structured(title=structured.title, sections=sections, paragraphs=paragraphs)
+
+
+def _recount(sections, before, after):
+    """Sections with ``n_tok`` updated for paragraphs whose text changed."""
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a.text != b.text]
+    if not changed:
+        return sections
+    old = count_tokens_batch([a.text for a, _ in changed])
+    new = count_tokens_batch([b.text for _, b in changed])
+    out = [dataclasses.replace(s, children=list(s.children)) for s in sections]
+    for (a, _), o, n in zip(changed, old, new, strict=True):
+        out[a.sec_id].n_tok += n - o
+    return out

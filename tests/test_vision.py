@@ -1,0 +1,98 @@
+"""Figure descriptions from a (scripted) vision model are cached and made searchable."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+import deepread
+from deepread.nodes.vision import describe_figures
+from deepread.stores.cache import ModelCache
+from deepread.stores.records import Paragraph
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+
+class CannedVisionModel(BaseChatModel):
+    """Answers every call with ``reply(call_number)``; records the image parts sent."""
+
+    reply: Callable[[int], str]
+    model_name: str = "canned-vlm"
+    images: list[str] = Field(default_factory=list)
+    prompts: list[str] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "canned-vision"
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        content = messages[-1].content
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        self.images += [p["image_url"]["url"] for p in parts if p.get("type") == "image_url"]
+        self.prompts += [p["text"] for p in parts if p.get("type") == "text"]
+        text = self.reply(len(self.prompts))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def _figure_doc(tmp_path: Path) -> Path:
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "chart.png").write_bytes(PNG)
+    path = tmp_path / "doc.md"
+    path.write_text("# Doc\n\n## Sales\n\nNumbers follow.\n\n![chart](img/chart.png)\n\n"
+                    "Figure 1: Sales by quarter.\n", encoding="utf-8")
+    return path
+
+
+def test_figures_with_images_are_described_and_the_call_carries_the_image() -> None:
+    model = CannedVisionModel(reply=lambda n: "A bar chart; Q3 peaks at 42 units.")
+    paras = [Paragraph(0, 1, 0, "text"),
+             Paragraph(0, 1, 1, "Figure 1: Sales", kind="figure", caption="Figure 1: Sales",
+                       image="data:image/png;base64,AAAA"),
+             Paragraph(0, 1, 2, "no image", kind="figure")]
+    out, described = describe_figures(paras, model)
+    assert described == 1
+    assert out[1].text == "Figure 1: Sales\n[Figure description: A bar chart; Q3 peaks at 42 " \
+                          "units.]"
+    assert out[0] == paras[0] and out[2] == paras[2]
+    assert model.images == ["data:image/png;base64,AAAA"]
+    assert "Figure 1: Sales" in model.prompts[0]
+
+
+def test_descriptions_are_cached_by_image_hash_and_model(tmp_path: Path) -> None:
+    cache = ModelCache(tmp_path / "c.sqlite")
+    (tmp_path / "a.png").write_bytes(PNG)
+    (tmp_path / "b.png").write_bytes(PNG)  # same bytes, another file: same key
+    paras = [Paragraph(0, 1, i, "f", kind="figure", image=str(tmp_path / n))
+             for i, n in enumerate(("a.png", "b.png"))]
+    model = CannedVisionModel(reply=lambda n: f"description {n}")
+    out, _ = describe_figures(paras, model, cache)
+    assert model.images == [f"data:image/png;base64,{base64.b64encode(PNG).decode()}"]
+    assert out[0].text == out[1].text == "f\n[Figure description: description 1]"
+    other = CannedVisionModel(reply=lambda n: "other model", model_name="other-vlm")
+    describe_figures(paras[:1], other, cache)
+    assert len(other.images) == 1 and len(cache) == 2
+
+
+def test_ingest_with_a_vision_model_makes_the_description_retrievable(tmp_path: Path) -> None:
+    path = _figure_doc(tmp_path)
+    model = CannedVisionModel(reply=lambda n: "Pie chart of zebra habitats in Kenya.")
+    with deepread.Index.open(store=tmp_path / "store", collection="v") as idx:
+        (doc,) = idx.ingest([path], vision_model=model)
+        hits = idx.retrieve("zebra habitats", k=1, mode="bm25")
+    assert hits[0].kind == "figure" and hits[0].label == "Figure 1"
+    assert "zebra habitats" in hits[0].text
+    assert (tmp_path / "store" / "enrich-cache.sqlite").is_file()
+    assert doc.n_tok > 0
+    again = CannedVisionModel(reply=lambda n: "never asked")
+    with deepread.Index.open(store=tmp_path / "store", collection="v2") as idx:
+        idx.ingest([path], vision_model=again)
+    assert again.images == []  # served from the sidecar cache
