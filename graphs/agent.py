@@ -1,7 +1,9 @@
 """The DeepRead agent graph: TOC → policy ⇄ Retrieve / ReadSection → finalize.
 
 (``open_toc`` joins the executors when a large collection's prompt shows a bounded
-interaction space; see nodes/space.py.)
+interaction space, see nodes/space.py; ``follow_reference`` when the turn mentions
+"Table 3", "Section 4.2"…, see nodes/references.py. ``finalize`` checks that the cited
+evidence supports the answer first, see nodes/sufficiency.py.)
 
 ``build_graph(index=…, model=…)`` returns a compiled graph for Python use (and as a
 subgraph of a larger one); ``graph`` is the same graph with nothing fixed, exported to
@@ -21,7 +23,8 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from deepread.nodes.context import Context
-from deepread.nodes.finalize import finalize
+from deepread.nodes.finalize import make_finalize
+from deepread.nodes.follow_reference import make_follow_reference
 from deepread.nodes.index import Index
 from deepread.nodes.open_toc import make_open_toc
 from deepread.nodes.policy import make_policy, offered_tools
@@ -30,9 +33,10 @@ from deepread.nodes.resources import Resources
 from deepread.nodes.retrieve import make_retrieve
 from deepread.nodes.state import AgentState, InputState, OutputState, pending_tool_calls
 from deepread.nodes.toc import make_toc
-from deepread.nodes.tools import TOOL_NAMES
+from deepread.nodes.tools import FOLLOW_REFERENCE, TOOL_NAMES
 
-Route = Literal["retrieve", "read_section", "open_toc", "policy", "finalize"]
+Route = Literal["retrieve", "read_section", "open_toc", "follow_reference", "policy",
+                "finalize"]
 
 
 def make_router(tools: tuple[str, ...] = TOOL_NAMES):
@@ -78,17 +82,19 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     builder.add_node("retrieve", make_retrieve(resources))
     builder.add_node("read_section", make_read_section(resources))
     builder.add_node("open_toc", make_open_toc(resources))
-    builder.add_node("finalize", finalize)
+    builder.add_node(FOLLOW_REFERENCE, make_follow_reference(resources))
+    builder.add_node("finalize", make_finalize(resources))
     builder.add_edge(START, "toc")
     builder.add_conditional_edges(
         "toc", lambda state: "finalize" if state.get("stop_reason") == "error" else "policy",
         ["policy", "finalize"])
     builder.add_conditional_edges("policy", make_router(tools),
-                                  ["retrieve", "read_section", "open_toc", "policy",
-                                   "finalize"])
+                                  ["retrieve", "read_section", "open_toc",
+                                   FOLLOW_REFERENCE, "policy", "finalize"])
     builder.add_edge("retrieve", "policy")
     builder.add_edge("read_section", "policy")
     builder.add_edge("open_toc", "policy")
+    builder.add_edge(FOLLOW_REFERENCE, "policy")
     builder.add_edge("finalize", END)
     return builder.compile(checkpointer=checkpointer, name=name)
 

@@ -1,4 +1,5 @@
-"""Shared machinery of the tool-executor nodes (``retrieve``, ``read_section``).
+"""Shared machinery of the tool-executor nodes (``retrieve``, ``read_section``,
+``follow_reference``).
 
 An executor answers the run of pending tool calls of its own tool at the front of the
 queue, in order, each with exactly one ``ToolMessage`` carrying the call's id. A call
@@ -19,7 +20,14 @@ from pydantic import BaseModel
 from deepread.nodes.context import Context
 from deepread.nodes.index import Index
 from deepread.nodes.observation import format_paragraphs
-from deepread.nodes.state import AgentState, Regions, merge_regions, pending_tool_calls, regions_of
+from deepread.nodes.state import (
+    AgentState,
+    Regions,
+    merge_regions,
+    pending_tool_calls,
+    regions_of,
+    subtract_regions,
+)
 from deepread.nodes.tools import ToolArgumentError, parse_args
 from deepread.stores.backend import StoreError
 from deepread.stores.records import Paragraph
@@ -40,7 +48,10 @@ Handler = Callable[[BaseModel, Index, Context], Outcome]
 def run_calls(state: AgentState, name: str, handler: Handler, index: Index,
               context: Context) -> dict[str, Any]:
     """Answer the leading pending ``name`` calls; the state update for the node."""
-    regions: Regions = dict(state.get("read_regions") or {})
+    # Paragraphs the model now sees only as evidence notes (nodes/notes.py) count as
+    # unread: re-reading them shows their text again.
+    regions: Regions = subtract_regions(dict(state.get("read_regions") or {}),
+                                        state.get("noted_regions"))
     shown: Regions = {}
     messages: list[ToolMessage] = []
     for call in pending_tool_calls(state.get("messages", [])):

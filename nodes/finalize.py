@@ -4,16 +4,27 @@ Citations are the ``[doc_id:sec_id:para_idx]`` marks in the answer (ranges
 ``[1:4:2-5]`` and lists ``[1:4:2, 1:4:7]`` too). Only paragraphs the model was actually
 shown (the read-region memory) count; any other mark is dropped and counted, so a
 citation always points at evidence the model saw.
+
+The node the graph runs (:func:`make_finalize`) first checks that the cited evidence
+supports the answer (:mod:`deepread.nodes.sufficiency`): it may read once more and
+re-answer, or abstain with ``stop_reason="no_evidence"``. Doing this inside
+``finalize`` keeps the graph's shape (toc → policy ⇄ tools → finalize) for callers
+that stream node updates.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
 
-from deepread.nodes.state import AgentState, Citation, turn_messages, was_read
+from deepread.nodes.context import Context
+from deepread.nodes.state import AgentState, Citation, merge_regions, turn_messages, was_read
+
+if TYPE_CHECKING:
+    from deepread.nodes.resources import Resources
 
 _BRACKET = re.compile(r"\[([\d\s:,;\-–]+)\]")
 _COORD = re.compile(r"(\d+):(\d+):(\d+)(?:\s*[-–]\s*(\d+))?")
@@ -62,4 +73,33 @@ def finalize(state: AgentState) -> dict[str, Any]:
         "error": error,
         "usage": usage,
         "tool_calls": calls,
+        "sufficiency": state.get("sufficiency") or "unchecked",
     }
+
+
+def make_finalize(resources: Resources):
+    """The ``finalize`` node: the sufficiency check (and its one extra step), then
+    :func:`finalize` on the result."""
+    from deepread.nodes.sufficiency import check  # it uses parse_citations from here
+
+    def finalize_node(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        context = runtime.context or Context()
+        update, judge_usage = check(state, resources, context)
+        merged: dict[str, Any] = dict(state)
+        merged["messages"] = [*state.get("messages", []), *update.get("messages", [])]
+        merged["read_regions"] = merge_regions(state.get("read_regions"),
+                                               update.get("read_regions"))
+        for key in ("stop_reason", "sufficiency"):
+            if key in update:
+                merged[key] = update[key]
+        out = finalize(merged)  # type: ignore[arg-type]
+        for key, value in judge_usage.items():
+            if key in out["usage"]:
+                out["usage"][key] += value
+        if update.get("messages"):
+            out["messages"] = update["messages"]
+        if update.get("read_regions"):
+            out["read_regions"] = update["read_regions"]
+        return out
+
+    return finalize_node

@@ -7,6 +7,11 @@ rest to their executors. Transient model errors (429, 5xx, timeouts, connection
 errors) are retried with exponential backoff; anything else, or retries used up, ends
 the turn with ``stop_reason="error"``. After ``max_rounds`` the model is asked once to
 answer without tools.
+
+What it sends is bounded: past ``notes_budget`` tokens, older observations go out as
+evidence notes (:mod:`deepread.nodes.notes`). What it offers is the paper's two tools,
+plus ``open_toc`` for a bounded space and ``follow_reference`` when the turn mentions a
+reference (:func:`references_on_offer`).
 """
 
 from __future__ import annotations
@@ -18,16 +23,26 @@ from typing import TYPE_CHECKING, Any
 from uuid import uuid4
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
 from deepread.nodes.executor import error_message
 from deepread.nodes.extractive import NOTICE_KEY
+from deepread.nodes.index import Index
+from deepread.nodes.notes import compact, noted_regions
+from deepread.nodes.references import mentions, resolver_for
 from deepread.nodes.space import render_space
-from deepread.nodes.state import AgentState, pending_tool_calls
-from deepread.nodes.tools import OPEN_TOC, TOOL_NAMES, tool_schemas
+from deepread.nodes.state import AgentState, pending_tool_calls, turn_messages
+from deepread.nodes.tools import FOLLOW_REFERENCE, OPEN_TOC, TOOL_NAMES, tool_schemas
 from deepread.prompts import load
+from deepread.stores.backend import StoreError
 
 if TYPE_CHECKING:
     from deepread.nodes.resources import Resources
@@ -121,8 +136,30 @@ def _answer_unroutable(state: AgentState, tools: tuple[str, ...]) -> list[Any]:
 
 
 def offered_tools(state: AgentState, tools: tuple[str, ...]) -> tuple[str, ...]:
-    """The tools on offer this round: ``open_toc`` joins when the space is bounded."""
-    return (*tools, OPEN_TOC) if state.get("bounded") and OPEN_TOC not in tools else tools
+    """The tools on offer this round: ``open_toc`` joins when the space is bounded,
+    ``follow_reference`` when the turn mentions a reference (:func:`references_on_offer`)."""
+    out = (*tools, OPEN_TOC) if state.get("bounded") and OPEN_TOC not in tools else tools
+    if state.get("references") and FOLLOW_REFERENCE not in out:
+        out = (*out, FOLLOW_REFERENCE)
+    return out
+
+
+def references_on_offer(state: AgentState, tools: tuple[str, ...], context: Context,
+                        index: Index) -> bool:
+    """Whether to offer ``follow_reference``: the question or a tool result of this turn
+    mentions "Table 3", "Section 4.2", "section <Title>", "page 12"… (a cheap regex) and
+    a section mention matches a section title in scope. Otherwise the model sees the
+    paper's two tools only. Ablation modes without ``read_section`` never get it."""
+    if not context.follow_references or "read_section" not in tools:
+        return False
+    texts = [state.get("question") or ""]
+    texts += [str(m.content) for m in turn_messages(state)
+              if isinstance(m, ToolMessage) and m.status != "error"]
+    found = [m for text in texts for m in mentions(text)]
+    if not found:
+        return False
+    resolver = resolver_for(index)
+    return any(resolver.resolves(m, context.documents) for m in found)
 
 
 def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
@@ -135,6 +172,13 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
         context = runtime.context or Context()
         rounds = state.get("rounds", 0)
         update: dict[str, Any] = {"rounds": rounds + 1}
+        try:
+            refs = references_on_offer(state, tools, context, resources.index(context))
+        except (KeyError, ValueError, StoreError):
+            refs = False
+        if refs != bool(state.get("references")):
+            update["references"] = refs
+        offered = offered_tools({**state, "references": refs}, tools)
         toc = state.get("toc", "")
         space = state.get("space") or []
         if state.get("bounded") and space != state.get("toc_space"):
@@ -145,6 +189,13 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
             update |= {"toc": toc, "toc_space": list(space)}
         system = SystemMessage(content=load("system").replace("{toc}", toc))
         history: list[BaseMessage] = [system, *state.get("messages", [])]
+        if context.notes_budget:
+            # Evidence notes (nodes/notes.py): older observations go out as compact
+            # notes once the conversation outgrows the budget; the state keeps them whole.
+            history = compact(history, state.get("question") or "", context.notes_budget)
+            noted = noted_regions(history)
+            if noted != (state.get("noted_regions") or {}):
+                update["noted_regions"] = noted
         try:
             model: BaseChatModel = resources.model(context)
             if rounds >= context.max_rounds:

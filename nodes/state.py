@@ -38,6 +38,27 @@ def merge_regions(current: Regions | None, update: Regions | None) -> Regions:
     return out
 
 
+def subtract_regions(regions: Regions, removed: Regions | None) -> Regions:
+    """``regions`` without the paragraphs of ``removed``."""
+    out: Regions = {}
+    for key, intervals in regions.items():
+        cut = removed.get(key) if removed else None
+        if not cut:
+            out[key] = [list(iv) for iv in intervals]
+            continue
+        kept: list[list[int]] = []
+        for start, end in intervals:
+            pieces = [[start, end]]
+            for a, b in cut:
+                pieces = [q for p, e in pieces
+                          for q in ([[p, min(e, a - 1)]] if p <= min(e, a - 1) else [])
+                          + ([[max(p, b + 1), e]] if max(p, b + 1) <= e else [])]
+            kept += pieces
+        if kept:
+            out[key] = merge_intervals(kept)
+    return out
+
+
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
     return any(a <= para_idx <= b for a, b in regions.get(region_key(doc_id, sec_id), []))
 
@@ -69,7 +90,10 @@ class OutputState(TypedDict, total=False):
     answer: str
     citations: list[Citation]
     dropped_citations: int
-    stop_reason: str  # "answered" | "budget" | "error"
+    stop_reason: str  # "answered" | "budget" | "no_evidence" | "error"
+    #: The sufficiency check's verdict (nodes/sufficiency.py): "supported",
+    #: "insufficient" (the answer abstains), "uncited", "unchecked" or "off".
+    sufficiency: str
     error: str | None
     usage: dict[str, int]
     tool_calls: list[dict[str, Any]]
@@ -94,6 +118,11 @@ class AgentState(InputState, OutputState, total=False):
     bounded: bool
     space: Annotated[list[int], union_ids]
     toc_space: list[int]
+    # Evidence notes (nodes/notes.py): paragraphs whose observations the last model call
+    # saw only as notes — re-reading them shows their text again.
+    noted_regions: Regions
+    # Whether follow_reference is on offer this round (nodes/references.py).
+    references: bool
 
 
 def turn_messages(state: AgentState) -> list[AnyMessage]:

@@ -1,4 +1,4 @@
-"""The two tools the model sees (paper §3.4): their schemas and argument checking.
+"""The tools the model sees: the paper's two (§3.4) and the situational ones.
 
 The schemas are bound to the chat model; the executors validate every call against
 the same schemas, so a wrongly typed or missing argument becomes an error message the
@@ -30,17 +30,31 @@ class ReadSectionArgs(BaseModel):
     end: int = Field(description="Last paragraph to read (inclusive).")
 
 
+class FollowReferenceArgs(BaseModel):
+    reference: str = Field(
+        description="The reference as written: 'Table 3', 'Figure 2.1', 'Section 4.2', "
+                    "'§4.2', '4.2', 'section Organizing test code', 'page 12'.")
+    doc_id: int | None = Field(default=None,
+                               description="Resolve it in this document only (optional; "
+                                           "default: the documents being read first).")
+
+
 class OpenTocArgs(BaseModel):
     doc_id: int = Field(description="Document whose table of contents to show.")
 
 
 ARGS: dict[str, type[BaseModel]] = {"retrieve": RetrieveArgs, "read_section": ReadSectionArgs,
-                                    "open_toc": OpenTocArgs}
+                                    "open_toc": OpenTocArgs,
+                                    "follow_reference": FollowReferenceArgs}
 
 #: The paper's two tools, offered by default.
 TOOL_NAMES = ("retrieve", "read_section")
 #: Offered as well when the prompt shows a bounded interaction space (nodes/space.py).
 OPEN_TOC = "open_toc"
+#: Offered as well when the question or an observation mentions a reference ("Table 3",
+#: "Section 4.2", "page 12") that resolves (nodes/references.py); the paper's two-tool
+#: default stays otherwise.
+FOLLOW_REFERENCE = "follow_reference"
 
 
 def tool_schemas(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
