@@ -83,7 +83,7 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     builder.add_node("read_section", make_read_section(resources))
     builder.add_node("open_toc", make_open_toc(resources))
     builder.add_node(FOLLOW_REFERENCE, make_follow_reference(resources))
-    builder.add_node("finalize", make_finalize(resources))
+    builder.add_node("finalize", make_finalize(resources, "read_section" in tools))
     builder.add_edge(START, "toc")
     builder.add_conditional_edges(
         "toc", lambda state: "finalize" if state.get("stop_reason") == "error" else "policy",

@@ -77,14 +77,14 @@ def finalize(state: AgentState) -> dict[str, Any]:
     }
 
 
-def make_finalize(resources: Resources):
+def make_finalize(resources: Resources, can_read: bool = True):
     """The ``finalize`` node: the sufficiency check (and its one extra step), then
     :func:`finalize` on the result."""
     from deepread.nodes.sufficiency import check  # it uses parse_citations from here
 
     def finalize_node(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
-        update, judge_usage = check(state, resources, context)
+        update, judge_usage = check(state, resources, context, can_read)
         merged: dict[str, Any] = dict(state)
         merged["messages"] = [*state.get("messages", []), *update.get("messages", [])]
         merged["read_regions"] = merge_regions(state.get("read_regions"),

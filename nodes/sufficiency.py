@@ -206,10 +206,14 @@ def _extra_read(index: Index, state: AgentState, coord: tuple[int, int, int]
 class Checker:
     """Runs the check (and the extra step) for one finished turn."""
 
-    def __init__(self, state: AgentState, resources: Resources, context: Context) -> None:
+    def __init__(self, state: AgentState, resources: Resources, context: Context,
+                 can_read: bool = True) -> None:
         self.state = state
         self.resources = resources
         self.context = context
+        # The extra read is a read_section call: a mode that does not offer the tool
+        # (the Search-o1 ablation) must not get one behind its back.
+        self.can_read = can_read
         self.usage: dict[str, int] = {}
 
     def _verify(self, model: Any, index: Index, answer: str,
@@ -256,7 +260,7 @@ class Checker:
                     verdict: Verdict) -> dict[str, Any]:
         state, context = self.state, self.context
         cited = list(kept)
-        args = _extra_read(index, state, kept[0])
+        args = _extra_read(index, state, kept[0]) if self.can_read else None
         new: list[BaseMessage] = []
         regions = state.get("read_regions") or {}
         if args is not None:
@@ -316,9 +320,9 @@ class Checker:
         return update
 
 
-def check(state: AgentState, resources: Resources, context: Context
+def check(state: AgentState, resources: Resources, context: Context, can_read: bool = True
           ) -> tuple[dict[str, Any], dict[str, int]]:
     """The state update of the check, and the judge's token usage."""
-    checker = Checker(state, resources, context)
+    checker = Checker(state, resources, context, can_read)
     return checker.run(), checker.usage
 

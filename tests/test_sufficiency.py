@@ -103,6 +103,14 @@ def test_the_extractive_policy_abstains_when_the_documents_lack_the_answer(shape
     assert out["citations"] == []
 
 
+def test_a_mode_without_read_section_abstains_without_reading(shapes):
+    out = build_graph(index=shapes, tools=("retrieve",)).invoke(
+        {"question": "What is the boiling point of ethanol at sea level?"}, context=Context())
+
+    assert out["stop_reason"] == "no_evidence"
+    assert [c["name"] for c in out["tool_calls"]] == ["retrieve"]
+
+
 def test_the_check_can_be_switched_off(shapes):
     out = build_graph(index=shapes).invoke(
         {"question": "What is the boiling point of ethanol at sea level?"},
