@@ -46,6 +46,28 @@ Only paragraph about figs.
 """
 
 
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No DEEPREAD_* settings leak in from the environment; model retries do not sleep."""
+    from deepread.nodes import policy
+
+    for name in list(os.environ):
+        if name.startswith("DEEPREAD_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setattr(policy, "BACKOFF_BASE_S", 0.0)
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
+    """``SHAPES_MD`` ingested once per test module, for tests that only read it."""
+    folder = tmp_path_factory.mktemp("shapes")
+    path = folder / "shapes.md"
+    path.write_text(SHAPES_MD, encoding="utf-8")
+    with deepread.Index.open(store=folder / "store", collection="shapes") as idx:
+        idx.ingest([path])
+        yield idx
+
+
 @pytest.fixture(scope="session")
 def devset() -> Path:
     if not (DEVSET / "questions.jsonl").exists():

@@ -11,12 +11,10 @@ changes the collection uses the function-scoped ``shapes_index`` fixture.
 from __future__ import annotations
 
 import operator
-import os
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 import pytest
-from conftest import SHAPES_MD
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
@@ -32,7 +30,6 @@ from scripted import (
 
 import deepread
 from deepread.graphs.agent import build_graph
-from deepread.nodes import policy as policy_module
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import NOTICE
 
@@ -40,27 +37,6 @@ POINTER = "(already shown above; not repeated)"
 
 
 # -- fixtures and helpers -------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No DEEPREAD_* settings from the environment; retries without sleeping."""
-    for name in list(os.environ):
-        if name.startswith("DEEPREAD_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setattr(policy_module, "BACKOFF_BASE_S", 0.0)
-
-
-@pytest.fixture(scope="module")
-def shapes(tmp_path_factory: pytest.TempPathFactory):
-    """``SHAPES_MD`` ingested once for the read-only tests of this module."""
-    root = tmp_path_factory.mktemp("agent-shapes")
-    path = root / "shapes.md"
-    path.write_text(SHAPES_MD, encoding="utf-8")
-    idx = deepread.Index.open(store=root / "store", collection="shapes")
-    idx.ingest([path])
-    yield idx
-    idx.close()
-
 
 def section(index: deepread.Index, title: str) -> tuple[int, int]:
     """``(doc_id, sec_id)`` of the first section titled ``title``."""

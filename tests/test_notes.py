@@ -6,7 +6,6 @@ paragraphs can be re-read in full.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -23,13 +22,6 @@ BUDGET = 12_000
 ROUNDS = 50
 _READ = re.compile(r"read_section\((\d+), (\d+), (\d+), (\d+)\)")
 _QUOTE = re.compile(r'\[(\d+):(\d+):(\d+)\] "([^"]+)"')
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("DEEPREAD_"):
-            monkeypatch.delenv(name)
 
 
 def tokens(messages: list[BaseMessage]) -> int:

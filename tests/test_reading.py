@@ -17,27 +17,14 @@ order are deterministic; extra matching words give the intended hit the higher s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SHAPES_MD
 
 import deepread
 from deepread import Index, Paragraph
 
 FIVE, EMPTY, ONE = 2, 3, 4
-
-
-@pytest.fixture(scope="module")
-def shapes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
-    """SHAPES ingested once for the read-only tests of this module."""
-    folder = tmp_path_factory.mktemp("shapes")
-    path = folder / "shapes.md"
-    path.write_text(SHAPES_MD, encoding="utf-8")
-    with Index.open(store=folder / "store", collection="shapes") as idx:
-        idx.ingest([path])
-        yield idx
 
 
 def coords(paragraphs: list[Paragraph]) -> list[tuple[int, int, int]]:

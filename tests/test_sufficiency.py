@@ -7,37 +7,14 @@ The store, parsers and embeddings are real; LLMs are scripted (:mod:`scripted`).
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from conftest import SHAPES_MD
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from scripted import ScriptedChatModel, ScriptedHTTPError, ai, call, shown_coords
 
-import deepread
 from deepread.graphs.agent import build_graph
-from deepread.nodes import policy as policy_module
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import NOTICE, NOTICE_KEY
 from deepread.nodes.sufficiency import ABSTENTION, abstains, lexical_check, quoted_passages
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("DEEPREAD_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setattr(policy_module, "BACKOFF_BASE_S", 0.0)
-
-
-@pytest.fixture(scope="module")
-def shapes(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("sufficiency")
-    (root / "shapes.md").write_text(SHAPES_MD, encoding="utf-8")
-    idx = deepread.Index.open(store=root / "store", collection="shapes")
-    idx.ingest([root / "shapes.md"])
-    yield idx
-    idx.close()
 
 
 @pytest.fixture(scope="module")
