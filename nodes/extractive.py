@@ -156,7 +156,14 @@ class ExtractiveChatModel(BaseChatModel):
         if not rows:
             return f"{NOTICE}\n\nThe documents returned nothing for this question."
         ranked = sorted(rows.items(), key=lambda kv: -len(wanted & terms(kv[1]["text"])))
-        chosen = sorted(coord for coord, _ in ranked[: self.quotes])
+        picked: dict[str, tuple[int, int, int]] = {}
+        for coord, row in ranked:
+            # The same passage in two copies of a document (an HTML page and its PDF
+            # print) is quoted once.
+            picked.setdefault(" ".join(re.sub(r"<[^>]+>", " ", row["text"]).split()), coord)
+            if len(picked) == self.quotes:
+                break
+        chosen = sorted(picked.values())
         parts = [NOTICE, ""]
         for coord in chosen:
             text = " ".join(re.sub(r"<[^>]+>", " ", rows[coord]["text"]).split())
