@@ -58,8 +58,6 @@ def make_router(tools: tuple[str, ...] = TOOL_NAMES):
     return route_after_policy
 
 
-route_after_policy = make_router()
-
 
 def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
                 checkpointer: Checkpointer = None, tools: Sequence[str] = TOOL_NAMES,
