@@ -45,18 +45,22 @@ def render_pages(path: Path, scale: float = DEFAULT_SCALE) -> list[bytes]:
     """PNG bytes of every page of ``path``."""
     import pypdfium2
 
-    try:
-        pdf = pypdfium2.PdfDocument(str(path))
-    except pypdfium2.PdfiumError as exc:
-        raise ParseError(path, f"cannot render the PDF for OCR ({exc})") from exc
-    pages: list[bytes] = []
-    try:
-        for i in range(len(pdf)):
-            buf = io.BytesIO()
-            pdf[i].render(scale=scale).to_pil().save(buf, format="PNG")
-            pages.append(buf.getvalue())
-    finally:
-        pdf.close()
+    from deepread.nodes.parsing.pdf_lines import PDFIUM_LOCK
+
+    # PDFium is not thread-safe and ingest parses PDFs in a background thread.
+    with PDFIUM_LOCK:
+        try:
+            pdf = pypdfium2.PdfDocument(str(path))
+        except pypdfium2.PdfiumError as exc:
+            raise ParseError(path, f"cannot render the PDF for OCR ({exc})") from exc
+        pages: list[bytes] = []
+        try:
+            for i in range(len(pdf)):
+                buf = io.BytesIO()
+                pdf[i].render(scale=scale).to_pil().save(buf, format="PNG")
+                pages.append(buf.getvalue())
+        finally:
+            pdf.close()
     return pages
 
 

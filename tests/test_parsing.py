@@ -135,6 +135,30 @@ def test_pdf_paragraphs_carry_their_page(devset):
     assert None not in pages and min(pages) == 1 and max(pages) > 5
 
 
+def test_pdf_line_end_hyphen_of_a_compound_is_kept(devset):
+    # PDFium reports a line-final hyphen as 0x02; "pretty-/printed" must stay hyphenated.
+    doc = parsed(devset / "docs" / "library-json.pdf")
+    assert any("will be pretty-printed with that indent level" in p.text
+               for p in doc.paragraphs)
+
+
+def test_pdf_code_blocks_keep_their_indentation(devset):
+    doc = parsed(devset / "docs" / "howto-descriptor.pdf")
+    assert any(p.kind == "code" and p.text.startswith(
+        "class Ten:\n    def __get__(self, obj, objtype=None):\n        return 10")
+        for p in doc.paragraphs)
+
+
+def test_pdfs_parsed_in_parallel_threads_match_a_serial_parse(devset):
+    from concurrent.futures import ThreadPoolExecutor
+
+    files = [devset / "docs" / f"{page}.pdf" for page in PDF_PAGES]
+    serial = [parse_file(f).paragraphs for f in files]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        threaded = list(pool.map(lambda f: parse_file(f).paragraphs, files))
+    assert threaded == serial
+
+
 def test_section_tree_is_consistent(devset):
     doc = parsed(devset / "docs" / "howto-descriptor.html")
     assert doc.sections[0].sec_id == 0 and doc.sections[0].level == 0

@@ -1,25 +1,29 @@
 """PDF reader: turn a PDF's text layer into :class:`Block` s in reading order.
 
-Library choice (measured on the devset PDFs, 14-23 pages each): the whole job is done
-with **pdfminer.six** directly, with **pypdf** for the outline and the encryption check.
+Library choice (measured on the devset PDFs, 14-23 pages each): the text layer is read
+with **PDFium** (``pypdfium2``, :mod:`deepread.nodes.parsing.pdf_lines`), with **pypdf**
+for the outline, the metadata title and the encryption check.
 ``unstructured.partition.pdf`` (``strategy="fast"``) was the first choice, but in this
 environment it cannot even be imported: its module imports ``pi_heif``, ``cv2`` and
 ``unstructured_inference`` (which in turn wants pandas, scipy, onnx, transformers and
 torch), none of which are installed — gigabytes of dependencies for a path that only
 calls pdfminer underneath. Even where it imports, its fast strategy returns
 ``category_depth=None`` for every title, so heading levels would have to come from a
-second pdfminer pass over the same file anyway (twice the parse time and two element
-streams to align). pdfminer alone parses the devset PDFs in about 0.5-1 s each.
+second pass over the same file anyway. The next choice, pdfminer.six directly, gave the
+same blocks as PDFium does now but took 2.5 s for the three devset PDFs against 0.6 s
+(its content-stream parser is pure Python), and that was the largest ingest cost after
+embedding.
 
 How the blocks are built:
 
-* pdfminer's layout analysis groups characters into lines and lines into text boxes; a
-  box is our first guess at a paragraph. Each line records its dominant font size, how
-  much of it is monospace or bold, and whether a small drawn shape (Chromium and most
-  HTML-to-PDF printers draw list bullets as vector dots, not glyphs) sits just left of it.
+* Characters are grouped into lines and lines into text boxes with pdfminer's layout
+  rules (:mod:`~deepread.nodes.parsing.pdf_lines`); a box is our first guess at a
+  paragraph. Each line records its dominant font size, how much of it is monospace, and
+  whether a small drawn shape (Chromium and most HTML-to-PDF printers draw list bullets
+  as vector dots, not glyphs) sits just left of it.
 * Lines are split into blocks at box boundaries, at bullets and at font-size changes.
-  Mostly-monospace blocks become ``code`` (line breaks kept); neighbouring code boxes that
-  pdfminer split at blank lines are merged back into one ``pre``.
+  Mostly-monospace blocks become ``code`` (line breaks kept); neighbouring code boxes split
+  at blank lines are merged back into one ``pre``.
 * Lines repeated in the top/bottom margin on at least half the pages (digits ignored, so
   "Page 3 of 9" counts) are running headers/footers/page numbers and are dropped.
 * A block that ends a page without ending a sentence and continues at the top of the next
@@ -45,24 +49,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pdfminer.high_level import extract_pages
-from pdfminer.layout import (
-    LAParams,
-    LTChar,
-    LTCurve,
-    LTFigure,
-    LTImage,
-    LTPage,
-    LTTextContainer,
-    LTTextLine,
-)
-from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from pypdf import PasswordType, PdfReader
 from pypdf.generic import Destination
 
 from deepread.nodes.parsing.blocks import Block, BlockKind, ParsedDocument
 from deepread.nodes.parsing.errors import ParseError
 from deepread.nodes.parsing.figures import pdf_captions
+from deepread.nodes.parsing.pdf_lines import Line, PdfTextError, extract_lines
 
 __all__ = ["PdfError", "read_pdf"]
 
@@ -75,8 +68,6 @@ class PdfError(ParseError):
     """
 
 
-_MONO_FONT = re.compile(r"mono|courier|consol|menlo|typewriter|inconsolata|code|fixed", re.I)
-_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 # Glyph bullets that never start an ordinary wrapped line, so they may split a box.
 _STRONG_BULLET = re.compile(r"^\s*[•◦▪▫‣⁃∙●○■□►➢✓✔]\s*")
 # Weaker markers ("- item", "1. item", "(a) item") count only at the start of a box,
@@ -96,25 +87,8 @@ _MARGIN_BAND = 0.1
 
 
 @dataclass(slots=True)
-class _Line:
-    text: str
-    x0: float
-    x1: float
-    y0: float
-    y1: float
-    size: float
-    mono: float
-    box: int
-    bullet: bool
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
-
-@dataclass(slots=True)
 class _Para:
-    lines: list[_Line]
+    lines: list[Line]
     page: int
     kind: BlockKind = "text"
     level: int | None = None
@@ -174,7 +148,7 @@ def _open(path: Path) -> PdfReader:
                              "another type")
     if b"%%EOF" not in tail:
         # Every complete PDF ends with %%EOF; without it the file was cut off (interrupted
-        # download or copy), and whatever pypdf/pdfminer recover would be silently partial.
+        # download or copy), and whatever pypdf/PDFium recover would be silently partial.
         raise PdfError(path, "the PDF is truncated (no %%EOF marker at the end); re-download "
                              "or re-export it")
     try:
@@ -192,62 +166,23 @@ def _open(path: Path) -> PdfReader:
     return reader
 
 
-def _extract_lines(path: Path) -> list[list[_Line]]:
-    """All text lines of every page, in pdfminer's reading order."""
+def _extract_lines(path: Path) -> list[list[Line]]:
+    """All text lines of every page, in content-stream order."""
     try:
-        return [_page_lines(page) for page in extract_pages(path, password="", laparams=LAParams())]
-    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
-        raise PdfError(path, f"the PDF is encrypted and cannot be decrypted ({exc})") from exc
-    except Exception as exc:  # pdfminer surfaces malformed input as assorted internal errors
-        raise PdfError(path, f"the PDF is corrupt and its text cannot be extracted "
-                             f"({type(exc).__name__}: {exc})") from exc
+        return extract_lines(path)
+    except PdfTextError as exc:
+        raise PdfError(path, f"the PDF is corrupt and its text cannot be extracted ({exc})"
+                       ) from exc
 
 
-def _page_lines(page: LTPage) -> list[_Line]:
-    shapes = [el for el in page
-              if isinstance(el, (LTCurve, LTFigure, LTImage)) and _bullet_sized(el)]
-    lines: list[_Line] = []
-    for box_no, box in enumerate(el for el in page if isinstance(el, LTTextContainer)):
-        for line in box:
-            if not isinstance(line, LTTextLine):
-                continue
-            # "¶" at a line end is a web permalink glyph, never content.
-            text = line.get_text().rstrip("\n").rstrip().rstrip("¶").rstrip()
-            chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
-            if not text.strip() or not chars:
-                continue
-            mono = [_MONO_FONT.search(c.fontname) is not None for c in chars]
-            # Size of the running text, not of inline code (browsers shrink monospace).
-            sizes = Counter(_half(c.size) for c, m in zip(chars, mono, strict=True) if not m)
-            if not sizes:
-                sizes = Counter(_half(c.size) for c in chars)
-            bullet = any(line.x0 - 24 <= s.x1 <= line.x0 and line.y0 <= (s.y0 + s.y1) / 2 <= line.y1
-                         for s in shapes)
-            lines.append(_Line(text=text, x0=line.x0, x1=line.x1, y0=line.y0, y1=line.y1,
-                               size=sizes.most_common(1)[0][0], mono=sum(mono) / len(mono),
-                               box=box_no, bullet=bullet))
-    return lines
-
-
-def _half(size: float) -> float:
-    """Round a font size to 0.5 pt so rendering jitter does not create new sizes."""
-    return round(size * 2) / 2
-
-
-def _bullet_sized(el: LTCurve | LTFigure | LTImage) -> bool:
-    # Bullets are small, roughly square marks; link underlines and rules are flat.
-    w, h = el.width, el.height
-    return 1.5 <= w <= 9 and 1.5 <= h <= 9 and 0.5 <= w / h <= 2
-
-
-def _drop_running_lines(pages: list[list[_Line]]) -> None:
+def _drop_running_lines(pages: list[list[Line]]) -> None:
     """Remove headers, footers and page numbers: margin lines repeated on many pages."""
     if len(pages) < 2:
         return
     tops = [max((ln.y1 for ln in page), default=0) for page in pages]
     height = max(tops) or 1
 
-    def key(ln: _Line) -> tuple[str, str] | None:
+    def key(ln: Line) -> tuple[str, str] | None:
         if ln.y0 > height * (1 - _MARGIN_BAND):
             band = "top"
         elif ln.y1 < height * _MARGIN_BAND:
@@ -264,7 +199,7 @@ def _drop_running_lines(pages: list[list[_Line]]) -> None:
 
 # --- blocks -----------------------------------------------------------------------------
 
-def _segment(lines: list[_Line], page: int) -> Iterator[_Para]:
+def _segment(lines: list[Line], page: int) -> Iterator[_Para]:
     """Split a page's lines into paragraphs, list items and code blocks."""
     cur: _Para | None = None
     pending_marker = False
@@ -298,7 +233,7 @@ def _is_code(p: _Para) -> bool:
 
 
 def _merge_code(paras: list[_Para]) -> list[_Para]:
-    """Re-join code blocks that pdfminer split at blank lines inside one ``pre``."""
+    """Re-join code blocks split at blank lines inside one ``pre`` (one box per run of lines)."""
     out: list[_Para] = []
     for p in paras:
         if _is_code(p):
@@ -308,7 +243,7 @@ def _merge_code(paras: list[_Para]) -> list[_Para]:
                 and abs(prev.lines[0].x0 - p.lines[0].x0) < 2):
             gap = prev.lines[-1].y0 - p.lines[0].y1
             if 0 <= gap < 1.6 * prev.lines[-1].height:
-                blank = _Line("", p.lines[0].x0, p.lines[0].x0, 0, 0, p.size, 1.0, -1, False)
+                blank = Line("", p.lines[0].x0, p.lines[0].x0, 0, 0, p.size, 1.0, -1, False)
                 prev.lines.append(blank)
                 prev.lines.extend(p.lines)
                 continue
@@ -360,7 +295,7 @@ def _numbering_depth(text: str) -> int | None:
     return m.group(1).count(".") + 1 if m else None
 
 
-def _font_headings(paras: list[_Para], pages: list[list[_Line]]) -> None:
+def _font_headings(paras: list[_Para], pages: list[list[Line]]) -> None:
     """Mark short blocks set larger than the body text as headings, ranked by size."""
     body = Counter()
     for page in pages:
@@ -432,14 +367,14 @@ def _apply_outline(paras: list[_Para], outline: list[tuple[str, int, int]]) -> b
         if hit is None:
             # The title is not printed as text (or is an image): keep the section anyway.
             at = next((i for i in range(cursor, len(paras)) if paras[i].page >= page), len(paras))
-            fake = _Line(title, 0, 0, 0, 0, 0, 0, -1, False)
+            fake = Line(title, 0, 0, 0, 0, 0, 0, -1, False)
             paras.insert(at, _Para(lines=[fake], page=page, kind="heading", level=level))
             cursor = at + 1
             continue
         i, k = hit
         p = paras[i]
         if k < len(p.lines):
-            # pdfminer grouped the heading with the text under it: split them.
+            # The heading was grouped with the text under it: split them.
             rest = _Para(lines=p.lines[k:], page=p.page, kind=p.kind, text_x0=p.text_x0,
                          extra_pages=p.extra_pages)
             p.lines, p.extra_pages = p.lines[:k], []
@@ -463,13 +398,13 @@ def _match_lines(p: _Para, want: str, bare: str) -> int:
 
 # --- text -------------------------------------------------------------------------------
 
-def _vocabulary(pages: list[list[_Line]]) -> tuple[set[str], set[str]]:
+def _vocabulary(pages: list[list[Line]]) -> tuple[set[str], set[str]]:
     """Words and hyphenated compounds of the document, to judge line-end hyphens."""
     text = " ".join(ln.text for page in pages for ln in page).casefold()
     return set(_WORD.findall(text)), set(re.findall(r"[^\W\d_]+-[^\W\d_]+", text))
 
 
-def _join_lines(lines: list[_Line], vocab: set[str], hyphenated: set[str]) -> str:
+def _join_lines(lines: list[Line], vocab: set[str], hyphenated: set[str]) -> str:
     out = ""
     for ln in lines:
         text = ln.text.strip()
