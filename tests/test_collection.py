@@ -559,6 +559,53 @@ def test_folder_ingest_stores_the_good_file_despite_bad_ones(
     assert [p.text for p in idx.read_section(1, 1)] == ["A perfectly good paragraph."]
 
 
+class RefusingEmbeddings(MemoEmbeddings):
+    """Refuses any batch holding a text with "poison" in it, as a remote API might."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if any("poison" in t for t in texts):
+            raise ValueError("the embedding service refused a text")
+        return super().embed_documents(texts)
+
+
+def test_an_embedding_refusal_fails_only_the_document_it_concerns(
+        store: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "three"
+    folder.mkdir()
+    for name, text in [("a", "Alpha text about otters."), ("b", "A poison paragraph."),
+                       ("c", "Gamma text about beavers.")]:
+        write_md(folder / f"{name}.md", name.upper(), [text])
+    idx = Index.open(store=store, collection="refuse", embeddings=RefusingEmbeddings())
+    try:
+        report = idx.ingest_report(folder)
+        stored = [Path(d.source).name for d in report.documents]
+        failed = {Path(f.path).name: f.reason for f in report.failures}
+        documents = [Path(d.source).name for d in idx.documents()]
+    finally:
+        idx.close()
+
+    assert stored == documents == ["a.md", "c.md"]
+    assert failed == {"b.md": "the embedding service refused a text"}
+
+
+def test_a_folder_ingest_reports_each_file_parsed_then_stored_in_order(
+        open_index: Callable[[str], Index], tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(7):
+        write_md(folder / f"doc{i}.md", f"Doc {i}", [f"Paragraph about topic {i}."])
+    events: list[tuple[str, str, int, int]] = []
+
+    open_index("docs").ingest(folder, progress=lambda e, p, d, t: events.append(
+        (e, p.name, d, t)))
+
+    for i in range(7):
+        name = f"doc{i}.md"
+        mine = [e for e in events if e[1] == name]
+        assert mine == [("parsed", name, i + 1, 7), ("stored", name, i + 1, 7)]
+    assert [e[1] for e in events if e[0] == "stored"] == [f"doc{i}.md" for i in range(7)]
+
+
 def test_folder_ingest_ignores_unsupported_file_types(
         open_index: Callable[[str], Index], mixed_folder: Path) -> None:
     idx = open_index("docs")

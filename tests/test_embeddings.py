@@ -23,6 +23,17 @@ def test_a_text_gets_the_same_vector_alone_or_in_a_padded_batch():
     assert np.allclose(batch[0], alone, atol=1e-4)
 
 
+def test_a_texts_vector_does_not_depend_on_the_texts_batched_with_it():
+    # Ingest embeds whichever documents are parsed by then in one call; this is why
+    # that grouping cannot change a stored vector.
+    text = "The Ten class is a descriptor whose __get__() method always returns 10"
+    model = local_embeddings()
+    alone = model.embed_array([text])[0]
+    others = ["x " * k for k in range(1, 40)] + ["JSON encoders and decoders " * 30]
+    assert np.array_equal(model.embed_array(others + [text])[-1], alone)
+    assert np.array_equal(model.embed_array([text, "short"])[0], alone)
+
+
 def test_related_texts_are_closer_than_unrelated_ones():
     q = np.array(local_embeddings().embed_query("How do I encode Python objects as JSON?"))
     near, far = local_embeddings().embed_array(
