@@ -30,7 +30,7 @@ def test_a_texts_vector_does_not_depend_on_the_texts_batched_with_it():
     model = local_embeddings()
     alone = model.embed_array([text])[0]
     others = ["x " * k for k in range(1, 40)] + ["JSON encoders and decoders " * 30]
-    assert np.array_equal(model.embed_array(others + [text])[-1], alone)
+    assert np.array_equal(model.embed_array([*others, text])[-1], alone)
     assert np.array_equal(model.embed_array([text, "short"])[0], alone)
 
 

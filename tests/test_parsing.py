@@ -149,6 +149,21 @@ def test_pdf_code_blocks_keep_their_indentation(devset):
         for p in doc.paragraphs)
 
 
+def test_pdf_lines_one_font_size_apart_form_one_box_whatever_their_glyph_boxes():
+    # Geometry from a DocBook PDF whose fonts lack ascent/descent metrics: PDFium's boxes
+    # follow the glyphs ("#" and "..." are short), leaving 4 pt gaps between 9 pt lines
+    # set 11.7 pt apart. pdfminer sizes every character by its font size and keeps them
+    # together; so must we. A 10 pt paragraph 22 pt below is a new box.
+    from deepread.nodes.parsing.pdf_lines import Line, _joins
+
+    def line(y0: float, y1: float, size: float = 9.0, x0: float = 119.6) -> Line:
+        return Line("text", x0, x0 + 200, y0, y1, size, 1.0, 0, False)
+
+    listing = [line(507.1, 514.5), line(495.4, 502.9)]
+    assert _joins(listing, line(484.1, 491.0))
+    assert not _joins(listing, line(455.0, 464.0, size=10.0))
+
+
 def test_pdfs_parsed_in_parallel_threads_match_a_serial_parse(devset):
     from concurrent.futures import ThreadPoolExecutor
 

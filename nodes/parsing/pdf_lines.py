@@ -14,12 +14,13 @@ built on its boxes keeps working:
 * a **line** is a run of characters on one baseline, cut where PDFium starts a new line
   or where the horizontal gap exceeds ``char_margin`` × the font size (table cells and
   side-by-side columns stay apart, as in pdfminer);
-* consecutive lines form one **box** when they have about the same height, the next one
-  starts within ``line_margin`` × height below the previous, they overlap horizontally
-  and are left-, right- or centre-aligned within that tolerance. pdfminer also groups
-  lines that are not consecutive in the content stream; here boxes follow the stream,
-  which for printed web pages (Chromium, the common source of PDFs users get) is the
-  DOM's reading order.
+* consecutive lines form one **box** when they have about the same font size, the next
+  one starts within ``line_margin`` × size below the previous (pdfminer sizes every
+  character by its font size; sizes, not PDFium's glyph-following boxes, are compared),
+  and it overlaps horizontally and is left-, right- or centre-aligned within that
+  tolerance with some line of the box. pdfminer also groups lines that are not
+  consecutive in the content stream; here boxes follow the stream, which for printed web
+  pages (Chromium, the common source of PDFs users get) is the DOM's reading order.
 
 PDFium is not thread-safe (not even across documents), so every call into it holds
 :data:`PDFIUM_LOCK`; the ingest pipeline parses in a background thread.
@@ -242,7 +243,7 @@ def _group(runs: list[_Run], shapes: list[tuple[float, float, float, float]]) ->
     """Lines with their box numbers (pdfminer's neighbour rule over consecutive lines)."""
     lines: list[Line] = []
     box = -1
-    prev: Line | None = None
+    members: list[Line] = []  # lines of the current box
     for run in runs:
         # "¶" at a line end is a web permalink glyph, never content.
         text = "".join(run.chars).rstrip().rstrip("¶").rstrip()
@@ -256,19 +257,31 @@ def _group(runs: list[_Run], shapes: list[tuple[float, float, float, float]]) ->
         line = Line(text=text, x0=run.x0, x1=run.x1, y0=run.y0, y1=run.y1,
                     size=sizes.most_common(1)[0][0], mono=sum(run.monos) / len(run.monos),
                     box=box, bullet=bullet)
-        if prev is None or not _neighbours(prev, line):
+        if not members or not _joins(members, line):
             box += 1
+            members = []
         line.box = box
+        members.append(line)
         lines.append(line)
-        prev = line
     return lines
 
 
-def _neighbours(above: Line, below: Line) -> bool:
-    """pdfminer's ``find_neighbors`` test for the next line in the stream."""
-    d = _LINE_MARGIN * above.height
-    return (abs(above.height - below.height) <= d
-            and above.y0 - d <= below.y1 <= above.y1
-            and below.x0 < above.x1 and below.x1 > above.x0
-            and (abs(above.x0 - below.x0) <= d or abs(above.x1 - below.x1) <= d
-                 or abs((above.x0 + above.x1) - (below.x0 + below.x1)) / 2 <= d))
+def _joins(box: list[Line], line: Line) -> bool:
+    """pdfminer's ``find_neighbors`` test, for the next line in the stream.
+
+    pdfminer gives every character the height of its font size, so two lines are close
+    when the gap between them is at most ``line_margin`` × size, i.e. their baselines are
+    at most 1.5 sizes apart. PDFium's character boxes follow the glyphs for fonts without
+    ascent/descent metrics, so the test is made on line centres and font sizes instead
+    of box edges. Like pdfminer's transitive grouping, the line may be aligned with *any*
+    line of the box (an indented line of a listing, then one back at the margin).
+    """
+    above = box[-1]
+    d = _LINE_MARGIN * max(above.size, line.size)
+    pitch = (above.y0 + above.y1 - line.y0 - line.y1) / 2
+    if not (abs(above.size - line.size) <= d and 0 < pitch <= max(above.size, line.size) + d):
+        return False
+    return any(line.x0 < other.x1 and line.x1 > other.x0
+               and (abs(other.x0 - line.x0) <= d or abs(other.x1 - line.x1) <= d
+                    or abs((other.x0 + other.x1) - (line.x0 + line.x1)) / 2 <= d)
+               for other in box)
