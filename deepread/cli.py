@@ -150,19 +150,26 @@ def cmd_read(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _one_line(node: str, update: dict[str, Any]) -> list[str]:
-    """Human lines for one streamed graph update."""
+def _one_line(update: dict[str, Any]) -> list[str]:
+    """Human lines for one streamed graph update (any node's)."""
     lines = []
     for msg in update.get("messages") or []:
         for call in getattr(msg, "tool_calls", None) or []:
             args = ", ".join(f"{k}={v!r}" for k, v in call["args"].items())
             lines.append(f"→ {call['name']}({args})")
-        if node in ("retrieve", "read_section", "policy") and getattr(msg, "tool_call_id", None):
+        # Every tool result, whichever node ran it: follow_reference and open_toc run in
+        # their own nodes, and the sufficiency check's extra read runs in finalize.
+        if getattr(msg, "tool_call_id", None):
             art = msg.artifact if isinstance(msg.artifact, dict) else {}
             if msg.status == "error":
                 lines.append(f"← {msg.name}: {art.get('error', msg.content)}")
                 continue
             rows = art.get("paragraphs", [])
+            if not rows and "hits" not in art:  # a text result (a TOC, a resolution)
+                first = next((ln.strip() for ln in str(msg.content).splitlines()
+                              if ln.strip()), "")
+                lines.append(f"← {msg.name}: {first[:100]}{' …' if len(first) > 100 else ''}")
+                continue
             repeats = sum(r.get("repeat", False) for r in rows)
             coords = " ".join(f"[{r['doc_id']}:{r['sec_id']}:{r['para_idx']}]" for r in rows[:4])
             more = " …" if len(rows) > 4 else ""
@@ -202,7 +209,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                                       stream_mode="updates"):
                 for node, update in chunk.items():
                     if not args.json:
-                        for line in _one_line(node, update or {}):
+                        for line in _one_line(update or {}):
                             print(line, file=sys.stderr)
                     if node == "finalize":
                         output = dict(update)

@@ -293,3 +293,23 @@ def test_the_cli_runs_as_a_module(tmp_path: Path):
     assert result.returncode == 2
     assert "no document 1" in result.stderr
 
+
+
+def test_ask_step_lines_show_tool_results_from_every_node():
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    from deepread.cli import _one_line
+
+    reference = ToolMessage(content="'Section 4.2' → section (1) [7] Defining Functions",
+                            tool_call_id="c1", name="follow_reference",
+                            artifact={"paragraphs": []})
+    extra = AIMessage(content="", tool_calls=[{"name": "read_section", "id": "c2",
+                                               "args": {"doc_id": 1, "sec_id": 2}}])
+    read = ToolMessage(content="…", tool_call_id="c2", name="read_section",
+                       artifact={"paragraphs": [{"doc_id": 1, "sec_id": 2, "para_idx": 0}]})
+
+    lines = _one_line({"messages": [reference]}) + _one_line({"messages": [extra, read]})
+
+    assert lines == ["← follow_reference: 'Section 4.2' → section (1) [7] Defining Functions",
+                     "→ read_section(doc_id=1, sec_id=2)",
+                     "← read_section: 1 paragraphs [1:2:0]"]
