@@ -26,6 +26,7 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
 
 NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verbatim from "
@@ -34,17 +35,6 @@ NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verb
 NOTICE_KEY = "deepread_notice"
 _TOC_LINE = re.compile(r"^\s*\((\d+)\) \[(\d+)\] (.*?) \| paragraphs=(\d+) \| "
                        r"tokens=(\d+) \|", re.MULTILINE)
-_WORD = re.compile(r"[A-Za-z0-9_]+")
-_STOP = frozenset(
-    "a an and are as at be by can do does for from has have how i if in is it its of on or "
-    "that the this to was what when where which who why will with you your".split()
-)
-
-
-def terms(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in _STOP}
-
-
 class ExtractiveChatModel(BaseChatModel):
     """Deterministic retrieve → read → quote policy; needs no network and no key."""
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from deepread.nodes.extractive import terms
 from deepread.nodes.state import Regions, regions_of
+from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
 
 NOTE_MARK = "[note: an older observation, compacted to save context]"

@@ -36,13 +36,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from deepread.nodes.context import Context
 from deepread.nodes.executor import run_calls
-from deepread.nodes.extractive import NOTICE, NOTICE_KEY, ExtractiveChatModel, terms
+from deepread.nodes.extractive import NOTICE, NOTICE_KEY, ExtractiveChatModel
 from deepread.nodes.finalize import parse_citations
 from deepread.nodes.notes import compact
 from deepread.nodes.policy import invoke_with_retry
 from deepread.nodes.read_section import read_section_call
 from deepread.nodes.state import AgentState, merge_regions, turn_messages, was_read
 from deepread.prompts import load
+from deepread.stores.terms import stem, terms
 
 if TYPE_CHECKING:
     from deepread.nodes.index import Index
@@ -94,13 +95,6 @@ def quoted_passages(answer: str) -> list[str]:
     return out
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "es", "ed", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 #: Words about the documents rather than their subject ("which section lists…").
 _META = frozenset(
     "section sections paragraph paragraphs document documents doc docs list lists listed "
@@ -110,7 +104,7 @@ _META = frozenset(
 
 
 def content_words(text: str) -> set[str]:
-    return {_stem(w) for w in terms(text) if w not in _META}
+    return {stem(w) for w in terms(text) if w not in _META}
 
 
 def lexical_check(question: str, answer: str, evidence: list[str],

@@ -15,35 +15,15 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from deepread.stores.records import Hit, Paragraph
+from deepread.stores.terms import content_words
 
 Candidate = tuple[Hit, Paragraph]
-
-_WORD = re.compile(r"[A-Za-z0-9_]+")
-_STOP = frozenset(
-    "a an and are as at be by can do does for from has have how i if in into is it its of "
-    "on or should that the their then there these this to was what when where which who "
-    "why will with you your".split()
-)
-
 
 class Reranker(Protocol):
     """Reorders first-stage candidates and keeps ``k``."""
 
     def rerank(self, query: str, candidates: Sequence[Candidate],
                section_titles: Sequence[str], k: int) -> list[Candidate]: ...
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of 3+ characters that are not stop words, crudely stemmed."""
-    return {_stem(w.lower()) for w in _WORD.findall(text)
-            if len(w) > 2 and w.lower() not in _STOP}
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
 
 
 class CoverageReranker:

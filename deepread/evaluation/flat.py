@@ -17,10 +17,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepread.evaluation.modes import ModeSpec
-from deepread.nodes.extractive import NOTICE, terms
+from deepread.nodes.extractive import NOTICE
 from deepread.nodes.index import Index
 from deepread.nodes.policy import invoke_with_retry
 from deepread.stores.records import Paragraph
+from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
 
 RAG_SYSTEM = ("You answer questions about documents. Use only the numbered passages the "
