@@ -164,6 +164,34 @@ def test_pdf_lines_one_font_size_apart_form_one_box_whatever_their_glyph_boxes()
     assert not _joins(listing, line(455.0, 464.0, size=10.0))
 
 
+def test_pdf_tables_come_back_whole_as_html_rows(devset):
+    doc = parsed(devset / "docs" / "library-json.pdf")
+    tables = [p.text for p in doc.paragraphs if p.kind == "table"]
+    encoder = next(t for t in tables if "<td>list, tuple</td>" in t)
+    # The widest cell runs into the next column after an ordinary word gap: it is cut
+    # where the column starts.
+    assert "<tr><td>int, float, int- &amp; float-derived Enums</td><td>number</td></tr>" in encoder
+    assert encoder.count("<tr>") == 7
+    assert any("<tr><td>object</td><td>dict</td></tr>" in t for t in tables)
+
+
+def test_label_value_lines_and_prose_are_not_tables():
+    from deepread.nodes.parsing.pdf_lines import Line
+    from deepread.nodes.parsing.pdf_tables import find_tables
+
+    def cell(text: str, x0: float, y: float) -> Line:
+        return Line(text, x0, x0 + 6 * len(text), y, y + 12, 12.0, 0.0, 0, False)
+
+    two_rows = [cell("Author:", 34, 500), cell("Raymond", 120, 500),
+                cell("Contact:", 34, 480), cell("python at rcn", 120, 480)]
+    prose = [cell("A paragraph of ordinary text that wraps", 34, 400 - 14 * i)
+             for i in range(5)]
+    assert find_tables(two_rows) == [] and find_tables(prose) == []
+    three_rows = [*two_rows, cell("Date:", 34, 460), cell("2013", 120, 460)]
+    assert [t.rows for t in find_tables(three_rows)] == [
+        [["Author:", "Raymond"], ["Contact:", "python at rcn"], ["Date:", "2013"]]]
+
+
 def test_pdfs_parsed_in_parallel_threads_match_a_serial_parse(devset):
     from concurrent.futures import ThreadPoolExecutor
 

@@ -36,8 +36,11 @@ How the blocks are built:
   Headings before the first top-level heading (e.g. a printed sidebar's "Table of
   Contents" or "Navigation") are navigation, not structure: they are demoted to text, as
   are their later repeats.
+* Rows of cells on shared baselines, aligned in columns, become one ``table`` paragraph
+  in HTML, like the HTML reader's tables (:mod:`deepread.nodes.parsing.pdf_tables`).
 * A block starting like a caption ("Figure 2: …", "Table 1. …") becomes a ``figure``
-  paragraph or a labelled ``caption`` (:func:`deepread.nodes.parsing.figures.pdf_captions`).
+  paragraph or a labelled ``caption`` (:func:`deepread.nodes.parsing.figures.pdf_captions`);
+  a "Table N" caption next to a detected table becomes that table's caption.
 """
 
 from __future__ import annotations
@@ -54,8 +57,9 @@ from pypdf.generic import Destination
 
 from deepread.nodes.parsing.blocks import Block, BlockKind, ParsedDocument
 from deepread.nodes.parsing.errors import ParseError
-from deepread.nodes.parsing.figures import pdf_captions
+from deepread.nodes.parsing.figures import attach_captions, pdf_captions
 from deepread.nodes.parsing.pdf_lines import Line, PdfTextError, extract_lines
+from deepread.nodes.parsing.pdf_tables import find_tables, table_html
 
 __all__ = ["PdfError", "read_pdf"]
 
@@ -97,6 +101,8 @@ class _Para:
     # Right edge of the text on the block's page, to tell full lines from short ones.
     right_edge: float = 0.0
     extra_pages: list[int] = field(default_factory=list)
+    #: A table's cell texts, row by row.
+    rows: list[list[str]] | None = None
 
     @property
     def size(self) -> float:
@@ -129,7 +135,7 @@ def read_pdf(path: Path) -> ParsedDocument:
         _font_headings(paras, pages)
     vocab, hyphenated = _vocabulary(pages)
     blocks = [_to_block(p, vocab, hyphenated) for p in paras]
-    blocks = pdf_captions([b for b in blocks if b.text])
+    blocks = attach_captions(pdf_captions([b for b in blocks if b.text]))
     return ParsedDocument(title=_title(reader, blocks), blocks=blocks, pages=len(pages))
 
 
@@ -200,11 +206,23 @@ def _drop_running_lines(pages: list[list[Line]]) -> None:
 # --- blocks -----------------------------------------------------------------------------
 
 def _segment(lines: list[Line], page: int) -> Iterator[_Para]:
-    """Split a page's lines into paragraphs, list items and code blocks."""
+    """Split a page's lines into paragraphs, list items, code blocks and tables."""
     cur: _Para | None = None
     pending_marker = False
     right = max((ln.x1 for ln in lines), default=0.0)
-    for ln in lines:
+    tables = {t.start: t for t in find_tables(lines)}
+    skip_to = 0
+    for i, ln in enumerate(lines):
+        if i < skip_to:
+            continue
+        if i in tables:
+            if cur is not None:
+                yield cur
+            table = tables[i]
+            yield _Para(lines=lines[table.start:table.end], page=page, kind="table",
+                        rows=table.rows)
+            cur, pending_marker, skip_to = None, False, table.end
+            continue
         strong = _STRONG_BULLET.match(ln.text) is not None
         new_box = cur is None or ln.box != cur.lines[-1].box
         item = ln.bullet or strong or (new_box and _WEAK_MARKER.match(ln.text) is not None)
@@ -270,7 +288,8 @@ def _continues(prev: _Para, nxt: _Para) -> bool:
         return False
     if prev.kind == nxt.kind == "code":
         return abs(prev.lines[0].x0 - nxt.lines[0].x0) < 3
-    if "code" in (prev.kind, nxt.kind) or _SENTENCE_END.search(prev.lines[-1].text):
+    if ({"code", "table"} & {prev.kind, nxt.kind}
+            or _SENTENCE_END.search(prev.lines[-1].text)):
         return False
     # A paragraph cut by the page break fills its last line; a short last line ("Note",
     # "Example:") means the block really ended there.
@@ -305,8 +324,8 @@ def _font_headings(paras: list[_Para], pages: list[list[Line]]) -> None:
     if not body:
         return
     body_size = body.most_common(1)[0][0]
-    candidates = [p for p in paras if p.kind != "code" and len(p.lines) <= 3 and len(p.raw) <= 250
-                  and p.size > body_size + 0.5 and _WORD.search(p.raw)]
+    candidates = [p for p in paras if p.kind not in ("code", "table") and len(p.lines) <= 3
+                  and len(p.raw) <= 250 and p.size > body_size + 0.5 and _WORD.search(p.raw)]
     if not candidates:
         return
     rank = {s: i for i, s in enumerate(sorted({p.size for p in candidates}, reverse=True), start=1)}
@@ -358,7 +377,7 @@ def _apply_outline(paras: list[_Para], outline: list[tuple[str, int, int]]) -> b
             p = paras[i]
             if p.page > page + 1:
                 break
-            if p.page < page or p.kind == "code":
+            if p.page < page or p.kind in ("code", "table"):
                 continue
             k = _match_lines(p, want, bare)
             if k:
@@ -430,6 +449,8 @@ def _join_lines(lines: list[Line], vocab: set[str], hyphenated: set[str]) -> str
 
 
 def _to_block(p: _Para, vocab: set[str], hyphenated: set[str]) -> Block:
+    if p.kind == "table":
+        return Block(kind="table", text=table_html(p.rows or []), page=p.page)
     if p.kind == "code":
         text = "\n".join(ln.text.rstrip() for ln in p.lines).strip("\n")
     else:

@@ -75,6 +75,9 @@ class Line:
     box: int
     #: A small drawn shape (a vector list bullet) sits just left of the line.
     bullet: bool
+    #: Left edge of each character of ``text`` (an inserted space: the gap's left edge),
+    #: to cut a line where a table column starts.
+    xs: tuple[float, ...] = ()
 
     @property
     def height(self) -> float:
@@ -86,6 +89,7 @@ class _Run:
     """Characters of one line in the making."""
 
     chars: list[str]
+    xs: list[float]
     x0: float
     x1: float
     y0: float
@@ -197,17 +201,21 @@ def _runs(tp: object) -> list[_Run]:
                         and not (mono and last_mono))):
                 cur = None
         if cur is None:
-            cur = _Run([], x0, x1, y0, y1, [], [])
+            cur = _Run([], [], x0, x1, y0, y1, [], [])
             runs.append(cur)
         elif mono and last_mono and width > 0 and gap > 0.5 * width:
             # Code is laid out by position, not by space glyphs: restore its columns.
-            cur.chars.append(" " * max(1, round(gap / width)))
+            spaces = max(1, round(gap / width))
+            cur.chars.append(" " * spaces)
+            cur.xs.extend([cur.x1] * spaces)
         elif pending_space and cur.chars and not cur.chars[-1].isspace() and not ch.isspace():
             cur.chars.append(" ")
+            cur.xs.append(cur.x1)
         pending_space = False
         prev_width = width
         last_mono = mono
         cur.chars.append(ch)
+        cur.xs.append(x0)
         cur.x0, cur.x1 = min(cur.x0, x0), max(cur.x1, x1)
         cur.y0, cur.y1 = min(cur.y0, y0), max(cur.y1, y1)
         if not ch.isspace():
@@ -256,7 +264,7 @@ def _group(runs: list[_Run], shapes: list[tuple[float, float, float, float]]) ->
                      for x0, y0, x1, y1 in shapes)
         line = Line(text=text, x0=run.x0, x1=run.x1, y0=run.y0, y1=run.y1,
                     size=sizes.most_common(1)[0][0], mono=sum(run.monos) / len(run.monos),
-                    box=box, bullet=bullet)
+                    box=box, bullet=bullet, xs=tuple(run.xs[:len(text)]))
         if not members or not _joins(members, line):
             box += 1
             members = []
