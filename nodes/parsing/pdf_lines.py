@@ -111,6 +111,8 @@ def extract_lines(path: Path) -> list[list[Line]]:
             raise PdfTextError(str(exc)) from exc
         try:
             return [_page(pdf, i) for i in range(len(pdf))]
+        except pypdfium2.PdfiumError as exc:  # a page that cannot be loaded or read
+            raise PdfTextError(str(exc)) from exc
         finally:
             pdf.close()
 
