@@ -78,7 +78,7 @@ def run_child(folder: Path) -> dict:
 
 
 def embed_alone(files: list[Path]) -> dict:
-    from deepread.nodes.index import Index
+    from deepread.nodes.index import search_texts
     from deepread.nodes.parsing import parse_file
     from deepread.stores.embeddings import local_embeddings
 
@@ -87,7 +87,7 @@ def embed_alone(files: list[Path]) -> dict:
         docs = [parse_file(f) for f in files]
     # Exactly what ingest embeds: each paragraph's search text (section title + text,
     # tables as cell text), all in one call — the cheapest way to embed them.
-    texts = [t for d in docs for t in Index._search_texts(d)]
+    texts = [t for d in docs for t in search_texts(d)]
     plain = [p.text for d in docs for p in d.paragraphs]
     model.embed_array(texts[:64])  # warm-up
     with Timer() as t_embed:
