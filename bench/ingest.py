@@ -78,8 +78,8 @@ def run_child(folder: Path) -> dict:
 
 
 def embed_alone(files: list[Path]) -> dict:
-    from deepread.nodes.index import search_texts
-    from deepread.nodes.parsing import parse_file
+    from deepread.corpus.ingest import search_texts
+    from deepread.corpus.parsing import parse_file
     from deepread.stores.embeddings import local_embeddings
 
     model = local_embeddings()

@@ -35,7 +35,7 @@ import numpy as np
 from _common import DEVSET, Timer, machine, machine_line, summary_ms, table, write_json
 
 import deepread
-from deepread.nodes.parsing import parse_file
+from deepread.corpus.parsing import parse_file
 from deepread.stores.embeddings import local_embeddings
 
 MODES = ("dense", "bm25", "hybrid")

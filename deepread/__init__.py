@@ -4,11 +4,11 @@ The public face: :class:`Index` for ingesting and reading a collection, and the 
 it returns; :func:`build_graph` for the DeepRead agent (a compiled LangGraph graph).
 """
 
+from deepread.corpus.index import Index, IngestError, IngestFailure, IngestResult
+from deepread.corpus.parsing import ParseError
 from deepread.graphs.agent import build_graph
 from deepread.graphs.ingest import build_ingest_graph
 from deepread.nodes.context import Context
-from deepread.nodes.index import Index, IngestError, IngestFailure, IngestResult
-from deepread.nodes.parsing import ParseError
 from deepread.stores.backend import StoreError
 from deepread.stores.reading import CoordinateError, Retrieved, SectionRead
 from deepread.stores.records import Document, Hit, Paragraph, Section

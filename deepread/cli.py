@@ -26,7 +26,7 @@ def _emit(data: dict[str, Any]) -> None:
 
 
 def _open(args: argparse.Namespace):  # -> deepread.Index (imported lazily: fast --help)
-    from deepread.nodes.index import Index
+    from deepread.corpus.index import Index
 
     return Index.open(store=args.store, collection=args.collection,
                       embeddings=args.embeddings, reranker=getattr(args, "rerank", None))
@@ -65,8 +65,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if bar.disable and not args.json and event != "parsed":
             print(f"{event:>7} {path}", file=sys.stderr)
 
-    from deepread.nodes.describe import DescribeBudget
-    from deepread.nodes.models import ModelConfigError
+    from deepread.corpus.describe import DescribeBudget
+    from deepread.corpus.models import ModelConfigError
 
     try:
         result = idx.ingest_report(
@@ -243,10 +243,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import os
 
+    from deepread.corpus.models import ModelConfigError
     from deepread.evaluation.dataset import DatasetError
     from deepread.evaluation.modes import DEFAULT_MODES
     from deepread.evaluation.runner import EvalConfig, EvalError, run_eval
-    from deepread.nodes.models import ModelConfigError
 
     config = EvalConfig(
         dataset=Path(args.dataset), store=args.store, collection=args.collection,
@@ -278,8 +278,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_synth(args: argparse.Namespace) -> int:
     import os
 
+    from deepread.corpus.models import ModelConfigError, chat_model
     from deepread.evaluation.synth import synthesize
-    from deepread.nodes.models import ModelConfigError, chat_model
 
     name = args.model or os.environ.get("DEEPREAD_MODEL", "")
     if not name:
@@ -425,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from deepread.nodes.parsing import ParseError
+    from deepread.corpus.parsing import ParseError
     from deepread.stores.backend import StoreError
 
     try:

@@ -2,7 +2,7 @@
 
 (``open_toc`` joins the executors when a large collection's prompt shows a bounded
 interaction space, see nodes/space.py; ``follow_reference`` when the turn mentions
-"Table 3", "Section 4.2"…, see nodes/references.py. ``finalize`` checks that the cited
+"Table 3", "Section 4.2"…, see corpus/references.py. ``finalize`` checks that the cited
 evidence supports the answer first, see nodes/sufficiency.py.)
 
 ``build_graph(index=…, model=…)`` returns a compiled graph for Python use (and as a
@@ -22,10 +22,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from deepread.corpus.index import Index
 from deepread.nodes.context import Context
 from deepread.nodes.finalize import make_finalize
 from deepread.nodes.follow_reference import make_follow_reference
-from deepread.nodes.index import Index
 from deepread.nodes.open_toc import make_open_toc
 from deepread.nodes.policy import make_policy, offered_tools
 from deepread.nodes.read_section import make_read_section

@@ -9,8 +9,8 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from deepread.corpus.index import Index
 from deepread.nodes.context import Context
-from deepread.nodes.index import Index
 from deepread.nodes.ingest import IngestInput, IngestOutput, make_ingest
 from deepread.nodes.resources import Resources
 

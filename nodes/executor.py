@@ -17,8 +17,8 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from pydantic import BaseModel
 
+from deepread.corpus.index import Index
 from deepread.nodes.context import Context
-from deepread.nodes.index import Index
 from deepread.nodes.observation import format_paragraphs
 from deepread.nodes.state import (
     AgentState,

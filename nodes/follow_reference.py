@@ -2,7 +2,7 @@
 
 Offered only when the question or an observation mentions such a reference
 (:func:`deepread.nodes.policy.offered_tools`); resolution is
-:mod:`deepread.nodes.references`. Results go through the shared executor
+:mod:`deepread.corpus.references`. Results go through the shared executor
 (:func:`~deepread.nodes.executor.run_calls`): coordinates, framing, read-region memory.
 A section shows its first direct paragraphs within :data:`SECTION_BUDGET` tokens (its
 subsections are listed when it has none); a table or figure shows its paragraph (and
@@ -15,10 +15,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from deepread.corpus.index import Index
+from deepread.corpus.references import Target, parse_reference, resolver_for
 from deepread.nodes.context import Context
 from deepread.nodes.executor import Outcome, run_calls
-from deepread.nodes.index import Index
-from deepread.nodes.references import Target, parse_reference, resolver_for
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState
 from deepread.nodes.tools import FOLLOW_REFERENCE, FollowReferenceArgs

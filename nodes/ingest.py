@@ -15,8 +15,8 @@ from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
 
+from deepread.corpus.files import expand_paths
 from deepread.nodes.context import Context
-from deepread.nodes.index import expand_paths
 from deepread.nodes.resources import Resources
 from deepread.stores.backend import StoreError
 

@@ -9,26 +9,11 @@ replaced by a short pointer, so nothing is paid for twice.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from deepread.corpus.framing import CLOSE, OPEN, escape
 from deepread.nodes.state import Regions, was_read
 from deepread.stores.records import Document, Paragraph
-
-OPEN, CLOSE = "<document_content>", "</document_content>"
-# "< /document_content" and "</ document_content" too: any spacing a reader could take
-# for the frame's own tag.
-_FRAME = re.compile(r"<\s*/?\s*document_content", re.IGNORECASE)
-# Line starts the observation itself uses: a paragraph coordinate "[1:2:3]" and a
-# section line "## (1) [2]".
-_COORD_LINE = re.compile(r"^(\s*)(\[\s*\d+\s*:\s*\d+\s*:\s*\d+\s*\]|##\s*\(\d+\)\s*\[\d+\])",
-                         re.MULTILINE)
-
-
-def escape(text: str) -> str:
-    """Neutralise frame tags and coordinate-looking line starts inside document text."""
-    text = _FRAME.sub(lambda m: m.group(0).replace("<", "&lt;"), text)
-    return _COORD_LINE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", text)
 
 
 def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document],

@@ -11,11 +11,11 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
+from deepread.corpus.toc_text import render_toc
 from deepread.nodes.context import Context
 from deepread.nodes.executor import error_message
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, pending_tool_calls
-from deepread.nodes.toc_text import render_toc
 from deepread.nodes.tools import OPEN_TOC, OpenTocArgs, ToolArgumentError, parse_args
 
 

@@ -16,9 +16,6 @@ reference (:func:`references_on_offer`).
 
 from __future__ import annotations
 
-import json
-import os
-import time
 from typing import TYPE_CHECKING, Any
 from uuid import uuid4
 
@@ -32,12 +29,13 @@ from langchain_core.messages import (
 )
 from langgraph.runtime import Runtime
 
+from deepread.corpus.index import Index
+from deepread.corpus.models import describe, invoke_with_retry
+from deepread.corpus.references import mentions, resolver_for
 from deepread.nodes.context import Context
 from deepread.nodes.executor import error_message
 from deepread.nodes.extractive import NOTICE_KEY
-from deepread.nodes.index import Index
 from deepread.nodes.notes import compact, noted_regions
-from deepread.nodes.references import mentions, resolver_for
 from deepread.nodes.space import render_space
 from deepread.nodes.state import AgentState, pending_tool_calls, turn_messages
 from deepread.nodes.tools import FOLLOW_REFERENCE, OPEN_TOC, TOOL_NAMES, tool_schemas
@@ -46,67 +44,6 @@ from deepread.stores.backend import StoreError
 
 if TYPE_CHECKING:
     from deepread.nodes.resources import Resources
-
-_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
-_TRANSIENT_NAMES = ("Timeout", "RateLimit", "Connection", "ConnectError",
-                    "ServiceUnavailable", "InternalServerError")
-BACKOFF_BASE_S = 1.0
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Whether a model error is worth retrying."""
-    status = getattr(exc, "status_code", None) or getattr(
-        getattr(exc, "response", None), "status_code", None)
-    if isinstance(status, int):
-        return status in _TRANSIENT_STATUS
-    if isinstance(exc, (TimeoutError, ConnectionError)):
-        return True
-    return any(n in type(exc).__name__ for n in _TRANSIENT_NAMES)
-
-
-_SECRET_SUFFIXES = ("API_KEY", "_TOKEN", "_SECRET", "PASSWORD")
-
-
-def redact(text: str) -> str:
-    """``text`` with the values of secret-looking environment variables masked.
-
-    Provider error bodies may echo request headers (a proxy answering 500 with the
-    ``Authorization: Bearer sk-…`` it received); the message ends up in the run's
-    ``error`` output, the checkpoint and the logs, so known secrets are replaced.
-    """
-    for name, value in os.environ.items():
-        if name.upper().endswith(_SECRET_SUFFIXES) and len(value) >= 8 and value in text:
-            text = text.replace(value, "***")
-    return text
-
-
-def describe(exc: BaseException) -> str:
-    """One line for a model error; says which endpoint could not be reached."""
-    status = getattr(exc, "status_code", None)
-    prefix = f"HTTP {status}: " if status else ""
-    text = f"{type(exc).__name__}: {prefix}{exc}".strip()
-    if isinstance(exc, json.JSONDecodeError):
-        text = f"the model endpoint's reply is not valid JSON ({text})"
-    if "Connection" in type(exc).__name__ or isinstance(exc, ConnectionError):
-        endpoint = os.environ.get("OPENAI_BASE_URL") or "the OpenAI API"
-        text += f" (cannot reach {endpoint}; check OPENAI_BASE_URL and the network)"
-    return redact(text)
-
-
-def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int) -> AIMessage:
-    for attempt in range(retries + 1):
-        try:
-            reply = model.invoke(messages)
-        except Exception as exc:  # provider SDKs raise their own types; classify below
-            if attempt < retries and is_transient(exc):
-                time.sleep(BACKOFF_BASE_S * 2 ** attempt)
-                continue
-            raise
-        if not isinstance(reply, AIMessage):
-            reply = AIMessage(content=str(getattr(reply, "content", reply)))
-        return reply
-    raise AssertionError("unreachable")
-
 
 def with_call_ids(reply: AIMessage) -> AIMessage:
     """Give every tool call an id: each must be answered by one ToolMessage naming it."""

@@ -12,10 +12,10 @@ import threading
 
 from langchain_core.language_models import BaseChatModel
 
+from deepread.corpus.index import Index
+from deepread.corpus.models import chat_model
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import ExtractiveChatModel
-from deepread.nodes.index import Index
-from deepread.nodes.models import chat_model
 from deepread.stores.location import default_store
 
 _OPEN: dict[tuple[str, str], Index] = {}

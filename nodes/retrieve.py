@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from deepread.corpus.index import Index
 from deepread.nodes.context import Context
 from deepread.nodes.executor import Outcome, run_calls
-from deepread.nodes.index import Index
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState
 from deepread.nodes.tools import RetrieveArgs

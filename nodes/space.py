@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepread.nodes.index import Index
-from deepread.nodes.observation import escape
-from deepread.nodes.toc_text import render_toc
+from deepread.corpus.framing import escape
+from deepread.corpus.index import Index
+from deepread.corpus.toc_text import render_toc
 from deepread.stores.records import Document
 from deepread.stores.tokens import count_tokens
 

@@ -121,7 +121,7 @@ class AgentState(InputState, OutputState, total=False):
     # Evidence notes (nodes/notes.py): paragraphs whose observations the last model call
     # saw only as notes — re-reading them shows their text again.
     noted_regions: Regions
-    # Whether follow_reference is on offer this round (nodes/references.py).
+    # Whether follow_reference is on offer this round (corpus/references.py).
     references: bool
 
 

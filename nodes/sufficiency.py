@@ -34,19 +34,19 @@ from uuid import uuid4
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from deepread.corpus.models import invoke_with_retry
 from deepread.nodes.context import Context
 from deepread.nodes.executor import run_calls
 from deepread.nodes.extractive import NOTICE, NOTICE_KEY, ExtractiveChatModel
 from deepread.nodes.finalize import parse_citations
 from deepread.nodes.notes import compact
-from deepread.nodes.policy import invoke_with_retry
 from deepread.nodes.read_section import read_section_call
 from deepread.nodes.state import AgentState, merge_regions, turn_messages, was_read
 from deepread.prompts import load
 from deepread.stores.terms import stem, terms
 
 if TYPE_CHECKING:
-    from deepread.nodes.index import Index
+    from deepread.corpus.index import Index
     from deepread.nodes.resources import Resources
 
 #: Tokens of the section read in the extra step.

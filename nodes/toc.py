@@ -1,7 +1,7 @@
 """The ``toc`` node: start a turn and inject the Directory Structure (paper §3.3).
 
 It records the question, marks where the turn starts, and renders the TOC of the
-documents in scope within ``toc_budget`` (:mod:`deepread.nodes.toc_text`). When even
+documents in scope within ``toc_budget`` (:mod:`deepread.corpus.toc_text`). When even
 the collapsed TOC would not fit, the prompt shows a bounded interaction space instead
 (:mod:`deepread.nodes.space`).
 """
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from deepread.corpus.toc_text import RenderedToc, render_toc, section_line
 from deepread.nodes.context import Context
 from deepread.nodes.space import initial_space, render_space
 from deepread.nodes.state import AgentState
-from deepread.nodes.toc_text import RenderedToc, render_toc, section_line
 from deepread.stores.backend import StoreError
 
 if TYPE_CHECKING:

@@ -52,7 +52,7 @@ TOOL_NAMES = ("retrieve", "read_section")
 #: Offered as well when the prompt shows a bounded interaction space (nodes/space.py).
 OPEN_TOC = "open_toc"
 #: Offered as well when the question or an observation mentions a reference ("Table 3",
-#: "Section 4.2", "page 12") that resolves (nodes/references.py); the paper's two-tool
+#: "Section 4.2", "page 12") that resolves (corpus/references.py); the paper's two-tool
 #: default stays otherwise.
 FOLLOW_REFERENCE = "follow_reference"
 

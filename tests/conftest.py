@@ -49,7 +49,7 @@ Only paragraph about figs.
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     """No DEEPREAD_* settings leak in from the environment; model retries do not sleep."""
-    from deepread.nodes import policy
+    from deepread.corpus import models as policy
 
     for name in list(os.environ):
         if name.startswith("DEEPREAD_"):

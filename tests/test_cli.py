@@ -21,7 +21,7 @@ import pytest
 from conftest import SHAPES_MD
 
 from deepread import cli
-from deepread.nodes import policy as policy_module
+from deepread.corpus import models as policy_module
 
 COORD = r"\[\d+:\d+:\d+\]"
 JSON_QUESTION = ("In which respects does Python's json module accept or produce things "

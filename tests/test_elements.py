@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import deepread
-from deepread.nodes.parsing import parse_file
-from deepread.nodes.parsing.blocks import Block
-from deepread.nodes.parsing.figures import attach_captions, caption_label, pdf_captions
+from deepread.corpus.parsing import parse_file
+from deepread.corpus.parsing.blocks import Block
+from deepread.corpus.parsing.figures import attach_captions, caption_label, pdf_captions
 from deepread.stores.records import Document, Section
 
 HTML = """<html><body><main>

@@ -10,10 +10,10 @@ from pypdf import PdfWriter
 from test_vision import CannedVisionModel
 
 import deepread
-from deepread.nodes.enrich import IngestModels
-from deepread.nodes.ocr import assign_pages, clean_page, ocr_pdf
-from deepread.nodes.parsing import ParseError
-from deepread.nodes.parsing.blocks import Block
+from deepread.corpus.enrich import IngestModels
+from deepread.corpus.ocr import assign_pages, clean_page, ocr_pdf
+from deepread.corpus.parsing import ParseError
+from deepread.corpus.parsing.blocks import Block
 from deepread.stores.cache import ModelCache
 
 PAGES = {

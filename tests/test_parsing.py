@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from deepread.nodes.parsing import ParseError, Structured, parse_file
+from deepread.corpus.parsing import ParseError, Structured, parse_file
 
 
 def norm(text: str) -> str:
@@ -154,7 +154,7 @@ def test_pdf_lines_one_font_size_apart_form_one_box_whatever_their_glyph_boxes()
     # follow the glyphs ("#" and "..." are short), leaving 4 pt gaps between 9 pt lines
     # set 11.7 pt apart. pdfminer sizes every character by its font size and keeps them
     # together; so must we. A 10 pt paragraph 22 pt below is a new box.
-    from deepread.nodes.parsing.pdf_lines import Line, _joins
+    from deepread.corpus.parsing.pdf_lines import Line, _joins
 
     def line(y0: float, y1: float, size: float = 9.0, x0: float = 119.6) -> Line:
         return Line("text", x0, x0 + 200, y0, y1, size, 1.0, 0, False)
@@ -176,8 +176,8 @@ def test_pdf_tables_come_back_whole_as_html_rows(devset):
 
 
 def test_label_value_lines_and_prose_are_not_tables():
-    from deepread.nodes.parsing.pdf_lines import Line
-    from deepread.nodes.parsing.pdf_tables import find_tables
+    from deepread.corpus.parsing.pdf_lines import Line
+    from deepread.corpus.parsing.pdf_tables import find_tables
 
     def cell(text: str, x0: float, y: float) -> Line:
         return Line(text, x0, x0 + 6 * len(text), y, y + 12, 12.0, 0.0, 0, False)

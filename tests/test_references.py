@@ -20,10 +20,10 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from scripted import ScriptedChatModel, ai, call, cite, last_tool_message, shown_coords
 
 import deepread
+from deepread.corpus.parsing import parse_file
+from deepread.corpus.references import Mention, Resolver, mentions, parse_reference
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.parsing import parse_file
-from deepread.nodes.references import Mention, Resolver, mentions, parse_reference
 from deepread.stores.records import Document, Paragraph, Section
 
 REPORT_MD = """\

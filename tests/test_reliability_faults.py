@@ -5,7 +5,7 @@ a traceback, a hang or a partial document.
 
 Fake servers are tiny ``http.server`` threads on 127.0.0.1; the model path is driven
 both with the scripted model (tests/scripted.py) and through the real OpenAI client
-(:func:`deepread.nodes.models.chat_model`) against a fake endpoint. Rows of
+(:func:`deepread.corpus.models.chat_model`) against a fake endpoint. Rows of
 docs/reliability.md.
 """
 
@@ -33,10 +33,10 @@ from scripted import ScriptedChatModel, ai, call
 from test_reliability_inputs import HashEmbeddings, assert_whole
 
 from deepread import Index
+from deepread.corpus import models as policy_module
+from deepread.corpus.models import chat_model
 from deepread.graphs.agent import build_graph
-from deepread.nodes import policy as policy_module
 from deepread.nodes.context import Context
-from deepread.nodes.models import chat_model
 from deepread.stores.backend import StoreError
 from deepread.stores.server import ServerBackend
 

@@ -22,9 +22,9 @@ from langchain_core.embeddings import Embeddings
 
 from deepread import Index
 from deepread.cli import main as cli
-from deepread.nodes.index import expand_paths
-from deepread.nodes.parsing import ParseError, parse_file
-from deepread.nodes.parsing.structure import MAX_PARAGRAPH_CHARS
+from deepread.corpus.files import expand_paths
+from deepread.corpus.parsing import ParseError, parse_file
+from deepread.corpus.parsing.structure import MAX_PARAGRAPH_CHARS
 from deepread.stores.schema import Match
 
 # -- corpus ---------------------------------------------------------------------------------

@@ -15,9 +15,9 @@ from scripted import ScriptedChatModel, ai, call
 from test_reliability_inputs import HashEmbeddings, assert_whole
 
 from deepread import Index
+from deepread.corpus import models as policy_module
 from deepread.graphs.agent import build_graph
 from deepread.graphs.ingest import build_ingest_graph
-from deepread.nodes import policy as policy_module
 from deepread.nodes.context import Context
 from deepread.nodes.ingest import check_root
 from deepread.nodes.observation import CLOSE, OPEN, format_paragraphs

@@ -45,7 +45,7 @@ SMALL = deepread.Context(toc_budget=500)
 
 
 def test_the_full_toc_of_this_library_does_not_fit_the_budget(library):
-    from deepread.nodes.toc_text import render_toc
+    from deepread.corpus.toc_text import render_toc
 
     assert render_toc(library.documents()).tokens > SMALL.toc_budget
 

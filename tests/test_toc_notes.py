@@ -9,7 +9,7 @@ from scripted import ScriptedChatModel
 from test_toc import deep_document
 
 import deepread
-from deepread.nodes.describe import DescribeBudget, describe_sections, one_line
+from deepread.corpus.describe import DescribeBudget, describe_sections, one_line
 from deepread.nodes.toc import render_toc, section_line
 from deepread.stores.cache import ModelCache
 from deepread.stores.records import Paragraph, Section

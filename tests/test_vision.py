@@ -13,7 +13,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 import deepread
-from deepread.nodes.vision import describe_figures
+from deepread.corpus.vision import describe_figures
 from deepread.stores.cache import ModelCache
 from deepread.stores.records import Paragraph
 

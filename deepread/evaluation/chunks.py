@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from langchain_core.embeddings import Embeddings
 
-from deepread.nodes.index import Index
+from deepread.corpus.index import Index
 from deepread.stores.embeddings import embed_texts
 from deepread.stores.records import Document, Paragraph, Section
 from deepread.stores.search_text import plain_table

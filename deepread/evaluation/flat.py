@@ -16,10 +16,10 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from deepread.corpus.index import Index
+from deepread.corpus.models import invoke_with_retry
 from deepread.evaluation.modes import ModeSpec
 from deepread.nodes.extractive import NOTICE
-from deepread.nodes.index import Index
-from deepread.nodes.policy import invoke_with_retry
 from deepread.stores.records import Paragraph
 from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens

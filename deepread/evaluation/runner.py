@@ -22,6 +22,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from deepread.corpus.index import Index
 from deepread.evaluation.chunks import chunk_collection, ensure_chunks
 from deepread.evaluation.dataset import Question, load_dataset
 from deepread.evaluation.evidence import DocResolver, coverage
@@ -31,7 +32,6 @@ from deepread.evaluation.metrics import behaviour
 from deepread.evaluation.modes import DEFAULT_MODES, EXPAND_WINDOW, ModeSpec, parse_mode
 from deepread.evaluation.records import RecordWriter, read_records, trajectory_path
 from deepread.evaluation.trajectory import compact_coords, trace_agent
-from deepread.nodes.index import Index
 
 
 class EvalError(ValueError):
@@ -93,8 +93,8 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     Without ``model`` (and ``config.model``) every mode runs the offline extractive
     policy; without a judge, accuracy is reported as not judged.
     """
+    from deepread.corpus.models import chat_model
     from deepread.evaluation.report import write_reports
-    from deepread.nodes.models import chat_model
 
     questions = load_dataset(config.dataset, config.limit)
     specs = [parse_mode(m) for m in dict.fromkeys(config.modes)]

@@ -19,9 +19,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from deepread.corpus.index import Index
+from deepread.corpus.models import invoke_with_retry
 from deepread.evaluation.chunks import document_markdown
-from deepread.nodes.index import Index
-from deepread.nodes.policy import invoke_with_retry
 from deepread.prompts import load
 from deepread.stores.tokens import encoding
 

@@ -11,7 +11,7 @@ to the paragraph text as ``[Figure description: …]``; a figure without an imag
 as it is. Descriptions are cached by (image sha256, model name) in the store's sidecar
 cache (:mod:`deepread.stores.cache`), so re-ingesting never asks twice.
 
-PDF figures carry no image at parse time (:mod:`deepread.nodes.parsing.figures`): here,
+PDF figures carry no image at parse time (:mod:`deepread.corpus.parsing.figures`): here,
 and only when a vision model is configured, the largest embedded image of the figure's
 page is extracted with pypdf into ``<sidecar dir>/images/<sha256>.<ext>`` and becomes the
 paragraph's ``image``. A page whose figure is vector-drawn has no embedded image and is
@@ -45,7 +45,7 @@ def resolve_model(model: BaseChatModel | str | None) -> BaseChatModel | None:
     if model is None or model == "":
         return None
     if isinstance(model, str):
-        from deepread.nodes.models import chat_model
+        from deepread.corpus.models import chat_model
 
         return chat_model(model)
     return model

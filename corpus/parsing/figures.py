@@ -20,7 +20,7 @@ from HTML, Markdown (OCR output included) and PDF:
   (``Table N``; the PDF reader does not detect table bodies). PDF figures carry no image
   at parse time; when a vision model is configured the ingest step extracts the largest
   embedded image of the figure's page with pypdf into ``<store>/images/`` (see
-  :mod:`deepread.nodes.vision`).
+  :mod:`deepread.corpus.vision`).
 
 The caption text stays in the paragraph ``text`` too (before a table's HTML, as a
 figure's text), so retrieval and reading see it; ``caption`` and ``label`` are the
@@ -35,7 +35,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from deepread.nodes.parsing.blocks import Block
+from deepread.corpus.parsing.blocks import Block
 
 _CAPTION = re.compile(
     r"^\s*(?P<word>figure|fig\.?|table|tab\.)\s*(?P<num>[A-Z]?\d+(?:[.\-]\d+)*[a-z]?)"

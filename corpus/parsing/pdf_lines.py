@@ -1,6 +1,6 @@
 """The text layer of a PDF as positioned lines grouped into boxes, read with PDFium.
 
-:mod:`deepread.nodes.parsing.pdf` builds paragraphs, headings and code blocks from these
+:mod:`deepread.corpus.parsing.pdf` builds paragraphs, headings and code blocks from these
 lines; this module only answers "what text is where, in which font".
 
 Why PDFium (``pypdfium2``) and not pdfminer.six: pdfminer parses content streams in pure

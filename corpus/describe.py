@@ -2,7 +2,7 @@
 
 ``deepread ingest --describe-model NAME`` (or ``Index.ingest(..., describe_model=...)``)
 asks a chat model for one line per section, stored as ``Section.summary`` and shown in
-the TOC as ``| about: …`` (:mod:`deepread.nodes.toc_text`), where it is counted in the
+the TOC as ``| about: …`` (:mod:`deepread.corpus.toc_text`), where it is counted in the
 TOC's token budget like the rest of the line.
 
 What is sent: the section title and its *direct* paragraphs, cut to
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from deepread.nodes.vision import model_name
+from deepread.corpus.vision import model_name
 from deepread.prompts import load
 from deepread.stores.cache import ModelCache, sha256
 from deepread.stores.records import Paragraph, Section

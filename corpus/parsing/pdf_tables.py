@@ -1,7 +1,7 @@
 """Tables in a PDF's text layer: rows of cells on shared baselines, aligned in columns.
 
 A PDF has no table objects, only text placed on a page. A table shows as several short
-runs of text on one baseline (the cells of a row; :mod:`~deepread.nodes.parsing.pdf_lines`
+runs of text on one baseline (the cells of a row; :mod:`~deepread.corpus.parsing.pdf_lines`
 already cuts a line where the gap is wider than two characters, as pdfminer does), and
 the next rows below with their cells under the same columns. Kept whole — as HTML, like
 the HTML reader's tables and the paper's — a table is one paragraph a reader can cite,
@@ -22,7 +22,7 @@ import html
 from dataclasses import dataclass
 from itertools import pairwise
 
-from deepread.nodes.parsing.pdf_lines import Line
+from deepread.corpus.parsing.pdf_lines import Line
 
 __all__ = ["CELL_GAP", "MIN_ROWS", "Table", "find_tables", "table_html"]
 

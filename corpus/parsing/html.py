@@ -14,16 +14,16 @@ from pathlib import Path
 from lxml import etree
 from lxml import html as lxml_html
 
-from deepread.nodes.parsing.blocks import ParsedDocument
-from deepread.nodes.parsing.elements import clean_text, to_blocks
-from deepread.nodes.parsing.errors import ParseError
-from deepread.nodes.parsing.figures import (
+from deepread.corpus.parsing.blocks import ParsedDocument
+from deepread.corpus.parsing.elements import clean_text, to_blocks
+from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.parsing.figures import (
     FigureInfo,
     attach_captions,
     mark_figures,
     resolve_markers,
 )
-from deepread.nodes.parsing.offline import prepare_unstructured
+from deepread.corpus.parsing.offline import prepare_unstructured
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
 # Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").
@@ -97,7 +97,7 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
     """Partition already-cleaned HTML (shared by the HTML and Markdown readers).
 
     Figures and table captions are lifted out first and put back as ``figure`` blocks
-    and table captions (:mod:`deepread.nodes.parsing.figures`); image paths resolve
+    and table captions (:mod:`deepread.corpus.parsing.figures`); image paths resolve
     against ``path``'s folder.
     """
     prepare_unstructured()

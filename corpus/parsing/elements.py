@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from unstructured.documents.elements import Element
 
-from deepread.nodes.parsing.blocks import Block, BlockKind
+from deepread.corpus.parsing.blocks import Block, BlockKind
 
 # Elements that are page furniture rather than content.
 _SKIPPED = {"PageBreak", "Header", "Footer", "PageNumber"}

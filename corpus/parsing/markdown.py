@@ -13,10 +13,10 @@ from pathlib import Path
 
 import markdown
 
-from deepread.nodes.parsing.blocks import ParsedDocument
-from deepread.nodes.parsing.errors import ParseError
-from deepread.nodes.parsing.html import partition_html_text
-from deepread.nodes.parsing.text import decode_text
+from deepread.corpus.parsing.blocks import ParsedDocument
+from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.parsing.html import partition_html_text
+from deepread.corpus.parsing.text import decode_text
 
 _EXTENSIONS = ["tables", "fenced_code"]
 

@@ -256,7 +256,7 @@ class Resolver:
 
 
 def collection_paragraphs(index: Any) -> Callable[[Document], list[Paragraph]]:
-    """A loader of a document's paragraphs from an :class:`~deepread.nodes.index.Index`."""
+    """A loader of a document's paragraphs from an :class:`~deepread.corpus.index.Index`."""
 
     def load(doc: Document) -> list[Paragraph]:
         out: list[Paragraph] = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deepread.nodes.parsing.blocks import Block, ParsedDocument
+from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.stores.records import Paragraph, Section
 from deepread.stores.tokens import count_tokens_batch
 

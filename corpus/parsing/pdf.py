@@ -1,7 +1,7 @@
 """PDF reader: turn a PDF's text layer into :class:`Block` s in reading order.
 
 Library choice (measured on the devset PDFs, 14-23 pages each): the text layer is read
-with **PDFium** (``pypdfium2``, :mod:`deepread.nodes.parsing.pdf_lines`), with **pypdf**
+with **PDFium** (``pypdfium2``, :mod:`deepread.corpus.parsing.pdf_lines`), with **pypdf**
 for the outline, the metadata title and the encryption check.
 ``unstructured.partition.pdf`` (``strategy="fast"``) was the first choice, but in this
 environment it cannot even be imported: its module imports ``pi_heif``, ``cv2`` and
@@ -17,7 +17,7 @@ embedding.
 How the blocks are built:
 
 * Characters are grouped into lines and lines into text boxes with pdfminer's layout
-  rules (:mod:`~deepread.nodes.parsing.pdf_lines`); a box is our first guess at a
+  rules (:mod:`~deepread.corpus.parsing.pdf_lines`); a box is our first guess at a
   paragraph. Each line records its dominant font size, how much of it is monospace, and
   whether a small drawn shape (Chromium and most HTML-to-PDF printers draw list bullets
   as vector dots, not glyphs) sits just left of it.
@@ -37,9 +37,9 @@ How the blocks are built:
   Contents" or "Navigation") are navigation, not structure: they are demoted to text, as
   are their later repeats.
 * Rows of cells on shared baselines, aligned in columns, become one ``table`` paragraph
-  in HTML, like the HTML reader's tables (:mod:`deepread.nodes.parsing.pdf_tables`).
+  in HTML, like the HTML reader's tables (:mod:`deepread.corpus.parsing.pdf_tables`).
 * A block starting like a caption ("Figure 2: …", "Table 1. …") becomes a ``figure``
-  paragraph or a labelled ``caption`` (:func:`deepread.nodes.parsing.figures.pdf_captions`);
+  paragraph or a labelled ``caption`` (:func:`deepread.corpus.parsing.figures.pdf_captions`);
   a "Table N" caption next to a detected table becomes that table's caption.
 """
 
@@ -55,11 +55,11 @@ from pathlib import Path
 from pypdf import PasswordType, PdfReader
 from pypdf.generic import Destination
 
-from deepread.nodes.parsing.blocks import Block, BlockKind, ParsedDocument
-from deepread.nodes.parsing.errors import ParseError
-from deepread.nodes.parsing.figures import attach_captions, pdf_captions
-from deepread.nodes.parsing.pdf_lines import Line, PdfTextError, extract_lines
-from deepread.nodes.parsing.pdf_tables import find_tables, table_html
+from deepread.corpus.parsing.blocks import Block, BlockKind, ParsedDocument
+from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.parsing.figures import attach_captions, pdf_captions
+from deepread.corpus.parsing.pdf_lines import Line, PdfTextError, extract_lines
+from deepread.corpus.parsing.pdf_tables import find_tables, table_html
 
 __all__ = ["PdfError", "read_pdf"]
 

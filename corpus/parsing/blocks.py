@@ -1,7 +1,7 @@
 """The parser-neutral block stream every format reader produces.
 
 Each reader (HTML, Markdown, PDF, DOCX, text) turns a file into a flat list of
-:class:`Block` in reading order; :mod:`deepread.nodes.parsing.structure` then builds the
+:class:`Block` in reading order; :mod:`deepread.corpus.parsing.structure` then builds the
 section tree from it. Keeping readers to this one shape is what lets the tree rules
 (root section, numbering, parent/children) live in exactly one place.
 """
@@ -22,7 +22,7 @@ class Block:
     ``kind == "heading"`` blocks open sections and carry ``level`` (1 = top). Every
     other kind becomes one paragraph. Tables carry HTML in ``text``. Tables and figures
     may carry their ``caption``, its ``label`` ("Table 3") and, for figures, the
-    ``image`` path (see :mod:`deepread.nodes.parsing.figures`).
+    ``image`` path (see :mod:`deepread.corpus.parsing.figures`).
     """
 
     kind: BlockKind

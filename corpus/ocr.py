@@ -7,7 +7,7 @@ OpenAI-compatible vision endpoint (e.g. PaddleOCR-VL or another VLM served by vL
 ``Index.ingest(..., ocr_model=...)``. Pages are cached by (PNG sha256, model name).
 
 The pages' Markdown is joined with a marker paragraph before each page and parsed once by
-the normal Markdown path (:func:`deepread.nodes.parsing.markdown.markdown_blocks`), so
+the normal Markdown path (:func:`deepread.corpus.parsing.markdown.markdown_blocks`), so
 headings may open on one page and continue on the next and tables stay whole; each
 marker then sets the ``page`` of the blocks after it and is dropped. A code fence left
 open at the end of a page is closed there, so it cannot swallow the next page's marker.
@@ -23,9 +23,9 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
-from deepread.nodes.parsing.blocks import Block, ParsedDocument
-from deepread.nodes.parsing.errors import ParseError
-from deepread.nodes.vision import ask_about_image, image_part, model_name
+from deepread.corpus.parsing.blocks import Block, ParsedDocument
+from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.vision import ask_about_image, image_part, model_name
 from deepread.prompts import load
 from deepread.stores.cache import ModelCache, sha256
 
@@ -45,7 +45,7 @@ def render_pages(path: Path, scale: float = DEFAULT_SCALE) -> list[bytes]:
     """PNG bytes of every page of ``path``."""
     import pypdfium2
 
-    from deepread.nodes.parsing.pdf_lines import PDFIUM_LOCK
+    from deepread.corpus.parsing.pdf_lines import PDFIUM_LOCK
 
     # PDFium is not thread-safe and ingest parses PDFs in a background thread.
     with PDFIUM_LOCK:
@@ -116,7 +116,7 @@ def ocr_pdf(path: Path, model: BaseChatModel, cache: ModelCache | None = None, *
             scale: float = DEFAULT_SCALE,
             progress: PageProgress | None = None) -> ParsedDocument:
     """Blocks of ``path`` read by the OCR ``model``, each with its page."""
-    from deepread.nodes.parsing.markdown import markdown_blocks
+    from deepread.corpus.parsing.markdown import markdown_blocks
 
     pngs = render_pages(path, scale)
     if not pngs:

@@ -1,8 +1,8 @@
 """The optional model steps of an ingest: OCR of PDFs, figure descriptions, TOC lines.
 
 :class:`IngestModels` gathers what ``Index.ingest`` was given — an OCR model
-(:mod:`deepread.nodes.ocr`), a vision model (:mod:`deepread.nodes.vision`), a describe
-model (:mod:`deepread.nodes.describe`) with its budget — plus the shared cache in the
+(:mod:`deepread.corpus.ocr`), a vision model (:mod:`deepread.corpus.vision`), a describe
+model (:mod:`deepread.corpus.describe`) with its budget — plus the shared cache in the
 store's sidecar directory and the folder for images extracted from PDFs. Each is off
 unless configured; with none configured an ingest makes no model call at all.
 """
@@ -15,10 +15,10 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
-from deepread.nodes.describe import DescribeBudget, describe_sections
-from deepread.nodes.parsing import ParseError, Structured, parse_file
-from deepread.nodes.parsing.structure import build_structure
-from deepread.nodes.vision import describe_figures, resolve_model
+from deepread.corpus.describe import DescribeBudget, describe_sections
+from deepread.corpus.parsing import ParseError, Structured, parse_file
+from deepread.corpus.parsing.structure import build_structure
+from deepread.corpus.vision import describe_figures, resolve_model
 from deepread.stores.cache import ModelCache
 from deepread.stores.location import sidecar_dir
 from deepread.stores.tokens import count_tokens_batch
@@ -65,7 +65,7 @@ class IngestModels:
         """``parse_file``, or the OCR route for a PDF when an OCR model is set."""
         if self.ocr is None or path.suffix.lower() != ".pdf":
             return parse_file(path)
-        from deepread.nodes.ocr import ocr_pdf
+        from deepread.corpus.ocr import ocr_pdf
 
         structured = build_structure(ocr_pdf(path, self.ocr, self.cache),
                                      fallback_title=path.stem)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from deepread.nodes.parsing.blocks import Block, ParsedDocument
-from deepread.nodes.parsing.errors import ParseError
-from deepread.nodes.parsing.structure import Structured, build_structure
+from deepread.corpus.parsing.blocks import Block, ParsedDocument
+from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.parsing.structure import Structured, build_structure
 
 __all__ = ["SUPPORTED_SUFFIXES", "Block", "ParseError", "ParsedDocument", "Structured",
            "parse_file", "read_blocks"]
@@ -20,18 +20,18 @@ __all__ = ["SUPPORTED_SUFFIXES", "Block", "ParseError", "ParsedDocument", "Struc
 def _reader(suffix: str) -> Callable[[Path], ParsedDocument]:
     # Imported lazily: the PDF and DOCX stacks are heavy and most runs need one format.
     if suffix in (".html", ".htm", ".xhtml"):
-        from deepread.nodes.parsing.html import read_html
+        from deepread.corpus.parsing.html import read_html
         return read_html
     if suffix in (".md", ".markdown"):
-        from deepread.nodes.parsing.markdown import read_markdown
+        from deepread.corpus.parsing.markdown import read_markdown
         return read_markdown
     if suffix == ".pdf":
-        from deepread.nodes.parsing.pdf import read_pdf
+        from deepread.corpus.parsing.pdf import read_pdf
         return read_pdf
     if suffix == ".docx":
-        from deepread.nodes.parsing.docx import read_docx
+        from deepread.corpus.parsing.docx import read_docx
         return read_docx
-    from deepread.nodes.parsing.text import read_text
+    from deepread.corpus.parsing.text import read_text
     return read_text
 
 

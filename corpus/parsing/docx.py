@@ -5,10 +5,10 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from deepread.nodes.parsing.blocks import ParsedDocument
-from deepread.nodes.parsing.elements import to_blocks
-from deepread.nodes.parsing.errors import ParseError
-from deepread.nodes.parsing.offline import prepare_unstructured
+from deepread.corpus.parsing.blocks import ParsedDocument
+from deepread.corpus.parsing.elements import to_blocks
+from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.parsing.offline import prepare_unstructured
 
 
 def read_docx(path: Path) -> ParsedDocument:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepread.nodes.observation import escape
+from deepread.corpus.framing import escape
 from deepread.stores.records import Document, Section
 from deepread.stores.tokens import count_tokens
 
@@ -49,7 +49,7 @@ def section_line(doc: Document, sec: Section, max_level: int | None = None) -> s
     else:
         kids = f"children=[{', '.join(map(str, sec.children))}]"
     about = ""
-    if sec.summary:  # TOC enrichment (deepread.nodes.describe), counted in the budget
+    if sec.summary:  # TOC enrichment (deepread.corpus.describe), counted in the budget
         about = f" | about: {escape(' '.join(sec.summary.split()))}"
     return (f"{indent}({doc.doc_id}) [{sec.sec_id}] {title} | paragraphs={sec.n_para} | "
             f"tokens={sec.n_tok} | {kids}{about}")

@@ -1,0 +1,97 @@
+"""Which files an ingest reads: paths as given, folders walked, each file once.
+
+Folder symlinks are followed without looping; a broken link or a link loop is that
+path's failure, not the walk's. The content hash decides whether a file changed since
+its last ingest.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from deepread.corpus.parsing import SUPPORTED_SUFFIXES
+
+
+@dataclass(slots=True)
+class IngestFailure:
+    """A file that could not be ingested, and why."""
+
+    path: str
+    reason: str
+
+
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestFailure]]:
+    """Files to ingest: files as given, folders walked for supported types, each once."""
+    files: list[Path] = []
+    failures: list[IngestFailure] = []
+    seen: set[Path] = set()
+
+    def fail(path: Path, reason: str) -> None:
+        key = Path(os.path.abspath(path))  # the link itself: it has no real path
+        if key not in seen:
+            seen.add(key)
+            failures.append(IngestFailure(str(path), reason))
+
+    def add(path: Path) -> None:
+        if not path.exists():  # only a symlink can be listed yet not exist
+            fail(path, _broken_link(path))
+            return
+        real = path.resolve()
+        if real not in seen:
+            seen.add(real)
+            files.append(path)
+
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            visited: set[Path] = set()
+            for folder, dirs, names in _walk(path, visited):
+                del dirs
+                for name in sorted(names):
+                    if Path(name).suffix.lower() in SUPPORTED_SUFFIXES:
+                        add(folder / name)
+        elif path.exists():
+            add(path)
+        elif path.is_symlink():
+            fail(path, _broken_link(path))
+        else:
+            fail(path, "no such file or directory")
+    return files, failures
+
+
+def _broken_link(path: Path) -> str:
+    """Why a symlink cannot be read: a loop, or a target that does not exist.
+
+    (``Path.resolve`` raises RuntimeError on a loop in Python 3.11/3.12 and OSError
+    from 3.13; before this check a file symlink loop in a folder crashed the walk.)
+    """
+    try:
+        path.resolve(strict=True)
+    except (RuntimeError, OSError) as exc:
+        if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+            return "symlink loop (following the link leads back to it)"
+    return f"broken symlink: its target {os.readlink(path)} does not exist"
+
+
+def _walk(root: Path, visited: set[Path]) -> Iterable[tuple[Path, list[str], list[str]]]:
+    """``os.walk`` that follows folder symlinks but never loops."""
+    for folder, dirs, names in os.walk(root, followlinks=True):
+        real = Path(folder).resolve()
+        if real in visited:
+            dirs[:] = []
+            continue
+        visited.add(real)
+        dirs.sort()
+        yield Path(folder), dirs, names
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
