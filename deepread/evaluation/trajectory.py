@@ -32,6 +32,7 @@ class AgentTrace:
     located: list[Piece] = field(default_factory=list)  # retrieve results only
     shown: list[Piece] = field(default_factory=list)  # every observation
     observation_tokens: int = 0
+    observation_chars: int = 0  # the benchmarks count tokens as characters ÷ 4
     input_tokens_est: int = 0
     output_tokens_est: int = 0
 
@@ -84,6 +85,7 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
         rows = art.get("paragraphs") or []
         tokens = count_tokens(str(msg.content))
         trace.observation_tokens += tokens
+        trace.observation_chars += len(str(msg.content))
         pieces = [(resolver.by_id.get(int(r["doc_id"]), ""), str(r.get("text") or ""))
                   for r in rows]
         trace.shown += pieces
