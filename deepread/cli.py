@@ -411,8 +411,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue this conversation (its read regions included)")
     p.set_defaults(func=cmd_ask)
 
+    # Without --collection a benchmark gets a collection of its own (_eval_collection):
+    # a copy of the common options with no default collection (argparse shares the
+    # parent's option objects, so setting the default on ``common`` would change it for
+    # every command).
+    import copy
+
+    eval_common = copy.deepcopy(common)
+    eval_common.set_defaults(collection=None)
     p = sub.add_parser(
-        "eval", parents=[common],
+        "eval", parents=[eval_common],
         help="evaluate DeepRead and baselines on a QA dataset",
         description="Evaluate on a QA dataset: deepread's JSONL, FinanceBench's JSONL or "
                     "SyllabusQA's CSV, as published. Benchmark questions are each "
@@ -449,8 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=5, help="hits per retrieve call (default 5)")
     p.add_argument("--max-rounds", type=int, default=50,
                    help="tool rounds per question (paper: 50)")
-    # --collection left out: a benchmark gets a collection of its own (_eval_collection).
-    p.set_defaults(func=cmd_eval, collection=None)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("synth", parents=[common],
                        help="write multi-document QA pairs (paper Fig. 7) with a chat model")
