@@ -88,6 +88,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                            "tokens": d.n_tok, "unchanged": d in result.skipped}
                           for d in docs],
             "failures": [{"path": f.path, "reason": f.reason} for f in result.failures],
+            "unsupported": [str(p) for p in result.unsupported],
         })
     else:
         for d in docs:
@@ -96,6 +97,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                   f"paragraphs, {d.n_tok} tokens [{state}] {d.source}")
         for f in result.failures:
             print(f"FAILED {f.path}: {f.reason}", file=sys.stderr)
+        for path in result.unsupported:
+            print(f"skipped {path}: not a supported type", file=sys.stderr)
         print(f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
               f"{len(result.failures)} failed (collection {args.collection!r})",
               file=sys.stderr)
