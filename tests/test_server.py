@@ -33,12 +33,14 @@ COLLECTION = "srv"
 QUESTION = "What is name mangling of private variables?"
 AGENT_NODES = {"toc", "policy", "retrieve", "read_section", "finalize"}
 
-# Behaviour the issues specify that other engineers' branches deliver. Strict: the day
-# their work lands on main these pass, the xfail turns into a failure and is removed.
-WAITS_ON_GRAPH = pytest.mark.xfail(strict=True, reason=(
+# Behaviour the issues specify that other engineers' branches deliver, marked with the
+# engineer's name so every run lists them (-ra). Not strict, so that merging their
+# branch and this one in either order keeps the suite green: once they pass (XPASS in
+# the summary) the mark is removed.
+WAITS_ON_GRAPH = pytest.mark.xfail(strict=False, reason=(
     "waits on engineer 'graph' (issue 12 items 3-4): the answer as an AIMessage in "
     "messages, every node's update, custom events per tool call"))
-WAITS_ON_DEPS = pytest.mark.xfail(strict=True, reason=(
+WAITS_ON_DEPS = pytest.mark.xfail(strict=False, reason=(
     "waits on engineer 'deps' (issue 12 item 5, issue 17 policy): validated context, "
     "operator-only store, caps, unknown collection as an error"))
 
