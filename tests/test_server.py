@@ -8,7 +8,8 @@ agent runs with no model configured, i.e. the offline extractive policy.
 Covered: the JSON schemas Studio draws its forms from; the ``values``, ``updates`` and
 ``custom`` streams; context a client gets wrong (refused with a 4xx or a clear error, never
 a raw TypeError); a server's bounds — paths outside the root, a client-chosen store,
-over-cap limits — and documents sent as content.
+over-cap limits — and documents sent as content; the served agent as a ``RemoteGraph``
+node of a larger graph.
 """
 
 from __future__ import annotations
@@ -17,14 +18,19 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from langgraph.graph import END, START, StateGraph
+from langgraph.pregel.remote import RemoteGraph
+from langgraph.runtime import Runtime
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_server import free_port, langgraph_dev
+from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.slow
 
@@ -362,3 +368,50 @@ def test_an_over_cap_value_is_refused_naming_the_field(
         client: SyncLangGraphClient, field: str) -> None:
     said = refusal(client, "deepread", {"collection": COLLECTION, field: 10**9})
     assert field in said
+
+
+# -- the served agent as a node of a larger graph (README, "Inside a larger graph") --------
+
+class Review(TypedDict, total=False):
+    question: str
+    answer: str
+    citations: list
+
+
+@dataclass
+class ParentContext:
+    collection: str = "default"
+
+
+def parent_with(node: Any):
+    builder = StateGraph(Review, context_schema=ParentContext)
+    builder.add_node("reader", node)
+    builder.add_edge(START, "reader")
+    builder.add_edge("reader", END)
+    return builder.compile()
+
+
+def test_a_remote_graph_node_does_not_receive_the_parents_context(
+        server_url: str, ingested: dict[str, Any]) -> None:
+    parent = parent_with(RemoteGraph("deepread", url=server_url))
+
+    out = parent.invoke({"question": QUESTION}, context=ParentContext(collection=COLLECTION))
+
+    # the remote run used the server's default collection, which is empty
+    assert out["citations"] == []
+
+
+def test_a_function_node_forwards_the_parents_context_to_the_remote_graph(
+        server_url: str, ingested: dict[str, Any]) -> None:
+    remote = RemoteGraph("deepread", url=server_url)
+
+    def reader(state: Review, runtime: Runtime[ParentContext]) -> dict[str, Any]:
+        out = remote.invoke({"question": state["question"]},
+                            context={"collection": runtime.context.collection})
+        return {"answer": out["answer"], "citations": out["citations"]}
+
+    out = parent_with(reader).invoke({"question": QUESTION},
+                                     context=ParentContext(collection=COLLECTION))
+
+    assert out["citations"]
+    assert "mangling" in out["answer"]

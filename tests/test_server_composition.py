@@ -1,33 +1,21 @@
 """deepread as a node of a larger graph: what the README's composition section says, shown.
 
-- A served deepread as a ``RemoteGraph`` node does not see the parent's ``context``
-  (LangGraph calls a node with ``invoke(input, config)``); a small function node that
-  passes ``runtime.context`` on to ``remote.invoke(..., context=...)`` does.
-- Inside a parent graph with a checkpointer, the agent keeps its thread memory (messages,
-  read regions) across the parent's turns only when built with ``checkpointer=True``.
+Inside a parent graph with a checkpointer, the agent keeps its thread memory (messages,
+read regions) across the parent's turns only when built with ``checkpointer=True``. (The
+served agent as a ``RemoteGraph`` node is shown in tests/test_server.py, on its server.)
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any
 
-import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
-from langgraph.pregel.remote import RemoteGraph
-from langgraph.runtime import Runtime
-from langgraph_sdk import get_sync_client
-from langgraph_server import langgraph_dev
 from typing_extensions import TypedDict
 
 import deepread
-
-DOCS = Path(__file__).resolve().parent / "data" / "docs"
-QUESTION = "What is name mangling of private variables?"
 
 
 class Review(TypedDict, total=False):
@@ -48,46 +36,6 @@ def parent_with(node: Any, checkpointer: Any = None):
     builder.add_edge(START, "reader")
     builder.add_edge("reader", END)
     return builder.compile(checkpointer=checkpointer)
-
-
-# -- RemoteGraph -----------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    workdir = tmp_path_factory.mktemp("langgraph_dev_composition")
-    with langgraph_dev(workdir, env={"DEEPREAD_INGEST_ROOT": str(DOCS)}) as url:
-        out = get_sync_client(url=url).runs.wait(
-            None, "ingest", input={"paths": ["tutorial-classes.html"]},
-            context={"collection": "classes"})
-        assert out["failures"] == [], out
-        yield url
-
-
-@pytest.mark.slow
-def test_a_remote_graph_node_does_not_receive_the_parents_context(server_url: str) -> None:
-    parent = parent_with(RemoteGraph("deepread", url=server_url))
-
-    out = parent.invoke({"question": QUESTION}, context=ParentContext(collection="classes"))
-
-    # the remote run used the server's default collection, which is empty
-    assert out["citations"] == []
-
-
-@pytest.mark.slow
-def test_a_function_node_forwards_the_parents_context_to_the_remote_graph(
-        server_url: str) -> None:
-    remote = RemoteGraph("deepread", url=server_url)
-
-    def reader(state: Review, runtime: Runtime[ParentContext]) -> dict[str, Any]:
-        out = remote.invoke({"question": state["question"]},
-                            context={"collection": runtime.context.collection})
-        return {"answer": out["answer"], "citations": out["citations"]}
-
-    out = parent_with(reader).invoke({"question": QUESTION},
-                                     context=ParentContext(collection="classes"))
-
-    assert out["citations"]
-    assert "mangling" in out["answer"]
 
 
 # -- checkpointer=True inside a checkpointed parent ---------------------------------------
