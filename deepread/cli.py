@@ -432,6 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mcp"]:  # the MCP server parses its own options (deepread/mcp_server.py)
+        from deepread.mcp_server import main as mcp_main
+
+        return mcp_main(argv[1:])
     args = build_parser().parse_args(argv)
     from deepread.corpus.parsing import ParseError
     from deepread.stores.backend import StoreError
