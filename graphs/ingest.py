@@ -1,7 +1,11 @@
 """The ingestion graph: one node that parses files and stores them in a collection.
 
-Exported to the LangGraph server as ``ingest``; the run's context names the store and
-collection, exactly as for the agent graph.
+Its context (:class:`~deepread.nodes.context.IngestContext`) is smaller than the
+agent's: the store, the collection — created if it does not exist yet — and the
+optional OCR / vision / describe models. ``graph`` is what ``langgraph.json`` serves as
+``ingest``: a factory that applies the operator's policy to each client's context
+(:mod:`deepread.graphs.served`: a client names only the collection) and returns the
+graph, built on first use.
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from deepread.corpus.index import Index
-from deepread.nodes.context import Context
+from deepread.graphs.served import served_factory, served_schema
+from deepread.nodes.context import IngestContext
 from deepread.nodes.ingest import IngestInput, IngestOutput, make_ingest
 from deepread.nodes.resources import Resources
 
@@ -19,13 +24,22 @@ class IngestState(IngestInput, IngestOutput):
     """Input paths and the report, in one state."""
 
 
-def build_ingest_graph(index: Index | None = None) -> CompiledStateGraph:
-    builder = StateGraph(IngestState, context_schema=Context, input_schema=IngestInput,
-                         output_schema=IngestOutput)
-    builder.add_node("ingest", make_ingest(Resources(index=index)))
+def build_ingest_graph(index: Index | None = None, *,
+                       context_schema: type[IngestContext] = IngestContext
+                       ) -> CompiledStateGraph:
+    """The compiled ingest graph; ``index`` fixed, or the one the context names."""
+    builder = StateGraph(IngestState, context_schema=context_schema,
+                         input_schema=IngestInput, output_schema=IngestOutput)
+    builder.add_node("ingest", make_ingest(Resources(index=index, create=True)))
     builder.add_edge(START, "ingest")
     builder.add_edge("ingest", END)
     return builder.compile(name="ingest")
 
 
-graph = build_ingest_graph()
+def served_graph() -> CompiledStateGraph:
+    """The graph a server runs: nothing fixed, its context schema under the policy."""
+    return build_ingest_graph(context_schema=served_schema(IngestContext))
+
+
+#: The factory ``langgraph.json`` serves as ``ingest`` (no graph is built at import).
+graph = served_factory(IngestContext, served_graph)

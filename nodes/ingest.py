@@ -9,15 +9,15 @@ reported in ``error`` (and a failure per path) instead of failing the run.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
 
 from deepread.corpus.files import expand_paths
-from deepread.nodes.context import Context
+from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
+from deepread.settings import current as current_settings
 from deepread.stores.backend import StoreError
 
 
@@ -60,11 +60,11 @@ def files_under_root(paths: list[str], root: str | None) -> tuple[list[str], lis
 
 
 def make_ingest(resources: Resources):
-    def ingest(state: IngestInput, runtime: Runtime[Context]) -> IngestOutput:
-        context = runtime.context or Context()
+    def ingest(state: IngestInput, runtime: Runtime[IngestContext]) -> IngestOutput:
+        context = runtime.context or IngestContext()
         paths = state.get("paths") or []
         paths = [paths] if isinstance(paths, str) else [str(p) for p in paths]
-        allowed, refused = files_under_root(paths, os.environ.get("DEEPREAD_INGEST_ROOT"))
+        allowed, refused = files_under_root(paths, current_settings().ingest_root)
         try:
             index = resources.index(context)
         except (ValueError, StoreError) as exc:  # a bad collection name, a store in use

@@ -58,9 +58,8 @@ def test_a_collection_refuses_queries_with_other_embeddings(store, shapes_file):
         deepread.Index.open(store=store, collection="fake")
 
 
-def test_embeddings_are_chosen_by_name(monkeypatch):
+def test_embeddings_are_chosen_by_name():
     assert isinstance(resolve_embeddings("local"), LocalEmbeddings)
-    monkeypatch.setenv("DEEPREAD_EMBEDDINGS", "local")
     assert isinstance(resolve_embeddings(), LocalEmbeddings)
     with pytest.raises(ValueError, match="unknown embeddings"):
         resolve_embeddings("word2vec")
