@@ -42,7 +42,7 @@ def test_an_ollama_name_without_an_endpoint_says_what_to_set(monkeypatch):
 
 
 def test_another_provider_without_langchain_says_what_to_install(local_endpoint):
-    with pytest.raises(ModelConfigError, match="provider 'anthropic'.*pip install langchain"):
+    with pytest.raises(ModelConfigError, match=r"provider 'anthropic'.*pip install langchain"):
         chat_model("anthropic:claude-sonnet-4-5")
 
 
