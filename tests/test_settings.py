@@ -24,8 +24,9 @@ def test_only_the_settings_module_reads_the_environment():
                 readers.append(str(path.relative_to(ROOT)))
     # parsing/offline.py sets unstructured's opt-out around one import and restores it;
     # corpus/models.py masks the values of secret-looking variables in error messages.
-    assert sorted(readers) == ["corpus/models.py", "corpus/parsing/offline.py",
-                               "deepread/settings.py"]
+    assert "deepread/settings.py" in readers
+    assert set(readers) <= {"deepread/settings.py", "corpus/parsing/offline.py",
+                            "corpus/models.py"}
 
 
 def test_the_store_is_deepread_store_then_qdrant_url_then_the_user_directory():
