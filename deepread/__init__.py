@@ -3,7 +3,8 @@
 The public face: :class:`Index` for ingesting and reading a collection, and the records
 it returns; :func:`build_graph` for the DeepRead agent (a compiled LangGraph graph);
 :class:`Context` for how one run is configured; :mod:`deepread.settings` for what the
-environment says.
+environment says; :func:`tools` and ``Index.as_retriever()`` to plug a collection into
+other LangChain agents.
 
 The names are loaded on first use (PEP 562), so ``import deepread`` and
 ``deepread --help`` do not pay for LangGraph, the parsers and the embedding runtime
@@ -20,6 +21,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from deepread.corpus.parsing import ParseError
     from deepread.graphs.agent import build_graph
     from deepread.graphs.ingest import build_ingest_graph
+    from deepread.langchain_tools import tools
     from deepread.nodes.context import Context, ContextError, IngestContext
     from deepread.stores.backend import StoreError
     from deepread.stores.reading import CoordinateError, Retrieved, SectionRead
@@ -34,6 +36,7 @@ _LAZY = {
     "ParseError": "deepread.corpus.parsing",
     "build_graph": "deepread.graphs.agent",
     "build_ingest_graph": "deepread.graphs.ingest",
+    "tools": "deepread.langchain_tools",
     "Context": "deepread.nodes.context",
     "ContextError": "deepread.nodes.context",
     "IngestContext": "deepread.nodes.context",
@@ -66,6 +69,7 @@ __all__ = [
     "StoreError",
     "build_graph",
     "build_ingest_graph",
+    "tools",
 ]
 __version__ = "0.1.0"
 

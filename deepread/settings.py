@@ -21,6 +21,9 @@ without an import cycle: it is the package's configuration, not a layer.
 ``OPENAI_API_KEY``         the key for it (read by the OpenAI client itself; here only
                            whether one is set)
 ``DEEPREAD_INGEST_ROOT``   the only folder a served ingest may read
+``DEEPREAD_INGEST_MAX_*``  caps on documents sent as content (``FILE_BYTES``, ``FILES``)
+``DEEPREAD_CHECKPOINTER``  where ``deepread ask`` keeps conversations (``postgres://…``)
+``DEEPREAD_AUTH_TOKENS_FILE``  the users of the example auth (``deepread/user_auth.py``)
 ``DEEPREAD_<FIELD>``       the default of a run's context field (``DEEPREAD_K``, …)
 ``DEEPREAD_SERVE_*``       the operator's caps and allowed models for server clients
                            (:mod:`deepread.graphs.served`)
@@ -59,6 +62,10 @@ class Settings:
     openai_base_url: str | None = None
     openai_api_key_set: bool = False
     ingest_root: str | None = None
+    #: raw ``DEEPREAD_INGEST_MAX_<NAME>`` values by lower-case name (``"file_bytes"``)
+    ingest_caps: Mapping[str, str] = field(default_factory=dict)
+    checkpointer: str = ""
+    auth_tokens_file: str | None = None
     #: raw ``DEEPREAD_<FIELD>`` values by lower-case field name (``"k"`` → ``"9"``)
     context_defaults: Mapping[str, str] = field(default_factory=dict)
     #: raw ``DEEPREAD_SERVE_<NAME>`` values by lower-case name (``"max_k"`` → ``"20"``)
@@ -74,7 +81,7 @@ class Settings:
         except ValueError:
             raise SettingsError(f"QDRANT_TIMEOUT must be a number of seconds, "
                                 f"not {raw_timeout!r}") from None
-        prefix, serve = "DEEPREAD_", "DEEPREAD_SERVE_"
+        prefix, serve, caps = "DEEPREAD_", "DEEPREAD_SERVE_", "DEEPREAD_INGEST_MAX_"
         return cls(
             store=configured or user_store(),
             store_from_env=bool(configured),
@@ -85,6 +92,10 @@ class Settings:
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             openai_api_key_set=bool(env.get("OPENAI_API_KEY")),
             ingest_root=env.get("DEEPREAD_INGEST_ROOT") or None,
+            ingest_caps={k[len(caps):].lower(): v for k, v in env.items()
+                         if k.startswith(caps)},
+            checkpointer=env.get("DEEPREAD_CHECKPOINTER", "").strip(),
+            auth_tokens_file=env.get("DEEPREAD_AUTH_TOKENS_FILE") or None,
             context_defaults={k[len(prefix):].lower(): v for k, v in env.items()
                               if k.startswith(prefix) and not k.startswith(serve)},
             serve={k[len(serve):].lower(): v for k, v in env.items() if k.startswith(serve)},
