@@ -239,7 +239,9 @@ def test_a_bad_context_is_refused_with_a_message_naming_the_field(
     assert names in said
 
 
-@WAITS_ON_DEPS
+@pytest.mark.xfail(strict=False, reason=(
+    "waits on engineer 'graph' (the toc node reads the question; issue 12: question=42 "
+    "-> AttributeError): neither graph nor deps handles it yet"))
 def test_a_question_that_is_not_text_is_refused(client: SyncLangGraphClient,
                                                  ingested: dict[str, Any]) -> None:
     said = refusal(client, "deepread", {"collection": COLLECTION}, {"question": 42})
