@@ -32,6 +32,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 from _common import machine, machine_line, table, write_json
 
 from deepread.corpus.index import Index
@@ -76,15 +77,25 @@ def weighted(wanted: set[str], have: set[str], weight) -> float:
     return sum(weight(w) for w in wanted & have) / total if total else 1.0
 
 
+def cosine_best(index: Index, question: str, raw: list[str]) -> float:
+    """The highest cosine similarity between the question and a shown paragraph."""
+    if not raw:
+        return 0.0
+    q = np.array(index.embeddings.embed_query(question))
+    m = np.array(index.embeddings.embed_documents(raw))
+    return float(np.max(m @ q / (np.linalg.norm(m, axis=1) * np.linalg.norm(q) + 1e-9)))
+
+
 def features(record: dict, index: Index, stats: dict[int, DocStats]) -> dict[str, float]:
     wanted = content_words(record["question"])
     coords = shown_of(record)
-    texts = []
+    texts, raw = [], []
     for d, s, p in coords:
         got = index.read(d, s, p, p).paragraphs
         title = index.collection.document(d).sections[s].title
         if got:
             texts.append(content_words(f"{title} {_TAGS.sub(' ', got[0].text)}"))
+            raw.append(_TAGS.sub(" ", got[0].text))
     doc_id = coords[0][0] if coords else None
     if doc_id is not None and doc_id not in stats:
         stats[doc_id] = DocStats(index, doc_id)
@@ -95,7 +106,12 @@ def features(record: dict, index: Index, stats: dict[int, DocStats]) -> dict[str
         return 1.0
 
     idf = st.idf if st else plain
+    vector = index.embeddings.embed_query(record["question"])
+    top = index.collection.rank(record["question"], vector, 1, "dense",
+                                [doc_id] if doc_id is not None else None)
     return {
+        "dense_top": top[0][0].score if top else 0.0,
+        "dense_shown": cosine_best(index, record["question"], raw),
         "cover_all": weighted(wanted, every, plain),
         "cover_best": max((weighted(wanted, t, plain) for t in texts), default=0.0),
         "idf_all": weighted(wanted, every, idf),
@@ -114,7 +130,8 @@ def sweep(rows: list[tuple[bool, float]], ceiling: float) -> tuple[float, float,
         false = sum(v < t for v in answerable) / len(answerable)
         if false > ceiling:
             break
-        best = (t, false, sum(v < t for v in unanswerable) / len(unanswerable))
+        caught = sum(v < t for v in unanswerable) / len(unanswerable) if unanswerable else 0
+        best = (t, false, caught)
     return best
 
 
@@ -141,10 +158,14 @@ def main() -> int:
     m = machine()
     print(machine_line(m))
     n_ans = sum(p["answerable"] for p in per)
-    print(f"{len(per)} questions, {len(per) - n_ans} unanswerable; as run: abstains on "
-          f"{sum(p['abstained'] for p in per if not p['answerable']) / (len(per) - n_ans):.3f}"
-          f" of unanswerable, {sum(p['abstained'] for p in per if p['answerable']) / n_ans:.3f}"
-          " of answerable\n")
+    n_un = len(per) - n_ans
+
+    def share(kept: list[bool]) -> str:
+        return f"{sum(kept) / len(kept):.3f}" if kept else "–"
+
+    print(f"{len(per)} questions, {n_un} unanswerable; as run: abstains on "
+          f"{share([p['abstained'] for p in per if not p['answerable']])} of unanswerable, "
+          f"{share([p['abstained'] for p in per if p['answerable']])} of answerable\n")
     rows = []
     found = {}
     for name in names:

@@ -247,8 +247,9 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
 
         def run_agent(q: Question) -> dict[str, Any]:
             scope = _scope(setup, q)
-            context = Context(store=index.store, collection=index.name, k=config.k,
-                              window=window, max_rounds=config.max_rounds, documents=scope)
+            # the graph holds the index, so the context names no store or collection
+            context = Context(k=config.k, window=window, max_rounds=config.max_rounds,
+                              documents=scope)
             # Each round is a policy step plus executor steps; leave LangGraph room for
             # max_rounds of them and the final budget answer.
             run_config = {"recursion_limit": 10 * (config.max_rounds + 2)}
