@@ -11,7 +11,9 @@ candidate "is the answer in what was read?" signals:
 - ``idf_all`` / ``idf_best``: the same, each word weighted by its inverse document
   frequency over the paragraphs of the question's document (a word the document never
   uses weighs most);
-- ``in_doc``: the idf-weighted share of the question's words the document uses at all.
+- ``in_doc``: the idf-weighted share of the question's words the document uses at all;
+- ``dense_shown``: the best cosine between the question and a shown paragraph (the
+  collection's embedding model); ``dense_top``: the best in the whole document.
 
 For each signal and each ceiling on false abstention (answerable questions abstained
 on) it prints the threshold that keeps under the ceiling and the share of unanswerable
@@ -19,7 +21,7 @@ questions it would abstain on. The shipped signal and its threshold are chosen f
 table (docs/benchmarks.md §9).
 
 Run:  python bench/abstention.py --out EVAL_OUT --store STORE --collection NAME
-Writes bench/out/abstention.json.
+Writes bench/out/abstention-<collection>.json.
 """
 
 from __future__ import annotations
@@ -176,8 +178,8 @@ def main() -> int:
             found[f"{name}@{ceiling}"] = {"threshold": t, "false": false, "caught": caught}
     print(table(["signal", "false-abstention ceiling", "threshold", "false abstention",
                  "abstains on unanswerable"], rows))
-    write_json("abstention", {"machine": m, "run": str(args.out), "sweep": found,
-                              "questions": per})
+    write_json(f"abstention-{args.collection}",
+               {"machine": m, "run": str(args.out), "sweep": found, "questions": per})
     return 0
 
 
