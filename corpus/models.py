@@ -1,16 +1,33 @@
 """Chat-model plumbing shared by the agent, the ingest model steps and the evaluation.
 
 A model by name (``langchain-openai`` covers OpenAI and every OpenAI-compatible server:
-vLLM, Ollama, DeepSeek, OpenRouter, through ``OPENAI_BASE_URL``), retries of transient
-errors, one line per model error with secrets redacted. Retries are done here (one
-behaviour for every model), so the client's own retries are switched off.
+vLLM, Ollama, DeepSeek, OpenRouter, through ``OPENAI_BASE_URL``), one call with retries
+and a total deadline (:func:`invoke_with_retry`), one line per model error with secrets
+redacted (:func:`describe`), and the text of a reply (:func:`message_text`).
+
+Retries — two layers, one of which runs for a given model, so attempts stay bounded
+by ``retries + 1``:
+
+* a model whose client retries by itself (``max_retries`` set, as on ``ChatOpenAI``
+  and most LangChain chat models) is left to it: the OpenAI client retries 408, 409,
+  429, 5xx, timeouts and connection errors with exponential backoff and jitter and
+  honours the server's ``Retry-After``. :func:`chat_model` sets its ``max_retries``;
+* any other model (a custom one, the scripted test models) is retried here, with
+  LangChain's ``Runnable.with_retry`` — exponential backoff with jitter, transient
+  errors only (:func:`is_transient`).
+
+The deadline bounds the whole response, retries and backoff included: an endpoint that
+drips one byte every few seconds never trips a per-read timeout, so the call runs in a
+worker thread and is abandoned at the deadline (:class:`DeadlineExceeded`, not retried).
+The abandoned request ends on its own at the client's read timeout.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
-import time
+import threading
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -21,8 +38,13 @@ class ModelConfigError(ValueError):
     """The configured model cannot be used; the message says what to set."""
 
 
-def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0) -> BaseChatModel:
-    """A chat model for ``name`` (``gpt-4o-mini`` or ``openai:gpt-4o-mini``)."""
+def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
+               retries: int = 3) -> BaseChatModel:
+    """A chat model for ``name`` (``gpt-4o-mini`` or ``openai:gpt-4o-mini``).
+
+    ``timeout`` bounds each read of the HTTP client; ``retries`` are the client's own
+    (see the module docstring).
+    """
     from langchain_openai import ChatOpenAI
 
     provider, _, model = name.rpartition(":")
@@ -38,17 +60,25 @@ def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0) -> B
             "OpenAI-compatible server); unset the model to use the offline extractive policy")
     # Local servers (vLLM, Ollama) accept any key; the client insists on having one.
     return ChatOpenAI(model=model, temperature=temperature, base_url=base_url,
-                      api_key=api_key or "not-needed", max_retries=0, timeout=timeout)
+                      api_key=api_key or "not-needed", max_retries=retries, timeout=timeout)
 
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 _TRANSIENT_NAMES = ("Timeout", "RateLimit", "Connection", "ConnectError",
                     "ServiceUnavailable", "InternalServerError")
-BACKOFF_BASE_S = 1.0
+#: Longest wait between deepread's own retries, in seconds (tests set it to 0). The
+#: waits are tenacity's exponential jitter defaults: 1 s, 2 s, 4 s… plus up to 1 s.
+BACKOFF_MAX_S = 30.0
+
+
+class DeadlineExceeded(Exception):
+    """No complete reply within the model deadline (not retried: it was the total)."""
 
 
 def is_transient(exc: BaseException) -> bool:
     """Whether a model error is worth retrying."""
+    if isinstance(exc, DeadlineExceeded):
+        return False
     status = getattr(exc, "status_code", None) or getattr(
         getattr(exc, "response", None), "status_code", None)
     if isinstance(status, int):
@@ -87,16 +117,57 @@ def describe(exc: BaseException) -> str:
     return redact(text)
 
 
-def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int) -> AIMessage:
-    for attempt in range(retries + 1):
+def message_text(message: BaseMessage) -> str:
+    """The text of a message: its string content, or the text blocks of a list content
+    (reasoning and other blocks left out) — LangChain's ``BaseMessage.text``."""
+    return str(message.text)
+
+
+def retries_itself(model: Any) -> bool:
+    """Whether the model's own client retries (``max_retries`` unset means its default,
+    which retries); a bound model (``bind_tools``) is looked through."""
+    while hasattr(model, "bound"):
+        model = model.bound
+    if "max_retries" not in getattr(type(model), "model_fields", {}):
+        return False
+    return getattr(model, "max_retries", None) != 0
+
+
+def _before_deadline(call: Any, timeout: float | None) -> Any:
+    """``call()``, or :class:`DeadlineExceeded` once ``timeout`` seconds have passed."""
+    if not timeout or timeout <= 0:
+        return call()
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+    context = contextvars.copy_context()  # LangGraph's config, callbacks, stream writer
+
+    def run() -> None:
         try:
-            reply = model.invoke(messages)
-        except Exception as exc:  # provider SDKs raise their own types; classify below
-            if attempt < retries and is_transient(exc):
-                time.sleep(BACKOFF_BASE_S * 2 ** attempt)
-                continue
-            raise
-        if not isinstance(reply, AIMessage):
-            reply = AIMessage(content=str(getattr(reply, "content", reply)))
-        return reply
-    raise AssertionError("unreachable")
+            outcome["reply"] = context.run(call)
+        except BaseException as exc:  # handed to the caller below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="deepread-model-call", daemon=True).start()
+    if not done.wait(timeout):
+        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["reply"]
+
+
+def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,
+                      timeout: float | None = None) -> AIMessage:
+    """The model's reply to ``messages``: transient errors retried (by the model's client
+    or here, see the module docstring), the whole within ``timeout`` seconds."""
+    runnable = model
+    if retries > 0 and not retries_itself(model):
+        runnable = model.with_retry(
+            retry_if_exception_type=is_transient, wait_exponential_jitter=True,
+            exponential_jitter_params={"max": BACKOFF_MAX_S},
+            stop_after_attempt=retries + 1)
+    reply = _before_deadline(lambda: runnable.invoke(messages), timeout)
+    if not isinstance(reply, AIMessage):
+        reply = AIMessage(content=str(getattr(reply, "content", reply)))
+    return reply

@@ -57,6 +57,9 @@ class Context:
     model_retries: int = field(default=3, metadata={
         "description": "Retries of a transient model error (429, 5xx, timeout), with "
                        "exponential backoff."})
+    model_timeout: float = field(default=120.0, metadata={
+        "description": "Seconds one model response may take in all, retries included; "
+                       "then the turn ends with stop_reason 'error'. 0: no deadline."})
     ocr_model: str = field(default="", metadata={
         "description": "Ingest: vision model that reads PDF pages as images into Markdown "
                        "(the paper's OCR route). Empty: the PDF text layer."})

@@ -106,6 +106,11 @@ def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
     return out
 
 
+class TocView(TypedDict):
+    documents: list[int]
+    max_level: int | None
+
+
 class AgentState(InputState, OutputState, total=False):
     """Everything the nodes share."""
 
@@ -123,6 +128,21 @@ class AgentState(InputState, OutputState, total=False):
     noted_regions: Regions
     # Whether follow_reference is on offer this round (corpus/references.py).
     references: bool
+    # The tools the last model call was offered (policy); the tools node refuses others.
+    offered: list[str]
+    # What the Directory Structure shows: the documents listed and the deepest level
+    # (None: all levels), for the offline extractive policy's Read-only choice.
+    toc_view: TocView
+    # The compact node: observations the next model call is sent as evidence notes
+    # (message id -> note), and the tokens that call is sent (system prompt included).
+    notes: dict[str, str]
+    prompt_tokens: int
+    # The sufficiency check (nodes/check.py): how often it ran this turn, why it asked
+    # for another answer (the policy answers again without tools while this is set), and
+    # the tokens its judge calls used.
+    checks: int
+    retry_reason: str
+    check_usage: dict[str, int]
 
 
 def turn_messages(state: AgentState) -> list[AnyMessage]:
@@ -145,3 +165,11 @@ def pending_tool_calls(messages: list[AnyMessage]) -> list[dict[str, Any]]:
         if not isinstance(msg, ToolMessage):
             return []
     return []
+
+
+def final_answer(messages: list[AnyMessage]) -> AIMessage | None:
+    """The last AI message of ``messages`` that calls no tool: the turn's answer."""
+    for msg in reversed(messages):
+        if isinstance(msg, AIMessage) and not msg.tool_calls and not msg.invalid_tool_calls:
+            return msg
+    return None

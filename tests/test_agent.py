@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 import pytest
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from scripted import (
@@ -32,6 +38,7 @@ import deepread
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import NOTICE
+from deepread.nodes.prompt import NOTICE_KEY
 
 POINTER = "(already shown above; not repeated)"
 
@@ -116,14 +123,15 @@ def test_locate_then_read_answers_citing_the_section_it_read(shapes):
     ]
 
 
-def test_locate_then_read_visits_toc_policy_executors_then_finalize(shapes):
+def test_locate_then_read_visits_toc_policy_tools_check_then_finalize(shapes):
     graph = build_graph(index=shapes, model=locate_then_read())
 
     chunks = list(graph.stream({"question": "Which paragraph is about cherries?"},
                                context=Context(), stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "policy", "retrieve", "policy", "read_section", "policy", "finalize"]
+        "toc", "compact", "policy", "tools", "compact", "policy", "tools", "compact",
+        "policy", "check", "finalize"]
     assert chunks[-1]["finalize"]["stop_reason"] == "answered"
 
 
@@ -313,7 +321,7 @@ def test_out_of_rounds_the_model_must_answer_without_tools(shapes):
     assert len(model.calls) == 3
     assert len(model.bound) == 2  # the third call is offered no tools
     notice = model.calls[2][-1]
-    assert isinstance(notice, HumanMessage)
+    assert isinstance(notice, SystemMessage) and notice.additional_kwargs[NOTICE_KEY]
     assert "You have used all 2 tool rounds" in notice.content
     assert out["stop_reason"] == "budget"
     assert out["answer"] == "Partial: [1:2:0]"

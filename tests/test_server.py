@@ -31,7 +31,7 @@ CONFIG = REPO_ROOT / "langgraph.json"
 STARTUP_TIMEOUT_S = 60
 COLLECTION = "srv"
 QUESTION = "What is name mangling of private variables?"
-AGENT_NODES = {"toc", "policy", "retrieve", "read_section", "finalize"}
+AGENT_NODES = {"toc", "compact", "policy", "tools", "check", "finalize"}
 
 
 def _free_port() -> int:

@@ -127,7 +127,7 @@ def test_open_toc_of_an_unknown_document_is_an_error_the_model_can_read(library)
 
 
 def test_the_space_rendering_stays_within_its_budget(library):
-    text = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
+    text, _ = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
     from deepread.stores.tokens import count_tokens
 
     assert count_tokens(text) <= 500
