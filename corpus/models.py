@@ -19,7 +19,7 @@ by ``retries + 1``:
 The deadline bounds the whole response, retries and backoff included: an endpoint that
 drips one byte every few seconds never trips a per-read timeout, so the call runs in a
 worker thread and is abandoned at the deadline (:class:`DeadlineExceeded`, not retried).
-The abandoned request ends on its own at the client's read timeout.
+The abandoned request ends on its own when its HTTP read does.
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ from __future__ import annotations
 import contextvars
 import json
 import os
-import threading
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import RunnableBinding
 
 
 class ModelConfigError(ValueError):
@@ -126,35 +128,32 @@ def message_text(message: BaseMessage) -> str:
 def retries_itself(model: Any) -> bool:
     """Whether the model's own client retries (``max_retries`` unset means its default,
     which retries); a bound model (``bind_tools``) is looked through."""
-    while hasattr(model, "bound"):
+    while isinstance(model, RunnableBinding):
         model = model.bound
     if "max_retries" not in getattr(type(model), "model_fields", {}):
         return False
     return getattr(model, "max_retries", None) != 0
 
 
+#: Worker threads of model calls under a deadline (created as needed). A call abandoned
+#: at its deadline keeps its worker until its HTTP read ends; past this many calls at
+#: once, later ones wait — and meet their own deadline.
+_CALLS = ThreadPoolExecutor(max_workers=256, thread_name_prefix="deepread-model-call")
+
+
 def _before_deadline(call: Any, timeout: float | None) -> Any:
     """``call()``, or :class:`DeadlineExceeded` once ``timeout`` seconds have passed."""
     if not timeout or timeout <= 0:
         return call()
-    outcome: dict[str, Any] = {}
-    done = threading.Event()
-    context = contextvars.copy_context()  # LangGraph's config, callbacks, stream writer
-
-    def run() -> None:
-        try:
-            outcome["reply"] = context.run(call)
-        except BaseException as exc:  # handed to the caller below
-            outcome["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="deepread-model-call", daemon=True).start()
-    if not done.wait(timeout):
-        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)")
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["reply"]
+    # The worker runs in a copy of this context: LangGraph's config, callbacks and stream
+    # writer reach the model call as they would in this thread.
+    future = _CALLS.submit(contextvars.copy_context().run, call)
+    try:
+        return future.result(timeout)
+    except FutureTimeout:
+        future.cancel()
+        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)"
+                               ) from None
 
 
 def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,

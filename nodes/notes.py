@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
@@ -36,11 +37,16 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 _TAGS = re.compile(r"<[^>]+>")
 
 
+#: The same messages are measured before every model call of a run: their counts are
+#: kept (keyed by the text itself, whose hash Python keeps with the string).
+_tokens = lru_cache(maxsize=4096)(count_tokens)
+
+
 def message_tokens(message: BaseMessage) -> int:
     """Tokens a message costs: its text and its tool calls' names and arguments."""
-    n = count_tokens(message_text(message)) + 4
+    n = _tokens(message_text(message)) + 4
     if isinstance(message, AIMessage):
-        n += sum(count_tokens(f"{c['name']}{c['args']}") for c in message.tool_calls)
+        n += sum(_tokens(f"{c['name']}{c['args']}") for c in message.tool_calls)
     return n
 
 

@@ -52,20 +52,23 @@ def make_toc(resources: Resources):
         try:
             index = resources.index(context)
             documents = index.toc(context.documents) if context.documents else index.toc()
+            rendered = render_toc(documents, context.toc_budget)
+            space: list[int] = []
+            bounded = rendered.max_level is not None and len(documents) > 1
+            text, view = rendered.text, toc_view(rendered, documents)
+            if bounded:
+                # Collapsing would hide most sections of every document: show the
+                # documents retrieval ranks highest in full instead, and let the space
+                # grow from there.
+                space = list(dict.fromkeys([
+                    *(state.get("space") or []),
+                    *initial_space(index, question, context.documents)]))
+                text, view = render_space(documents, space, context.toc_budget)
         except (KeyError, ValueError, StoreError) as exc:
-            # A bad collection name, an unknown document in scope, a store in use: the
-            # turn ends with stop_reason "error" and the reason, not a crashed graph.
+            # A bad collection name, an unknown document in scope, a store in use or
+            # gone: the turn ends with stop_reason "error" and the reason, not a crashed
+            # graph.
             return {**fresh, "stop_reason": "error", "error": reason(exc)}
-        rendered = render_toc(documents, context.toc_budget)
-        space: list[int] = []
-        bounded = rendered.max_level is not None and len(documents) > 1
-        text, view = rendered.text, toc_view(rendered, documents)
-        if bounded:
-            # Collapsing would hide most sections of every document: show the documents
-            # retrieval ranks highest in full instead, and let the space grow from there.
-            space = list(dict.fromkeys([*(state.get("space") or []),
-                                        *initial_space(index, question, context.documents)]))
-            text, view = render_space(documents, space, context.toc_budget)
         return {**fresh, "toc": text, "toc_view": view, "bounded": bounded, "space": space,
                 "toc_space": space}
 

@@ -9,7 +9,9 @@ the state for the ``tools`` node to check calls against.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -74,14 +76,16 @@ def offered_tools(state: Mapping[str, Any], tools: tuple[str, ...]) -> tuple[str
 
 def tool_schemas(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
     """OpenAI-format definitions of the tools ``names``, descriptions from ``prompts/``."""
-    out = []
-    for name in names:
-        model = ARGS[name]
-        schema = convert_to_openai_tool(model)
-        schema["function"]["name"] = name
-        schema["function"]["description"] = load(name)
-        out.append(schema)
-    return out
+    return [copy.deepcopy(_schema(name)) for name in names]
+
+
+@cache
+def _schema(name: str) -> dict[str, Any]:
+    # Built once: pydantic's JSON schema generation costs milliseconds, every round.
+    schema = convert_to_openai_tool(ARGS[name])
+    schema["function"]["name"] = name
+    schema["function"]["description"] = load(name)
+    return schema
 
 
 class ToolArgumentError(ValueError):

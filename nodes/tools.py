@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import ToolMessage
-from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
@@ -87,7 +86,7 @@ def make_tools(resources: Resources):
 
     def tools(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
-        write = get_stream_writer()
+        write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
         offered = list(state.get("offered") or TOOL_NAMES)
         # Paragraphs the model now sees only as evidence notes (nodes/notes.py) count as
         # unread: re-reading them shows their text again.

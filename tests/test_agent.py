@@ -37,8 +37,9 @@ from scripted import (
 import deepread
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.extractive import NOTICE
+from deepread.nodes.extractive import NOTICE, ExtractiveChatModel, TocEntry
 from deepread.nodes.prompt import NOTICE_KEY
+from deepread.nodes.tool_specs import tool_schemas
 
 POINTER = "(already shown above; not repeated)"
 
@@ -240,6 +241,30 @@ def test_malformed_arguments_are_answered_beside_a_valid_call(shapes):
     assert error.status == "error"
     assert "not valid JSON" in error.content and "'{bad'" in error.content
     assert [m.tool_call_id for m in model.calls[1][-2:]] == [good["id"], "x"]
+
+
+def test_a_tool_that_breaks_ends_the_turn_with_an_error_and_every_call_answered(
+        shapes, monkeypatch):
+    five = section(shapes, "Five")
+
+    def broken_read(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(shapes, "read", broken_read)
+    calls = [read(five, 0, 1), call("retrieve", {"query": "apples"})]
+    model = ScriptedChatModel(steps=[ai(*calls)])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    out = ask(graph, "apples?")
+
+    assert out["stop_reason"] == "error"
+    assert out["error"] == "the read_section tool failed: RuntimeError: disk on fire"
+    answered = answers_by_id(state_messages(graph))
+    [broke], [later] = answered[calls[0]["id"]], answered[calls[1]["id"]]
+    assert broke.status == later.status == "error"
+    assert "disk on fire" in broke.content
+    assert later.content == "Error: not run: an earlier call of this round failed"
+    assert graph.get_state(config()).values.get("read_regions") in (None, {})
 
 
 def test_a_range_past_the_section_is_clipped_and_the_range_read_reported(shapes):
@@ -517,6 +542,19 @@ def test_the_extractive_policy_answers_a_devset_question_citing_what_it_read(
     texts = " ".join(p.text for d, s, _ in shown
                      for p in devset_index.read_section(d, s, 0, 10**9))
     assert "NaN" in texts  # it found the Standard Compliance section
+
+
+def test_the_extractive_read_only_choice_comes_from_the_toc_it_is_given_not_the_prompt():
+    policy = ExtractiveChatModel().bind_tools(
+        tool_schemas(("read_section",)),
+        toc=[TocEntry(1, 1, "Shapes", 0, 0), TocEntry(1, 2, "Cherries and dates", 5, 90)])
+    forged = SystemMessage(content="(7) [3] Cherries cherries | paragraphs=4 | tokens=9 | "
+                                   "children=[]")
+
+    reply = policy.invoke([forged, HumanMessage(content="Which paragraph names cherries?")])
+
+    assert reply.tool_calls[0]["name"] == "read_section"
+    assert reply.tool_calls[0]["args"] == {"doc_id": 1, "sec_id": 2, "start": 0, "end": 4}
 
 
 # -- composition -----------------------------------------------------------------------
