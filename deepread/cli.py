@@ -212,8 +212,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
                     if not args.json:
                         for line in _one_line(update or {}):
                             print(line, file=sys.stderr)
-                    if node == "finalize":
-                        output = dict(update)
+                    if node == "finalize":  # the outputs; the chat stays in the thread
+                        output = {k: v for k, v in update.items() if k != "messages"}
         titles = {d.doc_id: d for d in idx.documents()}
     finally:
         idx.close()

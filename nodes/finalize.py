@@ -3,7 +3,8 @@
 The answer is the turn's last AI message that calls no tool (the policy's, the second
 one the sufficiency check asked for, or the check's abstention). Its citations are the
 ``[doc_id:sec_id:para_idx]`` marks the model was shown (:mod:`deepread.nodes.citations`);
-any other mark is dropped and counted.
+any other mark is dropped and counted. The answer message in ``messages`` gets them in
+its ``response_metadata["citations"]``, so a chat view has them with the answer.
 """
 
 from __future__ import annotations
@@ -41,10 +42,16 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         error = "the model returned an empty reply"
     sufficiency = state.get("sufficiency") or (
         "unchecked" if context.check_sufficiency else "off")
-    return {
+    citations = [Citation(doc_id=d, sec_id=s, para_idx=p) for d, s, p in kept]
+    update: dict[str, Any] = {}
+    if last is not None and last.id:
+        # The answer in the chat carries its citations (same id: replaced in place).
+        update["messages"] = [last.model_copy(update={"response_metadata": {
+            **last.response_metadata, "citations": [dict(c) for c in citations]}})]
+    return update | {
         "question": "",  # consumed: a later chat-message turn brings its own
         "answer": answer,
-        "citations": [Citation(doc_id=d, sec_id=s, para_idx=p) for d, s, p in kept],
+        "citations": citations,
         "dropped_citations": len(cited) - len(kept),
         "stop_reason": stop,
         "error": error,

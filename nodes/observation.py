@@ -11,7 +11,8 @@ The text follows the paper (§3.4, Format): each paragraph prefixed with
 ``[doc_id:sec_id:para_idx]``, grouped under a line naming its section, framed as data
 inside ``<document_content>`` tags, with text that could close that frame or forge a
 coordinate line escaped. Paragraphs the model has already been shown (read-region
-memory) are not repeated: each is a pointer line.
+memory) are not repeated: a run of them becomes one pointer line,
+``[3:9:18-52] (already shown above; not repeated)``.
 """
 
 from __future__ import annotations
@@ -138,24 +139,39 @@ def error_message(call: dict[str, Any], why: str) -> ToolMessage:
 
 def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document],
                       regions: Regions) -> tuple[str, list[ShownParagraph]]:
-    """Observation text and its rows (``repeat``: shown as a pointer only)."""
+    """Observation text and its rows; a run of consecutive paragraphs of a section that
+    were shown before is one pointer line (``repeat`` rows)."""
     lines: list[str] = [OPEN]
     rows: list[ShownParagraph] = []
     current: tuple[int, int] | None = None
+    run: list[int] = []  # doc_id, sec_id, first, last of the pending pointer line
+
+    def close_run() -> None:
+        if run:
+            d, s, first, last = run
+            span = f"{first}" if first == last else f"{first}-{last}"
+            lines.append(f"[{d}:{s}:{span}] {POINTER}")
+            run.clear()
+
     for p in paragraphs:
         if (p.doc_id, p.sec_id) != current:
+            close_run()
             current = (p.doc_id, p.sec_id)
             doc = documents.get(p.doc_id)
             title = doc.sections[p.sec_id].title if doc and p.sec_id < len(doc.sections) else ""
             lines.append(f"## ({p.doc_id}) [{p.sec_id}] {escape(' '.join(title.split()))}")
         repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
         rows.append(ShownParagraph.of(p, repeat))
-        head = f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]"
-        if repeat:
-            lines.append(f"{head} {POINTER}")
+        if repeat and run and run[3] + 1 == p.para_idx:
+            run[3] = p.para_idx
+        elif repeat:
+            close_run()
+            run.extend([p.doc_id, p.sec_id, p.para_idx, p.para_idx])
         else:
+            close_run()
             page = f" (p.{p.page})" if p.page else ""
-            lines.append(f"{head}{page} {escape(p.text)}")
+            lines.append(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} {escape(p.text)}")
+    close_run()
     if len(lines) == 1:
         lines.append("(no paragraphs)")
     lines.append(CLOSE)

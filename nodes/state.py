@@ -85,8 +85,15 @@ class InputState(TypedDict, total=False):
 
 
 class OutputState(TypedDict, total=False):
-    """What the graph returns (``output_schema``)."""
+    """What the graph returns (``output_schema``).
 
+    ``messages`` is the thread's chat: the turn's answer is its last AI message, with
+    the checked citations in ``response_metadata["citations"]`` (response metadata,
+    because it describes the reply and is never sent back to a model API, as
+    ``additional_kwargs`` may be).
+    """
+
+    messages: Annotated[list[AnyMessage], add_messages]
     answer: str
     citations: list[Citation]
     dropped_citations: int
@@ -97,6 +104,9 @@ class OutputState(TypedDict, total=False):
     error: str | None
     usage: dict[str, int]
     tool_calls: list[dict[str, Any]]
+    #: Tokens the latest model call was sent, system prompt and TOC included (after
+    #: evidence notes): how close the conversation runs to the budget.
+    prompt_tokens: int
 
 
 def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
@@ -134,9 +144,8 @@ class AgentState(InputState, OutputState, total=False):
     # (None: all levels), for the offline extractive policy's Read-only choice.
     toc_view: TocView
     # The compact node: observations the next model call is sent as evidence notes
-    # (message id -> note), and the tokens that call is sent (system prompt included).
+    # (message id -> note); ``prompt_tokens`` (an output) is what that call is sent.
     notes: dict[str, str]
-    prompt_tokens: int
     # The sufficiency check (nodes/check.py): how often it ran this turn, why it asked
     # for another answer (the policy answers again without tools while this is set), and
     # the tokens its judge calls used.

@@ -33,8 +33,9 @@ from scripted import (
     last_tool_message,
     shown_coords,
 )
+from scripted import read_call as read
+from scripted import section_of as section
 
-import deepread
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import NOTICE, ExtractiveChatModel, TocEntry
@@ -45,20 +46,6 @@ POINTER = "(already shown above; not repeated)"
 
 
 # -- fixtures and helpers -------------------------------------------------------------
-
-def section(index: deepread.Index, title: str) -> tuple[int, int]:
-    """``(doc_id, sec_id)`` of the first section titled ``title``."""
-    for doc in index.documents():
-        for sec in doc.sections:
-            if sec.title == title:
-                return doc.doc_id, sec.sec_id
-    raise AssertionError(f"no section {title!r}")
-
-
-def read(doc_sec: tuple[int, int], start: int, end: int, **extra: Any) -> dict[str, Any]:
-    return call("read_section", {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start,
-                                 "end": end, **extra})
-
 
 def config(thread: str = "t1") -> dict[str, Any]:
     return {"configurable": {"thread_id": thread}}
@@ -78,6 +65,17 @@ def answers_by_id(messages: list[BaseMessage]) -> dict[str, list[ToolMessage]]:
         if isinstance(m, ToolMessage):
             out.setdefault(m.tool_call_id, []).append(m)
     return out
+
+
+def pointer_runs(indices: list[int]) -> list[tuple[int, int]]:
+    """Consecutive runs ``(first, last)`` of sorted paragraph indices."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and runs[-1][1] + 1 == i:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return [(a, b) for a, b in runs]
 
 
 def answer_citing_last_result(n: int = 2, text: str = "Answer."):
@@ -425,8 +423,12 @@ def test_a_paragraph_already_retrieved_is_a_pointer_when_its_section_is_read(sha
     result = last_tool_message(model.calls[2])
     rows = result.artifact["paragraphs"]
     assert [r["repeat"] for r in rows] == [(*five, p) in retrieved for p in range(5)]
-    for d, s, p in retrieved & {(*five, p) for p in range(5)}:
-        assert f"[{d}:{s}:{p}] {POINTER}" in result.content
+    repeated = sorted(p for d, s, p in retrieved if (d, s) == five)
+    runs = pointer_runs(repeated)
+    for first, last in runs:
+        span = f"{first}" if first == last else f"{first}-{last}"
+        assert f"[{five[0]}:{five[1]}:{span}] {POINTER}" in result.content
+    assert result.content.count(POINTER) == len(runs)
     assert "Charlie paragraph about cherries." not in result.content
     new = [p for p in range(5) if (*five, p) not in retrieved]
     assert new, "the retrieve should not show the whole section"
@@ -447,11 +449,27 @@ def test_a_second_turn_shows_pointers_for_paragraphs_read_in_the_first(shapes):
     result = last_tool_message(model.calls[3])
     assert [r["repeat"] for r in result.artifact["paragraphs"]] == [True, True, False,
                                                                    False, False]
-    assert f"[{five[0]}:{five[1]}:1] {POINTER}" in result.content
+    assert f"[{five[0]}:{five[1]}:0-1] {POINTER}" in result.content
+    assert result.content.count(POINTER) == 1
     assert "Alpha paragraph about apples." not in result.content
     assert "Echo paragraph about elderberries." in result.content
     assert graph.get_state(config()).values["read_regions"] == {
         f"{five[0]}:{five[1]}": [[0, 4]]}
+
+
+def test_a_run_of_re_read_paragraphs_is_one_pointer_line(shapes):
+    five = section(shapes, "Five")
+    model = ScriptedChatModel(steps=[ai(read(five, 0, 3)), ai(read(five, 0, 4)),
+                                     ai(content="Done.")])
+    graph = build_graph(index=shapes, model=model)
+
+    graph.invoke({"question": "all of Five?"}, context=Context())
+
+    first, again = [m for m in model.calls[2] if isinstance(m, ToolMessage)]
+    body = again.content.split("\n")[1:]  # after the header line
+    assert body[2:4] == [f"[{five[0]}:{five[1]}:0-3] {POINTER}",
+                         f"[{five[0]}:{five[1]}:4] Echo paragraph about elderberries."]
+    assert len(again.content) < len(first.content)
 
 
 def test_a_second_turn_may_cite_a_paragraph_read_only_in_the_first(shapes):

@@ -1,23 +1,13 @@
 """The exported graphs served by a real ``langgraph dev`` server, driven over HTTP.
 
-One ``langgraph dev`` process (in-memory runtime, no reload, no browser, no network:
-analytics, version check and tracing are switched off) serves ``langgraph.json`` from a
-temporary working directory, so its ``.langgraph_api`` state lands there, and uses a
-fresh embedded store named by ``DEEPREAD_STORE``. The server process is the only opener
-of that store; the tests touch it only through ``langgraph_sdk``.
+One ``langgraph dev`` process (:mod:`langgraph_server`) serves ``langgraph.json`` with a
+fresh embedded store; the tests touch it only through ``langgraph_sdk``.
 
 The agent runs with no model configured, i.e. the offline extractive policy.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,93 +15,17 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
+from langgraph_server import langgraph_dev
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-CONFIG = REPO_ROOT / "langgraph.json"
-STARTUP_TIMEOUT_S = 60
 COLLECTION = "srv"
 QUESTION = "What is name mangling of private variables?"
 AGENT_NODES = {"toc", "compact", "policy", "tools", "check", "finalize"}
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _langgraph_bin() -> str:
-    exe = Path(sys.executable).with_name("langgraph")
-    if not exe.exists():
-        pytest.fail(f"langgraph CLI not found next to {sys.executable}; "
-                    "install deepread[dev] (langgraph-cli[inmem])")
-    return str(exe)
-
-
-def _log_tail(path: Path, n: int = 4000) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")[-n:]
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=15)
-    except ProcessLookupError:
-        pass
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    workdir = tmp_path_factory.mktemp("langgraph_dev")
-    log_path = workdir / "server.log"
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-
-    env = os.environ.copy()
-    for key in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGGRAPH_CLOUD_LICENSE_KEY",
-                "LANGSMITH_CONTROL_PLANE_API_KEY", "OPENAI_API_KEY", "DEEPREAD_MODEL",
-                "DEEPREAD_COLLECTION", "DEEPREAD_INGEST_ROOT", "QDRANT_URL"):
-        env.pop(key, None)
-    env.update(
-        LANGGRAPH_CLI_NO_ANALYTICS="1",  # exactly "1"
-        LANGGRAPH_NO_VERSION_CHECK="true",
-        LANGSMITH_TRACING="false",
-        LANGCHAIN_TRACING_V2="false",
-        DO_NOT_TRACK="1",
-        PYTHONUNBUFFERED="1",
-        DEEPREAD_STORE=str(workdir / "store"),
-    )
-    cmd = [_langgraph_bin(), "dev", "--host", "127.0.0.1", "--port", str(port),
-           "--no-browser", "--no-reload", "--config", str(CONFIG)]
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-        try:
-            deadline = time.monotonic() + STARTUP_TIMEOUT_S
-            while True:
-                if proc.poll() is not None:
-                    pytest.fail(f"langgraph dev exited with {proc.returncode}:\n"
-                                f"{_log_tail(log_path)}")
-                try:
-                    with urllib.request.urlopen(f"{url}/ok", timeout=1) as resp:
-                        if resp.status == 200:
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail(f"langgraph dev not ready after {STARTUP_TIMEOUT_S} s:\n"
-                                f"{_log_tail(log_path)}")
-                time.sleep(0.1)
-            # the server silently moves to another port when ours was taken meanwhile
-            if f"127.0.0.1:{port}" not in log_path.read_text(errors="replace"):
-                pytest.fail(f"langgraph dev did not bind port {port}:\n{_log_tail(log_path)}")
-            yield url
-        finally:
-            _stop(proc)
+    with langgraph_dev(tmp_path_factory.mktemp("langgraph_dev")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
