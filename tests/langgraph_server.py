@@ -1,10 +1,10 @@
-"""A real ``langgraph dev`` server for tests, started from ``langgraph.json``.
+"""Start a real ``langgraph dev`` server for a test module, and stop it.
 
 One process (in-memory runtime, no reload, no browser, no network: analytics, version
-check and tracing are switched off) serves the repository's graphs from a temporary
-working directory, so its ``.langgraph_api`` state lands there, with a fresh embedded
-store named by ``DEEPREAD_STORE``. The server process is the only opener of that store;
-tests touch it only through ``langgraph_sdk``.
+check and tracing are switched off) serves a ``langgraph.json`` from a temporary working
+directory, so its ``.langgraph_api`` state lands there, with a fresh embedded store named
+by ``DEEPREAD_STORE``. The server process is the only opener of that store; tests reach
+it only through ``langgraph_sdk``.
 """
 
 from __future__ import annotations
@@ -23,15 +23,13 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-CONFIG = REPO_ROOT / "langgraph.json"
-STARTUP_TIMEOUT_S = 60
-#: Not passed on from the test's environment: keys, tracing, deepread settings.
-_UNSET = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGGRAPH_CLOUD_LICENSE_KEY",
-          "LANGSMITH_CONTROL_PLANE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-          "DEEPREAD_MODEL", "DEEPREAD_COLLECTION", "DEEPREAD_INGEST_ROOT", "QDRANT_URL")
+STARTUP_TIMEOUT_S = 90
+#: Settings of the test runner's environment that must not reach the server.
+DROPPED = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGGRAPH_CLOUD_LICENSE_KEY",
+           "LANGSMITH_CONTROL_PLANE_API_KEY", "OPENAI_API_KEY", "QDRANT_URL")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -61,14 +59,15 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def langgraph_dev(workdir: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """The URL of a ``langgraph dev`` server running in ``workdir`` (``env`` added to
-    its environment), stopped on exit."""
+def langgraph_dev(workdir: Path, config: str = "langgraph.json",
+                  env: dict[str, str] | None = None) -> Iterator[str]:
+    """The URL of a ``langgraph dev`` serving ``config`` (a file in the repository)."""
     log_path = workdir / "server.log"
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
-    full = {k: v for k, v in os.environ.items() if k not in _UNSET}
-    full.update(
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in DROPPED and not k.startswith("DEEPREAD_")}
+    full_env.update(
         LANGGRAPH_CLI_NO_ANALYTICS="1",  # exactly "1"
         LANGGRAPH_NO_VERSION_CHECK="true",
         LANGSMITH_TRACING="false",
@@ -76,12 +75,12 @@ def langgraph_dev(workdir: Path, env: dict[str, str] | None = None) -> Iterator[
         DO_NOT_TRACK="1",
         PYTHONUNBUFFERED="1",
         DEEPREAD_STORE=str(workdir / "store"),
-        **(env or {}),
     )
+    full_env.update(env or {})
     cmd = [_langgraph_bin(), "dev", "--host", "127.0.0.1", "--port", str(port),
-           "--no-browser", "--no-reload", "--config", str(CONFIG)]
+           "--no-browser", "--no-reload", "--config", str(REPO_ROOT / config)]
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=workdir, env=full, stdout=log,
+        proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         try:

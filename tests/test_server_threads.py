@@ -100,8 +100,9 @@ def model_server() -> Iterator[LocalServer]:
 def client(tmp_path_factory: pytest.TempPathFactory,
            model_server: LocalServer) -> Iterator[SyncLangGraphClient]:
     workdir = tmp_path_factory.mktemp("langgraph_dev_threads")
-    env = {"OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test-threads"}
-    with langgraph_dev(workdir, env) as url:
+    env = {"OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test-threads",
+           "DEEPREAD_INGEST_ROOT": str(workdir)}
+    with langgraph_dev(workdir, env=env) as url:
         client = get_sync_client(url=url)
         doc = workdir / "walrus.md"
         doc.write_text(DOC, encoding="utf-8")
