@@ -12,7 +12,8 @@ latest round are never compacted.
 Decision: the checkpointed messages stay intact (the trajectory, the artifacts and
 the evaluation read them; the read-region memory still points at the originals, so a
 re-read shows the text again rather than "already shown"). The notes are recomputed
-deterministically for each model call, so the same history always yields the same
+deterministically before each model call (by the ``compact`` node, which records them
+in the state for the policy to send), so the same history always yields the same
 prompt. Notes are extractive — no extra model call.
 """
 
