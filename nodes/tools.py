@@ -45,7 +45,7 @@ from deepread.nodes.state import (
     regions_of,
     subtract_regions,
 )
-from deepread.nodes.tool_call import Handler, ToolEnv
+from deepread.nodes.tool_call import Handler, Outcome, ToolEnv
 from deepread.nodes.tool_specs import (
     FOLLOW_REFERENCE,
     OPEN_TOC,
@@ -81,6 +81,19 @@ def report(write: Any, call: dict[str, Any], answer: ToolMessage) -> None:
            "status": answer.status, **Observation.of(answer).summary()})
 
 
+def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv,
+                   regions: Regions) -> ToolMessage:
+    """The answer to ``call``: the outcome's text, or its paragraphs framed with their
+    coordinates, those in ``regions`` (shown before) as pointers."""
+    observation = outcome.observation
+    if outcome.text is not None:
+        return result_message(call, outcome.text, observation)
+    documents = {d.doc_id: d for d in env.index.documents()}
+    text, observation.paragraphs = format_paragraphs(outcome.paragraphs, documents, regions)
+    content = f"{outcome.header}\n{text}" if outcome.header else text
+    return result_message(call, content, observation)
+
+
 def make_tools(resources: Resources):
     """The ``tools`` node, answering the pending calls with :data:`HANDLERS`."""
 
@@ -109,6 +122,7 @@ def make_tools(resources: Resources):
                 args = parse_args(call["name"], call.get("args"))
                 env = env or ToolEnv(resources.index(context), context, read_docs)
                 outcome = HANDLERS[call["name"]](args, env)
+                answer = shown_to_model(call, outcome, env, merge_regions(regions, shown))
             except (ToolArgumentError, KeyError, ValueError) as exc:
                 answers.append(error_message(call, reason(exc)))
             except StoreError as exc:
@@ -124,17 +138,9 @@ def make_tools(resources: Resources):
                 return {"messages": answers, "read_regions": shown, "stop_reason": "error",
                         "error": fault}
             else:
-                observation = outcome.observation
-                if outcome.text is not None:
-                    content = outcome.text
-                else:
-                    documents = {d.doc_id: d for d in env.index.documents()}
-                    text, observation.paragraphs = format_paragraphs(
-                        outcome.paragraphs, documents, merge_regions(regions, shown))
-                    content = f"{outcome.header}\n{text}" if outcome.header else text
                 shown = merge_regions(shown, regions_of([p.coord for p in outcome.paragraphs]))
                 widened += outcome.widens
-                answers.append(result_message(call, content, observation))
+                answers.append(answer)
             report(write, call, answers[-1])
         update: dict[str, Any] = {"messages": answers, "read_regions": shown}
         if state.get("bounded") and widened:
