@@ -121,7 +121,7 @@ def test_message_text_joins_text_blocks_and_leaves_out_the_others():
 
 def test_a_slow_drip_cannot_extend_the_model_deadline(drip, walrus_store, monkeypatch):
     monkeypatch.setenv("DEEPREAD_MODEL_TIMEOUT", "3")
-    context = Context(model="gpt-4o-mini", store=str(walrus_store))
+    context = Context(model="gpt-4o-mini")
     with deepread.Index.open(store=walrus_store, collection="default") as idx:
         graph = build_graph(index=idx)
         started = time.monotonic()

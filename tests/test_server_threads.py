@@ -101,7 +101,8 @@ def client(tmp_path_factory: pytest.TempPathFactory,
            model_server: LocalServer) -> Iterator[SyncLangGraphClient]:
     workdir = tmp_path_factory.mktemp("langgraph_dev_threads")
     env = {"OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test-threads",
-           "DEEPREAD_INGEST_ROOT": str(workdir)}
+           "DEEPREAD_INGEST_ROOT": str(workdir),
+           "DEEPREAD_SERVE_MODELS": "gpt-4o-mini"}  # a client may choose this model
     with langgraph_dev(workdir, env=env) as url:
         client = get_sync_client(url=url)
         doc = workdir / "walrus.md"
