@@ -4,13 +4,13 @@
 tool-calling agent that is not deepread's own graph — LangGraph's prebuilt
 ``create_react_agent``, a LangChain agent, a hand-written ``ToolNode`` loop. The
 arguments, descriptions and the way paragraphs are shown (``[doc_id:sec_id:para_idx]``
-coordinates, document text framed as data) are the agent graph's own (nodes/tools.py,
+coordinates, document text framed as data) are the agent graph's own (nodes/tool_specs.py,
 prompts/, nodes/observation.py), so a model prompted for deepread behaves the same here.
 
 A call that cannot run — wrongly typed arguments, an unknown document or section, a
 store failure — comes back as a tool error (``ToolMessage`` with ``status="error"``)
 whose text says what to do; it never raises into the agent loop. Each result also
-carries an artifact: the paragraphs' rows (``ToolMessage.artifact``).
+carries the agent's :class:`~deepread.nodes.observation.Observation` as its artifact.
 
 These tools keep no read-region memory (they are stateless): a paragraph read twice is
 shown twice. Use :func:`deepread.build_graph` for the full agent with that memory.
@@ -26,8 +26,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
-from deepread.nodes.observation import format_paragraphs
-from deepread.nodes.tools import ReadSectionArgs, RetrieveArgs
+from deepread.nodes.observation import Observation, format_paragraphs
+from deepread.nodes.tool_specs import ReadSectionArgs, RetrieveArgs
 from deepread.prompts import load
 from deepread.stores.backend import StoreError
 
@@ -75,10 +75,11 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
             raise ToolException(f"document {doc_id} is outside the documents these tools "
                                 f"read ({', '.join(map(str, scope))})")
 
-    def shown(paragraphs: list, header: str) -> tuple[str, dict[str, Any]]:
+    def shown(paragraphs: list, header: str, observation: Observation
+              ) -> tuple[str, dict[str, Any]]:
         by_id = {d.doc_id: d for d in index.documents()}
-        text, rows = format_paragraphs(paragraphs, by_id, {})
-        return f"{header}\n{text}", {"paragraphs": rows}
+        text, observation.paragraphs = format_paragraphs(paragraphs, by_id, {})
+        return f"{header}\n{text}", observation.artifact()
 
     def guarded(fn):
         """Run ``fn``; what the model can fix becomes a ToolException (a tool error)."""
@@ -102,8 +103,7 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
                               doc_id=[doc_id] if doc_id is not None else scope)
         header = (f"{len(result.hits)} hit(s) for {query!r}, best first (coordinates "
                   "[doc_id:sec_id:para_idx]); read a section with read_section.")
-        content, artifact = shown(result.paragraphs, header)
-        return content, artifact | {"hits": [h.to_dict() for h in result.hits]}
+        return shown(result.paragraphs, header, Observation(hits=list(result.hits)))
 
     def read_section(doc_id: int, sec_id: int, start: int, end: int):
         in_scope(doc_id)
@@ -118,8 +118,7 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
         else:
             header = (f"Section ({doc_id}) [{sec_id}] has {n_para} paragraph(s); the range "
                       f"{start}..{end} holds none (valid: 0..{n_para - 1}).")
-        content, artifact = shown(got.paragraphs, header)
-        return content, artifact | {"range": [got.start, got.end]}
+        return shown(got.paragraphs, header, Observation(range=[got.start, got.end]))
 
     def toc(doc_id: int | None = None):
         if doc_id is not None:
