@@ -15,8 +15,6 @@ node of a larger graph.
 from __future__ import annotations
 
 import json
-import socket
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +27,8 @@ from langgraph.pregel.remote import RemoteGraph
 from langgraph.runtime import Runtime
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
-from langgraph_server import free_port, langgraph_dev
+from langgraph_server import langgraph_dev
+from test_served_policy import CountingListener
 from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.slow
@@ -291,42 +290,13 @@ def test_a_server_file_outside_the_ingest_root_is_refused_and_never_answered_fro
     assert "7-1-9-4-4" not in json.dumps(answer)
 
 
-class CountingListener:
-    """A local TCP listener that counts the connections made to it (and answers none)."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.connections = 0
-        self._sock = socket.create_server(("127.0.0.1", self.port))
-        self._sock.settimeout(0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self._sock.close()
-
-
 @pytest.mark.parametrize("graph", ["deepread", "ingest"])
 def test_a_client_chosen_store_url_receives_no_connection(
         client: SyncLangGraphClient, graph: str) -> None:
     listener = CountingListener()
     try:
         said = refusal(client, graph, {"collection": COLLECTION,
-                                       "store": f"http://127.0.0.1:{listener.port}"})
+                                       "store": listener.url})
     finally:
         listener.close()
     assert listener.connections == 0
