@@ -48,28 +48,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pypdf import PasswordType, PdfReader
-from pypdf.generic import Destination
-
 from deepread.corpus.parsing.blocks import Block, BlockKind, ParsedDocument
-from deepread.corpus.parsing.errors import ParseError
 from deepread.corpus.parsing.figures import attach_captions, pdf_captions
-from deepread.corpus.parsing.pdf_lines import Line, PdfTextError, extract_lines
+from deepread.corpus.parsing.pdf_document import PdfError, read_document
+from deepread.corpus.parsing.pdf_lines import Line
 from deepread.corpus.parsing.pdf_tables import find_tables, table_html
 
 __all__ = ["PdfError", "read_pdf"]
-
-
-class PdfError(ParseError):
-    """A PDF that cannot be read: encrypted, corrupt/truncated, or without a text layer.
-
-    Subclasses :class:`ParseError` (itself a ``ValueError``) so callers that handle any
-    reader's failure need no PDF-specific code.
-    """
 
 
 # Glyph bullets that never start an ordinary wrapped line, so they may split a box.
@@ -120,8 +109,8 @@ class _Para:
 
 def read_pdf(path: Path) -> ParsedDocument:
     """Parse ``path`` into blocks in reading order; raise :class:`PdfError` if unreadable."""
-    reader = _open(path)
-    pages = _extract_lines(path)
+    content = read_document(path)
+    pages = [page.lines for page in content.pages]
     if not any(_WORD.search(ln.text) for page in pages for ln in page):
         raise PdfError(path, "the PDF has no extractable text; it looks scanned or image-only. "
                              "Run OCR on it first (e.g. `ocrmypdf in.pdf out.pdf`) and parse "
@@ -130,56 +119,16 @@ def read_pdf(path: Path) -> ParsedDocument:
     paras = [p for i, page in enumerate(pages, start=1) for p in _segment(page, i)]
     paras = _merge_code(paras)
     paras = _join_page_breaks(paras)
-    outline = _outline(reader)
+    outline = [(e.title, e.level, e.page) for e in content.outline]
     if not (outline and _apply_outline(paras, outline)):
         _font_headings(paras, pages)
     vocab, hyphenated = _vocabulary(pages)
     blocks = [_to_block(p, vocab, hyphenated) for p in paras]
     blocks = attach_captions(pdf_captions([b for b in blocks if b.text]))
-    return ParsedDocument(title=_title(reader, blocks), blocks=blocks, pages=len(pages))
+    return ParsedDocument(title=_title(content.title, blocks), blocks=blocks, pages=len(pages))
 
 
-# --- opening and extraction -------------------------------------------------------------
-
-def _open(path: Path) -> PdfReader:
-    """Open with pypdf to reject non-PDFs, truncated files and locked files early."""
-    with path.open("rb") as fh:
-        head = fh.read(1024)
-        fh.seek(0, 2)
-        size = fh.tell()
-        fh.seek(max(0, size - 2048))
-        tail = fh.read()
-    if b"%PDF-" not in head:
-        raise PdfError(path, "not a PDF file (no %PDF header); the file is corrupt or of "
-                             "another type")
-    if b"%%EOF" not in tail:
-        # Every complete PDF ends with %%EOF; without it the file was cut off (interrupted
-        # download or copy), and whatever pypdf/PDFium recover would be silently partial.
-        raise PdfError(path, "the PDF is truncated (no %%EOF marker at the end); re-download "
-                             "or re-export it")
-    try:
-        reader = PdfReader(path)
-        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
-            raise PdfError(path, "the PDF is encrypted (password-protected) and cannot be "
-                                 "opened without its password; save an unprotected copy and "
-                                 "parse that")
-        _ = len(reader.pages)
-    except PdfError:
-        raise
-    except Exception as exc:  # pypdf raises many types (PdfReadError, KeyError, ...) on bad files
-        raise PdfError(path, f"the PDF is corrupt and cannot be read "
-                             f"({type(exc).__name__}: {exc})") from exc
-    return reader
-
-
-def _extract_lines(path: Path) -> list[list[Line]]:
-    """All text lines of every page, in content-stream order."""
-    try:
-        return extract_lines(path)
-    except PdfTextError as exc:
-        raise PdfError(path, f"the PDF is corrupt and its text cannot be extracted ({exc})"
-                       ) from exc
-
+# --- running lines ---------------------------------------------------------------------
 
 def _drop_running_lines(pages: list[list[Line]]) -> None:
     """Remove headers, footers and page numbers: margin lines repeated on many pages."""
@@ -341,27 +290,6 @@ def _font_headings(paras: list[_Para], pages: list[list[Line]]) -> None:
         p.level = _numbering_depth(p.raw) or rank[p.size]
 
 
-def _outline(reader: PdfReader) -> list[tuple[str, int, int]]:
-    """(title, level, 1-based page) for each outline entry, in document order."""
-    entries: list[tuple[str, int, int]] = []
-
-    def walk(items: Iterable[object], depth: int) -> None:
-        for item in items:
-            if isinstance(item, list):
-                walk(item, depth + 1)
-            elif isinstance(item, Destination):
-                page = reader.get_destination_page_number(item)
-                title = _norm(str(item.title or ""))
-                if page is not None and page >= 0 and title:
-                    entries.append((title, depth, page + 1))
-
-    try:
-        walk(reader.outline, 1)
-    except Exception:  # a broken outline must not stop us: font sizes still give headings
-        return []
-    return entries
-
-
 def _apply_outline(paras: list[_Para], outline: list[tuple[str, int, int]]) -> bool:
     """Turn the blocks named by the outline into headings; False if none could be matched."""
     for p in paras:
@@ -465,12 +393,9 @@ def _to_block(p: _Para, vocab: set[str], hyphenated: set[str]) -> Block:
     return Block(kind=p.kind, text=text, level=level, page=p.page)
 
 
-def _title(reader: PdfReader, blocks: list[Block]) -> str | None:
+def _title(meta: str | None, blocks: list[Block]) -> str | None:
     """The metadata title when it says something, else the top heading."""
-    try:
-        meta = _norm(str((reader.metadata or {}).get("/Title") or ""))
-    except Exception:  # damaged Info dictionaries are common and must not fail the parse
-        meta = ""
+    meta = _norm(meta or "")
     if meta and _WORD.search(meta) and not _USELESS_TITLE.match(meta):
         return meta
     headings = [b for b in blocks if b.kind == "heading"]

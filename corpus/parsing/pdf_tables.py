@@ -116,7 +116,7 @@ def _aligned(cells: list[Line], columns: list[tuple[float, float]]) -> bool:
 def _cut(line: Line, columns: list[tuple[float, float]]) -> list[str] | None:
     """``line`` cut at the column starts if it spans every column there between words."""
     starts = [a for a, _ in columns]
-    if not (line.x0 < columns[0][1] and line.x1 > starts[-1]) or not line.xs:
+    if not (line.x0 < columns[0][1] and line.x1 > starts[-1]) or len(line.xs) == 0:
         return None
     cuts = [0]
     for start in starts[1:]:
