@@ -42,7 +42,7 @@ from itertools import repeat
 import numpy as np
 import pypdfium2.raw as pdfium_c
 
-__all__ = ["PDFIUM_LOCK", "Line", "PageText", "PdfTextError", "read_page"]
+__all__ = ["PDFIUM_LOCK", "Line", "PageText", "PdfTextError", "read_page", "regroup"]
 
 #: Held around every PDFium call in the process (PDFium has global state).
 PDFIUM_LOCK = threading.RLock()
@@ -418,3 +418,15 @@ def _joins(box: list[Line], line: Line) -> bool:
                and (abs(other.x0 - line.x0) <= d or abs(other.x1 - line.x1) <= d
                     or abs((other.x0 + other.x1) - (line.x0 + line.x1)) / 2 <= d)
                for other in box)
+
+
+def regroup(lines: list[Line]) -> None:
+    """Renumber the boxes of ``lines`` after they were put in another order (in place)."""
+    box = -1
+    members: list[Line] = []
+    for line in lines:
+        if not members or not _joins(members, line):
+            box += 1
+            members = []
+        line.box = box
+        members.append(line)

@@ -1,0 +1,394 @@
+"""Headings of a PDF and their levels, from every cue the page offers, no model.
+
+Cues, in order of trust:
+
+1. **The outline** (bookmarks): titles matched to the text on their destination page
+   (a section number may be missing on either side); levels are the outline depth; an
+   entry whose title is not printed still opens a section at its page.
+2. **A printed table of contents**: a page whose rows end in page numbers that run
+   upwards. Its own lines are the contents, not headings; its entries are looked for,
+   in order, among the short blocks after it, and a block that spells an entry is a
+   heading even when its typography is plain.
+3. **Labels** (``PART II``, ``Item 7.``, ``Item 1A.``, ``Note 12``, ``Article 5``,
+   ``Chapter 4``, ``Week 3``, ``Schedule II``, ``Exhibit 10.1``, ``1.2.3 Title``) on a
+   short block of its own. Their levels are fixed by what they are, so a filing nests
+   the same way whatever its fonts: Part and Exhibit 1 (an exhibit attached to a filing
+   is a document of its own), Item / Article / Chapter / Week 2, Note and Section 3, a
+   number ``1.2.3`` 2 + its depth.
+4. **Typography**: a short block set bold (when the body is not), larger than the body
+   text, or in capitals, that does not read as a sentence. Levels rank the styles
+   (larger first, then bold, then capitals) below the labels: 3 + rank, at most 6.
+
+Headings before the first top-level heading of a label-less document (a printed
+sidebar's "Table of Contents" or "Navigation") are navigation, not structure, and a
+heading repeated at the top of the next pages ("… (continued)") is not a new section.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from deepread.corpus.parsing.pdf_document import OutlineEntry
+from deepread.corpus.parsing.pdf_lines import Line, PageText
+from deepread.corpus.parsing.pdf_paras import Para, key, norm
+
+__all__ = ["apply_headings", "label_level", "toc_pages"]
+
+_LABEL = re.compile(
+    r"""^\s*(?:
+      (?P<part>part)\s+(?:[ivx]{1,4}|\d{1,2})\b
+    | (?P<exhibit>exhibit)\s+\d{1,3}(?:\.\d{1,3})*[a-z]?\b
+    | (?P<item>item)\s*\d{1,2}[a-c]?\b
+    | (?P<chapter>chapter|article|week|unit|module|lesson|lecture|schedule|appendix|annex)
+        \s+(?:[ivxlc]{1,6}|\d{1,3}|[a-z])\b
+    | (?P<note>note)\s+\d{1,2}[a-z]?\b
+    | (?P<section>section)\s+\d{1,3}(?:\.\d{1,3})*\b
+    | (?P<num>\d{1,2}(?:\.\d{1,2}){0,3})(?:[.)]\s*|\s+)(?=[^\W\d_])
+    )""", re.I | re.X)
+_FIXED_LEVEL = {"part": 1, "exhibit": 1, "item": 2, "chapter": 2, "note": 3, "section": 3}
+_SENTENCE_END = re.compile(r"[.!?;,]['\"’”)\]]*$")
+_WORD = re.compile(r"[^\W\d_]+")
+_CONTINUED = re.compile(r"\(?\bcontinued\b\)?", re.I)
+_TOC_TITLE = re.compile(r"^(table of contents|contents|index)\b", re.I)
+# A TOC row ends in a page number, maybe after dot leaders.
+_TOC_ROW_END = re.compile(r"(?:\.{2,}|…|\s)\s*(\d{1,3}|[ivxlc]{1,6})$", re.I)
+_LEADERS = re.compile(r"\s*(?:\.\s*){2,}|\s*…+\s*")
+#: Deepest level a heading gets.
+MAX_LEVEL = 6
+
+
+def label_level(text: str) -> int | None:
+    """The fixed level of a labelled heading ("Item 7." -> 2), ``None`` without a label."""
+    m = _LABEL.match(text)
+    if not m:
+        return None
+    kind = m.lastgroup
+    if kind == "num":
+        return 2 + m.group("num").count(".") + 1
+    return _FIXED_LEVEL[kind]
+
+
+# --- printed tables of contents -----------------------------------------------------------
+
+@dataclass(slots=True)
+class _TocEntry:
+    text: str
+    key: str
+
+
+def _rows(lines: list[Line]) -> list[list[Line]]:
+    """Lines grouped by shared baseline, top to bottom."""
+    rows: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda ln: -(ln.y0 + ln.y1)):
+        mid = (ln.y0 + ln.y1) / 2
+        if rows:
+            last = rows[-1][0]
+            if abs((last.y0 + last.y1) / 2 - mid) <= 0.4 * max(last.size, ln.size):
+                rows[-1].append(ln)
+                continue
+        rows.append([ln])
+    return [sorted(r, key=lambda ln: ln.x0) for r in rows]
+
+
+def _toc_rows(page: PageText) -> tuple[list[str], int]:
+    """Entry texts of the rows ending in a page number, and how many rows have words."""
+    entries: list[tuple[str, int]] = []
+    worded = 0
+    for row in _rows(page.lines):
+        text = norm(" ".join(ln.text for ln in row))
+        if not _WORD.search(text):
+            continue
+        worded += 1
+        m = _TOC_ROW_END.search(text)
+        if m and _WORD.search(text[:m.start()]):
+            value = m.group(1)
+            number = int(value) if value.isdigit() else 0
+            entries.append((_LEADERS.sub(" ", text[:m.start()]).strip(" .…"), number))
+    if len(entries) < 5:
+        return [], worded
+    numbers = [n for _, n in entries if n]
+    rising = sum(b >= a for a, b in itertools.pairwise(numbers))
+    if numbers and rising < 0.8 * (len(numbers) - 1):
+        return [], worded
+    return [t for t, _ in entries], worded
+
+
+def toc_pages(pages: list[PageText]) -> dict[int, list[str]]:
+    """1-based pages that are a printed table of contents, with their entries in order.
+
+    A contents page has at least five rows that end in one page number, the numbers
+    running upwards, and those rows are at least half its rows with words (or the page
+    is titled "Contents"/"Table of Contents"/"Index"). A financial statement's rows end
+    in figures too, but several per row and not in rising order.
+    """
+    out: dict[int, list[str]] = {}
+    for i, page in enumerate(pages, start=1):
+        entries, worded = _toc_rows(page)
+        if not entries:
+            continue
+        titled = any(_TOC_TITLE.match(norm(ln.text)) for ln in page.lines[:6])
+        if titled or len(entries) >= 0.5 * worded:
+            out[i] = entries
+    return out
+
+
+# --- candidates -------------------------------------------------------------------------
+
+def _body_style(pages: list[PageText]) -> tuple[float, bool]:
+    """The size and boldness of most of the document's characters."""
+    counts: Counter[tuple[float, bool]] = Counter()
+    for page in pages:
+        for ln in page.lines:
+            if ln.mono < 0.5:
+                counts[(ln.size, ln.bold >= 0.5)] += len(ln.text)
+    if not counts:
+        return 0.0, False
+    return counts.most_common(1)[0][0]
+
+
+def _caps(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return (len(letters) >= 4 and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
+            and (len(text.split()) >= 2 or len(letters) >= 8))
+
+
+@dataclass(slots=True)
+class _Style:
+    size: float
+    bold: bool
+    caps: bool
+
+
+def _candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool
+               ) -> tuple[int | None, _Style] | None:
+    """``(label level or None, style)`` when ``p`` reads as a heading, else ``None``."""
+    if p.kind not in ("text", "list_item", "heading") or len(p.lines) > 3:
+        return None
+    raw = norm(p.raw)
+    if len(raw) > 200 or not _WORD.search(raw):
+        return None
+    bold = p.bold >= 0.6 and not body_bold
+    larger = p.size >= body_size + 1
+    caps = _caps(raw) and len(raw) <= 120
+    style = _Style(p.size, bold, caps)
+    styled = bold or larger or caps
+    m = _LABEL.match(raw)
+    sentence = _SENTENCE_END.search(raw) is not None
+    if m:
+        kind = m.lastgroup
+        level = label_level(raw)
+        if kind == "exhibit" and not first_on_page:
+            return None  # an exhibit starts a page; elsewhere "Exhibit 10.1" is a reference
+        if kind == "num":
+            if styled and len(raw) <= 150 and not (sentence and len(raw) > 60):
+                return level, style
+            return None
+        short = len(p.lines) == 1 and len(raw) <= 100
+        # "Note 12 'Equity' included in Item 8 of this 10-K." is a reference, not a title.
+        if styled and len(raw) <= 200 and not (sentence and len(raw) > 100):
+            return level, style
+        if short and not sentence:
+            return level, style
+        if short and len(raw) <= 40:  # "Item 1A. Risk Factors."
+            return level, style
+        return None
+    if not styled or len(raw) > 150 or (sentence and not raw.endswith(":") and len(raw) > 40):
+        return None
+    if sentence and not bold and not larger:
+        return None
+    return None, style
+
+
+def _typographic_levels(styles: list[_Style]) -> dict[tuple[float, bool, bool], int]:
+    ranked = sorted({(s.size, s.bold, s.caps) for s in styles},
+                    key=lambda s: (-s[0], not s[1], not s[2]))
+    return {s: min(MAX_LEVEL, 3 + i) for i, s in enumerate(ranked)}
+
+
+def _first_lines(paras: list[Para]) -> set[int]:
+    """Indexes of paragraphs that open their page (within its first few lines)."""
+    out = set()
+    seen: Counter[int] = Counter()
+    for i, p in enumerate(paras):
+        if seen[p.page] < 4:
+            out.add(i)
+        seen[p.page] += len(p.lines)
+    return out
+
+
+def _match_toc(paras: list[Para], tocs: dict[int, list[str]], heads: dict[int, int | None]
+               ) -> None:
+    """Mark the blocks that spell the printed contents' entries, in order, as headings."""
+    if not tocs:
+        return
+    entries = [e for page in sorted(tocs) for e in tocs[page]]
+    start = next((i for i, p in enumerate(paras) if p.page > max(tocs)), len(paras))
+    cursor = start
+    for entry in entries:
+        want = _alnum(entry)
+        if len(want) < 4:
+            continue
+        for i in range(cursor, min(len(paras), cursor + 400)):
+            p = paras[i]
+            if p.kind not in ("text", "list_item") or len(p.lines) > 3:
+                continue
+            have = _alnum(p.raw)
+            if have == want or (have.startswith(want) and len(have) <= len(want) + 12):
+                heads.setdefault(i, label_level(norm(p.raw)))
+                cursor = i + 1
+                break
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
+    """Mark headings among ``paras`` by labels, contents pages and typography (in place)."""
+    body_size, body_bold = _body_style(pages)
+    tocs = toc_pages(pages)
+    first = _first_lines(paras)
+    heads: dict[int, int | None] = {}
+    styles: dict[int, _Style] = {}
+    for i, p in enumerate(paras):
+        if p.page in tocs:
+            continue
+        found = _candidate(p, body_size, body_bold, i in first)
+        if found is not None:
+            heads[i], styles[i] = found
+    _match_toc(paras, tocs, heads)
+    for i in heads:
+        styles.setdefault(i, _Style(paras[i].size, paras[i].bold >= 0.6, _caps(paras[i].raw)))
+    ranks = _typographic_levels([styles[i] for i, lvl in heads.items() if lvl is None])
+    labelled = any(lvl is not None and lvl <= 2 for lvl in heads.values())
+    if not labelled:
+        _drop_navigation(paras, heads, styles, ranks)
+    last_key: dict[int, str] = {}
+    for i in sorted(heads):
+        p = paras[i]
+        level = heads[i]
+        if level is None:
+            s = styles[i]
+            level = ranks[(s.size, s.bold, s.caps)]
+        k = key(_CONTINUED.sub("", p.raw))
+        if _CONTINUED.search(p.raw) or last_key.get(level) == k:
+            continue  # a heading repeated over its section's pages
+        last_key[level] = k
+        p.kind, p.level = "heading", level
+
+
+def _drop_navigation(paras: list[Para], heads: dict[int, int | None],
+                     styles: dict[int, _Style], ranks: dict[tuple[float, bool, bool], int]
+                     ) -> None:
+    """Headings before the first top-level one are a printed sidebar, and so are repeats."""
+    order = sorted(heads)
+    if not order:
+        return
+    def level(i: int) -> int:
+        lvl = heads[i]
+        if lvl is not None:
+            return lvl
+        s = styles[i]
+        return ranks[(s.size, s.bold, s.caps)]
+    top = min(level(i) for i in order)
+    first_top = next(i for i in order if level(i) == top)
+    chrome = {(key(paras[i].raw), paras[i].size) for i in order if i < first_top}
+    for i in order:
+        if (key(paras[i].raw), paras[i].size) in chrome:
+            del heads[i]
+
+
+# --- outline ----------------------------------------------------------------------------
+
+_NUMBERING = re.compile(r"^((?:\d{1,3}|[A-Z](?=\.\d))(?:\.\d{1,3})*)\.?\s+(?=\S)")
+
+
+def apply_outline(paras: list[Para], outline: list[OutlineEntry]) -> bool:
+    """Turn the blocks named by the outline into headings; False if none could be matched."""
+    matched = 0
+    cursor = 0
+    for entry in outline:
+        title, level, page = entry.title, entry.level, entry.page
+        want = key(title)
+        bare = key(_NUMBERING.sub("", title))
+        hit = None
+        for i in range(cursor, len(paras)):
+            p = paras[i]
+            if p.page > page + 1:
+                break
+            if p.page < page or p.kind in ("code", "table"):
+                continue
+            k = _match_lines(p, want, bare)
+            if k:
+                hit = (i, k)
+                break
+        if hit is None:
+            # The title is not printed as text (or is an image): keep the section anyway.
+            at = next((i for i in range(cursor, len(paras)) if paras[i].page >= page),
+                      len(paras))
+            fake = Line(title, 0, 0, 0, 0, 0, 0, -1, False)
+            paras.insert(at, Para(lines=[fake], page=page, kind="heading", level=level))
+            cursor = at + 1
+            continue
+        i, k = hit
+        p = paras[i]
+        if k < len(p.lines):
+            # The heading was grouped with the text under it: split them.
+            rest = Para(lines=p.lines[k:], page=p.page, kind=p.kind, text_x0=p.text_x0,
+                        right_edge=p.right_edge, extra_pages=p.extra_pages)
+            p.lines, p.extra_pages = p.lines[:k], []
+            paras.insert(i + 1, rest)
+        p.kind, p.level = "heading", level
+        matched += 1
+        cursor = i + 1
+    return matched > 0
+
+
+def _match_lines(p: Para, want: str, bare: str) -> int:
+    """How many leading lines of ``p`` spell the outline title (0 = no match)."""
+    for k in range(1, min(len(p.lines), 4) + 1):
+        got = key(" ".join(ln.text for ln in p.lines[:k]))
+        if got in (want, bare) or key(_NUMBERING.sub("", got)) in (want, bare):
+            return k
+        if len(got) > len(want) + 10:
+            break
+    return 0
+
+
+def sub_headings(paras: list[Para], pages: list[PageText]) -> None:
+    """Below an outline: typographic and labelled headings the outline does not name.
+
+    An outline often stops at Items; the notes and an Item's own headings are still
+    printed. They nest under the outline entry they follow (its level + their rank).
+    """
+    body_size, body_bold = _body_style(pages)
+    tocs = toc_pages(pages)
+    first = _first_lines(paras)
+    found: dict[int, tuple[int | None, _Style]] = {}
+    for i, p in enumerate(paras):
+        if p.kind == "heading" or p.page in tocs:
+            continue
+        hit = _candidate(p, body_size, body_bold, i in first)
+        if hit is not None:
+            found[i] = hit
+    ranks = _typographic_levels([s for lvl, s in found.values() if lvl is None])
+    current = 0
+    last_key: dict[int, str] = {}
+    for i, p in enumerate(paras):
+        if p.kind == "heading" and i not in found:
+            current = p.level or 1
+            last_key.clear()
+            continue
+        if i not in found:
+            continue
+        lvl, s = found[i]
+        rank = ranks[(s.size, s.bold, s.caps)] - 2 if lvl is None else 1
+        level = min(MAX_LEVEL + 2, current + rank)
+        k = key(_CONTINUED.sub("", p.raw))
+        if _CONTINUED.search(p.raw) or last_key.get(level) == k:
+            continue
+        last_key[level] = k
+        p.kind, p.level = "heading", level
