@@ -58,14 +58,26 @@ def plain_pages(path: Path) -> list[list[str]]:
         pdf.close()
 
 
+_TOC_ITEM = re.compile(r"^\s*(?:item\s*)?(\d{1,2}[a-c]?)[.:]?\s+\S", re.I)
+
+
 def toc_items(pages: list[list[str]]) -> list[str]:
-    """Item labels ("1", "1A", "7A") listed by the printed table of contents."""
+    """Item labels ("1", "1A", "7A") listed by the printed table of contents.
+
+    The contents page is the early page with the most item rows after a "PART I" line;
+    a row is "Item 1A. Risk Factors 12", "1A. Risk Factors 12" or "1A Risk Factors 12"
+    (some filings put "Item" once, as a column title).
+    """
     best: list[str] = []
     for lines in pages[:10]:
-        labels = []
-        for ln in lines:
-            m = _ITEM.match(ln)
-            if m and m.group(1).upper() not in labels:
+        start = next((i for i, ln in enumerate(lines) if _PART.match(ln)), None)
+        if start is None:
+            continue
+        labels: list[str] = []
+        for ln in lines[start:]:
+            m = _TOC_ITEM.match(ln)
+            if m and m.group(1).upper() not in labels and int(re.match(r"\d+", m.group(1))
+                                                             .group()) <= 16:
                 labels.append(m.group(1).upper())
         if len(labels) > len(best):
             best = labels

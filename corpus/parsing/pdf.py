@@ -47,7 +47,7 @@ from deepread.corpus.parsing.pdf_document import PdfError, read_document
 from deepread.corpus.parsing.pdf_headings import apply_headings, apply_outline, sub_headings
 from deepread.corpus.parsing.pdf_lines import Line
 from deepread.corpus.parsing.pdf_margins import drop_running_lines
-from deepread.corpus.parsing.pdf_paras import Para, norm
+from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, norm
 from deepread.corpus.parsing.pdf_tables import find_figure_tables, find_tables, table_html
 from deepread.corpus.parsing.pdf_words import Vocabulary, join_lines, vocabulary
 
@@ -61,10 +61,6 @@ _STRONG_BULLET = re.compile(r"^\s*[•◦▪▫‣⁃∙●○■□►➢✓✔
 _WEAK_MARKER = re.compile(
     r"^\s*(?:[-*–](?=\s)|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)](?=\s))")
 _MARKER_ONLY = re.compile(r"^\s*(?:[•◦▪▫‣⁃∙●○■□►➢✓✔\-*–]|\(?(?:\d{1,3}|[a-zA-Z])[.)])\s*$")
-# A label that may stand alone on its baseline, its title set beside it after a gap.
-_BARE_LABEL = re.compile(
-    r"^\s*(?:(?:part|item|note|article|chapter|section|schedule|exhibit)\s+)?"
-    r"(?:[ivx]{1,4}|\d{1,2}(?:\.\d{1,2})*[a-c]?)[.:)]?\s*$", re.I)
 _SENTENCE_END = re.compile(r"[.!?:;]['\"’”)\]]*$")
 _WORD = re.compile(r"[^\W\d_]+")
 _USELESS_TITLE = re.compile(
@@ -90,6 +86,7 @@ def read_pdf(path: Path) -> ParsedDocument:
         apply_headings(paras, pages)
     else:
         sub_headings(paras, pages)
+    paras = [p for p in paras if p.lines]
     vocab = vocabulary(pages)
     blocks = [_to_block(p, vocab) for p in paras]
     blocks = attach_captions(pdf_captions([b for b in blocks if b.text]))
@@ -206,7 +203,7 @@ def _merge_labels(paras: list[Para]) -> list[Para]:
         prev = out[-1] if out else None
         if (prev is not None and len(prev.lines) == 1 and len(p.lines) == 1
                 and prev.kind in ("text", "list_item") and p.kind == "text"
-                and _BARE_LABEL.match(prev.lines[0].text)
+                and BARE_LABEL.match(prev.lines[0].text)
                 and _same_baseline(prev.lines[0], p.lines[0])
                 and p.lines[0].x0 > prev.lines[0].x1):
             label, title = prev.lines[0], p.lines[0]
@@ -333,12 +330,15 @@ def _to_block(p: Para, vocab: Vocabulary) -> Block:
 
 
 def _title(meta: str | None, blocks: list[Block]) -> str | None:
-    """The metadata title when it says something, else the top heading."""
+    """The metadata title when it says something, else the first page's main heading."""
     meta = norm(meta or "")
     if meta and _WORD.search(meta) and not _USELESS_TITLE.match(meta):
         return meta
     headings = [b for b in blocks if b.kind == "heading"]
     if not headings:
         return None
+    first_page = [b for b in headings if b.page == headings[0].page and (b.level or 99) >= 3]
+    if first_page and headings[0].page == 1:
+        return first_page[0].text
     top = min(b.level or 99 for b in headings)
     return next(b.text for b in headings if (b.level or 99) == top)

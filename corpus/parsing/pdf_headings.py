@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from deepread.corpus.parsing.pdf_document import OutlineEntry
 from deepread.corpus.parsing.pdf_lines import Line, PageText
-from deepread.corpus.parsing.pdf_paras import Para, key, norm
+from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, key, norm
 
 __all__ = ["apply_headings", "label_level", "toc_pages"]
 
@@ -93,9 +93,11 @@ def _rows(lines: list[Line]) -> list[list[Line]]:
     return [sorted(r, key=lambda ln: ln.x0) for r in rows]
 
 
-def _toc_rows(page: PageText) -> tuple[list[str], int]:
-    """Entry texts of the rows ending in a page number, and how many rows have words."""
+def _toc_rows(page: PageText) -> tuple[list[str], int, float]:
+    """Entry texts of the rows ending in a page number, how many rows have words, and the
+    top of the first entry."""
     entries: list[tuple[str, int]] = []
+    top = 0.0
     worded = 0
     for row in _rows(page.lines):
         text = norm(" ".join(ln.text for ln in row))
@@ -107,31 +109,33 @@ def _toc_rows(page: PageText) -> tuple[list[str], int]:
             value = m.group(1)
             number = int(value) if value.isdigit() else 0
             entries.append((_LEADERS.sub(" ", text[:m.start()]).strip(" .…"), number))
+            top = max(top, max(ln.y1 for ln in row))
     if len(entries) < 5:
-        return [], worded
+        return [], worded, top
     numbers = [n for _, n in entries if n]
     rising = sum(b >= a for a, b in itertools.pairwise(numbers))
     if numbers and rising < 0.8 * (len(numbers) - 1):
-        return [], worded
-    return [t for t, _ in entries], worded
+        return [], worded, top
+    return [t for t, _ in entries], worded, top
 
 
-def toc_pages(pages: list[PageText]) -> dict[int, list[str]]:
-    """1-based pages that are a printed table of contents, with their entries in order.
+def toc_pages(pages: list[PageText]) -> dict[int, tuple[list[str], float]]:
+    """1-based pages that are a printed table of contents: their entries in order and the
+    top of the first entry (a heading above it, "Item 8." over an index, is still one).
 
     A contents page has at least five rows that end in one page number, the numbers
     running upwards, and those rows are at least half its rows with words (or the page
     is titled "Contents"/"Table of Contents"/"Index"). A financial statement's rows end
     in figures too, but several per row and not in rising order.
     """
-    out: dict[int, list[str]] = {}
+    out: dict[int, tuple[list[str], float]] = {}
     for i, page in enumerate(pages, start=1):
-        entries, worded = _toc_rows(page)
+        entries, worded, top = _toc_rows(page)
         if not entries:
             continue
         titled = any(_TOC_TITLE.match(norm(ln.text)) for ln in page.lines[:6])
         if titled or len(entries) >= 0.5 * worded:
-            out[i] = entries
+            out[i] = (entries, top)
     return out
 
 
@@ -162,14 +166,25 @@ class _Style:
     caps: bool
 
 
-def _candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool
-               ) -> tuple[int | None, _Style] | None:
-    """``(label level or None, style)`` when ``p`` reads as a heading, else ``None``."""
+_BULLET_START = re.compile(r"^\s*[•◦▪▫‣⁃∙●○■□►➢✓✔\-*–]")
+
+
+def _candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool,
+               beside: set[int]) -> tuple[int | None, _Style] | None:
+    """``(label level or None, style)`` when ``p`` reads as a heading, else ``None``.
+
+    ``beside``: ids of lines that share their baseline with a table-like neighbour (a
+    short cell): a column title or a row label is not a heading.
+    """
     if p.kind not in ("text", "list_item", "heading") or len(p.lines) > 3:
         return None
-    raw = norm(p.raw)
-    if len(raw) > 200 or not _WORD.search(raw):
+    if any(id(ln) in beside for ln in p.lines):
         return None
+    raw = norm(p.raw)
+    if len(raw) > 200 or not _WORD.search(raw) or _BULLET_START.match(raw):
+        return None
+    if raw.startswith("(") and raw.endswith(")"):
+        return None  # "($ in millions)": a note on the figures, not a title
     bold = p.bold >= 0.6 and not body_bold
     larger = p.size >= body_size + 1
     caps = _caps(raw) and len(raw) <= 120
@@ -187,13 +202,16 @@ def _candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool
                 return level, style
             return None
         short = len(p.lines) == 1 and len(raw) <= 100
-        # "Note 12 'Equity' included in Item 8 of this 10-K." is a reference, not a title.
-        if styled and len(raw) <= 200 and not (sentence and len(raw) > 100):
+        # "Note 12 'Equity' included in Item 8 of this 10-K." (plain type, a sentence) is
+        # a reference, not a title.
+        if styled:
             return level, style
         if short and not sentence:
             return level, style
         if short and len(raw) <= 40:  # "Item 1A. Risk Factors."
             return level, style
+        return None
+    if p.kind == "list_item":
         return None
     if not styled or len(raw) > 150 or (sentence and not raw.endswith(":") and len(raw) > 40):
         return None
@@ -202,10 +220,40 @@ def _candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool
     return None, style
 
 
+def _prominence(style: tuple[float, bool, bool]) -> tuple[float, bool, bool]:
+    return -style[0], not style[1], not style[2]
+
+
 def _typographic_levels(styles: list[_Style]) -> dict[tuple[float, bool, bool], int]:
-    ranked = sorted({(s.size, s.bold, s.caps) for s in styles},
-                    key=lambda s: (-s[0], not s[1], not s[2]))
-    return {s: min(MAX_LEVEL, 3 + i) for i, s in enumerate(ranked)}
+    """Level of each heading style: 3 + how many recurring styles stand out more.
+
+    Only styles used at least twice take a rank of their own; a style seen once (a cover
+    page's 20 pt company name) slots in by prominence without pushing the others down.
+    """
+    counts = Counter((s.size, s.bold, s.caps) for s in styles)
+    recurring = sorted((s for s, n in counts.items() if n >= 2), key=_prominence)
+    return {s: min(MAX_LEVEL, 3 + sum(_prominence(r) < _prominence(s) for r in recurring))
+            for s in counts}
+
+
+def _beside(pages: list[PageText]) -> set[int]:
+    """Ids of lines sharing their baseline with a short line or two others (table cells).
+
+    A heading in the left column of a two-column page shares its baseline with a long
+    prose line of the right column; that does not count.
+    """
+    out: set[int] = set()
+    for page in pages:
+        for row in _rows(page.lines):
+            if len(row) < 2:
+                continue
+            if len(row) == 2 and BARE_LABEL.match(row[0].text):
+                continue  # "2." and its title, set apart by a tab
+            for ln in row:
+                others = [o for o in row if o is not ln]
+                if len(row) >= 3 or any(len(o.text.strip()) <= 40 for o in others):
+                    out.add(id(ln))
+    return out
 
 
 def _first_lines(paras: list[Para]) -> set[int]:
@@ -219,27 +267,33 @@ def _first_lines(paras: list[Para]) -> set[int]:
     return out
 
 
-def _match_toc(paras: list[Para], tocs: dict[int, list[str]], heads: dict[int, int | None]
-               ) -> None:
+def _in_contents(p: Para, tocs: dict[int, tuple[list[str], float]]) -> bool:
+    """``p`` is part of a contents page's list (not a heading printed above it)."""
+    return p.page in tocs and p.lines[0].y0 <= tocs[p.page][1] + 1
+
+
+def _match_toc(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
+               heads: dict[int, int | None]) -> None:
     """Mark the blocks that spell the printed contents' entries, in order, as headings."""
     if not tocs:
         return
-    entries = [e for page in sorted(tocs) for e in tocs[page]]
-    start = next((i for i, p in enumerate(paras) if p.page > max(tocs)), len(paras))
-    cursor = start
-    for entry in entries:
-        want = _alnum(entry)
-        if len(want) < 4:
-            continue
-        for i in range(cursor, min(len(paras), cursor + 400)):
-            p = paras[i]
-            if p.kind not in ("text", "list_item") or len(p.lines) > 3:
+    cursor = 0
+    for toc_page in sorted(tocs):
+        cursor = max(cursor, next((i for i, p in enumerate(paras) if p.page > toc_page),
+                                  len(paras)))
+        for entry in tocs[toc_page][0]:
+            want = _alnum(entry)
+            if len(want) < 4:
                 continue
-            have = _alnum(p.raw)
-            if have == want or (have.startswith(want) and len(have) <= len(want) + 12):
-                heads.setdefault(i, label_level(norm(p.raw)))
-                cursor = i + 1
-                break
+            for i in range(cursor, min(len(paras), cursor + 400)):
+                p = paras[i]
+                if p.kind not in ("text", "list_item") or len(p.lines) > 3:
+                    continue
+                have = _alnum(p.raw)
+                if have == want or (have.startswith(want) and len(have) <= len(want) + 12):
+                    heads.setdefault(i, label_level(norm(p.raw)))
+                    cursor = i + 1
+                    break
 
 
 def _alnum(text: str) -> str:
@@ -251,15 +305,17 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
     body_size, body_bold = _body_style(pages)
     tocs = toc_pages(pages)
     first = _first_lines(paras)
+    beside = _beside(pages)
     heads: dict[int, int | None] = {}
     styles: dict[int, _Style] = {}
     for i, p in enumerate(paras):
-        if p.page in tocs:
+        if _in_contents(p, tocs):
             continue
-        found = _candidate(p, body_size, body_bold, i in first)
+        found = _candidate(p, body_size, body_bold, i in first, beside)
         if found is not None:
             heads[i], styles[i] = found
     _match_toc(paras, tocs, heads)
+    _label_with_title(paras, heads)
     for i in heads:
         styles.setdefault(i, _Style(paras[i].size, paras[i].bold >= 0.6, _caps(paras[i].raw)))
     ranks = _typographic_levels([styles[i] for i, lvl in heads.items() if lvl is None])
@@ -278,6 +334,17 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
             continue  # a heading repeated over its section's pages
         last_key[level] = k
         p.kind, p.level = "heading", level
+
+
+def _label_with_title(paras: list[Para], heads: dict[int, int | None]) -> None:
+    """A bare label heading ("NOTE 1") takes the title printed on the line below it."""
+    for i in sorted(heads):
+        nxt = i + 1
+        if (nxt in heads and heads[nxt] is None and BARE_LABEL.match(norm(paras[i].raw))
+                and paras[nxt].page == paras[i].page):
+            paras[i].lines = paras[i].lines + paras[nxt].lines
+            paras[nxt].lines = []
+            del heads[nxt]
 
 
 def _drop_navigation(paras: list[Para], heads: dict[int, int | None],
@@ -367,11 +434,12 @@ def sub_headings(paras: list[Para], pages: list[PageText]) -> None:
     body_size, body_bold = _body_style(pages)
     tocs = toc_pages(pages)
     first = _first_lines(paras)
+    beside = _beside(pages)
     found: dict[int, tuple[int | None, _Style]] = {}
     for i, p in enumerate(paras):
-        if p.kind == "heading" or p.page in tocs:
+        if p.kind == "heading" or _in_contents(p, tocs):
             continue
-        hit = _candidate(p, body_size, body_bold, i in first)
+        hit = _candidate(p, body_size, body_bold, i in first, beside)
         if hit is not None:
             found[i] = hit
     ranks = _typographic_levels([s for lvl, s in found.values() if lvl is None])

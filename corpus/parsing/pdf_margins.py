@@ -23,7 +23,7 @@ import re
 from collections import Counter
 
 from deepread.corpus.parsing.pdf_lines import Line, PageText
-from deepread.corpus.parsing.pdf_paras import norm
+from deepread.corpus.parsing.pdf_paras import BARE_LABEL, norm
 
 __all__ = ["drop_running_lines"]
 
@@ -81,7 +81,8 @@ def drop_running_lines(pages: list[PageText]) -> None:
                     numbers[id(ln)] = value - index
                     continue
             if _LETTER.search(text):
-                k = (band, re.sub(r"\d+", "#", text))
+                labelled = BARE_LABEL.match(text) is not None
+                k = (band, text if labelled else re.sub(r"\d+", "#", text))
                 words[id(ln)] = k
                 pages_of.setdefault(k, set()).add(index)
     offset_counts = Counter(numbers.values())

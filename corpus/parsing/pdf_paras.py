@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from deepread.corpus.parsing.blocks import BlockKind
 from deepread.corpus.parsing.pdf_lines import Line
 
-__all__ = ["Para", "key", "norm"]
+__all__ = ["BARE_LABEL", "Para", "key", "norm"]
+
+#: A label that may stand alone ("Item 1.", "PART II", "NOTE 3", "4.2"), its title beside
+#: or below it. Running-header detection must not mask its digits ("NOTE 1" on one page,
+#: "NOTE 2" on the next are two headings, not one repeated header).
+BARE_LABEL = re.compile(
+    r"^\s*(?:(?:part|item|note|article|chapter|section|schedule|exhibit|week|unit|module)"
+    r"\s+)?(?:[ivx]{1,4}|\d{1,2}(?:\.\d{1,2})*[a-c]?)[.:)]?\s*$", re.I)
 
 
 @dataclass(slots=True)
