@@ -35,6 +35,8 @@ from deepread.corpus.parsing import Structured, parse_file
 
 DATA = BENCH_DIR.parent.parent / "shared" / "data"
 _ITEM = re.compile(r"^\s*item\s*(\d{1,2}[a-c]?)\b", re.I)
+# "ITEMS 10, 11, 12 and 13. DIRECTORS…": one section for several Items.
+_ITEMS = re.compile(r"^\s*items?\s*((?:\d{1,2}[a-c]?\s*(?:,|and|&|-|–|through)?\s*)+)", re.I)
 _PART = re.compile(r"^\s*part\s+(iv|i{1,3})\b", re.I)
 _NOTE_LINE = re.compile(r"^\s*(?:note\s+(\d{1,2})\b|(\d{1,2})\.\s+[A-Z][A-Za-z])", re.I)
 _NOTE_TITLE = re.compile(r"^\s*(?:note\s+(\d{1,2})\b|(\d{1,2})[.:]?\s+[A-Z])", re.I)
@@ -125,9 +127,10 @@ def tenk_row(path: Path) -> dict:
     titles = [s.title for s in doc.sections]
     item_secs: dict[str, int] = {}
     for s in doc.sections[1:]:
-        m = _ITEM.match(s.title)
+        m = _ITEMS.match(s.title)
         if m:
-            item_secs.setdefault(m.group(1).upper(), s.sec_id)
+            for label in re.findall(r"\d{1,2}[a-c]?", m.group(1), re.I):
+                item_secs.setdefault(label.upper(), s.sec_id)
     part_secs: dict[str, int] = {}
     for s in doc.sections[1:]:
         m = _PART.match(s.title)

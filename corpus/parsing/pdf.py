@@ -223,36 +223,45 @@ def _same_baseline(a: Line, b: Line) -> bool:
 
 
 def _join_indented(paras: list[Para]) -> list[Para]:
-    """Join a paragraph's indented first line (its own box) with the lines below it.
+    """Join a paragraph cut into boxes by its indentation.
 
-    pdfminer's box rule needs lines aligned on some edge; an indented first line of a
-    ragged-right paragraph aligns with nothing below it, so it comes as a box of its own.
-    It belongs to the next box when that one starts one line below, at or left of it, in
-    the same font, and the first line was full (the next word would not have fitted).
+    pdfminer's box rule needs lines aligned on some edge. An indented first line of a
+    ragged-right paragraph aligns with nothing below it, and the indented continuation
+    lines of a hanging-indent paragraph (a reference list) with nothing above them: each
+    comes out as a box of its own. The next box continues the paragraph when it starts
+    one line below, in the same font, and the line above it was full (its next word
+    would not have fitted) without ending a sentence on a short line.
     """
     out: list[Para] = []
     for p in paras:
         prev = out[-1] if out else None
-        if (prev is not None and prev.kind == p.kind == "text" and len(prev.lines) == 1
-                and _runs_on(prev.lines[-1], p.lines[0], prev.right_edge)):
+        if (prev is not None and prev.kind == p.kind == "text"
+                and _runs_on(prev, p.lines[0])):
             prev.lines.extend(p.lines)
             continue
         out.append(p)
     return out
 
 
-def _runs_on(above: Line, below: Line, right_edge: float) -> bool:
-    """``below`` continues the paragraph whose last line is ``above``."""
+def _runs_on(prev: Para, below: Line) -> bool:
+    """``below`` continues the paragraph ``prev``."""
+    above = prev.lines[-1]
     if abs(above.size - below.size) > 0.5 or _weight_changes(above, below):
         return False
     pitch = (above.y0 + above.y1 - below.y0 - below.y1) / 2
     if not 0 < pitch <= 1.6 * max(above.size, below.size):
         return False
-    if below.x0 > above.x0 + 0.5 * below.size or below.x0 < above.x0 - 4 * below.size:
-        return False
     first_word = below.text.split(" ", 1)[0]
-    word_width = len(first_word) * 0.5 * below.size
-    return above.x1 + word_width >= right_edge - 0.5 * below.size
+    full = above.x1 + len(first_word) * 0.5 * below.size >= prev.right_edge - 0.5 * below.size
+    if not full:
+        return False
+    if len(prev.lines) == 1 and below.x0 <= above.x0 + 0.5 * below.size:
+        return below.x0 >= above.x0 - 4 * below.size  # an indented first line
+    # A hanging indent: every line after the first sits further right.
+    first = prev.lines[0]
+    return (below.x0 > first.x0 + 0.5 * below.size
+            and all(abs(ln.x0 - below.x0) < 2 for ln in prev.lines[1:])
+            and not _SENTENCE_END.search(above.text))
 
 
 def _is_code(p: Para) -> bool:

@@ -41,7 +41,7 @@ _LABEL = re.compile(
     r"""^\s*(?:
       (?P<part>part)\s+(?:[ivx]{1,4}|\d{1,2})\b
     | (?P<exhibit>exhibit)\s+\d{1,3}(?:\.\d{1,3})*[a-z]?\b
-    | (?P<item>item)\s*\d{1,2}[a-c]?\b
+    | (?P<item>items?)\s*\d{1,2}[a-c]?\b
     | (?P<chapter>chapter|article|week|unit|module|lesson|lecture|schedule|appendix|annex)
         \s+(?:[ivxlc]{1,6}|\d{1,3}|[a-z])\b
     | (?P<note>note)\s+\d{1,2}[a-z]?\b
@@ -181,7 +181,10 @@ def _candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool,
     if any(id(ln) in beside for ln in p.lines):
         return None
     raw = norm(p.raw)
-    if len(raw) > 200 or not _WORD.search(raw) or _BULLET_START.match(raw):
+    # A wholly bold block of up to three lines is a title even as a sentence (a 10-K's
+    # risk factors are headed by one bold sentence each).
+    headline = p.bold >= 0.9 and not body_bold and len(raw) <= 300
+    if (len(raw) > 200 and not headline) or not _WORD.search(raw) or _BULLET_START.match(raw):
         return None
     if raw.startswith("(") and raw.endswith(")"):
         return None  # "($ in millions)": a note on the figures, not a title
@@ -213,6 +216,8 @@ def _candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool,
         return None
     if p.kind == "list_item":
         return None
+    if headline:
+        return None, style
     if not styled or len(raw) > 150 or (sentence and not raw.endswith(":") and len(raw) > 40):
         return None
     if sentence and not bold and not larger:
@@ -314,6 +319,10 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
         found = _candidate(p, body_size, body_bold, i in first, beside)
         if found is not None:
             heads[i], styles[i] = found
+    if len(heads) < len(pages):
+        # Typography says little (a syllabus typed in one font): short lines standing
+        # alone with space above them are the headings.
+        _standalone(paras, pages, tocs, beside, heads, styles)
     _match_toc(paras, tocs, heads)
     _label_with_title(paras, heads)
     for i in heads:
@@ -334,6 +343,58 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
             continue  # a heading repeated over its section's pages
         last_key[level] = k
         p.kind, p.level = "heading", level
+
+
+_SHORT_END = re.compile(r"[.,;!?]['\"’”)\]]*$")
+
+
+def _standalone_text(text: str) -> bool:
+    """Could be a title: short, capitalised, no sentence end (a colon only after <= 4 words)."""
+    words = text.split()
+    return (0 < len(words) <= 8 and len(text) <= 60 and text[:1].isupper()
+            and not _SHORT_END.search(text) and (not text.endswith(":") or len(words) <= 4))
+
+
+def _standalone(paras: list[Para], pages: list[PageText],
+                tocs: dict[int, tuple[list[str], float]], beside: set[int],
+                heads: dict[int, int | None], styles: dict[int, _Style]) -> None:
+    """Mark short lines that stand alone, with extra space above, as headings (in place).
+
+    A short first line of a block whose second line starts under it ("Textbook" over its
+    paragraph, grouped in one box) is split off first.
+    """
+    i = 0
+    while i < len(paras):
+        p = paras[i]
+        if (p.kind == "text" and len(p.lines) > 1 and i not in heads
+                and _standalone_text(norm(p.lines[0].text))
+                and p.lines[0].x1 < 0.6 * max(p.right_edge, 1)
+                and abs(p.lines[1].x0 - p.lines[0].x0) < 2
+                and p.lines[1].x1 >= 0.8 * max(p.right_edge, 1)):
+            rest = Para(lines=p.lines[1:], page=p.page, kind="text", text_x0=p.text_x0,
+                        right_edge=p.right_edge, extra_pages=p.extra_pages)
+            p.lines, p.extra_pages = p.lines[:1], []
+            paras.insert(i + 1, rest)
+            heads_shift = {k + 1 if k > i else k: v for k, v in heads.items()}
+            styles_shift = {k + 1 if k > i else k: v for k, v in styles.items()}
+            heads.clear(), heads.update(heads_shift)
+            styles.clear(), styles.update(styles_shift)
+        i += 1
+    levels = _typographic_levels(list(styles.values()))
+    weak_level = min(MAX_LEVEL, max(levels.values(), default=2) + 1)
+    for i, p in enumerate(paras):
+        if (i in heads or p.kind != "text" or len(p.lines) != 1 or _in_contents(p, tocs)
+                or id(p.lines[0]) in beside or not _standalone_text(norm(p.raw))):
+            continue
+        prev = paras[i - 1] if i else None
+        nxt = paras[i + 1] if i + 1 < len(paras) else None
+        if nxt is None or nxt.kind == "heading":
+            continue
+        if prev is not None and prev.page == p.page and prev.lines:
+            gap = prev.lines[-1].y0 - p.lines[0].y1
+            if gap < 0.8 * p.lines[0].size:
+                continue
+        heads[i] = weak_level
 
 
 def _label_with_title(paras: list[Para], heads: dict[int, int | None]) -> None:
