@@ -382,6 +382,7 @@ def _standalone(paras: list[Para], pages: list[PageText],
         i += 1
     levels = _typographic_levels(list(styles.values()))
     weak_level = min(MAX_LEVEL, max(levels.values(), default=2) + 1)
+    _run_in(paras, tocs, heads, weak_level)
     for i, p in enumerate(paras):
         if (i in heads or p.kind != "text" or len(p.lines) != 1 or _in_contents(p, tocs)
                 or id(p.lines[0]) in beside or not _standalone_text(norm(p.raw))):
@@ -395,6 +396,48 @@ def _standalone(paras: list[Para], pages: list[PageText],
             if gap < 0.8 * p.lines[0].size:
                 continue
         heads[i] = weak_level
+
+
+# "Late policy. 10% will be deducted…", "Accommodations: The University…": a short
+# capitalised phrase run into its paragraph.
+_RUN_IN = re.compile(r"^([A-Z][^\W\d_]*(?:[ /&-]+[^\W\d_]{2,}){0,3})([.:])\s+(?=[A-Z\"“]\w)")
+
+
+def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
+            heads: dict[int, int | None], level: int) -> None:
+    """Split run-in headings off their paragraphs and mark them (in place)."""
+    i = 0
+    while i < len(paras):
+        p = paras[i]
+        m = _RUN_IN.match(p.lines[0].text) if p.kind == "text" and p.lines else None
+        if m is None or i in heads or _in_contents(p, tocs):
+            i += 1
+            continue
+        words = m.group(1).split()
+        capitalised = sum(w[:1].isupper() for w in words)
+        prev = paras[i - 1] if i else None
+        # After a sentence's end only: a wrapped reference or a sentence cut by a page
+        # break starts with capitalised words too.
+        ended = prev is None or not prev.lines or prev.kind != "text" or \
+            _SENTENCE_END.search(prev.lines[-1].text.rstrip()) is not None
+        if (len(words) > 2 and capitalised < 0.5 * len(words)) or not ended:
+            i += 1
+            continue
+        first = p.lines[0]
+        cut = m.end()
+        head = Line(m.group(1), first.x0, first.x0, first.y0, first.y1, first.size, first.mono,
+                    first.box, False, first.xs[:len(m.group(1))], first.bold)
+        rest = Line(first.text[cut:], first.x0, first.x1, first.y0, first.y1, first.size,
+                    first.mono, first.box, first.bullet, first.xs[cut:], first.bold)
+        body = Para(lines=[rest, *p.lines[1:]], page=p.page, kind="text", text_x0=p.text_x0,
+                    right_edge=p.right_edge, extra_pages=p.extra_pages)
+        p.lines, p.extra_pages = [head], []
+        paras.insert(i + 1, body)
+        shifted = {k + 1 if k > i else k: v for k, v in heads.items()}
+        heads.clear()
+        heads.update(shifted)
+        heads[i] = level
+        i += 2
 
 
 def _label_with_title(paras: list[Para], heads: dict[int, int | None]) -> None:
