@@ -44,7 +44,12 @@ from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.corpus.parsing.figures import attach_captions, pdf_captions
 from deepread.corpus.parsing.pdf_columns import reading_order
 from deepread.corpus.parsing.pdf_document import PdfError, read_document
-from deepread.corpus.parsing.pdf_headings import apply_headings, apply_outline, sub_headings
+from deepread.corpus.parsing.pdf_headings import (
+    apply_headings,
+    apply_outline,
+    strong_label,
+    sub_headings,
+)
 from deepread.corpus.parsing.pdf_lines import Line
 from deepread.corpus.parsing.pdf_margins import drop_running_lines
 from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, norm
@@ -131,7 +136,8 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
         item = ln.bullet or strong or (new_box and _WEAK_MARKER.match(ln.text) is not None)
         if (cur is None or new_box or ln.bullet or strong
                 or abs(ln.size - cur.lines[-1].size) > 1
-                or _weight_changes(cur.lines[-1], ln)):
+                or _weight_changes(cur.lines[-1], ln) or _label_starts(cur.lines[-1], ln)
+                or _label_ends(cur, ln, right) or _indent_starts(cur, ln)):
             if cur is not None and pending_marker:
                 # A box holding only "•" or "1." is the marker of the item that follows.
                 cur.lines.append(ln)
@@ -179,6 +185,32 @@ def _caption(lines: list[Line], members: list[int], taken: set[int], width: floa
     if not picked:
         return None
     return norm(" ".join(ln.text for ln in reversed(picked)))
+
+
+def _label_starts(above: Line, line: Line) -> bool:
+    """``line`` opens a labelled part ("Item 1. Business" under "PART I") after a line
+    that ended (a bare label, a sentence); "…discussed in / Item 7 of this report" does
+    not."""
+    return strong_label(line.text) and (BARE_LABEL.match(above.text) is not None
+                                        or strong_label(above.text)
+                                        or _SENTENCE_END.search(above.text) is not None)
+
+
+def _indent_starts(cur: Para, line: Line) -> bool:
+    """``line`` is the indented first line of a new paragraph in the same box: the line
+    above stopped short (its paragraph ended) and this one starts further right."""
+    above = cur.lines[-1]
+    if len(cur.lines) < 2 or line.x0 <= above.x0 + 0.8 * line.size:
+        return False
+    first_word = line.text.split(" ", 1)[0]
+    return above.x1 + len(first_word) * 0.5 * line.size < cur.right_edge - 0.5 * line.size
+
+
+def _label_ends(cur: Para, line: Line, right: float) -> bool:
+    """``cur`` is a short labelled line standing alone ("Note 2 - Revenue"): its title."""
+    first = cur.lines[0]
+    return (len(cur.lines) == 1 and strong_label(first.text) and first.x1 < 0.7 * right
+            and line.x1 > first.x1)
 
 
 def _weight_changes(above: Line, line: Line) -> bool:

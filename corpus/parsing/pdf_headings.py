@@ -35,7 +35,8 @@ from deepread.corpus.parsing.pdf_document import OutlineEntry
 from deepread.corpus.parsing.pdf_lines import Line, PageText
 from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, key, norm
 
-__all__ = ["apply_headings", "label_level", "toc_pages"]
+__all__ = ["apply_headings", "apply_outline", "label_level", "strong_label", "sub_headings",
+           "toc_pages"]
 
 _LABEL = re.compile(
     r"""^\s*(?:
@@ -69,6 +70,12 @@ def label_level(text: str) -> int | None:
     if kind == "num":
         return 2 + m.group("num").count(".") + 1
     return _FIXED_LEVEL[kind]
+
+
+def strong_label(text: str) -> bool:
+    """``text`` starts with a named label (Part, Item, Note, Article…), not a bare number."""
+    m = _LABEL.match(text)
+    return m is not None and m.lastgroup != "num"
 
 
 # --- printed tables of contents -----------------------------------------------------------
