@@ -105,6 +105,7 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
     cur: Para | None = None
     pending_marker = False
     right = max((ln.x1 for ln in lines), default=0.0)
+    edges: dict[int, float] = {}
     figures = find_figure_tables(lines)
     members = {i for t in figures for i in t.members}
     taken = {id(lines[i]) for i in members}
@@ -147,7 +148,7 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
             if cur is not None:
                 yield cur
             cur = Para(lines=[ln], page=page, kind="list_item" if item else "text",
-                       text_x0=ln.x0, right_edge=_right_edge(lines, ln, right))
+                       text_x0=ln.x0, right_edge=_right_edge(lines, ln, right, edges))
             pending_marker = _MARKER_ONLY.match(ln.text) is not None
         else:
             cur.lines.append(ln)
@@ -221,11 +222,18 @@ def _weight_changes(above: Line, line: Line) -> bool:
     return (above.bold >= 0.9) != (line.bold >= 0.9) and min(above.bold, line.bold) < 0.1
 
 
-def _right_edge(lines: list[Line], line: Line, page_right: float) -> float:
-    """Right edge of the text column ``line`` is in: the farthest line starting near it."""
-    edge = max((ln.x1 for ln in lines if abs(ln.x0 - line.x0) < 40 and ln.x1 > line.x0),
-               default=page_right)
-    return edge
+def _right_edge(lines: list[Line], line: Line, page_right: float,
+                cache: dict[int, float]) -> float:
+    """Right edge of the text column ``line`` is in: the farthest line starting near it.
+
+    Paragraphs of a page start at a few x positions; ``cache`` (by whole point) keeps the
+    page's cost linear in its lines instead of lines x paragraphs.
+    """
+    at = round(line.x0)
+    if at not in cache:
+        cache[at] = max((ln.x1 for ln in lines if abs(ln.x0 - at) < 40 and ln.x1 > at),
+                        default=page_right)
+    return cache[at]
 
 
 def _merge_labels(paras: list[Para]) -> list[Para]:

@@ -33,6 +33,9 @@ def _prose(line: Line) -> bool:
 
 
 def _gutter(lines: list[Line], width: float) -> float | None:
+    narrow = sum(1 for ln in lines if ln.x1 - ln.x0 < 0.5 * width and _prose(ln))
+    if narrow < 2 * MIN_COLUMN_LINES:
+        return None  # columns are made of narrow prose lines; a page without them has none
     x0 = np.array([ln.x0 for ln in lines])
     x1 = np.array([ln.x1 for ln in lines])
     mid = np.array([(ln.y0 + ln.y1) / 2 for ln in lines])

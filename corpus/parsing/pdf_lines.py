@@ -226,6 +226,34 @@ def _font_facts(font: int) -> tuple[bool, bool]:
     return mono, bold
 
 
+def _char_fonts(tp: int, kept: np.ndarray, boxes: np.ndarray, space: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Size, monospace and bold of every kept character.
+
+    Asking PDFium which text object each character belongs to is the costliest call left
+    (some producers make every glyph an object of its own). Fonts change at word starts,
+    and a change of font or size inside a word changes the character's loose box (its
+    height comes from the font's ascent and descent, its bottom from the baseline), so
+    only those characters are asked; the others take the answer of the one before.
+    """
+    height = boxes[kept, 1] - boxes[kept, 3]
+    bottom = boxes[kept, 3]
+    ask = np.ones(len(kept), dtype=bool)
+    ask[1:] = ((np.diff(kept) > 1) | space[kept[:-1]]
+               | (np.abs(np.diff(height)) > 0.05) | (np.abs(np.diff(bottom)) > 0.5))
+    asked = np.flatnonzero(ask)
+    objs = np.fromiter(map(_text_object, repeat(tp), kept[asked].tolist()), dtype=np.uint64,
+                       count=len(asked))
+    uniq, first_pos, inverse = np.unique(objs, return_index=True, return_inverse=True)
+    sizes_u, mono_u, bold_u = _fonts(tp, uniq, kept[asked[first_pos]])
+    # Each character takes the answer of the last asked character at or before it.
+    owner = np.maximum.accumulate(np.where(ask, np.arange(len(kept)), 0))
+    which = np.empty(len(kept), dtype=np.int64)
+    which[asked] = inverse
+    which = which[owner]
+    return sizes_u[which], mono_u[which], bold_u[which]
+
+
 def _runs(tp: int) -> list[_Run]:
     """Split the text page's characters into lines (PDFium order, cut at big gaps)."""
     n = _count_chars(tp)
@@ -250,11 +278,7 @@ def _runs(tp: int) -> list[_Run]:
     kept = np.flatnonzero(~newline & ~skip_space & (codes != 0))
     if not len(kept):
         return []
-    objs_all = np.fromiter(map(_text_object, repeat(tp), kept.tolist()), dtype=np.uint64,
-                           count=len(kept))
-    uniq, first_pos, inverse = np.unique(objs_all, return_index=True, return_inverse=True)
-    sizes_u, mono_u, bold_u = _fonts(tp, uniq, kept[first_pos])
-    size, mono, bold = sizes_u[inverse], mono_u[inverse], bold_u[inverse]
+    size, mono, bold = _char_fonts(tp, kept, boxes, space)
 
     x0, top, x1, y0 = (boxes[kept, c].astype(np.float64) for c in range(4))
     y1 = top
@@ -299,7 +323,9 @@ def _assemble(starts: np.ndarray, codes: np.ndarray, n_spaces: np.ndarray, x0: n
               mono: np.ndarray, bold: np.ndarray, is_space: np.ndarray) -> list[_Run]:
     """The runs starting at ``starts``: text with the spaces put back, and their facts."""
     n = len(codes)
-    run_of = np.cumsum(np.isin(np.arange(n), starts)) - 1
+    is_start = np.zeros(n, dtype=bool)
+    is_start[starts] = True
+    run_of = np.cumsum(is_start) - 1
     # Text: each character preceded by its inserted spaces, as one string per run.
     chars = [chr(c) for c in codes.tolist()]
     for i in np.flatnonzero(n_spaces).tolist():
@@ -343,12 +369,15 @@ def _mode_size(run_of: np.ndarray, half: np.ndarray, visible: np.ndarray, mono: 
     out = np.zeros(n_runs)
     if not len(r):
         return out
-    keys, counts = np.unique(np.stack([r, h]), axis=1, return_counts=True)
+    # One integer per (run, size in half points): a 1-D unique is far cheaper than 2-D.
+    halves = np.clip(np.round(h * 2), 0, 4095).astype(np.int64)
+    keys, counts = np.unique(r.astype(np.int64) * 4096 + halves, return_counts=True)
+    runs, sizes = keys // 4096, (keys % 4096) / 2
     # Per run, the size with the largest count; on a tie the larger one (a label with a
     # footnote marker, "net(1)", is set in the label's size, not the marker's).
-    order = np.lexsort((-keys[1], -counts, keys[0]))
-    first = order[np.concatenate(([True], np.diff(keys[0][order]) != 0))]
-    out[keys[0][first].astype(np.int64)] = keys[1][first]
+    order = np.lexsort((-sizes, -counts, runs))
+    first = order[np.concatenate(([True], np.diff(runs[order]) != 0))]
+    out[runs[first]] = sizes[first]
     return out
 
 
