@@ -226,6 +226,67 @@ def _font_facts(font: int) -> tuple[bool, bool]:
     return mono, bold
 
 
+def _fetch_boxes(tp: int, boxes: np.ndarray, which: np.ndarray) -> None:
+    """Fill ``boxes[which]`` with PDFium's loose character boxes (one C call each)."""
+    if not len(which):
+        return
+    tmp = np.zeros((len(which), 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
+    base = tmp.ctypes.data
+    for _ in map(_loose_box, repeat(tp), which.tolist(),
+                 range(base, base + 16 * len(which), 16)):
+        pass
+    boxes[which] = tmp
+
+
+def _word_boxes(tp: int, codes: np.ndarray, newline: np.ndarray, space: np.ndarray
+                ) -> np.ndarray:
+    """Every character's box, asking PDFium only for the first and last of each word.
+
+    Lines are cut, cells told apart and spaces restored at gaps, and PDFium puts a space
+    or a line break of its own into every gap wider than a fraction of a character; so
+    inside a word (characters with nothing between them) there is no gap to find, and
+    its characters are laid out evenly between its first and last. Spaces are asked
+    too: a printed space with a width is text, one without is only a word break.
+    """
+    n = len(codes)
+    boxes = np.zeros((n, 4), dtype=np.float32)
+    # Hyphens end words too: PDFium marks a line-end hyphen but may not add a line break
+    # after it, and "pretty-" / "printed" then sit on two lines.
+    hyphen = codes == ord("-")
+    letter = ~newline & ~space & ~hyphen
+    start = letter.copy()
+    start[1:] &= ~letter[:-1]
+    end = letter.copy()
+    end[:-1] &= ~letter[1:]
+    _fetch_boxes(tp, boxes, np.flatnonzero(start | end | space | hyphen))
+    starts, ends = np.flatnonzero(start), np.flatnonzero(end)
+    # A "word" whose ends are not on one baseline, left to right, was broken over lines
+    # without a mark: ask for each of its characters.
+    height = np.maximum(boxes[starts, 1] - boxes[starts, 3], 1e-3)
+    broken = ((np.abs(boxes[ends, 3] - boxes[starts, 3]) > 0.5 * height)
+              | (boxes[ends, 2] < boxes[starts, 0]))
+    if broken.any():
+        whole = np.concatenate([np.arange(a + 1, b) for a, b in
+                                zip(starts[broken].tolist(), ends[broken].tolist(),
+                                    strict=True)] or [np.zeros(0, dtype=np.int64)])
+        _fetch_boxes(tp, boxes, whole.astype(np.int64))
+        start[whole] = True
+        end[whole] = True
+    inner = letter & ~start & ~end
+    if inner.any():
+        starts, ends = np.flatnonzero(start), np.flatnonzero(end)
+        word = np.cumsum(start) - 1  # word number of every character (valid on letters)
+        idx = np.flatnonzero(inner)
+        a, b = starts[word[idx]], ends[word[idx]]
+        frac = ((idx - a) / (b - a + 1)).astype(np.float32)
+        step = ((boxes[b, 2] - boxes[a, 0]) / (b - a + 1)).astype(np.float32)
+        boxes[idx, 0] = boxes[a, 0] + frac * (boxes[b, 2] - boxes[a, 0])
+        boxes[idx, 2] = boxes[idx, 0] + step
+        boxes[idx, 1] = boxes[a, 1]
+        boxes[idx, 3] = boxes[a, 3]
+    return boxes
+
+
 def _char_fonts(tp: int, kept: np.ndarray, boxes: np.ndarray, space: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Size, monospace and bold of every kept character.
@@ -260,12 +321,9 @@ def _runs(tp: int) -> list[_Run]:
     if n <= 0:
         return []
     codes = _page_text(tp, n)
-    boxes = np.zeros((n, 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
-    base = boxes.ctypes.data
-    for _ in map(_loose_box, repeat(tp), range(n), range(base, base + 16 * n, 16)):
-        pass
     newline = np.isin(codes, _NEWLINES)
     space = np.isin(codes, _SPACES)
+    boxes = _word_boxes(tp, codes, newline, space)
     width = boxes[:, 2] - boxes[:, 0]
     # A space PDFium generated (between words it judged apart) or one without width only
     # says "a space goes here"; a printed space with a width is kept as a character.
