@@ -439,9 +439,20 @@ def _mode_size(run_of: np.ndarray, half: np.ndarray, visible: np.ndarray, mono: 
     return out
 
 
+#: Pages with more objects than this are not searched for drawn bullets (see _shapes).
+MAX_SHAPE_SCAN = 1500
+
+
 def _shapes(page: int, count: int) -> np.ndarray:
-    """Bounds (x0, y0, x1, y1) of the page's small drawn marks that may be list bullets."""
-    if count <= 0:
+    """Bounds (x0, y0, x1, y1) of the page's small drawn marks that may be list bullets.
+
+    Browsers draw list bullets as little vector dots; every page object has to be asked
+    its type to find them. Pages of thousands of objects come from printers that place
+    every glyph as an object of its own (some filing printers: 4,000 per page), whose
+    bullets are glyphs ("•") the text already holds; scanning them cost a fifth of the
+    parse, so they are skipped.
+    """
+    if count <= 0 or count > MAX_SHAPE_SCAN:
         return np.zeros((0, 4))
     objs = list(map(_page_object, repeat(page), range(count)))
     types = list(map(_object_type, objs))
