@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
-
 from _common import BENCH_DIR, machine, machine_line, table, write_json
 
 from deepread.corpus.parsing import parse_file

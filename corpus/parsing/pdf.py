@@ -94,7 +94,8 @@ def read_pdf(path: Path) -> ParsedDocument:
     paras = [p for p in paras if p.lines]
     vocab = vocabulary(pages)
     blocks = [_to_block(p, vocab) for p in paras]
-    blocks = attach_captions(pdf_captions([b for b in blocks if b.text]))
+    blocks = _absorb_lone_figures([b for b in blocks if b.text])
+    blocks = attach_captions(pdf_captions(blocks))
     return ParsedDocument(title=_title(content.title, blocks), blocks=blocks, pages=len(pages))
 
 
@@ -376,6 +377,42 @@ def _to_block(p: Para, vocab: Vocabulary) -> Block:
         text = text.rstrip("¶").strip()
     level = p.level if p.kind == "heading" else None
     return Block(kind=p.kind, text=text, level=level, page=p.page)
+
+
+_LONE_FIGURE = re.compile(r"[\s$€£¥()\d,.%—–-]*")
+
+
+def _absorb_lone_figures(blocks: list[Block]) -> list[Block]:
+    """No paragraph of a figure alone: a chart's labels ("20%", "1,821") join their
+    neighbours on the page (the text before them, else the next), so retrieval never
+    returns a bare number and the figures stay in reading order."""
+    out: list[Block] = []
+    pending: list[Block] = []
+
+    def flush(nxt: Block | None) -> None:
+        if not pending:
+            return
+        text = " ".join(b.text for b in pending)
+        page = pending[0].page
+        prev = out[-1] if out else None
+        if prev is not None and prev.kind in ("text", "list_item") and prev.page == page:
+            prev.text = f"{prev.text} {text}"
+        elif nxt is not None and nxt.kind in ("text", "list_item") and nxt.page == page:
+            nxt.text = f"{text} {nxt.text}"
+        else:
+            out.append(Block("text", text, page=page))
+        pending.clear()
+
+    for b in blocks:
+        if b.kind in ("text", "list_item") and _LONE_FIGURE.fullmatch(b.text):
+            if pending and pending[-1].page != b.page:
+                flush(None)
+            pending.append(b)
+            continue
+        flush(b)
+        out.append(b)
+    flush(None)
+    return out
 
 
 def _title(meta: str | None, blocks: list[Block]) -> str | None:

@@ -141,8 +141,10 @@ def _texts(cells: list[Line]) -> list[str]:
 _FIGURE = re.compile(r"^[(\-–—]?\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?\s*\)?\s*%?$"
                      r"|^[—–-]{1,2}$|^n/?[am]$|^nm$", re.I)
 _CURRENCY = re.compile(r"^[$€£¥]$")
-#: Fewest rows holding figures for a block of rows to be a table of figures.
-MIN_FIGURE_ROWS = 3
+#: Fewest rows holding figures for a block of rows to be a table of figures: one. A
+#: lone row ("Net sales  $ 11,154  $ 11,151") is still a row, and its cells apart would be
+#: paragraphs of one figure each. Columns must line up from three rows on.
+MIN_FIGURE_ROWS = 1
 
 
 @dataclass(slots=True)
@@ -240,7 +242,8 @@ def find_figure_tables(lines: list[Line]) -> list[FigureTable]:
             k -= 1
             members.insert(0, k)
         figure_rows = [rows[m] for m in members if _figure_row(lines, rows[m])]
-        if len(figure_rows) >= MIN_FIGURE_ROWS and _columns_line_up(lines, figure_rows):
+        if len(figure_rows) >= MIN_FIGURE_ROWS and (len(figure_rows) < 3
+                                                    or _columns_line_up(lines, figure_rows)):
             grid = _grid(lines, [rows[m] for m in members])
             member_lines = sorted(i for m in members for i in rows[m].lines)
             tables.append(FigureTable(member_lines, grid, member_lines[0]))
