@@ -1,8 +1,10 @@
 """Which files an ingest reads: paths as given, folders walked, each file once.
 
 Folder symlinks are followed without looping; a broken link or a link loop is that
-path's failure, not the walk's. The content hash decides whether a file changed since
-its last ingest.
+path's failure, not the walk's. Files a folder walk passes over because of their type
+are named to the caller (``unsupported``), so a user sees what was left out and why —
+they are not failures: nothing was wrong with them. The content hash decides whether a
+file changed since its last ingest.
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ class IngestFailure:
     reason: str
 
 
-def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestFailure]]:
-    """Files to ingest: files as given, folders walked for supported types, each once."""
+def expand_paths(paths: Iterable[str | Path], unsupported: list[Path] | None = None,
+                 ) -> tuple[list[Path], list[IngestFailure]]:
+    """Files to ingest: files as given, folders walked for supported types, each once.
+
+    Files a walk finds of another type are appended to ``unsupported`` when it is given.
+    """
     files: list[Path] = []
     failures: list[IngestFailure] = []
     seen: set[Path] = set()
@@ -55,6 +61,8 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestFa
                 for name in sorted(names):
                     if Path(name).suffix.lower() in SUPPORTED_SUFFIXES:
                         add(folder / name)
+                    elif unsupported is not None:
+                        unsupported.append(folder / name)
         elif path.exists():
             add(path)
         elif path.is_symlink():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langchain_core.embeddings import Embeddings
 
@@ -28,6 +29,9 @@ from deepread.stores.location import default_store, open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
 from deepread.stores.rerank import Reranker, resolve_reranker
+
+if TYPE_CHECKING:
+    from deepread.corpus.retriever import DeepReadRetriever
 
 
 class Index:
@@ -170,6 +174,16 @@ class Index:
     def read(self, doc_id: int, sec_id: int, start: int = 0, end: int = 10**9) -> SectionRead:
         """:meth:`read_section` with the clipped range reported."""
         return read_section(self._collection, doc_id, sec_id, start, end)
+
+    def as_retriever(self, k: int = 5, window: tuple[int, int] = (0, 0),
+                     documents: Sequence[int] | None = None) -> DeepReadRetriever:
+        """This collection as a LangChain ``BaseRetriever`` (corpus/retriever.py): each
+        Document is a paragraph with ``doc_id``, ``sec_id``, ``para_idx``, ``page``,
+        ``source`` and ``section`` in its metadata."""
+        from deepread.corpus.retriever import DeepReadRetriever
+
+        return DeepReadRetriever(index=self, k=k, window=tuple(window),
+                                 documents=list(documents) if documents is not None else None)
 
     # -- lifecycle ------------------------------------------------------------------
 

@@ -55,6 +55,8 @@ class IngestResult:
     documents: list[Document] = field(default_factory=list)
     skipped: list[Document] = field(default_factory=list)
     failures: list[IngestFailure] = field(default_factory=list)
+    #: Files found in the folders given whose type deepread does not read (not failures).
+    unsupported: list[Path] = field(default_factory=list)
 
 
 def search_texts(structured: Structured) -> list[str]:
@@ -85,8 +87,9 @@ class _Pipeline:
         parse = models.parse
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        files, failures = expand_paths(paths)
-        result = IngestResult(failures=list(failures))
+        unsupported: list[Path] = []
+        files, failures = expand_paths(paths, unsupported)
+        result = IngestResult(failures=list(failures), unsupported=unsupported)
         todo: list[tuple[Path, str]] = []
         for path in files:
             source = str(path.resolve())

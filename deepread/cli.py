@@ -88,6 +88,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                            "tokens": d.n_tok, "unchanged": d in result.skipped}
                           for d in docs],
             "failures": [{"path": f.path, "reason": f.reason} for f in result.failures],
+            "unsupported": [str(p) for p in result.unsupported],
         })
     else:
         for d in docs:
@@ -96,6 +97,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                   f"paragraphs, {d.n_tok} tokens [{state}] {d.source}")
         for f in result.failures:
             print(f"FAILED {f.path}: {f.reason}", file=sys.stderr)
+        for path in result.unsupported:
+            print(f"skipped {path}: not a supported type", file=sys.stderr)
         print(f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
               f"{len(result.failures)} failed (collection {args.collection!r})",
               file=sys.stderr)
@@ -182,8 +185,7 @@ def _one_line(update: dict[str, Any]) -> list[str]:
 def cmd_ask(args: argparse.Namespace) -> int:
     import uuid
 
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
+    from deepread.checkpointers import CheckpointerError, open_checkpointer
     from deepread.graphs.agent import build_graph
     from deepread.nodes.context import Context
     from deepread.stores.location import default_store, sidecar_dir
@@ -193,7 +195,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
                       model=args.model or "")
     thread = args.thread or uuid.uuid4().hex[:12]
     checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
-    checkpoints.parent.mkdir(parents=True, exist_ok=True)
     idx = _open(args)
     if not idx.documents():
         idx.close()
@@ -202,7 +203,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     output: dict[str, Any] = {}
     try:
-        with SqliteSaver.from_conn_string(str(checkpoints)) as saver:
+        with open_checkpointer(args.checkpointer, checkpoints) as saver:
             graph = build_graph(index=idx, checkpointer=saver)
             config = {"configurable": {"thread_id": thread}}
             for chunk in graph.stream({"question": args.question}, config, context=context,
@@ -214,6 +215,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
                     if node == "finalize":
                         output = dict(update)
         titles = {d.doc_id: d for d in idx.documents()}
+    except CheckpointerError as exc:
+        print(f"deepread: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         idx.close()
     output["thread_id"] = thread
@@ -387,6 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "extractive policy")
     p.add_argument("--thread", default=None,
                    help="continue this conversation (its read regions included)")
+    p.add_argument("--checkpointer", default=None,
+                   help="where conversations are kept: a postgres:// URL (deepread[postgres];"
+                        " shared by several processes) or a SQLite file; default "
+                        "$DEEPREAD_CHECKPOINTER, else checkpoints.sqlite beside the store")
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("eval", parents=[common],
@@ -424,6 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mcp"]:  # the MCP server parses its own options (deepread/mcp_server.py)
+        from deepread.mcp_server import main as mcp_main
+
+        return mcp_main(argv[1:])
     args = build_parser().parse_args(argv)
     from deepread.corpus.parsing import ParseError
     from deepread.stores.backend import StoreError

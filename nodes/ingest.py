@@ -1,33 +1,63 @@
-"""The ``ingest`` node: parse and store files into the context's collection.
+"""The ``ingest`` node: parse and store documents into the context's collection.
 
-On a LangGraph server anyone who can start a run names the paths, so when
-``DEEPREAD_INGEST_ROOT`` is set every path must resolve (symlinks followed) inside it —
-the paths given and every file found by walking a given folder, since a symlink inside
-an allowed folder may point anywhere. A bad collection name or an unusable store is
-reported in ``error`` (and a failure per path) instead of failing the run.
+Documents arrive two ways: ``paths`` on the machine running the graph, and ``files`` sent
+as content (name plus text or base64 bytes, see corpus/uploads.py). Both go through the
+same pipeline and report the same way: stored documents, per-file failure lines, and the
+files a folder walk passed over because of their type (``unsupported``, not failures).
+Each file's progress is streamed as a ``custom`` event (``get_stream_writer``), so a long
+ingest over the LangGraph API shows where it is.
+
+Paths are the operator's to allow. On a LangGraph server (``build_ingest_graph(served=
+True)``, the exported graph) anyone who can start a run names them, so they are read only
+under ``DEEPREAD_INGEST_ROOT`` and, with it unset, not at all. In Python the person
+running the process names them; ``DEEPREAD_INGEST_ROOT`` confines them there too when set.
+Every path must resolve (symlinks followed) inside the root — the paths given and every
+file found by walking a given folder, since a symlink inside an allowed folder may point
+anywhere. A bad collection name or an unusable store is reported in ``error`` (and a
+failure per document) instead of failing the run.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
+from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.corpus.files import expand_paths
+from deepread.corpus.uploads import UploadRefused, save_uploads, upload_dir
 from deepread.nodes.context import Context
 from deepread.nodes.resources import Resources
 from deepread.stores.backend import StoreError
 
+ROOT_ENV = "DEEPREAD_INGEST_ROOT"
+NO_ROOT = (f"ingest by path is off on this server: the operator allows paths under one "
+           f"folder by setting {ROOT_ENV}=/path/to/documents; a client can send documents "
+           "as content instead: files=[{name, text | content_base64}]")
 
-class IngestInput(TypedDict):
+
+class IngestFile(TypedDict, total=False):
+    """A document sent as content: its file name and exactly one of the two contents."""
+
+    name: str
+    text: str
+    content_base64: str
+
+
+class IngestInput(TypedDict, total=False):
+    """Paths on the machine running the graph, and/or documents sent as content."""
+
     paths: list[str]
+    files: list[IngestFile]
 
 
 class IngestOutput(TypedDict, total=False):
     documents: list[dict[str, Any]]
     failures: list[dict[str, str]]
+    unsupported: list[str]
     error: str
 
 
@@ -46,12 +76,14 @@ def check_root(paths: list[str], root: str | None) -> tuple[list[str], list[dict
     return allowed, refused
 
 
-def files_under_root(paths: list[str], root: str | None) -> tuple[list[str], list[dict[str, str]]]:
+def files_under_root(paths: list[str], root: str | None,
+                     unsupported: list[Path] | None = None,
+                     ) -> tuple[list[str], list[dict[str, str]]]:
     """:func:`check_root`, then the same check on every file a folder walk finds."""
     allowed, refused = check_root(paths, root)
     if not root or not allowed:
         return allowed, refused
-    files, missing = expand_paths(allowed)
+    files, missing = expand_paths(allowed, unsupported)
     inside, outside = check_root([str(f) for f in files], root)
     refused += [{"path": f.path, "reason": f.reason} for f in missing]
     refused += [{"path": r["path"], "reason": f"{r['reason']} (reached through a symlink)"}
@@ -59,29 +91,69 @@ def files_under_root(paths: list[str], root: str | None) -> tuple[list[str], lis
     return inside, refused
 
 
-def make_ingest(resources: Resources):
+def _paths(state: IngestInput) -> list[str]:
+    paths = state.get("paths") or []
+    return [paths] if isinstance(paths, str) else [str(p) for p in paths]
+
+
+def make_ingest(resources: Resources, *, served: bool = False):
+    """The node; ``served``: paths only under ``DEEPREAD_INGEST_ROOT``, none without it."""
+
     def ingest(state: IngestInput, runtime: Runtime[Context]) -> IngestOutput:
         context = runtime.context or Context()
-        paths = state.get("paths") or []
-        paths = [paths] if isinstance(paths, str) else [str(p) for p in paths]
-        allowed, refused = files_under_root(paths, os.environ.get("DEEPREAD_INGEST_ROOT"))
+        write = get_stream_writer()
+        paths = _paths(state)
+        root = os.environ.get(ROOT_ENV)
+        unsupported: list[Path] = []
+        errors: list[str] = []
+        if served and not root:
+            allowed, refused = [], [{"path": p, "reason": NO_ROOT} for p in paths]
+            if paths:
+                errors.append(NO_ROOT)
+        else:
+            allowed, refused = files_under_root(paths, root, unsupported)
         try:
             index = resources.index(context)
         except (ValueError, StoreError) as exc:  # a bad collection name, a store in use
-            return {"documents": [], "error": str(exc),
-                    "failures": refused + [{"path": p, "reason": str(exc)} for p in allowed]}
+            sent = [f.get("name", f"files[{i}]") if isinstance(f, dict) else f"files[{i}]"
+                    for i, f in enumerate(state.get("files") or [])]
+            return {"documents": [], "error": str(exc), "unsupported": [],
+                    "failures": refused + [{"path": p, "reason": str(exc)}
+                                           for p in allowed + sent]}
+        try:
+            uploads, upload_failures = save_uploads(state.get("files"),
+                                                    upload_dir(index.store, index.name))
+        except UploadRefused as exc:
+            uploads, upload_failures = [], []
+            errors.append(str(exc))
+        names = {key: u.name for u in uploads for key in (str(u.path), str(u.path.resolve()))}
+
+        def shown(path: Path | str) -> str:
+            """A document sent as content is named as the client named it."""
+            return names.get(str(path), str(path))
+
+        def progress(event: str, path: Path, done: int, total: int) -> None:
+            write({"ingest": event, "file": shown(path), "done": done, "total": total})
+
+        todo = allowed + [str(u.path) for u in uploads]
         result = index.ingest_report(
-            allowed, ocr_model=context.ocr_model or None,
+            todo, progress=progress, ocr_model=context.ocr_model or None,
             vision_model=context.vision_model or None,
-            describe_model=context.describe_model or None) if allowed else None
+            describe_model=context.describe_model or None) if todo else None
         documents = [] if result is None else result.documents + result.skipped
-        failures = refused + ([] if result is None else
-                              [{"path": f.path, "reason": f.reason} for f in result.failures])
-        return {
-            "documents": [{"doc_id": d.doc_id, "title": d.title, "source": d.source,
+        failures = refused + [{"path": f.path, "reason": f.reason} for f in upload_failures]
+        if result is not None:
+            failures += [{"path": shown(f.path), "reason": f.reason} for f in result.failures]
+            unsupported += result.unsupported
+        out: IngestOutput = {
+            "documents": [{"doc_id": d.doc_id, "title": d.title, "source": shown(d.source),
                            "sections": len(d.sections), "paragraphs": d.n_para,
                            "tokens": d.n_tok} for d in documents],
             "failures": failures,
+            "unsupported": [str(p) for p in unsupported],
         }
+        if errors:
+            out["error"] = "; ".join(errors)
+        return out
 
     return ingest

@@ -7,10 +7,11 @@ has already been shown, per ``(doc_id, sec_id)`` as merged inclusive intervals).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 Regions = dict[str, list[list[int]]]  # "doc_id:sec_id" -> [[start, end], ...] sorted, merged
 

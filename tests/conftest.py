@@ -1,4 +1,4 @@
-"""Shared fixtures: the devset, fresh stores, and small hand-made documents.
+"""Shared fixtures: the shipped sample pages, fresh stores, and small hand-made documents.
 
 Everything runs offline against the real engine (qdrant-edge), the real parsers and
 the real local embedding model; only hosted LLMs are scripted.
@@ -15,9 +15,10 @@ import pytest
 
 import deepread
 
-DEVSET = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "devset"
-if not DEVSET.exists():  # CI clones main with shared/ beside it; allow an override
-    DEVSET = Path(os.environ.get("DEEPREAD_DEVSET", DEVSET))
+# The sample pages shipped with the repository (tests/data/README.md: Python 3.11
+# documentation pages, PSF licence) and questions written for the tests over them. The
+# benchmark devset in ../shared is for bench/ only: tests run from a clone alone.
+DEVSET = Path(__file__).resolve().parent / "data"
 
 # A document whose shape exercises Algorithm 1's edges: a section with 5 paragraphs,
 # an empty section, a one-paragraph section, nesting, and text before the first heading.
@@ -70,8 +71,7 @@ def shapes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]
 
 @pytest.fixture(scope="session")
 def devset() -> Path:
-    if not (DEVSET / "questions.jsonl").exists():
-        pytest.fail(f"devset not found at {DEVSET}; set DEEPREAD_DEVSET")
+    """The shipped sample set: ``docs/`` (the pages) and ``questions.jsonl``."""
     return DEVSET
 
 
@@ -104,7 +104,7 @@ def shapes_index(store: Path, shapes_file: Path) -> Iterator[deepread.Index]:
 @pytest.fixture(scope="session")
 def devset_index(tmp_path_factory: pytest.TempPathFactory,
                  devset: Path) -> Iterator[deepread.Index]:
-    """Two devset pages (HTML and PDF of one page) ingested once per test session."""
+    """Two sample pages (HTML and PDF of one page) ingested once per test session."""
     store = tmp_path_factory.mktemp("devset-store")
     idx = deepread.Index.open(store=store, collection="devset")
     idx.ingest([devset / "docs" / "library-json.html", devset / "docs" / "library-json.pdf"])

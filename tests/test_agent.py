@@ -492,7 +492,7 @@ def test_a_model_without_usage_reports_zero_usage(shapes):
 
 def test_the_extractive_policy_answers_a_devset_question_citing_what_it_read(
         devset_index, questions):
-    question = next(q for q in questions if q["id"] == "d20")["question"]
+    question = next(q for q in questions if q["id"] == "t02")["question"]
     graph = build_graph(index=devset_index, checkpointer=InMemorySaver())
 
     out = ask(graph, question, thread="extractive")

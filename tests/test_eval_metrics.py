@@ -109,8 +109,10 @@ def test_modes_parse_and_expand_labels_only_agent_modes():
 
 
 def test_dataset_reads_the_devset_shape_and_names_bad_lines(tmp_path, devset):
+    lines = (devset / "questions.jsonl").read_text(encoding="utf-8").split("\n")
     qs = load_dataset(devset / "questions.jsonl")
-    assert len(qs) == 30 and qs[0].evidence[0].doc.endswith(".html")
+    assert len(qs) == sum(bool(line.strip()) for line in lines) > 3
+    assert qs[0].evidence[0].doc.endswith(".html")
     assert len(load_dataset(devset / "questions.jsonl", limit=3)) == 3
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "question": "q", "answer": "a"}\n{"id": "b"}\n')

@@ -1,0 +1,88 @@
+"""``deepread mcp``: the DeepRead tools as a Model Context Protocol server over stdio.
+
+So that MCP clients — desktop assistants, IDE agents, any agent framework with an MCP
+adapter — can locate and read a deepread collection: ``retrieve``, ``read_section`` and
+``toc``, exactly the LangChain tools of :mod:`deepread.langchain_tools` (same arguments,
+descriptions, ``[doc:sec:para]`` output), each call's error returned as an MCP tool error
+(``isError``) whose text says what to do. Needs the ``mcp`` extra.
+
+    deepread mcp --store ./store --collection manuals [--k 5] [--window 1 1]
+
+The server opens the collection for its lifetime (the embedded engine admits one
+process: use a Qdrant server URL as the store to share it with others).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from deepread.corpus.index import Index
+from deepread.langchain_tools import tools
+from deepread.stores.backend import StoreError
+
+
+def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
+                 documents: Sequence[int] | None = None) -> Any:
+    """An ``MCPServer`` offering the three tools over ``index``."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    made = {t.name: t for t in tools(index, k=k, window=window, documents=documents)}
+    server = MCPServer("deepread", instructions=(
+        "Answer questions from the documents of this collection: look at toc, locate "
+        "with retrieve, then read whole sections with read_section; cite paragraphs as "
+        "[doc_id:sec_id:para_idx]."))
+    calls = iter(range(1, 1 << 62))
+
+    def run(name: str, args: dict[str, Any]) -> str:
+        message = made[name].invoke({"name": name, "args": args, "type": "tool_call",
+                                     "id": f"mcp-{next(calls)}"})
+        if message.status == "error":
+            raise ToolError(str(message.content))
+        return str(message.content)
+
+    @server.tool(name="retrieve", description=made["retrieve"].description)
+    def retrieve(query: str | list[str], doc_id: int | None = None) -> str:
+        return run("retrieve", {"query": query, "doc_id": doc_id})
+
+    @server.tool(name="read_section", description=made["read_section"].description)
+    def read_section(doc_id: int, sec_id: int, start: int, end: int) -> str:
+        return run("read_section", {"doc_id": doc_id, "sec_id": sec_id, "start": start,
+                                    "end": end})
+
+    @server.tool(name="toc", description=made["toc"].description)
+    def toc(doc_id: int | None = None) -> str:
+        return run("toc", {"doc_id": doc_id})
+
+    return server
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="deepread mcp", description=__doc__.split("\n")[0])
+    parser.add_argument("--store", default=None,
+                        help="store directory or Qdrant URL (default $DEEPREAD_STORE, …)")
+    parser.add_argument("--collection", default="default")
+    parser.add_argument("--k", type=int, default=5, help="hits per retrieve (default 5)")
+    parser.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"))
+    parser.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    args = parser.parse_args(argv)
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        parser.error("the MCP server needs the mcp extra: pip install 'deepread[mcp]'")
+    try:
+        index = Index.open(store=args.store, collection=args.collection)
+    except (StoreError, ValueError) as exc:  # stdout is the protocol's: errors to stderr
+        print(f"deepread mcp: {exc}", file=sys.stderr)
+        return 3 if isinstance(exc, StoreError) else 2
+    with index:
+        build_server(index, k=args.k, window=tuple(args.window),
+                     documents=args.doc).run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
