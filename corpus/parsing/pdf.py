@@ -199,13 +199,19 @@ def _label_starts(above: Line, line: Line) -> bool:
 
 
 def _indent_starts(cur: Para, line: Line) -> bool:
-    """``line`` is the indented first line of a new paragraph in the same box: the line
-    above stopped short (its paragraph ended) and this one starts further right."""
+    """``line`` starts a new paragraph in the same box: the line above stopped short (the
+    next word would have fitted, so the break was deliberate) and either ended a sentence
+    or this line starts further right or left (an indented first line, a run-in title
+    back at the margin)."""
     above = cur.lines[-1]
-    if len(cur.lines) < 2 or line.x0 <= above.x0 + 0.8 * line.size:
+    if above.mono >= 0.5:
+        return False
+    moved = abs(line.x0 - above.x0) > 0.8 * line.size
+    if len(cur.lines) < 2 and not moved:
         return False
     first_word = line.text.split(" ", 1)[0]
-    return above.x1 + len(first_word) * 0.5 * line.size < cur.right_edge - 0.5 * line.size
+    short = above.x1 + len(first_word) * 0.5 * line.size < cur.right_edge - 0.5 * line.size
+    return short and (moved or _SENTENCE_END.search(above.text) is not None)
 
 
 def _label_ends(cur: Para, line: Line, right: float) -> bool:

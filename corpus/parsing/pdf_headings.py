@@ -330,6 +330,12 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
         # Typography says little (a syllabus typed in one font): short lines standing
         # alone with space above them are the headings.
         _standalone(paras, pages, tocs, beside, heads, styles)
+    else:
+        # Where one section still holds a large part of the document, look for the same
+        # weaker cues inside it only.
+        big = _in_big_sections(paras, heads)
+        if big:
+            _standalone(paras, pages, tocs, beside, heads, styles, big)
     _match_toc(paras, tocs, heads)
     _label_with_title(paras, heads)
     for i in heads:
@@ -362,35 +368,58 @@ def _standalone_text(text: str) -> bool:
             and not _SHORT_END.search(text) and (not text.endswith(":") or len(words) <= 4))
 
 
+#: Share of the document's text above which a section is searched for weaker cues.
+BIG_SECTION = 0.3
+
+
+def _in_big_sections(paras: list[Para], heads: dict[int, int | None]) -> set[int]:
+    """Ids of the paragraphs of sections holding more than ``BIG_SECTION`` of the text."""
+    owner: list[int] = []
+    sizes: Counter[int] = Counter()
+    current = -1
+    for i, p in enumerate(paras):
+        if i in heads:
+            current = i
+        owner.append(current)
+        if i not in heads:
+            sizes[current] += sum(len(ln.text) for ln in p.lines)
+    total = sum(sizes.values()) or 1
+    big = {s for s, n in sizes.items() if n > BIG_SECTION * total}
+    return {id(p) for p, s in zip(paras, owner, strict=True) if s in big}
+
+
 def _standalone(paras: list[Para], pages: list[PageText],
                 tocs: dict[int, tuple[list[str], float]], beside: set[int],
-                heads: dict[int, int | None], styles: dict[int, _Style]) -> None:
+                heads: dict[int, int | None], styles: dict[int, _Style],
+                only: set[int] | None = None) -> None:
     """Mark short lines that stand alone, with extra space above, as headings (in place).
 
     A short first line of a block whose second line starts under it ("Textbook" over its
     paragraph, grouped in one box) is split off first.
     """
-    i = 0
-    while i < len(paras):
-        p = paras[i]
-        if (p.kind == "text" and len(p.lines) > 1 and i not in heads
+    def split_title(p: Para, prev: Para | None) -> tuple[Para, int | None] | None:
+        if only is not None and id(p) not in only:
+            return None
+        if not (p.kind == "text" and len(p.lines) > 1
                 and _standalone_text(norm(p.lines[0].text))
                 and p.lines[0].x1 < 0.6 * max(p.right_edge, 1)
                 and abs(p.lines[1].x0 - p.lines[0].x0) < 2
                 and p.lines[1].x1 >= 0.8 * max(p.right_edge, 1)):
-            rest = Para(lines=p.lines[1:], page=p.page, kind="text", text_x0=p.text_x0,
-                        right_edge=p.right_edge, extra_pages=p.extra_pages)
-            p.lines, p.extra_pages = p.lines[:1], []
-            paras.insert(i + 1, rest)
-            heads_shift = {k + 1 if k > i else k: v for k, v in heads.items()}
-            styles_shift = {k + 1 if k > i else k: v for k, v in styles.items()}
-            heads.clear(), heads.update(heads_shift)
-            styles.clear(), styles.update(styles_shift)
-        i += 1
+            return None
+        rest = Para(lines=p.lines[1:], page=p.page, kind="text", text_x0=p.text_x0,
+                    right_edge=p.right_edge, extra_pages=p.extra_pages)
+        p.lines, p.extra_pages = p.lines[:1], []
+        if only is not None:
+            only.add(id(rest))  # the part split off keeps its paragraph's place
+        return rest, _UNMARKED
+
+    _split_pass(paras, heads, styles, split_title)
     levels = _typographic_levels(list(styles.values()))
     weak_level = min(MAX_LEVEL, max(levels.values(), default=2) + 1)
-    _run_in(paras, tocs, heads, weak_level)
+    _run_in(paras, tocs, heads, weak_level, only)
     for i, p in enumerate(paras):
+        if only is not None and id(p) not in only:
+            continue
         if (i in heads or p.kind != "text" or len(p.lines) != 1 or _in_contents(p, tocs)
                 or id(p.lines[0]) in beside or not _standalone_text(norm(p.raw))):
             continue
@@ -411,25 +440,22 @@ _RUN_IN = re.compile(r"^([A-Z][^\W\d_]*(?:[ /&-]+[^\W\d_]{2,}){0,3})([.:])\s+(?=
 
 
 def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
-            heads: dict[int, int | None], level: int) -> None:
+            heads: dict[int, int | None], level: int, only: set[int] | None = None) -> None:
     """Split run-in headings off their paragraphs and mark them (in place)."""
-    i = 0
-    while i < len(paras):
-        p = paras[i]
+    def split(p: Para, prev: Para | None) -> tuple[Para, int | None] | None:
+        if only is not None and id(p) not in only:
+            return None
         m = _RUN_IN.match(p.lines[0].text) if p.kind == "text" and p.lines else None
-        if m is None or i in heads or _in_contents(p, tocs):
-            i += 1
-            continue
+        if m is None or _in_contents(p, tocs):
+            return None
         words = m.group(1).split()
         capitalised = sum(w[:1].isupper() for w in words)
-        prev = paras[i - 1] if i else None
         # After a sentence's end only: a wrapped reference or a sentence cut by a page
         # break starts with capitalised words too.
         ended = prev is None or not prev.lines or prev.kind != "text" or \
             _SENTENCE_END.search(prev.lines[-1].text.rstrip()) is not None
         if (len(words) > 2 and capitalised < 0.5 * len(words)) or not ended:
-            i += 1
-            continue
+            return None
         first = p.lines[0]
         cut = m.end()
         head = Line(m.group(1), first.x0, first.x0, first.y0, first.y1, first.size, first.mono,
@@ -439,12 +465,43 @@ def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
         body = Para(lines=[rest, *p.lines[1:]], page=p.page, kind="text", text_x0=p.text_x0,
                     right_edge=p.right_edge, extra_pages=p.extra_pages)
         p.lines, p.extra_pages = [head], []
-        paras.insert(i + 1, body)
-        shifted = {k + 1 if k > i else k: v for k, v in heads.items()}
-        heads.clear()
-        heads.update(shifted)
-        heads[i] = level
-        i += 2
+        if only is not None:
+            only.add(id(body))
+        return body, level
+
+    _split_pass(paras, heads, {}, split)
+
+
+#: ``_split_pass``: the first part is not marked as a heading by the split itself.
+_UNMARKED = -1
+
+
+def _split_pass(paras: list[Para], heads: dict[int, int | None], styles: dict[int, _Style],
+                split) -> None:
+    """Split paragraphs in one pass (``split(p, prev)`` -> ``(rest, level)`` or ``None``),
+    renumbering ``heads`` and ``styles`` once: inserting into the list per split, and
+    shifting every index after it, made thousands of run-in headings quadratic."""
+    out: list[Para] = []
+    new_heads: dict[int, int | None] = {}
+    new_styles: dict[int, _Style] = {}
+    for i, p in enumerate(paras):
+        at = len(out)
+        if i in heads:
+            new_heads[at] = heads[i]
+        if i in styles:
+            new_styles[at] = styles[i]
+        found = None if i in heads else split(p, out[-1] if out else None)
+        out.append(p)
+        if found is not None:
+            rest, level = found
+            if level != _UNMARKED:
+                new_heads[at] = level
+            out.append(rest)
+    paras[:] = out
+    heads.clear()
+    heads.update(new_heads)
+    styles.clear()
+    styles.update(new_styles)
 
 
 def _label_with_title(paras: list[Para], heads: dict[int, int | None]) -> None:
@@ -546,25 +603,40 @@ def sub_headings(paras: list[Para], pages: list[PageText]) -> None:
     tocs = toc_pages(pages)
     first = _first_lines(paras)
     beside = _beside(pages)
-    found: dict[int, tuple[int | None, _Style]] = {}
+    heads: dict[int, int | None] = {}
+    styles: dict[int, _Style] = {}
+    outline = {i for i, p in enumerate(paras) if p.kind == "heading"}
     for i, p in enumerate(paras):
-        if p.kind == "heading" or _in_contents(p, tocs):
+        if i in outline or _in_contents(p, tocs):
             continue
         hit = _candidate(p, body_size, body_bold, i in first, beside)
         if hit is not None:
-            found[i] = hit
-    ranks = _typographic_levels([s for lvl, s in found.values() if lvl is None])
+            heads[i], styles[i] = hit
+    if len(heads) < len(pages):
+        # Typography says little under the outline: short lines standing alone and run-in
+        # titles, as without an outline (they come back marked at a level below the rest).
+        for i in outline:
+            heads[i] = paras[i].level
+        _standalone(paras, pages, tocs, beside, heads, styles)
+        outline = {i for i, p in enumerate(paras) if p.kind == "heading"}
+        for i in outline:
+            heads.pop(i, None)
+    ranks = _typographic_levels(list(styles.values()))
+    weak = max(ranks.values(), default=2) + 1 - 2
     current = 0
     last_key: dict[int, str] = {}
     for i, p in enumerate(paras):
-        if p.kind == "heading" and i not in found:
+        if i in outline:
             current = p.level or 1
             last_key.clear()
             continue
-        if i not in found:
+        if i not in heads:
             continue
-        lvl, s = found[i]
-        rank = ranks[(s.size, s.bold, s.caps)] - 2 if lvl is None else 1
+        if i in styles:
+            s = styles[i]
+            rank = ranks[(s.size, s.bold, s.caps)] - 2 if heads[i] is None else 1
+        else:
+            rank = weak
         level = min(MAX_LEVEL + 2, current + rank)
         k = key(_CONTINUED.sub("", p.raw))
         if _CONTINUED.search(p.raw) or last_key.get(level) == k:
