@@ -80,12 +80,6 @@ def strong_label(text: str) -> bool:
 
 # --- printed tables of contents -----------------------------------------------------------
 
-@dataclass(slots=True)
-class _TocEntry:
-    text: str
-    key: str
-
-
 def _rows(lines: list[Line]) -> list[list[Line]]:
     """Lines grouped by shared baseline, top to bottom."""
     rows: list[list[Line]] = []

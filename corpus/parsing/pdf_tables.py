@@ -1,19 +1,26 @@
 """Tables in a PDF's text layer: rows of cells on shared baselines, aligned in columns.
 
-A PDF has no table objects, only text placed on a page. A table shows as several short
-runs of text on one baseline (the cells of a row; :mod:`~deepread.corpus.parsing.pdf_lines`
-already cuts a line where the gap is wider than two characters, as pdfminer does), and
-the next rows below with their cells under the same columns. Kept whole — as HTML, like
-the HTML reader's tables and the paper's — a table is one paragraph a reader can cite,
-instead of a scatter of one-cell "paragraphs".
+A PDF has no table objects, only text placed on a page. Kept whole — as HTML, like the
+HTML reader's tables and the paper's — a table is one paragraph a reader can cite,
+instead of a scatter of one-cell "paragraphs" ("$", "5,363", "$", "4,869" was what a
+10-K's cash-flow statement became). Two detectors, because tables come in two shapes:
 
-A table is found when at least ``MIN_ROWS`` consecutive rows (in content-stream order)
-each have the same number (≥ 2) of cells, every cell overlapping its column. Between
-rows, a single line that spans several columns (a cell so wide that the next cell's text
-follows after an ordinary word gap) is cut at the column starts. Not detected: cells
-wrapped over several lines (the rows stop being regular; those lines stay text, as
-before), ruled tables without text alignment, and tables split over pages (each page's
-part becomes its own table).
+* **Tables of figures** (:func:`find_figure_tables`: financial statements, the notes'
+  tables, a syllabus's grade scale). Rows are grouped by baseline over the whole page
+  (not by content-stream order: some producers draw a column of figures after all the
+  labels). A row is a label and its figures; "$" belongs to the figure after it;
+  figures are right-aligned, so columns are clusters of right edges taken from the body
+  rows (column titles such as "2023" are centred and are placed by overlap); rows with
+  only a label ("Cash flows from operating activities:") stay inside; a label wrapped
+  over two lines ("…, net of" / "proceeds") is joined into one row. One row of figures
+  is already a table; from three rows on, the figures must line up in columns.
+* **Text tables** (:func:`find_tables`): at least ``MIN_ROWS`` consecutive rows (in
+  content-stream order) with the same number (≥ 2) of cells, every cell overlapping its
+  column. Between rows, a single line that spans several columns (a cell so wide that
+  the next cell's text follows after an ordinary word gap) is cut at the column starts.
+
+Not detected: ruled tables without text alignment, and tables split over pages (each
+page's part becomes its own table, captioned by the title lines above it on that page).
 """
 
 from __future__ import annotations
