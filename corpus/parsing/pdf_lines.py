@@ -384,12 +384,17 @@ def _assemble(starts: np.ndarray, codes: np.ndarray, n_spaces: np.ndarray, x0: n
     is_start = np.zeros(n, dtype=bool)
     is_start[starts] = True
     run_of = np.cumsum(is_start) - 1
-    # Text: each character preceded by its inserted spaces, as one string per run.
-    chars = [chr(c) for c in codes.tolist()]
+    # Text: the kept characters decoded in one call, the inserted spaces put in at the
+    # (few) places that have them; each run is then a slice of that one string.
+    base = codes.astype("<u4").tobytes().decode("utf-32-le", "replace")
+    pieces: list[str] = []
+    prev = 0
     for i in np.flatnonzero(n_spaces).tolist():
-        chars[i] = " " * int(n_spaces[i]) + chars[i]
-    ends = [*starts[1:].tolist(), n]
-    texts = ["".join(chars[a:b]) for a, b in zip(starts.tolist(), ends, strict=True)]
+        pieces.append(base[prev:i])
+        pieces.append(" " * int(n_spaces[i]))
+        prev = i
+    pieces.append(base[prev:])
+    full = "".join(pieces)
     # Left edge of every output character; an inserted space sits at the gap's left edge.
     prev_x1 = np.concatenate(([0.0], x1[:-1]))
     width = n_spaces + 1
@@ -399,6 +404,7 @@ def _assemble(starts: np.ndarray, codes: np.ndarray, n_spaces: np.ndarray, x0: n
     out_start = np.concatenate(([0], out_end[starts[1:] - 1])) if len(starts) > 1 else \
         np.array([0])
     out_stop = np.concatenate((out_end[starts[1:] - 1], [out_end[-1]]))
+    texts = [full[a:b] for a, b in zip(out_start.tolist(), out_stop.tolist(), strict=True)]
     lo_x, hi_x = np.minimum.reduceat(x0, starts), np.maximum.reduceat(x1, starts)
     lo_y, hi_y = np.minimum.reduceat(y0, starts), np.maximum.reduceat(y1, starts)
     visible = ~is_space
