@@ -40,27 +40,28 @@ def _gutter(lines: list[Line], width: float) -> float | None:
     x1 = np.array([ln.x1 for ln in lines])
     mid = np.array([(ln.y0 + ln.y1) / 2 for ln in lines])
     prose = np.array([_prose(ln) for ln in lines])
-    best = None
-    for g in np.arange(0.3 * width, 0.7 * width, 2.0):
-        left = (x1 <= g) & prose
-        right = (x0 >= g) & prose
-        if left.sum() < MIN_COLUMN_LINES or right.sum() < MIN_COLUMN_LINES:
-            continue
-        crossing = (x0 < g - 1) & (x1 > g + 1)
-        # Where both columns have text, nothing may cross the gutter.
-        lo = max(mid[left].min(), mid[right].min())
-        hi = min(mid[left].max(), mid[right].max())
-        if hi <= lo or np.any(crossing & (mid > lo) & (mid < hi)):
-            continue
-        # Side by side, not one above the other: most prose lines of each side have a
-        # line of the other side at about their height.
-        side = (x1 <= g) | (x0 >= g)
-        if side[~crossing].mean() < 0.9:
-            continue
-        score = min(left.sum(), right.sum())
-        if best is None or score > best[0]:
-            best = (score, g)
-    return None if best is None else float(best[1])
+    # Every candidate gutter position at once (positions x lines).
+    g = np.arange(0.3 * width, 0.7 * width, 2.0)[:, None]
+    left = (x1[None, :] <= g) & prose
+    right = (x0[None, :] >= g) & prose
+    n_left, n_right = left.sum(axis=1), right.sum(axis=1)
+    crossing = (x0[None, :] < g - 1) & (x1[None, :] > g + 1)
+    inf = np.inf
+    # Where both columns have text, nothing may cross the gutter.
+    lo = np.maximum(np.where(left, mid, inf).min(axis=1), np.where(right, mid, inf).min(axis=1))
+    hi = np.minimum(np.where(left, mid, -inf).max(axis=1),
+                    np.where(right, mid, -inf).max(axis=1))
+    blocked = (crossing & (mid[None, :] > lo[:, None]) & (mid[None, :] < hi[:, None])).any(axis=1)
+    # Side by side, not one above the other: nearly every line not crossing is on a side.
+    side = (x1[None, :] <= g) | (x0[None, :] >= g)
+    not_crossing = ~crossing
+    share = (side & not_crossing).sum(axis=1) / np.maximum(not_crossing.sum(axis=1), 1)
+    ok = ((n_left >= MIN_COLUMN_LINES) & (n_right >= MIN_COLUMN_LINES) & (hi > lo)
+          & ~blocked & (share >= 0.9))
+    if not ok.any():
+        return None
+    score = np.where(ok, np.minimum(n_left, n_right), -1)
+    return float(g[int(np.argmax(score)), 0])
 
 
 def reading_order(lines: list[Line], width: float) -> list[Line]:

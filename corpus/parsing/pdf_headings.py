@@ -94,13 +94,13 @@ def _rows(lines: list[Line]) -> list[list[Line]]:
     return [sorted(r, key=lambda ln: ln.x0) for r in rows]
 
 
-def _toc_rows(page: PageText) -> tuple[list[str], int, float]:
+def _toc_rows(rows: list[list[Line]]) -> tuple[list[str], int, float]:
     """Entry texts of the rows ending in a page number, how many rows have words, and the
     top of the first entry."""
     entries: list[tuple[str, int]] = []
     top = 0.0
     worded = 0
-    for row in _rows(page.lines):
+    for row in rows:
         text = norm(" ".join(ln.text for ln in row))
         if not _WORD.search(text):
             continue
@@ -120,7 +120,8 @@ def _toc_rows(page: PageText) -> tuple[list[str], int, float]:
     return [t for t, _ in entries], worded, top
 
 
-def toc_pages(pages: list[PageText]) -> dict[int, tuple[list[str], float]]:
+def toc_pages(pages: list[PageText], rows: list[list[list[Line]]] | None = None
+              ) -> dict[int, tuple[list[str], float]]:
     """1-based pages that are a printed table of contents: their entries in order and the
     top of the first entry (a heading above it, "Item 8." over an index, is still one).
 
@@ -130,8 +131,9 @@ def toc_pages(pages: list[PageText]) -> dict[int, tuple[list[str], float]]:
     in figures too, but several per row and not in rising order.
     """
     out: dict[int, tuple[list[str], float]] = {}
-    for i, page in enumerate(pages, start=1):
-        entries, worded, top = _toc_rows(page)
+    rows = rows if rows is not None else [_rows(page.lines) for page in pages]
+    for i, (page, page_rows) in enumerate(zip(pages, rows, strict=True), start=1):
+        entries, worded, top = _toc_rows(page_rows)
         if not entries:
             continue
         titled = any(_TOC_TITLE.match(norm(ln.text)) for ln in page.lines[:6])
@@ -242,15 +244,15 @@ def _typographic_levels(styles: list[_Style]) -> dict[tuple[float, bool, bool], 
             for s in counts}
 
 
-def _beside(pages: list[PageText]) -> set[int]:
+def _beside(rows: list[list[list[Line]]]) -> set[int]:
     """Ids of lines sharing their baseline with a short line or two others (table cells).
 
     A heading in the left column of a two-column page shares its baseline with a long
     prose line of the right column; that does not count.
     """
     out: set[int] = set()
-    for page in pages:
-        for row in _rows(page.lines):
+    for page_rows in rows:
+        for row in page_rows:
             if len(row) < 2:
                 continue
             if len(row) == 2 and BARE_LABEL.match(row[0].text):
@@ -309,9 +311,10 @@ def _alnum(text: str) -> str:
 def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
     """Mark headings among ``paras`` by labels, contents pages and typography (in place)."""
     body_size, body_bold = _body_style(pages)
-    tocs = toc_pages(pages)
+    rows = [_rows(page.lines) for page in pages]
+    tocs = toc_pages(pages, rows)
     first = _first_lines(paras)
-    beside = _beside(pages)
+    beside = _beside(rows)
     heads: dict[int, int | None] = {}
     styles: dict[int, _Style] = {}
     for i, p in enumerate(paras):
@@ -594,9 +597,10 @@ def sub_headings(paras: list[Para], pages: list[PageText]) -> None:
     printed. They nest under the outline entry they follow (its level + their rank).
     """
     body_size, body_bold = _body_style(pages)
-    tocs = toc_pages(pages)
+    rows = [_rows(page.lines) for page in pages]
+    tocs = toc_pages(pages, rows)
     first = _first_lines(paras)
-    beside = _beside(pages)
+    beside = _beside(rows)
     heads: dict[int, int | None] = {}
     styles: dict[int, _Style] = {}
     outline = {i for i, p in enumerate(paras) if p.kind == "heading"}
