@@ -22,10 +22,11 @@ from deepread.corpus.describe import DescribeBudget
 from deepread.corpus.enrich import IngestModels, ModelLike
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.ingest import IngestError, IngestResult, Progress, ingest_files
+from deepread.settings import current as current_settings
 from deepread.stores.backend import RetrievalMode, StoreError
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import embeddings_id, resolve_embeddings
-from deepread.stores.location import default_store, open_backend
+from deepread.stores.location import open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
 from deepread.stores.rerank import Reranker, resolve_reranker
@@ -60,11 +61,16 @@ class Index:
         ``reranker``: ``"coverage"`` (default, ``$DEEPREAD_RERANK``), ``"none"``, or any
         :class:`~deepread.stores.rerank.Reranker`.
         """
-        location = str(store) if store is not None else default_store()
-        model = resolve_embeddings(embeddings)
-        backend = open_backend(location, collection)
+        settings = current_settings()  # defaults for what the caller left out
+        location = str(store) if store is not None else settings.store
+        model = resolve_embeddings(embeddings if embeddings is not None
+                                   else settings.embeddings,
+                                   openai_base_url=settings.openai_base_url)
+        backend = open_backend(location, collection, api_key=settings.qdrant_api_key,
+                               timeout=settings.qdrant_timeout)
         return cls(Collection(backend, collection, embeddings_id(model)), model, location,
-                   mode, resolve_reranker(reranker))
+                   mode, resolve_reranker(reranker if reranker is not None
+                                          else settings.rerank))
 
     @property
     def collection(self) -> Collection:

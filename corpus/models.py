@@ -11,34 +11,82 @@ from __future__ import annotations
 import json
 import os
 import time
+from importlib.util import find_spec
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+
+from deepread.settings import current as current_settings
 
 
 class ModelConfigError(ValueError):
     """The configured model cannot be used; the message says what to set."""
 
 
+#: The providers ``init_chat_model`` knows, as the prefix of a ``provider:model`` name.
+#: Any other prefix is part of the model's own name (Ollama's ``llama3.1:8b``).
+PROVIDERS = frozenset({
+    "openai", "anthropic", "azure_openai", "azure_ai", "google_vertexai", "google_genai",
+    "google_anthropic_vertex", "bedrock", "bedrock_converse", "cohere", "fireworks",
+    "together", "mistralai", "huggingface", "groq", "ollama", "deepseek", "ibm", "nvidia",
+    "xai", "perplexity", "upstage"})
+
+
+def split_model_name(name: str) -> tuple[str, str]:
+    """``(provider, model)`` of a name: ``"ollama:llama3.1:8b"`` → ``("ollama",
+    "llama3.1:8b")``; ``"llama3.1:8b"`` → ``("", "llama3.1:8b")`` (no known provider)."""
+    prefix, sep, rest = name.strip().partition(":")
+    if sep and rest and prefix.lower() in PROVIDERS:
+        return prefix.lower(), rest
+    return "", name.strip()
+
+
 def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0) -> BaseChatModel:
-    """A chat model for ``name`` (``gpt-4o-mini`` or ``openai:gpt-4o-mini``)."""
+    """A chat model for ``name``, read the way ``init_chat_model`` reads names.
+
+    ``gpt-4o-mini``, ``llama3.1:8b`` (an Ollama-style ``name:tag``) and ``openai:<model>``
+    go to the OpenAI-compatible endpoint (``OPENAI_BASE_URL``, else OpenAI).
+    ``ollama:<model>`` uses ``langchain-ollama`` when it is installed, else Ollama's
+    OpenAI-compatible endpoint named by ``OPENAI_BASE_URL``. Any other
+    ``provider:model`` goes to LangChain's ``init_chat_model`` (packages ``langchain``
+    and the provider's integration, not dependencies of deepread). From Python, any
+    LangChain chat model object can be given to ``build_graph`` instead.
+    """
+    provider, model = split_model_name(name)
+    if not model:
+        raise ModelConfigError("the model name is empty; unset the model to use the offline "
+                               "extractive policy")
+    settings = current_settings()
+    if provider == "ollama" and (find_spec("langchain_ollama") is None
+                                 or find_spec("langchain") is None):
+        if not settings.openai_base_url:
+            raise ModelConfigError(
+                f"model {name!r}: set OPENAI_BASE_URL to Ollama's OpenAI-compatible endpoint "
+                "(e.g. http://localhost:11434/v1), or pip install langchain langchain-ollama")
+        provider = ""  # Ollama's OpenAI-compatible API
+    if provider not in ("", "openai"):
+        if find_spec("langchain") is None:
+            raise ModelConfigError(
+                f"model provider {provider!r} in {name!r} needs LangChain's init_chat_model: "
+                f"pip install langchain and the {provider} integration (see its docs), use "
+                "an OpenAI-compatible endpoint via OPENAI_BASE_URL, or pass a chat model "
+                "object from Python")
+        from langchain.chat_models import init_chat_model
+
+        return init_chat_model(model, model_provider=provider, temperature=temperature)
     from langchain_openai import ChatOpenAI
 
-    provider, _, model = name.rpartition(":")
-    if provider not in ("", "openai"):
-        raise ModelConfigError(f"unsupported model provider {provider!r} in {name!r}; use an "
-                               "OpenAI-compatible endpoint via OPENAI_BASE_URL, or pass a "
-                               "chat model object from Python")
-    base_url = os.environ.get("OPENAI_BASE_URL") or None
-    api_key = os.environ.get("OPENAI_API_KEY")
-    if not api_key and not base_url:
+    base_url = settings.openai_base_url
+    if not settings.openai_api_key_set and not base_url:
         raise ModelConfigError(
             f"model {model!r} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local "
             "OpenAI-compatible server); unset the model to use the offline extractive policy")
-    # Local servers (vLLM, Ollama) accept any key; the client insists on having one.
+    # Local servers (vLLM, Ollama) accept any key; the client insists on having one. The
+    # key itself is left for the client to read from OPENAI_API_KEY.
     return ChatOpenAI(model=model, temperature=temperature, base_url=base_url,
-                      api_key=api_key or "not-needed", max_retries=0, timeout=timeout)
+                      api_key=None if settings.openai_api_key_set else "not-needed",
+                      max_retries=0, timeout=timeout)
 
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}

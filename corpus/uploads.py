@@ -24,6 +24,7 @@ from typing import Any
 
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
+from deepread.settings import current as current_settings
 from deepread.stores.location import sidecar_dir
 
 #: Bytes one document sent as content may have (after base64 decoding).
@@ -46,7 +47,7 @@ class UploadRefused(ValueError):
 
 
 def _cap(env: str, default: int) -> int:
-    raw = os.environ.get(env)
+    raw = current_settings().ingest_caps.get(env.removeprefix("DEEPREAD_INGEST_MAX_").lower())
     if not raw:
         return default
     try:

@@ -2,26 +2,62 @@
 
 The public face: :class:`Index` for ingesting and reading a collection, and the records
 it returns; :func:`build_graph` for the DeepRead agent (a compiled LangGraph graph);
-:func:`tools` and ``Index.as_retriever()`` to plug a collection into other LangChain
-agents.
+:class:`Context` for how one run is configured; :mod:`deepread.settings` for what the
+environment says; :func:`tools` and ``Index.as_retriever()`` to plug a collection into
+other LangChain agents.
+
+The names are loaded on first use (PEP 562), so ``import deepread`` and
+``deepread --help`` do not pay for LangGraph, the parsers and the embedding runtime
+until something needs them (docs/benchmarks.md, "Start-up").
 """
 
-from deepread.corpus.index import Index, IngestError, IngestFailure, IngestResult
-from deepread.corpus.parsing import ParseError
-from deepread.graphs.agent import build_graph
-from deepread.graphs.ingest import build_ingest_graph
-from deepread.langchain_tools import tools
-from deepread.nodes.context import Context
-from deepread.stores.backend import StoreError
-from deepread.stores.reading import CoordinateError, Retrieved, SectionRead
-from deepread.stores.records import Document, Hit, Paragraph, Section
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
+    from deepread.corpus.index import Index, IngestError, IngestFailure, IngestResult
+    from deepread.corpus.parsing import ParseError
+    from deepread.graphs.agent import build_graph
+    from deepread.graphs.ingest import build_ingest_graph
+    from deepread.langchain_tools import tools
+    from deepread.nodes.context import Context, ContextError, IngestContext
+    from deepread.stores.backend import StoreError
+    from deepread.stores.reading import CoordinateError, Retrieved, SectionRead
+    from deepread.stores.records import Document, Hit, Paragraph, Section
+
+#: public name -> module that defines it
+_LAZY = {
+    "Index": "deepread.corpus.index",
+    "IngestError": "deepread.corpus.index",
+    "IngestFailure": "deepread.corpus.index",
+    "IngestResult": "deepread.corpus.index",
+    "ParseError": "deepread.corpus.parsing",
+    "build_graph": "deepread.graphs.agent",
+    "build_ingest_graph": "deepread.graphs.ingest",
+    "tools": "deepread.langchain_tools",
+    "Context": "deepread.nodes.context",
+    "ContextError": "deepread.nodes.context",
+    "IngestContext": "deepread.nodes.context",
+    "StoreError": "deepread.stores.backend",
+    "CoordinateError": "deepread.stores.reading",
+    "Retrieved": "deepread.stores.reading",
+    "SectionRead": "deepread.stores.reading",
+    "Document": "deepread.stores.records",
+    "Hit": "deepread.stores.records",
+    "Paragraph": "deepread.stores.records",
+    "Section": "deepread.stores.records",
+}
 
 __all__ = [
     "Context",
+    "ContextError",
     "CoordinateError",
     "Document",
     "Hit",
     "Index",
+    "IngestContext",
     "IngestError",
     "IngestFailure",
     "IngestResult",
@@ -36,3 +72,16 @@ __all__ = [
     "tools",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'deepread' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

@@ -13,12 +13,13 @@ Python code that builds the graph itself.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from deepread.settings import current as current_settings
 
 ENV = "DEEPREAD_CHECKPOINTER"
 POSTGRES_SCHEMES = ("postgres://", "postgresql://")
@@ -36,7 +37,7 @@ def open_checkpointer(spec: str | None, default_sqlite: Path,
     ``spec``: a ``postgres://`` / ``postgresql://`` URL, a ``sqlite:`` path or a plain
     file path; empty: ``DEEPREAD_CHECKPOINTER``, else SQLite at ``default_sqlite``.
     """
-    spec = spec or os.environ.get(ENV) or ""
+    spec = spec or current_settings().checkpointer
     if spec.startswith(POSTGRES_SCHEMES):
         with _postgres(spec) as saver:
             yield saver

@@ -25,10 +25,26 @@ def _emit(data: dict[str, Any]) -> None:
     sys.stdout.write("\n")
 
 
+def _store(args: argparse.Namespace) -> str:
+    """``--store``, else what the environment names (:mod:`deepread.settings`)."""
+    from deepread.settings import current
+
+    return args.store or current().store
+
+
+def _default_model(name: str) -> str | None:
+    """``DEEPREAD_<NAME>`` as a flag's default (None when unset)."""
+    from deepread.settings import current
+
+    return current().context_defaults.get(name) or None
+
+
 def _open(args: argparse.Namespace):  # -> deepread.Index (imported lazily: fast --help)
     from deepread.corpus.index import Index
 
-    return Index.open(store=args.store, collection=args.collection,
+    # None for --embeddings / --rerank lets Index.open take DEEPREAD_EMBEDDINGS /
+    # DEEPREAD_RERANK from the settings: one resolver for the CLI and Python.
+    return Index.open(store=_store(args), collection=args.collection,
                       embeddings=args.embeddings, reranker=getattr(args, "rerank", None))
 
 
@@ -188,11 +204,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from deepread.checkpointers import CheckpointerError, open_checkpointer
     from deepread.graphs.agent import build_graph
     from deepread.nodes.context import Context
-    from deepread.stores.location import default_store, sidecar_dir
+    from deepread.stores.location import sidecar_dir
 
-    store = args.store or default_store()
-    context = Context(store=store, collection=args.collection, documents=args.doc,
-                      model=args.model or "")
+    store = _store(args)
+    # The index is opened here and given to the graph, so the context names no store or
+    # collection (never both); a flag left out is not passed, so DEEPREAD_<FIELD> applies.
+    given = {"documents": args.doc, "model": args.model}
+    context = Context(**{k: v for k, v in given.items() if v is not None})
     thread = args.thread or uuid.uuid4().hex[:12]
     checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
     idx = _open(args)
@@ -245,8 +263,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    import os
-
     from deepread.corpus.models import ModelConfigError
     from deepread.evaluation.dataset import DatasetError
     from deepread.evaluation.modes import DEFAULT_MODES
@@ -255,7 +271,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     config = EvalConfig(
         dataset=Path(args.dataset), store=args.store, collection=args.collection,
         modes=tuple(args.mode or DEFAULT_MODES), expand=args.expand,
-        model=args.model if args.model is not None else os.environ.get("DEEPREAD_MODEL", ""),
+        model=args.model if args.model is not None else (_default_model("model") or ""),
         judge_model=args.judge_model or "", workers=args.workers,
         out=Path(args.out) if args.out else None, limit=args.limit, k=args.k,
         max_rounds=args.max_rounds, embeddings=args.embeddings)
@@ -280,12 +296,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    import os
-
     from deepread.corpus.models import ModelConfigError, chat_model
     from deepread.evaluation.synth import synthesize
 
-    name = args.model or os.environ.get("DEEPREAD_MODEL", "")
+    name = args.model or _default_model("model") or ""
     if not name:
         print("deepread: synth needs a chat model to write questions: pass --model (or set "
               "DEEPREAD_MODEL) with OPENAI_API_KEY or OPENAI_BASE_URL", file=sys.stderr)
@@ -339,13 +353,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", parents=[common], help="ingest files or folders")
     p.add_argument("paths", nargs="+", help="files (.pdf .docx .html .md .txt) or folders")
-    p.add_argument("--ocr-model", default=os.environ.get("DEEPREAD_OCR_MODEL") or None,
+    p.add_argument("--ocr-model", default=_default_model("ocr_model"),
                    help="vision model that reads PDF pages as images into Markdown (the "
                         "paper's OCR route; default $DEEPREAD_OCR_MODEL, else the text layer)")
-    p.add_argument("--vision-model", default=os.environ.get("DEEPREAD_VISION_MODEL") or None,
+    p.add_argument("--vision-model", default=_default_model("vision_model"),
                    help="vision model that describes figures (default $DEEPREAD_VISION_MODEL)")
     p.add_argument("--describe-model",
-                   default=os.environ.get("DEEPREAD_DESCRIBE_MODEL") or None,
+                   default=_default_model("describe_model"),
                    help="chat model that writes a one-line summary per section for the TOC "
                         "(default $DEEPREAD_DESCRIBE_MODEL)")
     p.add_argument("--describe-max-sections", type=int, default=200,

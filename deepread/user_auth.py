@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from typing import Any
 
 from langgraph_sdk import Auth
+
+from deepread.settings import current as current_settings
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
 _USER = re.compile(r"^[A-Za-z0-9]{1,32}$")
@@ -43,7 +44,7 @@ def token_digest(token: str) -> str:
 
 
 def _users() -> dict[str, str]:
-    path = os.environ.get(TOKENS_ENV)
+    path = current_settings().auth_tokens_file
     if not path:
         raise Auth.exceptions.HTTPException(
             status_code=401, detail=f"no users are configured ({TOKENS_ENV} is unset)")

@@ -6,9 +6,12 @@ interaction space, see nodes/space.py; ``follow_reference`` when the turn mentio
 evidence supports the answer first, see nodes/sufficiency.py.)
 
 ``build_graph(index=…, model=…)`` returns a compiled graph for Python use (and as a
-subgraph of a larger one); ``graph`` is the same graph with nothing fixed, exported to
-the LangGraph server, where the run's context picks the store, collection and model and
-the server supplies persistence.
+subgraph of a larger one). ``graph`` is what ``langgraph.json`` serves: a graph factory
+that applies the operator's policy to each client's context
+(:mod:`deepread.graphs.served`) and returns the same graph with nothing fixed, built on
+first use, where the run's context picks the collection and the operator's environment
+the store and model; the server supplies persistence. :func:`served_graph` is that
+compiled graph, for Python callers that want the served behaviour.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from deepread.corpus.index import Index
+from deepread.graphs.served import served_factory, served_schema
 from deepread.nodes.context import Context
 from deepread.nodes.finalize import make_finalize
 from deepread.nodes.follow_reference import make_follow_reference
@@ -97,4 +101,10 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     return builder.compile(checkpointer=checkpointer, name=name)
 
 
-graph = build_graph()
+def served_graph() -> CompiledStateGraph:
+    """The graph a server runs: nothing fixed, its context schema under the policy."""
+    return build_graph().copy(update={"context_schema": served_schema(Context)})
+
+
+#: The factory ``langgraph.json`` serves as ``deepread`` (no graph is built at import).
+graph = served_factory(Context, served_graph)

@@ -1,92 +1,199 @@
-"""Run-time configuration of the agent graph (LangGraph ``context_schema``).
+"""Run-time configuration of the graphs (LangGraph ``context_schema``), validated.
 
-Each field has a description (shown in LangGraph Studio) and an environment fallback:
-a field left at its default takes ``DEEPREAD_<NAME>`` when that is set, as the
-react-agent template does.
+:class:`Context` configures one run of the agent; :class:`IngestContext`, smaller, one
+run of the ingest graph. Each field has a description and constraints that LangGraph
+turns into the JSON schema Studio draws its form from, and the same constraints are
+checked when a context is made — from Python, or by LangGraph from a server request's
+dict — so a bad value is refused with a message naming the field, never a ``TypeError``
+deep inside a node:
+
+* **types** are strict: ``k="abc"``, ``k=3.7`` and ``k=True`` are refused, not coerced;
+* **ranges**: ``k >= 1``, ``max_rounds >= 1``, a window of two numbers ``>= 0``…;
+* **unknown fields** (``max_round``, ``K``) are refused with the closest field named.
+
+A field the caller did not give takes ``DEEPREAD_<NAME>`` from the environment when that
+is set (read through :mod:`deepread.settings`), else its default: explicit values win,
+including one equal to the default (``Context(k=5)`` with ``DEEPREAD_K=10`` is 5).
+:attr:`Context.given` says which fields the caller gave.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+import difflib
+from dataclasses import MISSING, Field, dataclass, field, fields
+from functools import cache
+from typing import Annotated, Any, ClassVar, Literal, get_type_hints
+
+from pydantic import Field as Limits
+from pydantic import TypeAdapter, ValidationError
+
+from deepread.settings import current as current_settings
 
 
-def _env_value(current: Any, raw: str) -> Any:
-    if isinstance(current, bool):
-        return raw.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(current, int):
-        return int(raw)
-    if isinstance(current, float):
-        return float(raw)
-    if isinstance(current, list) or current is None:
-        return [int(x) for x in raw.replace(" ", "").split(",") if x]
+class ContextError(ValueError):
+    """A context value is refused; the message names the field and what it accepts."""
+
+
+def _describe(text: str, **more: Any) -> dict[str, Any]:
+    return {"description": text, **more}
+
+
+@cache
+def _checkers(cls: type) -> dict[str, TypeAdapter]:
+    """One strict validator per field, from its (constrained) annotation."""
+    hints = get_type_hints(cls, include_extras=True)
+    return {f.name: TypeAdapter(hints[f.name]) for f in fields(cls)}
+
+
+def _default(f: Field) -> Any:
+    return f.default_factory() if f.default_factory is not MISSING else f.default
+
+
+def _from_env(f: Field, raw: str) -> Any:
+    """An environment string as the field's type (lists are comma-separated)."""
+    current = _default(f)
+    text = raw.strip()
+    try:
+        if isinstance(current, bool):
+            if text.lower() in ("1", "true", "yes", "on"):
+                return True
+            if text.lower() in ("0", "false", "no", "off", ""):
+                return False
+            return raw
+        if isinstance(current, int):
+            return int(text)
+        if isinstance(current, float):
+            return float(text)
+        if isinstance(current, list) or current is None:
+            return [int(x) for x in text.replace(" ", "").split(",") if x] or None
+    except ValueError:
+        return raw  # refused below, with the variable named
     return raw
 
 
-@dataclass(kw_only=True)
-class Context:
+def _unknown(cls: type, names: list[str]) -> ContextError:
+    known = [f.name for f in fields(cls)]
+    lowered = {k.lower(): k for k in known}
+    parts = []
+    for name in names:
+        close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+        hint = f" (did you mean {lowered[close[0]]!r}?)" if close else ""
+        parts.append(f"{name!r}{hint}")
+    kind = cls.__name__.removeprefix("Served")  # the served schemas subclass the public ones
+    plural = "s" if len(names) > 1 else ""
+    return ContextError(f"unknown {kind} field{plural} {', '.join(parts)}; the fields are: "
+                        f"{', '.join(known)}")
+
+
+def _check(cls: type, name: str, value: Any, source: str | None) -> Any:
+    if isinstance(value, tuple):
+        value = list(value)  # Python callers write windows as tuples
+    try:
+        return _checkers(cls)[name].validate_python(value, strict=True)
+    except ValidationError as exc:
+        why = "; ".join(e["msg"] for e in exc.errors())
+        where = f"{source}={value!r} (for context field {name!r})" if source else (
+            f"context field {name!r} = {value!r} ({type(value).__name__})")
+        raise ContextError(f"{where}: {why}") from None
+
+
+@dataclass(kw_only=True, init=False)
+class _ValidatedContext:
+    """Keyword-only construction that checks names, types and ranges, with env defaults."""
+
+    given: ClassVar[frozenset[str]]
+
+    def __init__(self, **given: Any) -> None:
+        names = [f.name for f in fields(self)]
+        unknown = [k for k in given if k not in names]
+        if unknown:
+            raise _unknown(type(self), unknown)
+        env = current_settings().context_defaults
+        for f in fields(self):
+            if f.name in given:
+                value, source = given[f.name], None
+            elif f.name in env:
+                value, source = _from_env(f, env[f.name]), f"DEEPREAD_{f.name.upper()}"
+            else:
+                value, source = _default(f), None
+            setattr(self, f.name, _check(type(self), f.name, value, source))
+        # Which fields the caller gave, as opposed to defaults and environment values.
+        object.__setattr__(self, "given", frozenset(given))
+
+
+_STORE = field(default="", metadata=_describe(
+    "Store directory or Qdrant URL. Empty: DEEPREAD_STORE, QDRANT_URL, or the per-user "
+    "data directory. On a server only the operator sets it."))
+_COLLECTION = field(default="default", metadata=_describe(
+    "Collection to read from or ingest into (1-64 letters, digits, '_' or '-')."))
+_NAME = "Model name: 'gpt-4o-mini', 'openai:gpt-4o-mini', 'ollama:llama3.1:8b' or an "
+
+
+@dataclass(kw_only=True, init=False)
+class Context(_ValidatedContext):
     """How one run of the DeepRead agent is configured."""
 
-    model: str = field(default="", metadata={
-        "description": "Chat model name for an OpenAI-compatible endpoint (OPENAI_API_KEY, "
-                       "OPENAI_BASE_URL), e.g. 'gpt-4o-mini' or 'openai:gpt-4o-mini'. Empty: "
-                       "the offline extractive policy (no LLM)."})
-    store: str = field(default="", metadata={
-        "description": "Store directory or Qdrant URL. Empty: DEEPREAD_STORE, QDRANT_URL, "
-                       "or the per-user data directory."})
-    collection: str = field(default="default", metadata={
-        "description": "Collection to answer from."})
-    documents: list[int] | None = field(default=None, metadata={
-        "description": "doc_ids in scope (TOC and retrieval); None: all documents."})
-    k: int = field(default=5, metadata={
-        "description": "Hits per retrieve call (Algorithm 1's K)."})
-    window: list[int] = field(default_factory=lambda: [0, 0], metadata={
-        "description": "Scanning window [up, down] added around each hit, inside its "
-                       "section."})
-    max_rounds: int = field(default=50, metadata={
-        "description": "Model calls with tools per question (paper: T=50); then the model "
-                       "must answer."})
-    toc_budget: int = field(default=4000, metadata={
-        "description": "Token budget of the TOC in the system prompt; deeper levels are "
-                       "collapsed first to fit."})
-    temperature: float = field(default=0.0, metadata={
-        "description": "Sampling temperature of the chat model."})
-    retrieval_mode: str = field(default="hybrid", metadata={
-        "description": "Ranking for retrieve: 'dense', 'bm25' or 'hybrid' (RRF of both)."})
-    model_retries: int = field(default=3, metadata={
-        "description": "Retries of a transient model error (429, 5xx, timeout), with "
-                       "exponential backoff."})
-    ocr_model: str = field(default="", metadata={
-        "description": "Ingest: vision model that reads PDF pages as images into Markdown "
-                       "(the paper's OCR route). Empty: the PDF text layer."})
-    vision_model: str = field(default="", metadata={
-        "description": "Ingest: vision model that describes figures (cached). Empty: none."})
-    describe_model: str = field(default="", metadata={
-        "description": "Ingest: chat model writing a one-line summary per section for the "
-                       "TOC (cached, budgeted). Empty: none."})
-    follow_references: bool = field(default=True, metadata={
-        "description": "Offer the follow_reference tool when the question or a tool "
-                       "result mentions 'Table 3', 'Section 4.2', 'page 12'…"})
-    check_sufficiency: bool = field(default=True, metadata={
-        "description": "Check that the cited evidence supports the answer before "
-                       "returning it; if not, read the cited paragraph's section once "
-                       "and re-answer, else abstain (stop_reason 'no_evidence')."})
-    sufficiency_threshold: float = field(default=0.3, metadata={
-        "description": "Lexical check: share of the question's content words the cited "
-                       "paragraphs must contain (devset: answerable questions 0.35-1.0)."})
-    notes_budget: int = field(default=12000, metadata={
-        "description": "Tokens the messages sent to the model may take; past it, older "
-                       "tool results are sent as compact evidence notes. 0: never."})
+    store: str = _STORE
+    collection: str = _COLLECTION
+    model: str = field(default="", metadata=_describe(
+        _NAME + "OpenAI-compatible server's own name ('llama3.1:8b' via OPENAI_BASE_URL). "
+        "Empty: the offline extractive policy (no LLM)."))
+    documents: Annotated[list[Annotated[int, Limits(ge=0)]] | None, Limits()] = field(
+        default=None, metadata=_describe(
+            "doc_ids in scope (TOC and retrieval); null: all documents."))
+    k: Annotated[int, Limits(ge=1)] = field(default=5, metadata=_describe(
+        "Hits per retrieve call (Algorithm 1's K)."))
+    window: Annotated[list[Annotated[int, Limits(ge=0)]],
+                      Limits(min_length=2, max_length=2)] = field(
+        default_factory=lambda: [0, 0], metadata=_describe(
+            "Scanning window [up, down] added around each hit, inside its section."))
+    max_rounds: Annotated[int, Limits(ge=1)] = field(default=50, metadata=_describe(
+        "Model calls with tools per question (paper: T=50); then the model must answer."))
+    toc_budget: Annotated[int, Limits(ge=1)] = field(default=4000, metadata=_describe(
+        "Token budget of the TOC in the system prompt; deeper levels are collapsed first "
+        "to fit."))
+    temperature: Annotated[float, Limits(ge=0.0, le=2.0)] = field(
+        default=0.0, metadata=_describe("Sampling temperature of the chat model."))
+    retrieval_mode: Literal["dense", "bm25", "hybrid"] = field(
+        default="hybrid", metadata=_describe(
+            "Ranking for retrieve: 'dense', 'bm25' or 'hybrid' (RRF of both)."))
+    model_retries: Annotated[int, Limits(ge=0)] = field(default=3, metadata=_describe(
+        "Retries of a transient model error (429, 5xx, timeout), with exponential "
+        "backoff."))
+    follow_references: bool = field(default=True, metadata=_describe(
+        "Offer the follow_reference tool when the question or a tool result mentions "
+        "'Table 3', 'Section 4.2', 'page 12'…"))
+    check_sufficiency: bool = field(default=True, metadata=_describe(
+        "Check that the cited evidence supports the answer before returning it; if not, "
+        "read the cited paragraph's section once and re-answer, else abstain "
+        "(stop_reason 'no_evidence')."))
+    sufficiency_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
+        default=0.3, metadata=_describe(
+            "Lexical check: share of the question's content words the cited paragraphs "
+            "must contain (devset: answerable questions 0.35-1.0)."))
+    notes_budget: Annotated[int, Limits(ge=0)] = field(default=12000, metadata=_describe(
+        "Tokens the messages sent to the model may take; past it, older tool results are "
+        "sent as compact evidence notes. 0: never."))
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            default = f.default_factory() if f.default_factory is not MISSING else f.default
-            raw = os.environ.get(f"DEEPREAD_{f.name.upper()}")
-            if raw is not None and getattr(self, f.name) == default:
-                setattr(self, f.name, _env_value(default, raw))
-        if len(self.window) != 2 or min(self.window) < 0:
-            raise ValueError(f"window must be [up, down] with both >= 0, got {self.window}")
-        if self.retrieval_mode not in ("dense", "bm25", "hybrid"):
-            raise ValueError(f"retrieval_mode must be dense, bm25 or hybrid, "
-                             f"not {self.retrieval_mode!r}")
+
+@dataclass(kw_only=True, init=False)
+class IngestContext(_ValidatedContext):
+    """How one run of the ingest graph is configured."""
+
+    store: str = _STORE
+    collection: str = _COLLECTION
+    ocr_model: str = field(default="", metadata=_describe(
+        "Vision model that reads PDF pages as images into Markdown (the paper's OCR "
+        "route). Empty: the PDF text layer."))
+    vision_model: str = field(default="", metadata=_describe(
+        "Vision model that describes figures (cached). Empty: none."))
+    describe_model: str = field(default="", metadata=_describe(
+        "Chat model writing a one-line summary per section for the TOC (cached, "
+        "budgeted). Empty: none."))
+
+
+def check_context(schema: type[_ValidatedContext], values: dict[str, Any]) -> Any:
+    """``schema(**values)``: the validated context, or a :class:`ContextError`."""
+    if not isinstance(values, dict):
+        raise ContextError(f"a context is an object of fields, not {type(values).__name__}")
+    return schema(**values)

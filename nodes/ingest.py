@@ -19,7 +19,6 @@ failure per document) instead of failing the run.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +28,9 @@ from typing_extensions import TypedDict  # the server's JSON schemas need it on 
 
 from deepread.corpus.files import expand_paths
 from deepread.corpus.uploads import UploadRefused, save_uploads, upload_dir
-from deepread.nodes.context import Context
+from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
+from deepread.settings import current as current_settings
 from deepread.stores.backend import StoreError
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"
@@ -99,11 +99,11 @@ def _paths(state: IngestInput) -> list[str]:
 def make_ingest(resources: Resources, *, served: bool = False):
     """The node; ``served``: paths only under ``DEEPREAD_INGEST_ROOT``, none without it."""
 
-    def ingest(state: IngestInput, runtime: Runtime[Context]) -> IngestOutput:
-        context = runtime.context or Context()
+    def ingest(state: IngestInput, runtime: Runtime[IngestContext]) -> IngestOutput:
+        context = runtime.context or IngestContext()
         write = get_stream_writer()
         paths = _paths(state)
-        root = os.environ.get(ROOT_ENV)
+        root = current_settings().ingest_root
         unsupported: list[Path] = []
         errors: list[str] = []
         if served and not root:

@@ -1,9 +1,15 @@
 """What the nodes work with: the index to read and the chat model to ask.
 
 ``deepread.build_graph(index=…, model=…)`` fixes both; the graph exported to the
-LangGraph server has neither and resolves them from the run's :class:`Context` (store,
-collection, model), keeping one open index per store and collection per process —
-the embedded engine admits a single opener.
+LangGraph server has neither and resolves them from the run's context (store,
+collection, model), keeping one open index per store and collection per process — the
+embedded engine admits a single opener.
+
+An index is either given or named by the context, never both: a graph built with a
+fixed index refuses a context that names a store or collection (it would otherwise be
+silently ignored). The agent reads only collections that exist — an unknown name ends
+the turn with an error that lists the collections there are — while the ingest graph
+creates the collection it names.
 """
 
 from __future__ import annotations
@@ -14,36 +20,70 @@ from langchain_core.language_models import BaseChatModel
 
 from deepread.corpus.index import Index
 from deepread.corpus.models import chat_model
-from deepread.nodes.context import Context
+from deepread.nodes.context import ContextError
 from deepread.nodes.extractive import ExtractiveChatModel
-from deepread.stores.location import default_store
+from deepread.settings import current as current_settings
+from deepread.stores.backend import StoreError
+from deepread.stores.location import check_collection_name, list_collections
 
 _OPEN: dict[tuple[str, str], Index] = {}
 _LOCK = threading.Lock()
 
 
-def shared_index(store: str, collection: str) -> Index:
-    """The process-wide open index of ``collection`` in ``store``."""
+class UnknownCollection(StoreError):
+    """The context names a collection the store does not hold."""
+
+
+def shared_index(store: str, collection: str, *, create: bool = True) -> Index:
+    """The process-wide open index of ``collection`` in ``store``.
+
+    With ``create=False`` a collection that does not exist yet is refused (nothing is
+    opened or created) with the names of those that do.
+    """
     key = (store, collection)
     with _LOCK:
         if key not in _OPEN:
+            if not create:
+                check_collection_name(collection)
+                settings = current_settings()
+                known = list_collections(store, api_key=settings.qdrant_api_key,
+                                         timeout=settings.qdrant_timeout)
+                if collection not in known:
+                    there = ", ".join(repr(n) for n in known) or "none yet"
+                    raise UnknownCollection(
+                        f"collection {collection!r} does not exist in store {store}; "
+                        f"collections there: {there} (ingest documents into it first)")
             _OPEN[key] = Index.open(store=store, collection=collection)
         return _OPEN[key]
 
 
 class Resources:
-    """The index and model a graph uses: fixed at build time, or taken from the context."""
+    """The index and model a graph uses: fixed at build time, or taken from the context.
 
-    def __init__(self, index: Index | None = None, model: BaseChatModel | None = None) -> None:
+    ``create``: whether a collection the context names may be created (the ingest
+    graph) or must exist already (the agent).
+    """
+
+    def __init__(self, index: Index | None = None, model: BaseChatModel | None = None, *,
+                 create: bool = False) -> None:
         self._index = index
         self._model = model
+        self._create = create
 
-    def index(self, context: Context) -> Index:
+    def index(self, context) -> Index:  # Context or IngestContext
         if self._index is not None:
+            named = sorted({"store", "collection"} & getattr(context, "given", frozenset()))
+            if named:
+                raise ContextError(
+                    f"this graph was built with a fixed index (collection "
+                    f"{self._index.name!r} in {self._index.store}), so the context may not "
+                    f"name {' or '.join(named)} too; build the graph without an index to "
+                    "let the context choose")
             return self._index
-        return shared_index(context.store or default_store(), context.collection)
+        store = context.store or current_settings().store
+        return shared_index(store, context.collection, create=self._create)
 
-    def model(self, context: Context) -> BaseChatModel:
+    def model(self, context) -> BaseChatModel:
         if self._model is not None:
             return self._model
         if context.model:

@@ -31,7 +31,10 @@ def make_toc(resources: Resources):
     def toc(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         messages = state.get("messages", [])
-        question = (state.get("question") or "").strip()
+        raw = state.get("question") or ""
+        if not isinstance(raw, str):  # e.g. {"question": 42} from an API client
+            raise ValueError(f"question must be text, not {type(raw).__name__} ({raw!r})")
+        question = raw.strip()
         new: list[HumanMessage] = []
         if question and not (messages and isinstance(messages[-1], HumanMessage)
                              and messages[-1].content == question):

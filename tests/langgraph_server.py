@@ -59,9 +59,10 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def langgraph_dev(workdir: Path, config: str = "langgraph.json",
-                  env: dict[str, str] | None = None) -> Iterator[str]:
-    """The URL of a ``langgraph dev`` serving ``config`` (a file in the repository)."""
+def langgraph_dev(workdir: Path, env: dict[str, str] | None = None, *,
+                  config: str = "langgraph.json") -> Iterator[str]:
+    """The URL of a ``langgraph dev`` serving ``config`` (a file in the repository), with
+    ``env`` added to its environment."""
     log_path = workdir / "server.log"
     port = free_port()
     url = f"http://127.0.0.1:{port}"

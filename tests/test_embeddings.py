@@ -58,9 +58,23 @@ def test_a_collection_refuses_queries_with_other_embeddings(store, shapes_file):
         deepread.Index.open(store=store, collection="fake")
 
 
-def test_embeddings_are_chosen_by_name(monkeypatch):
+def test_embeddings_are_chosen_by_name():
     assert isinstance(resolve_embeddings("local"), LocalEmbeddings)
-    monkeypatch.setenv("DEEPREAD_EMBEDDINGS", "local")
     assert isinstance(resolve_embeddings(), LocalEmbeddings)
     with pytest.raises(ValueError, match="unknown embeddings"):
         resolve_embeddings("word2vec")
+
+
+def test_a_model_file_that_is_not_the_published_one_is_refused(tmp_path):
+    from deepread.stores.embeddings import MODEL_SHA256, EmbeddingModelError, check_sha256
+
+    fake = tmp_path / "model.onnx"
+    fake.write_bytes(b"not the model")
+    with pytest.raises(EmbeddingModelError, match=f"expected {MODEL_SHA256}"):
+        check_sha256(fake, MODEL_SHA256)
+
+
+def test_the_installed_model_file_matches_its_published_sha256():
+    from deepread.stores.embeddings import MODEL_SHA256, _model_file, check_sha256
+
+    assert check_sha256(_model_file(), MODEL_SHA256).name == "model.onnx"

@@ -18,7 +18,7 @@ from deepread import Index
 from deepread.corpus import models as policy_module
 from deepread.graphs.agent import build_graph
 from deepread.graphs.ingest import build_ingest_graph
-from deepread.nodes.context import Context
+from deepread.nodes.context import Context, IngestContext
 from deepread.nodes.ingest import check_root
 from deepread.nodes.observation import CLOSE, OPEN, format_paragraphs
 from deepread.prompts import load
@@ -141,12 +141,11 @@ def test_a_symlink_in_the_root_pointing_outside_is_refused(rooted: Path) -> None
     assert refused == [{"path": "link.md", "reason": f"outside the ingest root {rooted}"}]
 
 
-def ingest_graph_run(tmp_path: Path, paths: list[str], collection: str = "docs"
-                     ) -> tuple[dict[str, Any], Index]:
+def ingest_graph_run(tmp_path: Path, paths: list[str]) -> tuple[dict[str, Any], Index]:
     idx = Index.open(store=tmp_path / "store", collection="docs",
                      embeddings=HashEmbeddings())
-    out = build_ingest_graph(index=idx).invoke({"paths": paths},
-                                               context=Context(collection=collection))
+    # the graph holds the index, so the context names no collection
+    out = build_ingest_graph(index=idx).invoke({"paths": paths}, context=IngestContext())
     return out, idx
 
 
@@ -196,7 +195,7 @@ def test_the_ingest_graph_reports_an_invalid_collection_as_an_error_output(
     (tmp_path / "a.md").write_text("# A\n\nText.\n")
 
     out = build_ingest_graph().invoke({"paths": [str(tmp_path / "a.md")]},
-                                      context=Context(collection="../x"))
+                                      context=IngestContext(collection="../x"))
 
     assert out["documents"] == []
     assert out["error"].startswith("invalid collection name '../x': ")

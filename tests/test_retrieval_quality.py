@@ -36,11 +36,9 @@ def test_the_section_title_counts_as_part_of_the_candidate():
     assert ranked[0][1].para_idx == 1
 
 
-def test_rerankers_are_chosen_by_name(monkeypatch):
+def test_rerankers_are_chosen_by_name():
     assert isinstance(resolve_reranker(None), CoverageReranker)
     assert resolve_reranker("none") is None
-    monkeypatch.setenv("DEEPREAD_RERANK", "none")
-    assert resolve_reranker(None) is None
 
 
 def test_tables_are_searched_by_their_cell_text():

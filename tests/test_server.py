@@ -46,9 +46,6 @@ AGENT_NODES = {"toc", "policy", "retrieve", "read_section", "finalize"}
 WAITS_ON_GRAPH = pytest.mark.xfail(strict=False, reason=(
     "waits on engineer 'graph' (issue 12 items 3-4): the answer as an AIMessage in "
     "messages, every node's update, custom events per tool call"))
-WAITS_ON_DEPS = pytest.mark.xfail(strict=False, reason=(
-    "waits on engineer 'deps' (issue 12 item 5, issue 17 policy): validated context, "
-    "operator-only store, caps, unknown collection as an error"))
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +228,6 @@ def refusal(client: SyncLangGraphClient, graph: str, context: dict[str, Any],
     ({"max_rounds": 0}, "max_rounds"),
     ({"max_round": 3}, "max_round"),
 ])
-@WAITS_ON_DEPS
 def test_a_bad_context_is_refused_with_a_message_naming_the_field(
         client: SyncLangGraphClient, ingested: dict[str, Any], context: dict[str, Any],
         names: str) -> None:
@@ -239,14 +235,12 @@ def test_a_bad_context_is_refused_with_a_message_naming_the_field(
     assert names in said
 
 
-@WAITS_ON_DEPS
 def test_a_question_that_is_not_text_is_refused(client: SyncLangGraphClient,
                                                  ingested: dict[str, Any]) -> None:
     said = refusal(client, "deepread", {"collection": COLLECTION}, {"question": 42})
     assert "question" in said
 
 
-@WAITS_ON_DEPS
 def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_that_exist(
         client: SyncLangGraphClient, ingested: dict[str, Any]) -> None:
     out = client.runs.wait(None, "deepread", input={"question": QUESTION},
@@ -337,7 +331,6 @@ class CountingListener:
 
 
 @pytest.mark.parametrize("graph", ["deepread", "ingest"])
-@WAITS_ON_DEPS
 def test_a_client_chosen_store_url_receives_no_connection(
         client: SyncLangGraphClient, graph: str) -> None:
     listener = CountingListener()
@@ -351,7 +344,6 @@ def test_a_client_chosen_store_url_receives_no_connection(
 
 
 @pytest.mark.parametrize("graph", ["deepread", "ingest"])
-@WAITS_ON_DEPS
 def test_a_client_chosen_store_path_creates_nothing(
         client: SyncLangGraphClient, tmp_path: Path, graph: str) -> None:
     target = tmp_path / "client-store"
@@ -363,7 +355,6 @@ def test_a_client_chosen_store_path_creates_nothing(
 
 
 @pytest.mark.parametrize("field", ["max_rounds", "k", "toc_budget"])
-@WAITS_ON_DEPS
 def test_an_over_cap_value_is_refused_naming_the_field(
         client: SyncLangGraphClient, field: str) -> None:
     said = refusal(client, "deepread", {"collection": COLLECTION, field: 10**9})

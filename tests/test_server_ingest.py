@@ -19,7 +19,7 @@ from deepread.nodes import resources
 
 
 def run(graph, payload: dict[str, Any], collection: str = "docs") -> dict[str, Any]:
-    return graph.invoke(payload, context=deepread.Context(collection=collection))
+    return graph.invoke(payload, context=deepread.IngestContext(collection=collection))
 
 
 @pytest.fixture()
@@ -162,7 +162,7 @@ def test_each_file_streams_its_progress_as_a_custom_event(served) -> None:
              {"name": "b.md", "text": "# B\n\nAnother document entirely.\n"}]
 
     events = [chunk for chunk in served.stream({"files": files},
-                                               context=deepread.Context(collection="docs"),
+                                               context=deepread.IngestContext(collection="docs"),
                                                stream_mode="custom")]
 
     stored = [e for e in events if e["ingest"] == "stored"]

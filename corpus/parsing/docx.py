@@ -8,7 +8,7 @@ from pathlib import Path
 from deepread.corpus.parsing.blocks import ParsedDocument
 from deepread.corpus.parsing.elements import to_blocks
 from deepread.corpus.parsing.errors import ParseError
-from deepread.corpus.parsing.offline import prepare_unstructured
+from deepread.corpus.parsing.offline import partitioner
 
 
 def read_docx(path: Path) -> ParsedDocument:
@@ -17,9 +17,8 @@ def read_docx(path: Path) -> ParsedDocument:
         raise ParseError(path, "the file is empty")
     if not zipfile.is_zipfile(path):
         raise ParseError(path, "not a valid .docx (a .docx is a ZIP package; this is not)")
-    prepare_unstructured()
     import docx
-    from unstructured.partition.docx import partition_docx
+    partition_docx = partitioner("docx")
 
     try:
         title = (docx.Document(str(path)).core_properties.title or "").strip() or None

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-
-from unstructured.documents.elements import Element
+from typing import TYPE_CHECKING
 
 from deepread.corpus.parsing.blocks import Block, BlockKind
+
+if TYPE_CHECKING:  # unstructured is imported only through parsing/offline.py (no ping)
+    from unstructured.documents.elements import Element
 
 # Elements that are page furniture rather than content.
 _SKIPPED = {"PageBreak", "Header", "Footer", "PageNumber"}

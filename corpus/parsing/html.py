@@ -23,7 +23,7 @@ from deepread.corpus.parsing.figures import (
     mark_figures,
     resolve_markers,
 )
-from deepread.corpus.parsing.offline import prepare_unstructured
+from deepread.corpus.parsing.offline import partitioner
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
 # Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").
@@ -100,8 +100,7 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
     and table captions (:mod:`deepread.corpus.parsing.figures`); image paths resolve
     against ``path``'s folder.
     """
-    prepare_unstructured()
-    from unstructured.partition.html import partition_html
+    partition_html = partitioner("html")
 
     infos: list[FigureInfo] = []
     if "<img" in markup or "<figure" in markup or "<caption" in markup:

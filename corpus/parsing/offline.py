@@ -1,34 +1,73 @@
-"""Make ``unstructured`` run offline, fast and quietly, once per process.
+"""``unstructured``'s partitioners, made to run offline, fast and quietly.
 
-unstructured runs spaCy over every text element to tell ``NarrativeText`` from plain
-``Text`` (sentence counts and part-of-speech tags), and when its ``en_core_web_sm``
-model is missing it downloads it from GitHub on first use — which fails offline.
-deepread maps both categories to the same paragraph kind, so the tagger's verdict is
-never used: we hand unstructured a blank English spaCy pipeline with a rule-based
-sentencizer instead. That keeps every element boundary and list/table/code/heading
-decision (those come from markup and regexes), needs no model files, and parses the
-devset HTML pages 3.7× faster than the full model did (1.5 s against 5.7 s; model load
-0.2 s against 2.5 s). unstructured's analytics ping and commercial notice are off too.
+Three things in unstructured would reach the network or slow parsing down, and it offers
+no argument for any of them:
+
+* **A spaCy model download.** unstructured runs spaCy over every text element to tell
+  ``NarrativeText`` from plain ``Text``, and when ``en_core_web_sm`` is missing it
+  downloads it from GitHub on first use — which fails offline. deepread maps both
+  categories to the same paragraph kind, so the tagger's verdict is never used: we hand
+  unstructured a blank English pipeline with a rule-based sentencizer instead (its
+  module-level ``_get_nlp``). Every element boundary and list/table/code/heading decision
+  comes from markup and regexes and is kept; the devset HTML pages parse 3.7× faster
+  (1.5 s against 5.7 s; model load 0.2 s against 2.5 s).
+* **A library-load analytics ping** (``import unstructured`` runs ``nvidia-smi`` and sends
+  an HTTP request) that only the environment variables ``DO_NOT_TRACK`` /
+  ``SCARF_NO_ANALYTICS`` switch off. We set them *only around that one import* and put
+  back exactly what was there before, so the host program's environment is unchanged
+  afterwards (another thread reading the environment during that import could see them;
+  the import happens once per process).
+* **A per-call telemetry event and a commercial notice**, added by the outermost
+  decorator of each public partitioner (``unstructured.telemetry``). deepread calls the
+  function that decorator wraps (``__wrapped__``) instead, so neither runs for our calls,
+  with no environment variable and no change to unstructured for anyone else.
+
+(``HF_HUB_OFFLINE`` used to be set here too; nothing deepread runs uses the Hugging Face
+hub — the tokenizer is read from a file — so it is simply no longer touched.)
 """
 
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+import sys
+import threading
+from collections.abc import Callable
+from functools import cache, lru_cache
+from importlib import import_module
+from typing import Any
 
-_ENV = {
-    "DO_NOT_TRACK": "1",
-    "SCARF_NO_ANALYTICS": "true",
-    "UNSTRUCTURED_DISABLE_NOTICE": "1",
-    "HF_HUB_OFFLINE": "1",
+_OPT_OUT = {"DO_NOT_TRACK": "1", "SCARF_NO_ANALYTICS": "true"}
+_IMPORT_LOCK = threading.Lock()
+
+#: deepread's names for the partitioners it uses: (module, function).
+_PARTITIONERS = {
+    "html": ("unstructured.partition.html", "partition_html"),
+    "docx": ("unstructured.partition.docx", "partition_docx"),
+    "text": ("unstructured.partition.text", "partition_text"),
 }
+
+
+def _import_unstructured_quietly() -> None:
+    """``import unstructured`` with its analytics ping opted out, the env restored after."""
+    with _IMPORT_LOCK:
+        if "unstructured" in sys.modules:  # imported already (by us, or by the host)
+            return
+        saved = {key: os.environ.get(key) for key in _OPT_OUT}
+        os.environ.update(_OPT_OUT)
+        try:
+            import_module("unstructured")
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 @lru_cache(maxsize=1)
 def prepare_unstructured() -> None:
-    """Set the no-network environment and plug the blank spaCy pipeline in."""
-    for key, value in _ENV.items():
-        os.environ.setdefault(key, value)
+    """Import unstructured without its ping and plug the blank spaCy pipeline in."""
+    _import_unstructured_quietly()
     import spacy
     import unstructured.nlp.tokenize as tokenize
 
@@ -37,3 +76,22 @@ def prepare_unstructured() -> None:
     # unstructured resolves the pipeline through this module-level function on every
     # call, so replacing it is enough to keep its download path from ever running.
     tokenize._get_nlp = lambda: nlp
+
+
+def _without_telemetry(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The function inside unstructured's telemetry decorator, when that is the outermost."""
+    from unstructured import telemetry
+
+    inner = getattr(fn, "__wrapped__", None)
+    code = getattr(fn, "__code__", None)
+    if inner is not None and code is not None and code.co_filename == telemetry.__file__:
+        return inner
+    return fn  # a version without the decorator: nothing to skip
+
+
+@cache
+def partitioner(kind: str) -> Callable[..., Any]:
+    """unstructured's ``partition_<kind>``, ready offline and without telemetry."""
+    prepare_unstructured()
+    module, name = _PARTITIONERS[kind]
+    return _without_telemetry(getattr(import_module(module), name))

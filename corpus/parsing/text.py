@@ -13,7 +13,7 @@ from pathlib import Path
 from deepread.corpus.parsing.blocks import ParsedDocument
 from deepread.corpus.parsing.elements import to_blocks
 from deepread.corpus.parsing.errors import ParseError
-from deepread.corpus.parsing.offline import prepare_unstructured
+from deepread.corpus.parsing.offline import partitioner
 
 
 def decode_text(path: Path) -> str:
@@ -33,8 +33,7 @@ def read_text(path: Path) -> ParsedDocument:
     text = decode_text(path)
     if not text.strip():
         raise ParseError(path, "the file is empty")
-    prepare_unstructured()
-    from unstructured.partition.text import partition_text
+    partition_text = partitioner("text")
 
     # Hard-wrapped lines belong to one paragraph and blank lines separate paragraphs.
     # unstructured's own grouper keeps short lines apart ("line two." became its own

