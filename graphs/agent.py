@@ -55,6 +55,10 @@ def after_toc(state: AgentState) -> Literal["compact", "finalize"]:
     return "finalize" if state.get("stop_reason") == "error" else "compact"
 
 
+def after_compact(state: AgentState) -> Literal["policy", "finalize"]:
+    return "finalize" if state.get("stop_reason") == "error" else "policy"
+
+
 def after_policy(state: AgentState) -> Literal["tools", "check", "finalize"]:
     """To the tools while calls are pending; to the check once the model answered."""
     if state.get("stop_reason") == "error":
@@ -95,7 +99,7 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "toc")
     builder.add_conditional_edges("toc", after_toc)
-    builder.add_edge("compact", "policy")
+    builder.add_conditional_edges("compact", after_compact)
     builder.add_conditional_edges("policy", after_policy)
     builder.add_conditional_edges("tools", after_tools)
     builder.add_conditional_edges("check", after_check)

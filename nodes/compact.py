@@ -12,6 +12,8 @@ It runs before every call of the policy, and decides what the policy then only r
   notes (:mod:`deepread.nodes.notes`); the thread keeps them whole. It records which
   (``notes``), the paragraphs now seen only as notes (``noted_regions``: re-reading them
   shows their text again), and what the call will cost (``prompt_tokens``).
+
+A store that fails while the TOC is re-rendered ends the turn (``stop_reason="error"``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from deepread.nodes.prompt import system_prompt
 from deepread.nodes.resources import Resources
 from deepread.nodes.space import render_space
 from deepread.nodes.state import AgentState
+from deepread.stores.backend import StoreError
 
 
 def make_compact(resources: Resources):
@@ -41,8 +44,15 @@ def make_compact(resources: Resources):
         space = state.get("space") or []
         if state.get("bounded") and space != state.get("toc_space"):
             # Retrieval or open_toc widened the interaction space: re-render the prompt.
-            index = resources.index(context)
-            documents = index.toc(context.documents) if context.documents else index.toc()
+            try:
+                index = resources.index(context)
+                documents = (index.toc(context.documents) if context.documents
+                             else index.toc())
+            except StoreError as exc:
+                # The store went away mid-turn: end the turn with the reason, as the toc
+                # node does at its start, rather than crash the run.
+                return {"stop_reason": "error",
+                        "error": f"the document store failed: {exc}"}
             toc, view = render_space(documents, space, context.toc_budget)
             update |= {"toc": toc, "toc_space": list(space), "toc_view": view}
         messages: list[AnyMessage] = list(state.get("messages", []))

@@ -161,3 +161,30 @@ def test_the_space_rendering_stays_within_its_budget(library):
     from deepread.stores.tokens import count_tokens
 
     assert count_tokens(text) <= 500
+
+
+def test_a_store_failure_while_the_space_widens_ends_the_turn_with_the_reason(library,
+                                                                              monkeypatch):
+    tundra = doc_of(library, "tundra")
+
+    def store_goes_away(*args: object) -> None:
+        raise StoreError("the store went away")
+
+    def retrieve_then_lose_the_store(messages: list) -> object:
+        # The retrieve runs; then the store fails before the widened TOC is rendered.
+        original = library.search
+
+        def search_then_fail(*args: object, **kwargs: object) -> object:
+            result = original(*args, **kwargs)
+            monkeypatch.setattr(library, "toc", store_goes_away)
+            return result
+
+        monkeypatch.setattr(library, "search", search_then_fail)
+        return ai(call("retrieve", {"query": "tundra measurement", "doc_id": tundra}))
+
+    model = ScriptedChatModel(steps=[retrieve_then_lose_the_store, ai(content="done")])
+    out = deepread.build_graph(index=library, model=model).invoke(
+        {"question": "What is known about volcanoes?"}, context=SMALL)
+    assert out["stop_reason"] == "error"
+    assert out["error"] == "the document store failed: the store went away"
+    assert len(model.calls) == 1
