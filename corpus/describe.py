@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
+from deepread.corpus.models import message_text
 from deepread.corpus.vision import model_name
 from deepread.prompts import load
 from deepread.stores.cache import ModelCache, sha256
@@ -101,7 +102,7 @@ def describe_sections(sections: list[Section], paragraphs: Sequence[Paragraph],
             except Exception as exc:  # an undescribed section is still a section
                 log.warning("describe model failed on section %r: %s", sec.title, exc)
                 continue
-            summary = one_line(str(reply.content))
+            summary = one_line(message_text(reply))
             if cache is not None and summary:
                 cache.put("section", name, digest, summary)
         sec.summary = summary or None

@@ -14,10 +14,11 @@ OPEN, CLOSE = "<document_content>", "</document_content>"
 # "< /document_content" and "</ document_content" too: any spacing a reader could take
 # for the frame's own tag.
 _FRAME = re.compile(r"<\s*/?\s*document_content", re.IGNORECASE)
-# Line starts the observation itself uses: a paragraph coordinate "[1:2:3]" and a
-# section line "## (1) [2]".
-_COORD_LINE = re.compile(r"^(\s*)(\[\s*\d+\s*:\s*\d+\s*:\s*\d+\s*\]|##\s*\(\d+\)\s*\[\d+\])",
-                         re.MULTILINE)
+# Line starts the observation itself uses: a paragraph coordinate "[1:2:3]", a pointer
+# to paragraphs already shown "[1:2:3-9]", and a section line "## (1) [2]".
+_COORD_LINE = re.compile(
+    r"^(\s*)(\[\s*\d+\s*:\s*\d+\s*:\s*\d+\s*(?:[-–]\s*\d+\s*)?\]|##\s*\(\d+\)\s*\[\d+\])",
+    re.MULTILINE)
 
 
 def escape(text: str) -> str:

@@ -30,6 +30,7 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
+from deepread.corpus.models import message_text
 from deepread.prompts import load
 from deepread.stores.cache import ModelCache, sha256
 from deepread.stores.records import Paragraph
@@ -69,10 +70,7 @@ def image_part(data: bytes, mime: str = "image/png") -> dict:
 def ask_about_image(model: BaseChatModel, prompt: str, part: dict) -> str:
     """Send one text + image message; the reply's text."""
     reply = model.invoke([HumanMessage(content=[{"type": "text", "text": prompt}, part])])
-    content = reply.content
-    if isinstance(content, list):
-        content = "".join(c.get("text", "") if isinstance(c, dict) else str(c) for c in content)
-    return str(content).strip()
+    return message_text(reply).strip()
 
 
 def load_image(image: str) -> tuple[bytes | None, dict | None]:

@@ -171,28 +171,29 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def _one_line(update: dict[str, Any]) -> list[str]:
     """Human lines for one streamed graph update (any node's)."""
+    from deepread.nodes.observation import Observation
+
     lines = []
     for msg in update.get("messages") or []:
         for call in getattr(msg, "tool_calls", None) or []:
             args = ", ".join(f"{k}={v!r}" for k, v in call["args"].items())
             lines.append(f"→ {call['name']}({args})")
-        # Every tool result, whichever node ran it: follow_reference and open_toc run in
-        # their own nodes, and the sufficiency check's extra read runs in finalize.
+        # Every tool result, whichever node wrote it (the check's extra read included).
         if getattr(msg, "tool_call_id", None):
-            art = msg.artifact if isinstance(msg.artifact, dict) else {}
+            obs = Observation.of(msg)
             if msg.status == "error":
-                lines.append(f"← {msg.name}: {art.get('error', msg.content)}")
+                lines.append(f"← {msg.name}: {obs.error or msg.content}")
                 continue
-            rows = art.get("paragraphs", [])
-            if not rows and "hits" not in art:  # a text result (a TOC, a resolution)
+            rows = obs.paragraphs
+            if not rows and obs.hits is None:  # a text result (a TOC, a resolution)
                 first = next((ln.strip() for ln in str(msg.content).splitlines()
                               if ln.strip()), "")
                 lines.append(f"← {msg.name}: {first[:100]}{' …' if len(first) > 100 else ''}")
                 continue
-            repeats = sum(r.get("repeat", False) for r in rows)
-            coords = " ".join(f"[{r['doc_id']}:{r['sec_id']}:{r['para_idx']}]" for r in rows[:4])
+            repeats = sum(r.repeat for r in rows)
+            coords = " ".join(f"[{r.doc_id}:{r.sec_id}:{r.para_idx}]" for r in rows[:4])
             more = " …" if len(rows) > 4 else ""
-            hits = f"{len(art['hits'])} hits, " if "hits" in art else ""
+            hits = f"{len(obs.hits)} hits, " if obs.hits is not None else ""
             lines.append(f"← {msg.name}: {hits}{len(rows)} paragraphs"
                          f"{f' ({repeats} already read)' if repeats else ''} {coords}{more}")
     return lines
@@ -224,14 +225,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
         with open_checkpointer(args.checkpointer, checkpoints) as saver:
             graph = build_graph(index=idx, checkpointer=saver)
             config = {"configurable": {"thread_id": thread}}
+            # One checkpoint per question, not one per step: a 50-round run writes
+            # 0.08 MB instead of 6.7 MB (docs/benchmarks.md, checkpoints). A question
+            # stopped halfway leaves the thread as it was before it.
             for chunk in graph.stream({"question": args.question}, config, context=context,
-                                      stream_mode="updates"):
+                                      stream_mode="updates", durability="exit"):
                 for node, update in chunk.items():
                     if not args.json:
                         for line in _one_line(update or {}):
                             print(line, file=sys.stderr)
-                    if node == "finalize":
-                        output = dict(update)
+                    if node == "finalize":  # the outputs; the chat stays in the thread
+                        output = {k: v for k, v in update.items() if k != "messages"}
         titles = {d.doc_id: d for d in idx.documents()}
     except CheckpointerError as exc:
         print(f"deepread: {exc}", file=sys.stderr)

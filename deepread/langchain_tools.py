@@ -4,13 +4,13 @@
 tool-calling agent that is not deepread's own graph — LangGraph's prebuilt
 ``create_react_agent``, a LangChain agent, a hand-written ``ToolNode`` loop. The
 arguments, descriptions and the way paragraphs are shown (``[doc_id:sec_id:para_idx]``
-coordinates, document text framed as data) are the agent graph's own (nodes/tools.py,
+coordinates, document text framed as data) are the agent graph's own (nodes/tool_specs.py,
 prompts/, nodes/observation.py), so a model prompted for deepread behaves the same here.
 
 A call that cannot run — wrongly typed arguments, an unknown document or section, a
 store failure — comes back as a tool error (``ToolMessage`` with ``status="error"``)
 whose text says what to do; it never raises into the agent loop. Each result also
-carries an artifact: the paragraphs' rows (``ToolMessage.artifact``).
+carries the agent's :class:`~deepread.nodes.observation.Observation` as its artifact.
 
 These tools keep no read-region memory (they are stateless): a paragraph read twice is
 shown twice. Use :func:`deepread.build_graph` for the full agent with that memory.
@@ -26,8 +26,12 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
-from deepread.nodes.observation import format_paragraphs
-from deepread.nodes.tools import ReadSectionArgs, RetrieveArgs
+from deepread.nodes.context import Context
+from deepread.nodes.observation import Observation, format_paragraphs
+from deepread.nodes.read_section import read_section as read_section_handler
+from deepread.nodes.retrieve import retrieve as retrieve_handler
+from deepread.nodes.tool_call import ToolEnv
+from deepread.nodes.tool_specs import ReadSectionArgs, RetrieveArgs, check_scope, reason
 from deepread.prompts import load
 from deepread.stores.backend import StoreError
 
@@ -70,15 +74,11 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
         raise ValueError(f"window must be (up, down) with both >= 0, got {window}")
     scope = list(documents) if documents is not None else None
 
-    def in_scope(doc_id: int) -> None:
-        if scope is not None and doc_id not in scope:
-            raise ToolException(f"document {doc_id} is outside the documents these tools "
-                                f"read ({', '.join(map(str, scope))})")
-
-    def shown(paragraphs: list, header: str) -> tuple[str, dict[str, Any]]:
+    def shown(paragraphs: list, header: str, observation: Observation
+              ) -> tuple[str, dict[str, Any]]:
         by_id = {d.doc_id: d for d in index.documents()}
-        text, rows = format_paragraphs(paragraphs, by_id, {})
-        return f"{header}\n{text}", {"paragraphs": rows}
+        text, observation.paragraphs = format_paragraphs(paragraphs, by_id, {})
+        return f"{header}\n{text}", observation.artifact()
 
     def guarded(fn):
         """Run ``fn``; what the model can fix becomes a ToolException (a tool error)."""
@@ -87,43 +87,32 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
                 return fn(**kwargs)
             except ToolException:
                 raise
-            except KeyError as exc:
-                raise ToolException(str(exc.args[0]) if exc.args else str(exc)) from None
-            except ValueError as exc:
-                raise ToolException(str(exc)) from None
+            except (KeyError, ValueError) as exc:
+                raise ToolException(reason(exc)) from None
             except StoreError as exc:
                 raise ToolException(f"the document store failed: {exc}") from None
         return run
 
+    # The agent graph's own handlers (nodes/retrieve.py, nodes/read_section.py), under a
+    # context holding these tools' k, window and scope: the same hits, ranges, headers
+    # and scope errors as inside deepread's graph.
+    env = ToolEnv(index=index, context=Context(k=k, window=list(window),
+                                               documents=scope))
+
+    def run(handler: Any, args: BaseModel) -> tuple[str, dict[str, Any]]:
+        outcome = handler(args, env)
+        return shown(outcome.paragraphs, outcome.header, outcome.observation)
+
     def retrieve(query: str | list[str], doc_id: int | None = None):
-        if doc_id is not None:
-            in_scope(doc_id)
-        result = index.search(query, k=k, window=window,
-                              doc_id=[doc_id] if doc_id is not None else scope)
-        header = (f"{len(result.hits)} hit(s) for {query!r}, best first (coordinates "
-                  "[doc_id:sec_id:para_idx]); read a section with read_section.")
-        content, artifact = shown(result.paragraphs, header)
-        return content, artifact | {"hits": [h.to_dict() for h in result.hits]}
+        return run(retrieve_handler, RetrieveArgs(query=query, doc_id=doc_id))
 
     def read_section(doc_id: int, sec_id: int, start: int, end: int):
-        in_scope(doc_id)
-        got = index.read(doc_id, sec_id, start, end)
-        n_para = index.collection.document(doc_id).sections[sec_id].n_para
-        if got.paragraphs:
-            header = (f"Section ({doc_id}) [{sec_id}], paragraphs {got.start}..{got.end} "
-                      f"of 0..{n_para - 1}:")
-        elif n_para == 0:
-            header = (f"Section ({doc_id}) [{sec_id}] has no direct paragraphs; read its "
-                      "children (see toc).")
-        else:
-            header = (f"Section ({doc_id}) [{sec_id}] has {n_para} paragraph(s); the range "
-                      f"{start}..{end} holds none (valid: 0..{n_para - 1}).")
-        content, artifact = shown(got.paragraphs, header)
-        return content, artifact | {"range": [got.start, got.end]}
+        return run(read_section_handler,
+                   ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end))
 
     def toc(doc_id: int | None = None):
         if doc_id is not None:
-            in_scope(doc_id)
+            check_scope(doc_id, scope)
             docs = index.toc(doc_id)
         else:
             docs = index.toc(scope) if scope is not None else index.toc()

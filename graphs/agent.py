@@ -1,9 +1,18 @@
-"""The DeepRead agent graph: TOC → policy ⇄ Retrieve / ReadSection → finalize.
+"""The DeepRead agent graph: TOC → policy ⇄ tools → check → finalize.
 
-(``open_toc`` joins the executors when a large collection's prompt shows a bounded
-interaction space, see nodes/space.py; ``follow_reference`` when the turn mentions
-"Table 3", "Section 4.2"…, see corpus/references.py. ``finalize`` checks that the cited
-evidence supports the answer first, see nodes/sufficiency.py.)
+::
+
+    START → toc → compact → policy ─(tool calls)→ tools → compact → policy …
+                                   └─(answer)→ check ─(supported)→ finalize → END
+                                                     └─(read more)→ tools → compact → policy
+
+``toc`` starts the turn and injects the Directory Structure (paper §3.3); ``compact``
+prepares each model call (the interaction space's TOC, evidence notes); ``policy`` is
+the model's decision (Algorithm 1, l. 4); ``tools`` runs its calls (retrieve,
+read_section, and open_toc / follow_reference when on offer); ``check`` tests that the
+cited evidence supports the answer and may read once more; ``finalize`` reports the
+answer, its citations and usage. A failure (store, model, tool) goes to ``finalize``
+with ``stop_reason="error"``.
 
 ``build_graph(index=…, model=…)`` returns a compiled graph for Python use (and as a
 subgraph of a larger one). ``graph`` is what ``langgraph.json`` serves: a graph factory
@@ -20,47 +29,50 @@ from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from deepread.corpus.index import Index
 from deepread.graphs.served import served_factory, served_schema
+from deepread.nodes.check import make_check
+from deepread.nodes.compact import make_compact
 from deepread.nodes.context import Context
-from deepread.nodes.finalize import make_finalize
-from deepread.nodes.follow_reference import make_follow_reference
-from deepread.nodes.open_toc import make_open_toc
-from deepread.nodes.policy import make_policy, offered_tools
-from deepread.nodes.read_section import make_read_section
+from deepread.nodes.finalize import finalize
+from deepread.nodes.policy import make_policy
 from deepread.nodes.resources import Resources
-from deepread.nodes.retrieve import make_retrieve
 from deepread.nodes.state import AgentState, InputState, OutputState, pending_tool_calls
 from deepread.nodes.toc import make_toc
-from deepread.nodes.tools import FOLLOW_REFERENCE, TOOL_NAMES
+from deepread.nodes.tool_specs import READ_SECTION, TOOL_NAMES
+from deepread.nodes.tools import make_tools
 
-Route = Literal["retrieve", "read_section", "open_toc", "follow_reference", "policy",
-                "finalize"]
+#: LangGraph's step limit, a backstop only: ``max_rounds`` bounds the loop (a round is
+#: compact, policy and tools — three steps), so this leaves room for ~300 rounds.
+RECURSION_LIMIT = 1000
 
 
-def make_router(tools: tuple[str, ...] = TOOL_NAMES):
-    def route_after_policy(state: AgentState) -> Route:
-        """To the executor of the next pending call, or to finalize once the model answered."""
-        if state.get("stop_reason") == "error":
-            return "finalize"
-        pending = pending_tool_calls(state.get("messages", []))
-        if pending:
-            name = pending[0].get("name")
-            # policy answers unknown, unoffered and malformed calls itself, then routes again
-            offered = offered_tools(state, tools)
-            return name if name in offered and not pending[0].get("invalid") else "policy"
-        last = state.get("messages", [])[-1:] or [None]
-        if isinstance(last[0], AIMessage) and not last[0].tool_calls:
-            return "finalize"
-        return "policy"
+def after_toc(state: AgentState) -> Literal["compact", "finalize"]:
+    return "finalize" if state.get("stop_reason") == "error" else "compact"
 
-    return route_after_policy
 
+def after_compact(state: AgentState) -> Literal["policy", "finalize"]:
+    return "finalize" if state.get("stop_reason") == "error" else "policy"
+
+
+def after_policy(state: AgentState) -> Literal["tools", "check", "finalize"]:
+    """To the tools while calls are pending; to the check once the model answered."""
+    if state.get("stop_reason") == "error":
+        return "finalize"
+    return "tools" if pending_tool_calls(state.get("messages", [])) else "check"
+
+
+def after_tools(state: AgentState) -> Literal["compact", "finalize"]:
+    return "finalize" if state.get("stop_reason") == "error" else "compact"
+
+
+def after_check(state: AgentState) -> Literal["tools", "finalize"]:
+    """To the tools when the check asked to read more; else the answer is final."""
+    return "tools" if pending_tool_calls(state.get("messages", [])) else "finalize"
 
 
 def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
@@ -80,25 +92,20 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     builder = StateGraph(AgentState, context_schema=Context, input_schema=InputState,
                          output_schema=OutputState)
     builder.add_node("toc", make_toc(resources))
+    builder.add_node("compact", make_compact(resources))
     builder.add_node("policy", make_policy(resources, tools))
-    builder.add_node("retrieve", make_retrieve(resources))
-    builder.add_node("read_section", make_read_section(resources))
-    builder.add_node("open_toc", make_open_toc(resources))
-    builder.add_node(FOLLOW_REFERENCE, make_follow_reference(resources))
-    builder.add_node("finalize", make_finalize(resources, "read_section" in tools))
+    builder.add_node("tools", make_tools(resources))
+    builder.add_node("check", make_check(resources, READ_SECTION in tools))
+    builder.add_node("finalize", finalize)
     builder.add_edge(START, "toc")
-    builder.add_conditional_edges(
-        "toc", lambda state: "finalize" if state.get("stop_reason") == "error" else "policy",
-        ["policy", "finalize"])
-    builder.add_conditional_edges("policy", make_router(tools),
-                                  ["retrieve", "read_section", "open_toc",
-                                   FOLLOW_REFERENCE, "policy", "finalize"])
-    builder.add_edge("retrieve", "policy")
-    builder.add_edge("read_section", "policy")
-    builder.add_edge("open_toc", "policy")
-    builder.add_edge(FOLLOW_REFERENCE, "policy")
+    builder.add_conditional_edges("toc", after_toc)
+    builder.add_conditional_edges("compact", after_compact)
+    builder.add_conditional_edges("policy", after_policy)
+    builder.add_conditional_edges("tools", after_tools)
+    builder.add_conditional_edges("check", after_check)
     builder.add_edge("finalize", END)
-    return builder.compile(checkpointer=checkpointer, name=name)
+    compiled = builder.compile(checkpointer=checkpointer, name=name)
+    return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 
 
 def served_graph() -> CompiledStateGraph:

@@ -1,7 +1,12 @@
 """The agent's and the ingest graph's nodes, and what only the agent uses.
 
-One module per node (``toc``, ``policy``, ``tools``, ``check``, ``finalize``,
-``ingest``), plus the agent's support: its state and context, the tool schemas, how tool
-results are shown to the model, evidence notes, the interaction space and the offline
-extractive policy. Documents themselves live in ``deepread.corpus``.
+Nodes (one module each): ``toc``, ``compact``, ``policy``, ``tools``, ``check``,
+``finalize`` (the agent, :mod:`deepread.graphs.agent`) and ``ingest``. Agent support,
+which nodes import and which imports no node: the state and context, the tool specs
+and the handler contract (``tool_specs``, ``tool_call``), the tools' handlers
+(``retrieve``, ``read_section``, ``open_toc``, ``follow_reference``), the typed tool
+result (``observation``), what a model call is sent (``prompt``), evidence notes, the
+interaction space, citations, the sufficiency check's pieces, the offline extractive
+policy and the resources (index, model) a run uses. Documents themselves live in
+``deepread.corpus``.
 """

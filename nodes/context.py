@@ -160,6 +160,9 @@ class Context(_ValidatedContext):
     model_retries: Annotated[int, Limits(ge=0)] = field(default=3, metadata=_describe(
         "Retries of a transient model error (429, 5xx, timeout), with exponential "
         "backoff."))
+    model_timeout: Annotated[float, Limits(ge=0.0)] = field(default=120.0, metadata=_describe(
+        "Seconds one model response may take in all, retries included; then the turn "
+        "ends with stop_reason 'error'. 0: no deadline."))
     follow_references: bool = field(default=True, metadata=_describe(
         "Offer the follow_reference tool when the question or a tool result mentions "
         "'Table 3', 'Section 4.2', 'page 12'…"))

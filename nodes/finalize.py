@@ -1,61 +1,37 @@
-"""The ``finalize`` node: the answer, checked citations, usage and the trajectory.
+"""The ``finalize`` node: the turn's answer, its checked citations, usage and tool calls.
 
-Citations are the ``[doc_id:sec_id:para_idx]`` marks in the answer (ranges
-``[1:4:2-5]`` and lists ``[1:4:2, 1:4:7]`` too). Only paragraphs the model was actually
-shown (the read-region memory) count; any other mark is dropped and counted, so a
-citation always points at evidence the model saw.
-
-The node the graph runs (:func:`make_finalize`) first checks that the cited evidence
-supports the answer (:mod:`deepread.nodes.sufficiency`): it may read once more and
-re-answer, or abstain with ``stop_reason="no_evidence"``. Doing this inside
-``finalize`` keeps the graph's shape (toc → policy ⇄ tools → finalize) for callers
-that stream node updates.
+The answer is the turn's last AI message that calls no tool (the policy's, the second
+one the sufficiency check asked for, or the check's abstention). Its citations are the
+``[doc_id:sec_id:para_idx]`` marks the model was shown (:mod:`deepread.nodes.citations`);
+any other mark is dropped and counted. The answer message in ``messages`` gets them in
+its ``response_metadata["citations"]``, so a chat view has them with the answer.
 """
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
+from deepread.corpus.models import message_text
+from deepread.nodes.citations import parse_citations, read_citations
 from deepread.nodes.context import Context
-from deepread.nodes.state import AgentState, Citation, merge_regions, turn_messages, was_read
+from deepread.nodes.state import AgentState, Citation, final_answer, turn_messages
 
-if TYPE_CHECKING:
-    from deepread.nodes.resources import Resources
-
-_BRACKET = re.compile(r"\[([\d\s:,;\-–]+)\]")
-_COORD = re.compile(r"(\d+):(\d+):(\d+)(?:\s*[-–]\s*(\d+))?")
-_MAX_RANGE = 200  # a cited range wider than this is a typo, not a citation
+_USAGE = ("input_tokens", "output_tokens", "total_tokens")
 
 
-def parse_citations(text: str) -> list[tuple[int, int, int]]:
-    """Coordinates cited in ``text``, in order of first mention, ranges expanded."""
-    out: list[tuple[int, int, int]] = []
-    for group in _BRACKET.findall(text):
-        for d, s, p, q in _COORD.findall(group):
-            first, last = int(p), int(q) if q else int(p)
-            for j in range(first, min(last, first + _MAX_RANGE) + 1):
-                if (int(d), int(s), j) not in out:
-                    out.append((int(d), int(s), j))
-    return out
-
-
-def finalize(state: AgentState) -> dict[str, Any]:
+def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    context = runtime.context or Context()
     messages = turn_messages(state)
     replies = [m for m in messages if isinstance(m, AIMessage)]
-    last = replies[-1] if replies else None
-    answer = ""
-    if last is not None and not last.tool_calls:
-        answer = last.content if isinstance(last.content, str) else "".join(
-            part.get("text", "") if isinstance(part, dict) else str(part)
-            for part in last.content)
+    last = final_answer(messages)
+    answer = message_text(last) if last is not None else ""
     regions = state.get("read_regions") or {}
     cited = parse_citations(answer)
-    kept = [c for c in cited if was_read(regions, *c)]
-    usage = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    kept = read_citations(answer, regions)
+    usage = {key: int((state.get("check_usage") or {}).get(key, 0)) for key in _USAGE}
     for reply in replies:
         for key in usage:
             usage[key] += int((reply.usage_metadata or {}).get(key, 0))
@@ -64,42 +40,22 @@ def finalize(state: AgentState) -> dict[str, Any]:
     error = state.get("error")
     if stop == "error" and not error:
         error = "the model returned an empty reply"
-    return {
+    sufficiency = state.get("sufficiency") or (
+        "unchecked" if context.check_sufficiency else "off")
+    citations = [Citation(doc_id=d, sec_id=s, para_idx=p) for d, s, p in kept]
+    update: dict[str, Any] = {}
+    if last is not None and last.id:
+        # The answer in the chat carries its citations (same id: replaced in place).
+        update["messages"] = [last.model_copy(update={"response_metadata": {
+            **last.response_metadata, "citations": [dict(c) for c in citations]}})]
+    return update | {
         "question": "",  # consumed: a later chat-message turn brings its own
         "answer": answer,
-        "citations": [Citation(doc_id=d, sec_id=s, para_idx=p) for d, s, p in kept],
+        "citations": citations,
         "dropped_citations": len(cited) - len(kept),
         "stop_reason": stop,
         "error": error,
         "usage": usage,
         "tool_calls": calls,
-        "sufficiency": state.get("sufficiency") or "unchecked",
+        "sufficiency": sufficiency,
     }
-
-
-def make_finalize(resources: Resources, can_read: bool = True):
-    """The ``finalize`` node: the sufficiency check (and its one extra step), then
-    :func:`finalize` on the result."""
-    from deepread.nodes.sufficiency import check  # it uses parse_citations from here
-
-    def finalize_node(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        context = runtime.context or Context()
-        update, judge_usage = check(state, resources, context, can_read)
-        merged: dict[str, Any] = dict(state)
-        merged["messages"] = [*state.get("messages", []), *update.get("messages", [])]
-        merged["read_regions"] = merge_regions(state.get("read_regions"),
-                                               update.get("read_regions"))
-        for key in ("stop_reason", "sufficiency"):
-            if key in update:
-                merged[key] = update[key]
-        out = finalize(merged)  # type: ignore[arg-type]
-        for key, value in judge_usage.items():
-            if key in out["usage"]:
-                out["usage"][key] += value
-        if update.get("messages"):
-            out["messages"] = update["messages"]
-        if update.get("read_regions"):
-            out["read_regions"] = update["read_regions"]
-        return out
-
-    return finalize_node

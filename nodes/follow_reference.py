@@ -1,9 +1,9 @@
-"""The ``follow_reference`` node: shows what "Table 3", "Section 4.2", "page 12" point at.
+"""The ``follow_reference`` tool: shows what "Table 3", "Section 4.2", "page 12" point at.
 
 Offered only when the question or an observation mentions such a reference
-(:func:`deepread.nodes.policy.offered_tools`); resolution is
-:mod:`deepread.corpus.references`. Results go through the shared executor
-(:func:`~deepread.nodes.executor.run_calls`): coordinates, framing, read-region memory.
+(:func:`deepread.nodes.tool_specs.offered_tools`); resolution is
+:mod:`deepread.corpus.references`. Run by the ``tools`` node like the others
+(coordinates, framing, read-region memory).
 A section shows its first direct paragraphs within :data:`SECTION_BUDGET` tokens (its
 subsections are listed when it has none); a table or figure shows its paragraph (and
 a separate caption paragraph next to it); a page shows its paragraphs within the budget.
@@ -13,15 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.runtime import Runtime
-
 from deepread.corpus.index import Index
 from deepread.corpus.references import Target, parse_reference, resolver_for
-from deepread.nodes.context import Context
-from deepread.nodes.executor import Outcome, run_calls
-from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState
-from deepread.nodes.tools import FOLLOW_REFERENCE, FollowReferenceArgs
+from deepread.nodes.observation import Observation
+from deepread.nodes.tool_call import Outcome, ToolEnv
+from deepread.nodes.tool_specs import FollowReferenceArgs, check_scope
 from deepread.stores.records import Paragraph
 from deepread.stores.tokens import count_tokens
 
@@ -72,13 +68,13 @@ def _show(target: Target, index: Index, budget: int) -> tuple[list[Paragraph], s
     return shown, f"{said!r} → section {where}.{rest}"
 
 
-def follow_reference_call(args: FollowReferenceArgs, index: Index, context: Context,
-                          prefer: list[int] | None = None) -> Outcome:
-    scope = context.documents
+def follow_reference(args: FollowReferenceArgs, env: ToolEnv) -> Outcome:
+    """What the reference points at: at most three targets within :data:`SECTION_BUDGET`
+    (documents the conversation has read come first when it is ambiguous)."""
+    index = env.index
+    scope = env.context.documents
     if args.doc_id is not None:
-        if scope and args.doc_id not in scope:
-            raise ValueError(f"document {args.doc_id} is outside this conversation's scope "
-                             f"(documents {', '.join(map(str, scope))})")
+        check_scope(args.doc_id, scope)
         index.collection.document(args.doc_id)  # KeyError: no such document
         scope = [args.doc_id]
     wanted = parse_reference(args.reference)
@@ -87,7 +83,7 @@ def follow_reference_call(args: FollowReferenceArgs, index: Index, context: Cont
     resolver = resolver_for(index)
     targets: list[Target] = []
     for mention in wanted:
-        targets += resolver.resolve(mention, scope, prefer or [], limit=2)
+        targets += resolver.resolve(mention, scope, env.read_docs, limit=2)
         if len(targets) >= 3:
             break
     if not targets:
@@ -102,21 +98,7 @@ def follow_reference_call(args: FollowReferenceArgs, index: Index, context: Cont
         budget = max(0, budget - sum(count_tokens(p.text) for p in shown))
         paragraphs += [p for p in shown if p.coord not in {q.coord for q in paragraphs}]
         headers.append(header)
-    extra: dict[str, Any] = {"targets": [
+    found: list[dict[str, Any]] = [
         {"kind": t.mention.kind, "reference": t.mention.text, "doc_id": t.doc_id,
-         "sec_id": t.sec_id, "coords": [list(c) for c in t.coords]} for t in targets[:3]]}
-    return Outcome(paragraphs, extra, "\n".join(headers))
-
-
-def make_follow_reference(resources: Resources):
-    def follow_reference(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        context = runtime.context or Context()
-        # Documents the conversation has read come first when a reference is ambiguous.
-        prefer = list(dict.fromkeys(int(k.split(":")[0])
-                                    for k in (state.get("read_regions") or {})))
-        return run_calls(state, FOLLOW_REFERENCE,
-                         lambda args, index, ctx: follow_reference_call(args, index, ctx,
-                                                                        prefer),
-                         resources.index(context), context)
-
-    return follow_reference
+         "sec_id": t.sec_id, "coords": [list(c) for c in t.coords]} for t in targets[:3]]
+    return Outcome(paragraphs, "\n".join(headers), observation=Observation(targets=found))

@@ -12,7 +12,8 @@ latest round are never compacted.
 Decision: the checkpointed messages stay intact (the trajectory, the artifacts and
 the evaluation read them; the read-region memory still points at the originals, so a
 re-read shows the text again rather than "already shown"). The notes are recomputed
-deterministically for each model call, so the same history always yields the same
+deterministically before each model call (by the ``compact`` node, which records them
+in the state for the policy to send), so the same history always yields the same
 prompt. Notes are extractive — no extra model call.
 """
 
@@ -20,10 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from deepread.corpus.models import message_text
+from deepread.nodes.observation import Observation, ShownParagraph
 from deepread.nodes.state import Regions, regions_of
 from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
@@ -35,12 +38,16 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 _TAGS = re.compile(r"<[^>]+>")
 
 
+#: The same messages are measured before every model call of a run: their counts are
+#: kept (keyed by the text itself, whose hash Python keeps with the string).
+_tokens = lru_cache(maxsize=4096)(count_tokens)
+
+
 def message_tokens(message: BaseMessage) -> int:
     """Tokens a message costs: its text and its tool calls' names and arguments."""
-    content = message.content if isinstance(message.content, str) else str(message.content)
-    n = count_tokens(content) + 4
+    n = _tokens(message_text(message)) + 4
     if isinstance(message, AIMessage):
-        n += sum(count_tokens(f"{c['name']}{c['args']}") for c in message.tool_calls)
+        n += sum(_tokens(f"{c['name']}{c['args']}") for c in message.tool_calls)
     return n
 
 
@@ -57,27 +64,26 @@ def _short(sentence: str) -> str:
 
 def note_for(message: ToolMessage, question: str) -> str:
     """The compact note standing for one tool observation."""
-    artifact = message.artifact if isinstance(message.artifact, dict) else {}
-    rows = [r for r in artifact.get("paragraphs", []) if isinstance(r, dict)]
+    rows = Observation.of(message).paragraphs
     head = f"{NOTE_MARK} {message.name or 'tool'} result"
     if not rows:
-        first = (message.content if isinstance(message.content, str) else "").split("\n")[0]
+        first = message_text(message).split("\n")[0]
         return f"{head}: {_short(first)}"
     wanted = terms(question)
-    groups: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    groups: dict[tuple[int, int], list[ShownParagraph]] = {}
     for r in rows:
-        groups.setdefault((r["doc_id"], r["sec_id"]), []).append(r)
+        groups.setdefault((r.doc_id, r.sec_id), []).append(r)
     lines = [f"{head}, {len(rows)} paragraph(s):"]
     for (d, s), group in groups.items():
-        first, last = min(r["para_idx"] for r in group), max(r["para_idx"] for r in group)
+        first, last = min(r.para_idx for r in group), max(r.para_idx for r in group)
         scored: list[tuple[int, int, str, set[str]]] = []
         for r in group:
-            if r.get("repeat"):
+            if r.repeat:
                 continue
-            for sentence in _sentences(str(r.get("text", ""))):
+            for sentence in _sentences(r.text):
                 shared = wanted & terms(sentence)
                 if shared:
-                    scored.append((len(shared), -r["para_idx"], sentence, shared))
+                    scored.append((len(shared), -r.para_idx, sentence, shared))
         scored.sort(key=lambda x: (-x[0], -x[1]))
         span = f"[{d}:{s}:{first}]" if first == last else f"[{d}:{s}:{first}-{last}]"
         line = f"- {span} re-read with read_section({d}, {s}, {first}, {last})"
@@ -95,11 +101,17 @@ def compact(messages: Sequence[BaseMessage], question: str, budget: int,
     """``messages`` with the oldest observations replaced by notes until the whole fits
     ``budget`` tokens (or nothing more may be compacted). Messages from ``keep_from``
     on (default: the latest round's observations) stay as they are."""
+    return fit(messages, question, budget, keep_from)[0]
+
+
+def fit(messages: Sequence[BaseMessage], question: str, budget: int,
+        keep_from: int | None = None) -> tuple[list[BaseMessage], int]:
+    """:func:`compact`, and the tokens of what it returns (``budget <= 0``: no notes)."""
     out = list(messages)
     costs = [message_tokens(m) for m in out]
     total = sum(costs)
     if budget <= 0 or total <= budget:
-        return out
+        return out, total
     if keep_from is None:
         keep_from = len(out)
         while keep_from > 0 and isinstance(out[keep_from - 1], ToolMessage):
@@ -115,11 +127,11 @@ def compact(messages: Sequence[BaseMessage], question: str, budget: int,
         if cost < costs[i]:
             total += cost - costs[i]
             out[i], costs[i] = note, cost
-    return out
+    return out, total
 
 
 def is_note(message: BaseMessage) -> bool:
-    return isinstance(message, ToolMessage) and str(message.content).startswith(NOTE_MARK)
+    return isinstance(message, ToolMessage) and message_text(message).startswith(NOTE_MARK)
 
 
 def noted_regions(messages: Sequence[BaseMessage]) -> Regions:
@@ -128,11 +140,9 @@ def noted_regions(messages: Sequence[BaseMessage]) -> Regions:
     noted: list[tuple[int, int, int]] = []
     full: set[tuple[int, int, int]] = set()
     for m in messages:
-        if not isinstance(m, ToolMessage) or not isinstance(m.artifact, dict):
+        if not isinstance(m, ToolMessage):
             continue
-        rows = [(r["doc_id"], r["sec_id"], r["para_idx"])
-                for r in m.artifact.get("paragraphs", [])
-                if isinstance(r, dict) and not r.get("repeat")]
+        rows = [p.coord for p in Observation.of(m).shown]
         if is_note(m):
             noted += rows
         else:

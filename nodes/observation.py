@@ -1,41 +1,177 @@
-"""How tool results are shown to the model: paragraphs with their coordinates.
+"""A tool result: what the model is shown (text) and what it carried (:class:`Observation`).
 
-Each paragraph is prefixed with ``[doc_id:sec_id:para_idx]`` (paper §3.4, Format),
-grouped under a line naming its section. Document text is framed as data inside
-``<document_content>`` tags; text that could close that frame or forge a coordinate
-line is escaped. A paragraph the model has already been shown (read-region memory) is
-replaced by a short pointer, so nothing is paid for twice.
+Every ``ToolMessage`` the ``tools`` node writes carries an :class:`Observation` as its
+``artifact``, serialised to plain JSON data by :meth:`Observation.artifact` — the one
+place it is written — and read back by :meth:`Observation.of` everywhere else (the
+extractive policy, evidence notes, the CLI, the evaluation's trajectory). The artifact
+stays plain data so checkpointers, the LangGraph server and Studio store and show it as
+is.
+
+The text follows the paper (§3.4, Format): each paragraph prefixed with
+``[doc_id:sec_id:para_idx]``, grouped under a line naming its section, framed as data
+inside ``<document_content>`` tags, with text that could close that frame or forge a
+coordinate line escaped. Paragraphs the model has already been shown (read-region
+memory) are not repeated: a run of them becomes one pointer line,
+``[3:9:18-52] (already shown above; not repeated)``.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from langchain_core.messages import BaseMessage, ToolMessage
 
 from deepread.corpus.framing import CLOSE, OPEN, escape
 from deepread.nodes.state import Regions, was_read
-from deepread.stores.records import Document, Paragraph
+from deepread.stores.records import Document, Hit, Paragraph
+
+POINTER = "(already shown above; not repeated)"
+
+
+@dataclass(slots=True)
+class ShownParagraph:
+    """A paragraph of a tool result; ``repeat``: shown only as a pointer (read before)."""
+
+    doc_id: int
+    sec_id: int
+    para_idx: int
+    text: str = ""
+    kind: str = "text"
+    page: int | None = None
+    caption: str | None = None
+    label: str | None = None
+    image: str | None = None
+    repeat: bool = False
+
+    @property
+    def coord(self) -> tuple[int, int, int]:
+        return (self.doc_id, self.sec_id, self.para_idx)
+
+    @classmethod
+    def of(cls, paragraph: Paragraph, repeat: bool) -> ShownParagraph:
+        return cls(**asdict(paragraph), repeat=repeat)
+
+
+_ROW_FIELDS = frozenset(f.name for f in fields(ShownParagraph))
+
+
+@dataclass(slots=True)
+class Observation:
+    """The typed result of one tool call (the ``ToolMessage`` artifact)."""
+
+    paragraphs: list[ShownParagraph] = field(default_factory=list)
+    #: retrieve: the ranked hits, and the size of each hit's section ("d:s" -> n_para,
+    #: n_tok) so a reader can size a read_section.
+    hits: list[Hit] | None = None
+    sections: dict[str, dict[str, int]] | None = None
+    #: read_section: the clipped range read.
+    range: list[int] | None = None
+    #: follow_reference: what the reference resolved to.
+    targets: list[dict[str, Any]] | None = None
+    #: open_toc: the document whose TOC was shown.
+    doc_id: int | None = None
+    #: Why the call was not run (the ToolMessage has status "error").
+    error: str | None = None
+
+    def artifact(self) -> dict[str, Any]:
+        """Plain JSON data for ``ToolMessage.artifact`` — the only serialiser."""
+        out: dict[str, Any] = {"paragraphs": [asdict(p) for p in self.paragraphs]}
+        if self.hits is not None:
+            out["hits"] = [h.to_dict() for h in self.hits]
+        for name in ("sections", "range", "targets", "doc_id", "error"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+    @classmethod
+    def of(cls, message: BaseMessage) -> Observation:
+        """The observation a tool message carries (empty for anything else)."""
+        art = getattr(message, "artifact", None)
+        if not isinstance(art, dict):
+            return cls()
+        rows = [ShownParagraph(**{k: v for k, v in r.items() if k in _ROW_FIELDS})
+                for r in art.get("paragraphs") or [] if isinstance(r, dict)]
+        hits = art.get("hits")
+        return cls(
+            paragraphs=rows,
+            hits=None if hits is None else [
+                Hit(int(h["doc_id"]), int(h["sec_id"]), int(h["para_idx"]),
+                    float(h.get("score", 0.0))) for h in hits],
+            sections=art.get("sections"), range=art.get("range"),
+            targets=art.get("targets"), doc_id=art.get("doc_id"), error=art.get("error"))
+
+    @property
+    def shown(self) -> list[ShownParagraph]:
+        """Paragraphs whose text this result showed (not pointers)."""
+        return [p for p in self.paragraphs if not p.repeat]
+
+    def summary(self) -> dict[str, Any]:
+        """What the result showed, in a few numbers (for stream events and the CLI)."""
+        out: dict[str, Any] = {"paragraphs": len(self.paragraphs),
+                               "repeats": sum(p.repeat for p in self.paragraphs)}
+        if self.hits is not None:
+            out["hits"] = len(self.hits)
+        if self.range is not None:
+            out["range"] = list(self.range)
+        pages = sorted({p.page for p in self.paragraphs if p.page})
+        if pages:
+            out["pages"] = pages
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def result_message(call: dict[str, Any], content: str, observation: Observation
+                   ) -> ToolMessage:
+    """The ``ToolMessage`` answering ``call`` (``status="error"`` when it has an error)."""
+    return ToolMessage(content=content, tool_call_id=call.get("id") or "",
+                       name=call.get("name") or "unknown",
+                       status="error" if observation.error is not None else "success",
+                       artifact=observation.artifact())
+
+
+def error_message(call: dict[str, Any], why: str) -> ToolMessage:
+    """An error result the model can act on: ``Error: <why>``."""
+    return result_message(call, f"Error: {why}", Observation(error=why))
 
 
 def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document],
-                      regions: Regions) -> tuple[str, list[dict[str, Any]]]:
-    """Observation text and the artifact rows (``repeat`` marks pointer-only rows)."""
+                      regions: Regions) -> tuple[str, list[ShownParagraph]]:
+    """Observation text and its rows; a run of consecutive paragraphs of a section that
+    were shown before is one pointer line (``repeat`` rows)."""
     lines: list[str] = [OPEN]
-    rows: list[dict[str, Any]] = []
+    rows: list[ShownParagraph] = []
     current: tuple[int, int] | None = None
+    run: list[int] = []  # doc_id, sec_id, first, last of the pending pointer line
+
+    def close_run() -> None:
+        if run:
+            d, s, first, last = run
+            span = f"{first}" if first == last else f"{first}-{last}"
+            lines.append(f"[{d}:{s}:{span}] {POINTER}")
+            run.clear()
+
     for p in paragraphs:
         if (p.doc_id, p.sec_id) != current:
+            close_run()
             current = (p.doc_id, p.sec_id)
             doc = documents.get(p.doc_id)
             title = doc.sections[p.sec_id].title if doc and p.sec_id < len(doc.sections) else ""
             lines.append(f"## ({p.doc_id}) [{p.sec_id}] {escape(' '.join(title.split()))}")
         repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
-        head = f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]"
-        if repeat:
-            lines.append(f"{head} (already shown above; not repeated)")
+        rows.append(ShownParagraph.of(p, repeat))
+        if repeat and run and run[3] + 1 == p.para_idx:
+            run[3] = p.para_idx
+        elif repeat:
+            close_run()
+            run.extend([p.doc_id, p.sec_id, p.para_idx, p.para_idx])
         else:
+            close_run()
             page = f" (p.{p.page})" if p.page else ""
-            lines.append(f"{head}{page} {escape(p.text)}")
-        rows.append(p.to_dict() | {"repeat": repeat})
+            lines.append(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} {escape(p.text)}")
+    close_run()
     if len(lines) == 1:
         lines.append("(no paragraphs)")
     lines.append(CLOSE)

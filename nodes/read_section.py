@@ -1,25 +1,17 @@
-"""The ``read_section`` node: executes ReadSection calls (Algorithm 1, lines 23–27)."""
+"""The ``read_section`` tool (Algorithm 1, lines 23–27), run by the ``tools`` node."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from langgraph.runtime import Runtime
-
-from deepread.corpus.index import Index
-from deepread.nodes.context import Context
-from deepread.nodes.executor import Outcome, run_calls
-from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState
-from deepread.nodes.tools import ReadSectionArgs
+from deepread.nodes.observation import Observation
+from deepread.nodes.tool_call import Outcome, ToolEnv
+from deepread.nodes.tool_specs import ReadSectionArgs, check_scope
 
 
-def read_section_call(args: ReadSectionArgs, index: Index, context: Context) -> Outcome:
-    if context.documents and args.doc_id not in context.documents:
-        raise ValueError(f"document {args.doc_id} is outside this conversation's scope "
-                         f"(documents {', '.join(map(str, context.documents))})")
-    got = index.read(args.doc_id, args.sec_id, args.start, args.end)
-    n_para = index.collection.document(args.doc_id).sections[args.sec_id].n_para
+def read_section(args: ReadSectionArgs, env: ToolEnv) -> Outcome:
+    """Paragraphs ``start..end`` of a section, clipped to it; the header says the range."""
+    check_scope(args.doc_id, env.context.documents)
+    got = env.index.read(args.doc_id, args.sec_id, args.start, args.end)
+    n_para = env.index.collection.document(args.doc_id).sections[args.sec_id].n_para
     if not got.paragraphs:
         header = (f"Section ({args.doc_id}) [{args.sec_id}] has {n_para} paragraph(s); the "
                   f"range {args.start}..{args.end} holds none (valid: 0..{n_para - 1}).")
@@ -29,13 +21,5 @@ def read_section_call(args: ReadSectionArgs, index: Index, context: Context) -> 
     else:
         header = (f"Section ({args.doc_id}) [{args.sec_id}], paragraphs "
                   f"{got.start}..{got.end} of 0..{n_para - 1}:")
-    return Outcome(got.paragraphs, {"range": [got.start, got.end]}, header)
-
-
-def make_read_section(resources: Resources):
-    def read_section(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        context = runtime.context or Context()
-        return run_calls(state, "read_section", read_section_call, resources.index(context),
-                         context)
-
-    return read_section
+    return Outcome(got.paragraphs, header,
+                   observation=Observation(range=[got.start, got.end]))

@@ -87,5 +87,9 @@ class Resources:
         if self._model is not None:
             return self._model
         if context.model:
-            return chat_model(context.model, context.temperature)
+            # The client's per-read timeout and its own retries (corpus/models.py); the
+            # total deadline of a response is the policy's (Context.model_timeout).
+            return chat_model(context.model, context.temperature,
+                              timeout=context.model_timeout or 120.0,
+                              retries=context.model_retries)
         return ExtractiveChatModel()

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from deepread.corpus.framing import escape
 from deepread.corpus.index import Index
-from deepread.corpus.toc_text import render_toc
+from deepread.corpus.toc_text import RenderedToc, render_toc
+from deepread.nodes.state import TocView
 from deepread.stores.records import Document
 from deepread.stores.tokens import count_tokens
 
@@ -40,8 +41,16 @@ def initial_space(index: Index, question: str, scope: Sequence[int] | None) -> l
     return list(dict.fromkeys(h.doc_id for h in hits))[:INITIAL_DOCUMENTS]
 
 
-def render_space(documents: Sequence[Document], space: Sequence[int], budget: int) -> str:
-    """Document list plus the TOCs of the documents in ``space``, within ``budget``."""
+def toc_view(rendered: RenderedToc, documents: Sequence[Document]) -> TocView:
+    """Which documents and levels a rendered TOC of ``documents`` shows."""
+    return TocView(documents=[d.doc_id for d in documents[:rendered.documents_shown]],
+                   max_level=rendered.max_level)
+
+
+def render_space(documents: Sequence[Document], space: Sequence[int], budget: int
+                 ) -> tuple[str, TocView]:
+    """Document list plus the TOCs of the documents in ``space``, within ``budget``;
+    and which TOC sections that shows."""
     by_id = {d.doc_id: d for d in documents}
     lines = [f"The collection has {len(documents)} documents; their full tables of "
              "contents do not fit here. All documents:"]
@@ -60,5 +69,7 @@ def render_space(documents: Sequence[Document], space: Sequence[int], budget: in
     lines.append(f"Tables of contents shown below for documents: {ids}. Open another "
                  "document's with open_toc(doc_id); retrieve results add theirs.")
     head = "\n".join(lines)
-    toc = render_toc(shown, max(0, budget - count_tokens(head))).text if shown else ""
-    return f"{head}\n\n{toc}".rstrip()
+    if not shown:
+        return head, TocView(documents=[], max_level=None)
+    rendered = render_toc(shown, max(0, budget - count_tokens(head)))
+    return f"{head}\n\n{rendered.text}".rstrip(), toc_view(rendered, shown)

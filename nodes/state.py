@@ -86,8 +86,15 @@ class InputState(TypedDict, total=False):
 
 
 class OutputState(TypedDict, total=False):
-    """What the graph returns (``output_schema``)."""
+    """What the graph returns (``output_schema``).
 
+    ``messages`` is the thread's chat: the turn's answer is its last AI message, with
+    the checked citations in ``response_metadata["citations"]`` (response metadata,
+    because it describes the reply and is never sent back to a model API, as
+    ``additional_kwargs`` may be).
+    """
+
+    messages: Annotated[list[AnyMessage], add_messages]
     answer: str
     citations: list[Citation]
     dropped_citations: int
@@ -98,6 +105,9 @@ class OutputState(TypedDict, total=False):
     error: str | None
     usage: dict[str, int]
     tool_calls: list[dict[str, Any]]
+    #: Tokens the latest model call was sent, system prompt and TOC included (after
+    #: evidence notes): how close the conversation runs to the budget.
+    prompt_tokens: int
 
 
 def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
@@ -105,6 +115,11 @@ def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
     out = list(current or [])
     out += [i for i in dict.fromkeys(update or []) if i not in out]
     return out
+
+
+class TocView(TypedDict):
+    documents: list[int]
+    max_level: int | None
 
 
 class AgentState(InputState, OutputState, total=False):
@@ -124,6 +139,20 @@ class AgentState(InputState, OutputState, total=False):
     noted_regions: Regions
     # Whether follow_reference is on offer this round (corpus/references.py).
     references: bool
+    # The tools the last model call was offered (policy); the tools node refuses others.
+    offered: list[str]
+    # What the Directory Structure shows: the documents listed and the deepest level
+    # (None: all levels), for the offline extractive policy's Read-only choice.
+    toc_view: TocView
+    # The compact node: observations the next model call is sent as evidence notes
+    # (message id -> note); ``prompt_tokens`` (an output) is what that call is sent.
+    notes: dict[str, str]
+    # The sufficiency check (nodes/check.py): how often it ran this turn, why it asked
+    # for another answer (the policy answers again without tools while this is set), and
+    # the tokens its judge calls used.
+    checks: int
+    retry_reason: str
+    check_usage: dict[str, int]
 
 
 def turn_messages(state: AgentState) -> list[AnyMessage]:
@@ -146,3 +175,11 @@ def pending_tool_calls(messages: list[AnyMessage]) -> list[dict[str, Any]]:
         if not isinstance(msg, ToolMessage):
             return []
     return []
+
+
+def final_answer(messages: list[AnyMessage]) -> AIMessage | None:
+    """The last AI message of ``messages`` that calls no tool: the turn's answer."""
+    for msg in reversed(messages):
+        if isinstance(msg, AIMessage) and not msg.tool_calls and not msg.invalid_tool_calls:
+            return msg
+    return None

@@ -8,19 +8,18 @@ the collapsed TOC would not fit, the prompt shows a bounded interaction space in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from deepread.corpus.toc_text import RenderedToc, render_toc, section_line
 from deepread.nodes.context import Context
-from deepread.nodes.space import initial_space, render_space
+from deepread.nodes.resources import Resources
+from deepread.nodes.space import initial_space, render_space, toc_view
 from deepread.nodes.state import AgentState
+from deepread.nodes.tool_specs import reason
 from deepread.stores.backend import StoreError
-
-if TYPE_CHECKING:
-    from deepread.nodes.resources import Resources
 
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 
@@ -47,29 +46,33 @@ def make_toc(resources: Resources):
                                  "ending with the user's question")
             question = str(messages[-1].content)
         turn_start = len(messages) if new else max(0, len(messages) - 1)
+        # Per-turn fields start afresh; the thread's messages and read regions carry on.
+        fresh: dict[str, Any] = {
+            "messages": new, "question": question, "turn_start": turn_start, "rounds": 0,
+            "stop_reason": "", "error": None, "answer": "", "citations": [],
+            "dropped_citations": 0, "tool_calls": [], "usage": {}, "sufficiency": "",
+            "checks": 0, "retry_reason": "", "check_usage": {}}
         try:
             index = resources.index(context)
             documents = index.toc(context.documents) if context.documents else index.toc()
+            rendered = render_toc(documents, context.toc_budget)
+            space: list[int] = []
+            bounded = rendered.max_level is not None and len(documents) > 1
+            text, view = rendered.text, toc_view(rendered, documents)
+            if bounded:
+                # Collapsing would hide most sections of every document: show the
+                # documents retrieval ranks highest in full instead, and let the space
+                # grow from there.
+                space = list(dict.fromkeys([
+                    *(state.get("space") or []),
+                    *initial_space(index, question, context.documents)]))
+                text, view = render_space(documents, space, context.toc_budget)
         except (KeyError, ValueError, StoreError) as exc:
-            # A bad collection name, an unknown document in scope, a store in use: the
-            # turn ends with stop_reason "error" and the reason, not a crashed graph.
-            reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            return {"messages": new, "question": question, "turn_start": turn_start,
-                    "rounds": 0, "stop_reason": "error", "error": str(reason)}
-        rendered = render_toc(documents, context.toc_budget)
-        space: list[int] = []
-        bounded = rendered.max_level is not None and len(documents) > 1
-        text = rendered.text
-        if bounded:
-            # Collapsing would hide most sections of every document: show the documents
-            # retrieval ranks highest in full instead, and let the space grow from there.
-            space = list(dict.fromkeys([*(state.get("space") or []),
-                                        *initial_space(index, question, context.documents)]))
-            text = render_space(documents, space, context.toc_budget)
-        return {"messages": new, "question": question, "toc": text, "bounded": bounded,
-                "space": space, "toc_space": space,
-                "turn_start": turn_start, "rounds": 0, "stop_reason": "", "error": None,
-                "answer": "", "citations": [], "dropped_citations": 0, "tool_calls": [],
-                "usage": {}}
+            # A bad collection name, an unknown document in scope, a store in use or
+            # gone: the turn ends with stop_reason "error" and the reason, not a crashed
+            # graph.
+            return {**fresh, "stop_reason": "error", "error": reason(exc)}
+        return {**fresh, "toc": text, "toc_view": view, "bounded": bounded, "space": space,
+                "toc_space": space}
 
     return toc

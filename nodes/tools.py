@@ -1,85 +1,150 @@
-"""The tools the model sees: the paper's two (§3.4) and the situational ones.
+"""The ``tools`` node: runs every pending tool call of the last AI message, in order.
 
-The schemas are bound to the chat model; the executors validate every call against
-the same schemas, so a wrongly typed or missing argument becomes an error message the
-model can act on rather than an exception.
+In the spirit of LangGraph's prebuilt ``ToolNode``: a registry of handlers by tool
+name (:data:`HANDLERS`), each call answered by exactly one ``ToolMessage`` carrying its
+id, and a call that cannot run answered with an error the model can act on — calls to
+unknown tools or tools not on offer this round, arguments that are not JSON or do not
+fit the schema, unknown documents or sections, documents outside the conversation's
+scope, a store that fails. Unlike ``ToolNode`` it runs the calls one after another,
+because each result depends on what the earlier ones showed: the read-region memory
+turns paragraphs already shown into pointers, and the node records what it showed.
+
+Anything else a handler raises is a fault, not a bad call: the calls not yet answered
+are answered as "not run" (so the thread's history stays one a model API accepts) and
+the turn ends with ``stop_reason="error"`` naming the fault.
+
+Each call and its result are also written to LangGraph's ``custom`` stream: a
+``tool_call`` event before it runs and a ``tool_result`` event with a summary (hits,
+range read, pages, paragraphs, error).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import BaseModel, Field, ValidationError
+from langchain_core.messages import ToolMessage
+from langgraph.runtime import Runtime
 
-from deepread.prompts import load
+from deepread.nodes.context import Context
+from deepread.nodes.follow_reference import follow_reference
+from deepread.nodes.observation import (
+    Observation,
+    error_message,
+    format_paragraphs,
+    result_message,
+)
+from deepread.nodes.open_toc import open_toc
+from deepread.nodes.read_section import read_section
+from deepread.nodes.resources import Resources
+from deepread.nodes.retrieve import retrieve
+from deepread.nodes.state import (
+    AgentState,
+    Regions,
+    merge_regions,
+    pending_tool_calls,
+    regions_of,
+    subtract_regions,
+)
+from deepread.nodes.tool_call import Handler, Outcome, ToolEnv
+from deepread.nodes.tool_specs import (
+    FOLLOW_REFERENCE,
+    OPEN_TOC,
+    READ_SECTION,
+    RETRIEVE,
+    TOOL_NAMES,
+    ToolArgumentError,
+    parse_args,
+    reason,
+)
+from deepread.stores.backend import StoreError
 
-
-class RetrieveArgs(BaseModel):
-    query: str | list[str] = Field(
-        description="What to look for: keywords or a question, or a list of them (their "
-                    "results are merged in rank order).")
-    doc_id: int | None = Field(default=None,
-                               description="Search only this document (optional).")
-
-
-class ReadSectionArgs(BaseModel):
-    doc_id: int = Field(description="Document id, from the Directory Structure.")
-    sec_id: int = Field(description="Section id within that document.")
-    start: int = Field(description="First paragraph to read (0-based).")
-    end: int = Field(description="Last paragraph to read (inclusive).")
-
-
-class FollowReferenceArgs(BaseModel):
-    reference: str = Field(
-        description="The reference as written: 'Table 3', 'Figure 2.1', 'Section 4.2', "
-                    "'§4.2', '4.2', 'section Organizing test code', 'page 12'.")
-    doc_id: int | None = Field(default=None,
-                               description="Resolve it in this document only (optional; "
-                                           "default: the documents being read first).")
-
-
-class OpenTocArgs(BaseModel):
-    doc_id: int = Field(description="Document whose table of contents to show.")
-
-
-ARGS: dict[str, type[BaseModel]] = {"retrieve": RetrieveArgs, "read_section": ReadSectionArgs,
-                                    "open_toc": OpenTocArgs,
-                                    "follow_reference": FollowReferenceArgs}
-
-#: The paper's two tools, offered by default.
-TOOL_NAMES = ("retrieve", "read_section")
-#: Offered as well when the prompt shows a bounded interaction space (nodes/space.py).
-OPEN_TOC = "open_toc"
-#: Offered as well when the question or an observation mentions a reference ("Table 3",
-#: "Section 4.2", "page 12") that resolves (corpus/references.py); the paper's two-tool
-#: default stays otherwise.
-FOLLOW_REFERENCE = "follow_reference"
+HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
+                                OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference}
 
 
-def tool_schemas(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
-    """OpenAI-format definitions of the tools ``names``, descriptions from ``prompts/``."""
-    out = []
-    for name in names:
-        model = ARGS[name]
-        schema = convert_to_openai_tool(model)
-        schema["function"]["name"] = name
-        schema["function"]["description"] = load(name)
-        out.append(schema)
-    return out
+def refusal(call: dict[str, Any], offered: list[str]) -> str | None:
+    """Why ``call`` cannot run at all, or None when its tool is on offer."""
+    name = call.get("name")
+    if call.get("invalid"):
+        return (f"the arguments of {name} were not valid JSON: {call.get('args')!r}; "
+                "call it again with a JSON object")
+    if name not in HANDLERS:
+        return f"unknown tool {name!r}; the tools are: {', '.join(offered)}"
+    if name not in offered:
+        return f"{name} is not available now; the tools are: {', '.join(offered)}"
+    return None
 
 
-class ToolArgumentError(ValueError):
-    """A tool call's arguments do not fit the tool's schema."""
+def report(write: Any, call: dict[str, Any], answer: ToolMessage) -> None:
+    """The ``custom`` stream event of one answered call."""
+    write({"event": "tool_result", "id": call.get("id"), "name": call.get("name"),
+           "status": answer.status, **Observation.of(answer).summary()})
 
 
-def parse_args(name: str, args: Any) -> BaseModel:
-    """Validated arguments of a ``name`` call, or :class:`ToolArgumentError`."""
-    if not isinstance(args, dict):
-        raise ToolArgumentError(f"{name} expects a JSON object of arguments, got {args!r}")
-    try:
-        return ARGS[name].model_validate(args, strict=False)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
-        raise ToolArgumentError(f"invalid arguments for {name}: {problems}") from None
+def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv,
+                   regions: Regions) -> ToolMessage:
+    """The answer to ``call``: the outcome's text, or its paragraphs framed with their
+    coordinates, those in ``regions`` (shown before) as pointers."""
+    observation = outcome.observation
+    if outcome.text is not None:
+        return result_message(call, outcome.text, observation)
+    documents = {d.doc_id: d for d in env.index.documents()}
+    text, observation.paragraphs = format_paragraphs(outcome.paragraphs, documents, regions)
+    content = f"{outcome.header}\n{text}" if outcome.header else text
+    return result_message(call, content, observation)
+
+
+def make_tools(resources: Resources):
+    """The ``tools`` node, answering the pending calls with :data:`HANDLERS`."""
+
+    def tools(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        context = runtime.context or Context()
+        write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
+        offered = list(state.get("offered") or TOOL_NAMES)
+        # Paragraphs the model now sees only as evidence notes (nodes/notes.py) count as
+        # unread: re-reading them shows their text again.
+        regions: Regions = subtract_regions(dict(state.get("read_regions") or {}),
+                                            state.get("noted_regions"))
+        read_docs = list(dict.fromkeys(int(k.split(":")[0])
+                                       for k in (state.get("read_regions") or {})))
+        shown: Regions = {}
+        widened: list[int] = []
+        answers: list[ToolMessage] = []
+        calls = pending_tool_calls(state.get("messages", []))
+        env: ToolEnv | None = None
+        for position, call in enumerate(calls):
+            write({"event": "tool_call", "id": call.get("id"), "name": call.get("name"),
+                   "args": call.get("args")})
+            try:
+                why = refusal(call, offered)
+                if why is not None:
+                    raise ToolArgumentError(why)
+                args = parse_args(call["name"], call.get("args"))
+                env = env or ToolEnv(resources.index(context), context, read_docs)
+                outcome = HANDLERS[call["name"]](args, env)
+                answer = shown_to_model(call, outcome, env, merge_regions(regions, shown))
+            except (ToolArgumentError, KeyError, ValueError) as exc:
+                answers.append(error_message(call, reason(exc)))
+            except StoreError as exc:
+                answers.append(error_message(call, f"the document store failed: {exc}"))
+            except Exception as exc:  # a fault, not a bad call: end the turn, say why
+                fault = f"the {call.get('name')} tool failed: {type(exc).__name__}: {exc}"
+                answers.append(error_message(call, fault))
+                report(write, call, answers[-1])
+                for later in calls[position + 1:]:
+                    answers.append(error_message(later, "not run: an earlier call of this "
+                                                        "round failed"))
+                    report(write, later, answers[-1])
+                return {"messages": answers, "read_regions": shown, "stop_reason": "error",
+                        "error": fault}
+            else:
+                shown = merge_regions(shown, regions_of([p.coord for p in outcome.paragraphs]))
+                widened += outcome.widens
+                answers.append(answer)
+            report(write, call, answers[-1])
+        update: dict[str, Any] = {"messages": answers, "read_regions": shown}
+        if state.get("bounded") and widened:
+            update["space"] = widened
+        return update
+
+    return tools

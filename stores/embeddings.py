@@ -185,8 +185,3 @@ def embed_texts(embeddings: Embeddings, texts: list[str]) -> np.ndarray:
     if isinstance(embeddings, LocalEmbeddings):
         return embeddings.embed_array(texts)
     return np.asarray(embeddings.embed_documents(texts), dtype=np.float32)
-
-
-def text_digest(text: str) -> str:
-    """Short content hash used to reuse vectors of unchanged paragraphs."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()

@@ -49,13 +49,18 @@ Only paragraph about figs.
 
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No DEEPREAD_* settings leak in from the environment; model retries do not sleep."""
-    from deepread.corpus import models as policy
+    """No DEEPREAD_* settings leak in from the environment; model retries do not sleep
+    (deepread's own, and the OpenAI client's, which tests reach through fake servers)."""
+    from openai import _base_client
+
+    from deepread.corpus import models
 
     for name in list(os.environ):
         if name.startswith("DEEPREAD_"):
             monkeypatch.delenv(name)
-    monkeypatch.setattr(policy, "BACKOFF_BASE_S", 0.0)
+    monkeypatch.setattr(models, "BACKOFF_MAX_S", 0.0)
+    monkeypatch.setattr(_base_client, "INITIAL_RETRY_DELAY", 0.0)
+    monkeypatch.setattr(_base_client, "MAX_RETRY_DELAY", 0.0)
 
 
 @pytest.fixture(scope="module")

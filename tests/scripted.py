@@ -16,6 +16,10 @@ Every call is recorded: ``model.calls`` holds the list of messages of each call 
 calls that raised included), ``model.bound`` the tool schemas of each ``bind_tools``
 (which returns the model itself, so the script runs on). When the script runs out the
 model raises :class:`ScriptExhausted`, unless ``cycle=True`` replays it from the start.
+
+With ``strict=True`` the model refuses, as OpenAI-compatible APIs do (HTTP 400), a
+history in which a tool call is not answered by a tool message before anything else,
+or a tool message answers no open call (:func:`history_problem`).
 """
 
 from __future__ import annotations
@@ -57,6 +61,22 @@ def call(name: str, args: dict[str, Any] | None = None, id: str | None = None) -
             "type": "tool_call"}
 
 
+def read_call(doc_sec: tuple[int, int], start: int, end: int,
+              **extra: Any) -> dict[str, Any]:
+    """A ``read_section`` call of paragraphs ``start..end`` of section ``doc_sec``."""
+    return call("read_section", {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start,
+                                 "end": end, **extra})
+
+
+def section_of(index: Any, title: str) -> tuple[int, int]:
+    """``(doc_id, sec_id)`` of the first section of ``index`` titled ``title``."""
+    for doc in index.documents():
+        for sec in doc.sections:
+            if sec.title == title:
+                return doc.doc_id, sec.sec_id
+    raise AssertionError(f"no section {title!r}")
+
+
 def ai(*tool_calls: dict[str, Any], content: str = "",
        usage: tuple[int, int] | None = None, **kwargs: Any) -> AIMessage:
     """An AI message with ``tool_calls`` and, given ``(input, output)``, usage metadata."""
@@ -85,11 +105,44 @@ def cite(coords: Sequence[tuple[int, int, int]]) -> str:
     return " ".join(f"[{d}:{s}:{p}]" for d, s, p in coords)
 
 
+def tool_turns(entries: Sequence[tuple[str, Sequence[str], str | None]]) -> str | None:
+    """What an OpenAI-compatible API would reject in a conversation given as
+    ``(role, tool_call_ids, tool_call_id)`` per message, or None when it is valid."""
+    open_ids: list[str] = []
+    for role, call_ids, answers in entries:
+        if role == "tool":
+            if answers not in open_ids:
+                return (f"messages with role 'tool' must be a response to a preceding "
+                        f"message with 'tool_calls' (tool_call_id {answers!r})")
+            open_ids.remove(answers)
+            continue
+        if open_ids:
+            return ("An assistant message with 'tool_calls' must be followed by tool "
+                    "messages responding to each 'tool_call_id'. The following "
+                    f"tool_call_ids did not have response messages: {', '.join(open_ids)}")
+        open_ids = list(call_ids)
+    if open_ids:
+        return f"tool_call_ids without response messages: {', '.join(open_ids)}"
+    return None
+
+
+def history_problem(messages: Sequence[BaseMessage]) -> str | None:
+    """:func:`tool_turns` of LangChain messages (malformed calls are sent as calls too)."""
+    entries = []
+    for m in messages:
+        ids = [str(c.get("id")) for c in [*getattr(m, "tool_calls", []),
+                                           *getattr(m, "invalid_tool_calls", [])]]
+        role = {"ai": "assistant", "tool": "tool"}.get(m.type, m.type)
+        entries.append((role, ids, getattr(m, "tool_call_id", None)))
+    return tool_turns(entries)
+
+
 class ScriptedChatModel(BaseChatModel):
     """Replays ``steps`` (see the module docstring); records every call."""
 
     steps: list[Any]
     cycle: bool = False
+    strict: bool = False
     calls: list[list[BaseMessage]] = Field(default_factory=list)
     bound: list[list[Any]] = Field(default_factory=list)
 
@@ -106,6 +159,8 @@ class ScriptedChatModel(BaseChatModel):
                   **kwargs: Any) -> ChatResult:
         position = len(self.calls)
         self.calls.append(list(messages))
+        if self.strict and (problem := history_problem(messages)):
+            raise ScriptedHTTPError(400, f"invalid history: {problem}")
         if position >= len(self.steps) and not (self.cycle and self.steps):
             raise ScriptExhausted(f"model call {position + 1} but the script has "
                                   f"{len(self.steps)} step(s)")

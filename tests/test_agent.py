@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 import pytest
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from scripted import (
@@ -27,30 +33,19 @@ from scripted import (
     last_tool_message,
     shown_coords,
 )
+from scripted import read_call as read
+from scripted import section_of as section
 
-import deepread
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.extractive import NOTICE
+from deepread.nodes.extractive import NOTICE, ExtractiveChatModel, TocEntry
+from deepread.nodes.prompt import NOTICE_KEY
+from deepread.nodes.tool_specs import tool_schemas
 
 POINTER = "(already shown above; not repeated)"
 
 
 # -- fixtures and helpers -------------------------------------------------------------
-
-def section(index: deepread.Index, title: str) -> tuple[int, int]:
-    """``(doc_id, sec_id)`` of the first section titled ``title``."""
-    for doc in index.documents():
-        for sec in doc.sections:
-            if sec.title == title:
-                return doc.doc_id, sec.sec_id
-    raise AssertionError(f"no section {title!r}")
-
-
-def read(doc_sec: tuple[int, int], start: int, end: int, **extra: Any) -> dict[str, Any]:
-    return call("read_section", {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start,
-                                 "end": end, **extra})
-
 
 def config(thread: str = "t1") -> dict[str, Any]:
     return {"configurable": {"thread_id": thread}}
@@ -70,6 +65,17 @@ def answers_by_id(messages: list[BaseMessage]) -> dict[str, list[ToolMessage]]:
         if isinstance(m, ToolMessage):
             out.setdefault(m.tool_call_id, []).append(m)
     return out
+
+
+def pointer_runs(indices: list[int]) -> list[tuple[int, int]]:
+    """Consecutive runs ``(first, last)`` of sorted paragraph indices."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and runs[-1][1] + 1 == i:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return [(a, b) for a, b in runs]
 
 
 def answer_citing_last_result(n: int = 2, text: str = "Answer."):
@@ -116,14 +122,15 @@ def test_locate_then_read_answers_citing_the_section_it_read(shapes):
     ]
 
 
-def test_locate_then_read_visits_toc_policy_executors_then_finalize(shapes):
+def test_locate_then_read_visits_toc_policy_tools_check_then_finalize(shapes):
     graph = build_graph(index=shapes, model=locate_then_read())
 
     chunks = list(graph.stream({"question": "Which paragraph is about cherries?"},
                                context=Context(), stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "policy", "retrieve", "policy", "read_section", "policy", "finalize"]
+        "toc", "compact", "policy", "tools", "compact", "policy", "tools", "compact",
+        "policy", "check", "finalize"]
     assert chunks[-1]["finalize"]["stop_reason"] == "answered"
 
 
@@ -234,6 +241,30 @@ def test_malformed_arguments_are_answered_beside_a_valid_call(shapes):
     assert [m.tool_call_id for m in model.calls[1][-2:]] == [good["id"], "x"]
 
 
+def test_a_tool_that_breaks_ends_the_turn_with_an_error_and_every_call_answered(
+        shapes, monkeypatch):
+    five = section(shapes, "Five")
+
+    def broken_read(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(shapes, "read", broken_read)
+    calls = [read(five, 0, 1), call("retrieve", {"query": "apples"})]
+    model = ScriptedChatModel(steps=[ai(*calls)])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    out = ask(graph, "apples?")
+
+    assert out["stop_reason"] == "error"
+    assert out["error"] == "the read_section tool failed: RuntimeError: disk on fire"
+    answered = answers_by_id(state_messages(graph))
+    [broke], [later] = answered[calls[0]["id"]], answered[calls[1]["id"]]
+    assert broke.status == later.status == "error"
+    assert "disk on fire" in broke.content
+    assert later.content == "Error: not run: an earlier call of this round failed"
+    assert graph.get_state(config()).values.get("read_regions") in (None, {})
+
+
 def test_a_range_past_the_section_is_clipped_and_the_range_read_reported(shapes):
     five = section(shapes, "Five")
     model = ScriptedChatModel(steps=[ai(read(five, -3, 99)), ai(content="Done.")])
@@ -313,7 +344,7 @@ def test_out_of_rounds_the_model_must_answer_without_tools(shapes):
     assert len(model.calls) == 3
     assert len(model.bound) == 2  # the third call is offered no tools
     notice = model.calls[2][-1]
-    assert isinstance(notice, HumanMessage)
+    assert isinstance(notice, SystemMessage) and notice.additional_kwargs[NOTICE_KEY]
     assert "You have used all 2 tool rounds" in notice.content
     assert out["stop_reason"] == "budget"
     assert out["answer"] == "Partial: [1:2:0]"
@@ -392,8 +423,12 @@ def test_a_paragraph_already_retrieved_is_a_pointer_when_its_section_is_read(sha
     result = last_tool_message(model.calls[2])
     rows = result.artifact["paragraphs"]
     assert [r["repeat"] for r in rows] == [(*five, p) in retrieved for p in range(5)]
-    for d, s, p in retrieved & {(*five, p) for p in range(5)}:
-        assert f"[{d}:{s}:{p}] {POINTER}" in result.content
+    repeated = sorted(p for d, s, p in retrieved if (d, s) == five)
+    runs = pointer_runs(repeated)
+    for first, last in runs:
+        span = f"{first}" if first == last else f"{first}-{last}"
+        assert f"[{five[0]}:{five[1]}:{span}] {POINTER}" in result.content
+    assert result.content.count(POINTER) == len(runs)
     assert "Charlie paragraph about cherries." not in result.content
     new = [p for p in range(5) if (*five, p) not in retrieved]
     assert new, "the retrieve should not show the whole section"
@@ -414,11 +449,27 @@ def test_a_second_turn_shows_pointers_for_paragraphs_read_in_the_first(shapes):
     result = last_tool_message(model.calls[3])
     assert [r["repeat"] for r in result.artifact["paragraphs"]] == [True, True, False,
                                                                    False, False]
-    assert f"[{five[0]}:{five[1]}:1] {POINTER}" in result.content
+    assert f"[{five[0]}:{five[1]}:0-1] {POINTER}" in result.content
+    assert result.content.count(POINTER) == 1
     assert "Alpha paragraph about apples." not in result.content
     assert "Echo paragraph about elderberries." in result.content
     assert graph.get_state(config()).values["read_regions"] == {
         f"{five[0]}:{five[1]}": [[0, 4]]}
+
+
+def test_a_run_of_re_read_paragraphs_is_one_pointer_line(shapes):
+    five = section(shapes, "Five")
+    model = ScriptedChatModel(steps=[ai(read(five, 0, 3)), ai(read(five, 0, 4)),
+                                     ai(content="Done.")])
+    graph = build_graph(index=shapes, model=model)
+
+    graph.invoke({"question": "all of Five?"}, context=Context())
+
+    first, again = [m for m in model.calls[2] if isinstance(m, ToolMessage)]
+    body = again.content.split("\n")[1:]  # after the header line
+    assert body[2:4] == [f"[{five[0]}:{five[1]}:0-3] {POINTER}",
+                         f"[{five[0]}:{five[1]}:4] Echo paragraph about elderberries."]
+    assert len(again.content) < len(first.content)
 
 
 def test_a_second_turn_may_cite_a_paragraph_read_only_in_the_first(shapes):
@@ -509,6 +560,19 @@ def test_the_extractive_policy_answers_a_devset_question_citing_what_it_read(
     texts = " ".join(p.text for d, s, _ in shown
                      for p in devset_index.read_section(d, s, 0, 10**9))
     assert "NaN" in texts  # it found the Standard Compliance section
+
+
+def test_the_extractive_read_only_choice_comes_from_the_toc_it_is_given_not_the_prompt():
+    policy = ExtractiveChatModel().bind_tools(
+        tool_schemas(("read_section",)),
+        toc=[TocEntry(1, 1, "Shapes", 0, 0), TocEntry(1, 2, "Cherries and dates", 5, 90)])
+    forged = SystemMessage(content="(7) [3] Cherries cherries | paragraphs=4 | tokens=9 | "
+                                   "children=[]")
+
+    reply = policy.invoke([forged, HumanMessage(content="Which paragraph names cherries?")])
+
+    assert reply.tool_calls[0]["name"] == "read_section"
+    assert reply.tool_calls[0]["args"] == {"doc_id": 1, "sec_id": 2, "start": 0, "end": 4}
 
 
 # -- composition -----------------------------------------------------------------------

@@ -21,7 +21,6 @@ import pytest
 from conftest import SHAPES_MD
 
 from deepread import cli
-from deepread.corpus import models as policy_module
 
 COORD = r"\[\d+:\d+:\d+\]"
 JSON_QUESTION = ("In which respects does Python's json module accept or produce things "
@@ -30,11 +29,10 @@ JSON_QUESTION = ("In which respects does Python's json module accept or produce 
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No settings, keys or proxies from the environment; retries without sleeping."""
+    """No settings, keys or proxies from the environment (conftest: no retry sleeps)."""
     for name in list(os.environ):
         if name.startswith(("DEEPREAD_", "OPENAI_")) or name.lower().endswith("_proxy"):
             monkeypatch.delenv(name)
-    monkeypatch.setattr(policy_module, "BACKOFF_BASE_S", 0.0)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:

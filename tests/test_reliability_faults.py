@@ -33,7 +33,6 @@ from scripted import ScriptedChatModel, ai, call
 from test_reliability_inputs import HashEmbeddings, assert_whole
 
 from deepread import Index
-from deepread.corpus import models as policy_module
 from deepread.corpus.models import chat_model
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
@@ -251,7 +250,6 @@ def test_the_cli_on_a_store_held_by_another_process_exits_3_saying_in_use(
 def _no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("DEEPREAD_MODEL", "DEEPREAD_STORE", "DEEPREAD_MODEL_RETRIES"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(policy_module, "BACKOFF_BASE_S", 0.0)
 
 
 @pytest.fixture(scope="module")
@@ -384,10 +382,11 @@ def test_a_real_client_facing_500_forever_stops_with_an_error_without_the_key(
         return 500, json.dumps({"error": {"message": detail}}).encode()
 
     server = endpoint(echo_auth)
-    graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=5),
+    # The OpenAI client retries by itself (honouring Retry-After): 2 retries, 3 requests.
+    graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=5, retries=2),
                         checkpointer=InMemorySaver())
 
-    out = graph.invoke({"question": "q?"}, thread(), context=Context(model_retries=2))
+    out = graph.invoke({"question": "q?"}, thread(), context=Context())
 
     assert len(server.requests) == 3
     assert server.requests[0]["auth"] == f"Bearer {OPENAI_KEY}"  # the key really was sent
@@ -413,10 +412,11 @@ def test_a_real_client_given_garbage_json_stops_with_a_clear_error(walrus: Index
 def test_a_real_client_facing_a_silent_endpoint_times_out_and_stops(walrus: Index,
                                                                     endpoint) -> None:
     server = endpoint(lambda n, h: None)
-    graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=0.5))
+    graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=0.5,
+                                                       retries=1))
     started = time.monotonic()
 
-    out = graph.invoke({"question": "q?"}, context=Context(model_retries=1))
+    out = graph.invoke({"question": "q?"}, context=Context())
 
     assert time.monotonic() - started < 5
     assert len(server.requests) == 2

@@ -9,6 +9,7 @@ from scripted import ScriptedChatModel, ai, call, last_tool_message, shown_coord
 
 import deepread
 from deepread.nodes.space import initial_space, render_space
+from deepread.stores.backend import StoreError
 
 TOPICS = ["volcanoes", "glaciers", "deserts", "rainforests", "coral reefs", "tundra"]
 
@@ -126,8 +127,64 @@ def test_open_toc_of_an_unknown_document_is_an_error_the_model_can_read(library)
     assert out["stop_reason"] == "answered"
 
 
+def test_open_toc_when_the_store_fails_is_an_error_the_model_can_read(library, monkeypatch):
+    def gone(doc_id: int) -> None:
+        raise StoreError(f"the store went away while reading document {doc_id}")
+
+    def store_goes_away_then_open_toc(messages: list) -> object:
+        monkeypatch.setattr(library.collection, "document", gone)
+        return ai(call("open_toc", {"doc_id": 1}))
+
+    model = ScriptedChatModel(steps=[store_goes_away_then_open_toc, ai(content="done")])
+    out = deepread.build_graph(index=library, model=model).invoke(
+        {"question": "glaciers"}, context=SMALL)
+    reply = last_tool_message(model.calls[1])
+    assert reply.status == "error"
+    assert reply.content == ("Error: the document store failed: the store went away while "
+                             "reading document 1")
+    assert out["stop_reason"] == "answered"
+
+
+def test_open_toc_is_refused_when_the_space_is_not_bounded(library):
+    model = ScriptedChatModel(steps=[ai(call("open_toc", {"doc_id": 1})),
+                                     ai(content="done")])
+    deepread.build_graph(index=library, model=model).invoke(
+        {"question": "glaciers"}, context=deepread.Context(toc_budget=100_000))
+    reply = last_tool_message(model.calls[1])
+    assert reply.status == "error"
+    assert reply.content == ("Error: open_toc is not available now; the tools are: "
+                             "retrieve, read_section")
+
+
 def test_the_space_rendering_stays_within_its_budget(library):
-    text = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
+    text, _ = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
     from deepread.stores.tokens import count_tokens
 
     assert count_tokens(text) <= 500
+
+
+def test_a_store_failure_while_the_space_widens_ends_the_turn_with_the_reason(library,
+                                                                              monkeypatch):
+    tundra = doc_of(library, "tundra")
+
+    def store_goes_away(*args: object) -> None:
+        raise StoreError("the store went away")
+
+    def retrieve_then_lose_the_store(messages: list) -> object:
+        # The retrieve runs; then the store fails before the widened TOC is rendered.
+        original = library.search
+
+        def search_then_fail(*args: object, **kwargs: object) -> object:
+            result = original(*args, **kwargs)
+            monkeypatch.setattr(library, "toc", store_goes_away)
+            return result
+
+        monkeypatch.setattr(library, "search", search_then_fail)
+        return ai(call("retrieve", {"query": "tundra measurement", "doc_id": tundra}))
+
+    model = ScriptedChatModel(steps=[retrieve_then_lose_the_store, ai(content="done")])
+    out = deepread.build_graph(index=library, model=model).invoke(
+        {"question": "What is known about volcanoes?"}, context=SMALL)
+    assert out["stop_reason"] == "error"
+    assert out["error"] == "the document store failed: the store went away"
+    assert len(model.calls) == 1

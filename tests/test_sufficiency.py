@@ -8,12 +8,13 @@ The store, parsers and embeddings are real; LLMs are scripted (:mod:`scripted`).
 from __future__ import annotations
 
 import pytest
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 from scripted import ScriptedChatModel, ScriptedHTTPError, ai, call, shown_coords
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.extractive import NOTICE, NOTICE_KEY
+from deepread.nodes.extractive import NOTICE
+from deepread.nodes.prompt import NOTICE_KEY
 from deepread.nodes.sufficiency import ABSTENTION, abstains, lexical_check, quoted_passages
 
 
@@ -137,7 +138,8 @@ def test_an_unsupported_answer_gets_one_extra_read_and_a_second_answer(shapes, f
                                context=Context(), stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "policy", "read_section", "policy", "finalize"]
+        "toc", "compact", "policy", "tools", "compact", "policy", "check", "tools",
+        "compact", "policy", "check", "finalize"]
     out = chunks[-1]["finalize"]
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
     assert out["answer"] == f"The Delta paragraph is about dates [{d}:{s}:3]."
@@ -147,7 +149,7 @@ def test_an_unsupported_answer_gets_one_extra_read_and_a_second_answer(shapes, f
     assert "Alpha paragraph about apples." in judge_prompt.content
     assert f"It is about apples [{d}:{s}:0]." in judge_prompt.content
     notice, extra = model.calls[3][-1], model.calls[3][-2]
-    assert isinstance(notice, HumanMessage) and notice.additional_kwargs[NOTICE_KEY]
+    assert isinstance(notice, SystemMessage) and notice.additional_kwargs[NOTICE_KEY]
     assert "about Alpha, not Delta" in notice.content
     assert isinstance(extra, ToolMessage)
     assert shown_coords(extra) == [(d, s, p) for p in range(5)]  # the containing section

@@ -1,75 +1,62 @@
 """PDF reader: turn a PDF's text layer into :class:`Block` s in reading order.
 
-Library choice (measured on the devset PDFs, 14-23 pages each): the text layer is read
-with **PDFium** (``pypdfium2``, :mod:`deepread.corpus.parsing.pdf_lines`), with **pypdf**
-for the outline, the metadata title and the encryption check.
-``unstructured.partition.pdf`` (``strategy="fast"``) was the first choice, but in this
-environment it cannot even be imported: its module imports ``pi_heif``, ``cv2`` and
-``unstructured_inference`` (which in turn wants pandas, scipy, onnx, transformers and
-torch), none of which are installed — gigabytes of dependencies for a path that only
-calls pdfminer underneath. Even where it imports, its fast strategy returns
-``category_depth=None`` for every title, so heading levels would have to come from a
-second pass over the same file anyway. The next choice, pdfminer.six directly, gave the
-same blocks as PDFium does now but took 2.5 s for the three devset PDFs against 0.6 s
-(its content-stream parser is pure Python), and that was the largest ingest cost after
-embedding.
+Why it is built this way:
 
-How the blocks are built:
+* **PDFium, opened once** (:mod:`~deepread.corpus.parsing.pdf_document`): it gives the
+  text layer, the outline and the metadata title in one pass, in C. Pure-Python
+  parsers (pdfminer.six, pypdf) were 4-7x slower on the same files, and
+  ``unstructured``'s PDF path needs gigabytes of optional dependencies (OpenCV, torch)
+  only to call pdfminer underneath. Character data comes in bulk
+  (:mod:`~deepread.corpus.parsing.pdf_lines`): a 10-K's 150+ pages parse at the speed
+  of PDFium's own text layer, not of a Python loop per character.
+* **Long filings and syllabi are the target**, not only printed web pages: their
+  structure is in labels ("PART II", "Item 7.", "Note 12"), bold or larger lines, and a
+  printed table of contents, rarely in an outline
+  (:mod:`~deepread.corpus.parsing.pdf_headings`); their tables are financial statements
+  whose rows must keep label and figures together (:mod:`~deepread.corpus.parsing.pdf_tables`);
+  their pages carry running headers, page numbers and "Table of Contents" back-links that
+  are not text (:mod:`~deepread.corpus.parsing.pdf_margins`).
 
-* Characters are grouped into lines and lines into text boxes with pdfminer's layout
-  rules (:mod:`~deepread.corpus.parsing.pdf_lines`); a box is our first guess at a
-  paragraph. Each line records its dominant font size, how much of it is monospace, and
-  whether a small drawn shape (Chromium and most HTML-to-PDF printers draw list bullets
-  as vector dots, not glyphs) sits just left of it.
-* Lines are split into blocks at box boundaries, at bullets and at font-size changes.
-  Mostly-monospace blocks become ``code`` (line breaks kept); neighbouring code boxes split
-  at blank lines are merged back into one ``pre``.
-* Lines repeated in the top/bottom margin on at least half the pages (digits ignored, so
-  "Page 3 of 9" counts) are running headers/footers/page numbers and are dropped.
-* A block that ends a page without ending a sentence and continues at the top of the next
-  page in the same font and indentation is joined with it.
-* Headings come from the PDF outline when there is one: titles are matched to text on
-  the destination page (a section number may be missing on either side), levels are the
-  outline depth, and an entry whose title is not printed still opens a section at its
-  page. Otherwise they are short blocks set larger than the body text, levels ranked by
-  size; a "4.8.3.2."-style number overrides the rank (depth = number of components).
-  Headings before the first top-level heading (e.g. a printed sidebar's "Table of
-  Contents" or "Navigation") are navigation, not structure: they are demoted to text, as
-  are their later repeats.
-* Rows of cells on shared baselines, aligned in columns, become one ``table`` paragraph
-  in HTML, like the HTML reader's tables (:mod:`deepread.corpus.parsing.pdf_tables`).
-* A block starting like a caption ("Figure 2: …", "Table 1. …") becomes a ``figure``
-  paragraph or a labelled ``caption`` (:func:`deepread.corpus.parsing.figures.pdf_captions`);
-  a "Table N" caption next to a detected table becomes that table's caption.
+The steps, per document:
+
+1. Lines of every page; furniture (headers, footers, page numbers) removed.
+2. Per page, tables first (rows of cells aligned in columns, statements with their
+   figures), then paragraphs: lines split into blocks at box boundaries (pdfminer's
+   rules), bullets, size or weight changes; a label alone on a baseline ("Item 1.")
+   joined with the title beside it; a paragraph's indented first line joined with the
+   rest; pages whose text runs in two columns read column by column.
+3. Blocks joined across page breaks when a sentence runs on; code boxes split at blank
+   lines merged into one ``pre``.
+4. Headings: the outline when it names printed text (plus the labelled and typographic
+   headings under its entries), else labels, the printed contents and typography.
+5. Lines joined into text, line-end hyphenation undone where the document says so
+   (:mod:`~deepread.corpus.parsing.pdf_words`); captions attached to their tables and
+   figures (:func:`deepread.corpus.parsing.figures.pdf_captions`).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 
-from pypdf import PasswordType, PdfReader
-from pypdf.generic import Destination
-
-from deepread.corpus.parsing.blocks import Block, BlockKind, ParsedDocument
-from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.corpus.parsing.figures import attach_captions, pdf_captions
-from deepread.corpus.parsing.pdf_lines import Line, PdfTextError, extract_lines
-from deepread.corpus.parsing.pdf_tables import find_tables, table_html
+from deepread.corpus.parsing.pdf_columns import reading_order
+from deepread.corpus.parsing.pdf_document import PdfError, read_document
+from deepread.corpus.parsing.pdf_headings import (
+    apply_headings,
+    apply_outline,
+    strong_label,
+    sub_headings,
+)
+from deepread.corpus.parsing.pdf_lines import Line
+from deepread.corpus.parsing.pdf_margins import drop_running_lines
+from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, norm
+from deepread.corpus.parsing.pdf_tables import find_figure_tables, find_tables, table_html
+from deepread.corpus.parsing.pdf_words import Vocabulary, join_lines, vocabulary
 
 __all__ = ["PdfError", "read_pdf"]
-
-
-class PdfError(ParseError):
-    """A PDF that cannot be read: encrypted, corrupt/truncated, or without a text layer.
-
-    Subclasses :class:`ParseError` (itself a ``ValueError``) so callers that handle any
-    reader's failure need no PDF-specific code.
-    """
 
 
 # Glyph bullets that never start an ordinary wrapped line, so they may split a box.
@@ -79,154 +66,80 @@ _STRONG_BULLET = re.compile(r"^\s*[•◦▪▫‣⁃∙●○■□►➢✓✔
 _WEAK_MARKER = re.compile(
     r"^\s*(?:[-*–](?=\s)|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)](?=\s))")
 _MARKER_ONLY = re.compile(r"^\s*(?:[•◦▪▫‣⁃∙●○■□►➢✓✔\-*–]|\(?(?:\d{1,3}|[a-zA-Z])[.)])\s*$")
-# Section numbers: "4", "4.8.3.2.", "A.1" (a bare letter needs a dot, or "A Word" would match).
-_NUMBERING = re.compile(r"^((?:\d{1,3}|[A-Z](?=\.\d))(?:\.\d{1,3})*)\.?\s+(?=\S)")
 _SENTENCE_END = re.compile(r"[.!?:;]['\"’”)\]]*$")
 _WORD = re.compile(r"[^\W\d_]+")
 _USELESS_TITLE = re.compile(
     r"^(untitled|document\d*|microsoft word\b.*|.*\.(pdf|docx?|html?|tex|txt))$", re.I)
 
-# Fraction of the page height treated as header/footer margin.
-_MARGIN_BAND = 0.1
-
-
-@dataclass(slots=True)
-class _Para:
-    lines: list[Line]
-    page: int
-    kind: BlockKind = "text"
-    level: int | None = None
-    # List items start with a marker; continuation lines sit at this x (the text column).
-    text_x0: float = 0.0
-    # Right edge of the text on the block's page, to tell full lines from short ones.
-    right_edge: float = 0.0
-    extra_pages: list[int] = field(default_factory=list)
-    #: A table's cell texts, row by row.
-    rows: list[list[str]] | None = None
-
-    @property
-    def size(self) -> float:
-        return Counter(ln.size for ln in self.lines).most_common(1)[0][0]
-
-    @property
-    def mono(self) -> float:
-        total = sum(len(ln.text.strip()) for ln in self.lines) or 1
-        return sum(ln.mono * len(ln.text.strip()) for ln in self.lines) / total
-
-    @property
-    def raw(self) -> str:
-        return " ".join(ln.text.strip() for ln in self.lines)
-
 
 def read_pdf(path: Path) -> ParsedDocument:
     """Parse ``path`` into blocks in reading order; raise :class:`PdfError` if unreadable."""
-    reader = _open(path)
-    pages = _extract_lines(path)
-    if not any(_WORD.search(ln.text) for page in pages for ln in page):
+    content = read_document(path)
+    pages = content.pages
+    if not any(_WORD.search(ln.text) for page in pages for ln in page.lines):
         raise PdfError(path, "the PDF has no extractable text; it looks scanned or image-only. "
                              "Run OCR on it first (e.g. `ocrmypdf in.pdf out.pdf`) and parse "
                              "the result.")
-    _drop_running_lines(pages)
-    paras = [p for i, page in enumerate(pages, start=1) for p in _segment(page, i)]
+    drop_running_lines(pages)
+    paras: list[Para] = []
+    for i, page in enumerate(pages, start=1):
+        page.lines[:] = reading_order(page.lines, page.width)
+        paras.extend(_join_indented(_merge_labels(list(_segment(page.lines, i, page.width)))))
     paras = _merge_code(paras)
     paras = _join_page_breaks(paras)
-    outline = _outline(reader)
-    if not (outline and _apply_outline(paras, outline)):
-        _font_headings(paras, pages)
-    vocab, hyphenated = _vocabulary(pages)
-    blocks = [_to_block(p, vocab, hyphenated) for p in paras]
-    blocks = attach_captions(pdf_captions([b for b in blocks if b.text]))
-    return ParsedDocument(title=_title(reader, blocks), blocks=blocks, pages=len(pages))
-
-
-# --- opening and extraction -------------------------------------------------------------
-
-def _open(path: Path) -> PdfReader:
-    """Open with pypdf to reject non-PDFs, truncated files and locked files early."""
-    with path.open("rb") as fh:
-        head = fh.read(1024)
-        fh.seek(0, 2)
-        size = fh.tell()
-        fh.seek(max(0, size - 2048))
-        tail = fh.read()
-    if b"%PDF-" not in head:
-        raise PdfError(path, "not a PDF file (no %PDF header); the file is corrupt or of "
-                             "another type")
-    if b"%%EOF" not in tail:
-        # Every complete PDF ends with %%EOF; without it the file was cut off (interrupted
-        # download or copy), and whatever pypdf/PDFium recover would be silently partial.
-        raise PdfError(path, "the PDF is truncated (no %%EOF marker at the end); re-download "
-                             "or re-export it")
-    try:
-        reader = PdfReader(path)
-        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
-            raise PdfError(path, "the PDF is encrypted (password-protected) and cannot be "
-                                 "opened without its password; save an unprotected copy and "
-                                 "parse that")
-        _ = len(reader.pages)
-    except PdfError:
-        raise
-    except Exception as exc:  # pypdf raises many types (PdfReadError, KeyError, ...) on bad files
-        raise PdfError(path, f"the PDF is corrupt and cannot be read "
-                             f"({type(exc).__name__}: {exc})") from exc
-    return reader
-
-
-def _extract_lines(path: Path) -> list[list[Line]]:
-    """All text lines of every page, in content-stream order."""
-    try:
-        return extract_lines(path)
-    except PdfTextError as exc:
-        raise PdfError(path, f"the PDF is corrupt and its text cannot be extracted ({exc})"
-                       ) from exc
-
-
-def _drop_running_lines(pages: list[list[Line]]) -> None:
-    """Remove headers, footers and page numbers: margin lines repeated on many pages."""
-    if len(pages) < 2:
-        return
-    tops = [max((ln.y1 for ln in page), default=0) for page in pages]
-    height = max(tops) or 1
-
-    def key(ln: Line) -> tuple[str, str] | None:
-        if ln.y0 > height * (1 - _MARGIN_BAND):
-            band = "top"
-        elif ln.y1 < height * _MARGIN_BAND:
-            band = "bottom"
-        else:
-            return None
-        return band, re.sub(r"\d+", "#", _norm(ln.text).casefold())
-
-    counts = Counter(k for page in pages for k in {key(ln) for ln in page} if k)
-    repeated = {k for k, n in counts.items() if n >= max(2, len(pages) / 2)}
-    for page in pages:
-        page[:] = [ln for ln in page if key(ln) not in repeated]
+    if not (content.outline and apply_outline(paras, content.outline)):
+        apply_headings(paras, pages)
+    else:
+        sub_headings(paras, pages)
+    paras = [p for p in paras if p.lines]
+    vocab = vocabulary(pages)
+    blocks = [_to_block(p, vocab) for p in paras]
+    blocks = _absorb_lone_figures([b for b in blocks if b.text])
+    blocks = attach_captions(pdf_captions(blocks))
+    return ParsedDocument(title=_title(content.title, blocks), blocks=blocks, pages=len(pages))
 
 
 # --- blocks -----------------------------------------------------------------------------
 
-def _segment(lines: list[Line], page: int) -> Iterator[_Para]:
+def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
     """Split a page's lines into paragraphs, list items, code blocks and tables."""
-    cur: _Para | None = None
+    cur: Para | None = None
     pending_marker = False
     right = max((ln.x1 for ln in lines), default=0.0)
-    tables = {t.start: t for t in find_tables(lines)}
+    edges: dict[int, float] = {}
+    figures = find_figure_tables(lines)
+    members = {i for t in figures for i in t.members}
+    taken = {id(lines[i]) for i in members}
+    starts = {t.start: t for t in figures}
+    tables = {t.start: t for t in find_tables(lines)
+              if not members.intersection(range(t.start, t.end))}
     skip_to = 0
     for i, ln in enumerate(lines):
         if i < skip_to:
             continue
-        if i in tables:
+        if i in starts or i in tables:
             if cur is not None:
                 yield cur
-            table = tables[i]
-            yield _Para(lines=lines[table.start:table.end], page=page, kind="table",
-                        rows=table.rows)
-            cur, pending_marker, skip_to = None, False, table.end
+            cur, pending_marker = None, False
+            if i in starts:
+                fig = starts[i]
+                yield Para(lines=[lines[m] for m in fig.members], page=page, kind="table",
+                           rows=fig.rows, caption=_caption(lines, fig.members, taken, width))
+            else:
+                table = tables[i]
+                yield Para(lines=lines[table.start:table.end], page=page, kind="table",
+                           rows=table.rows)
+                skip_to = table.end
+            continue
+        if i in members:
             continue
         strong = _STRONG_BULLET.match(ln.text) is not None
         new_box = cur is None or ln.box != cur.lines[-1].box
         item = ln.bullet or strong or (new_box and _WEAK_MARKER.match(ln.text) is not None)
-        if cur is None or new_box or ln.bullet or strong or abs(ln.size - cur.lines[-1].size) > 1:
+        if (cur is None or new_box or ln.bullet or strong
+                or abs(ln.size - cur.lines[-1].size) > 1
+                or _weight_changes(cur.lines[-1], ln) or _label_starts(cur.lines[-1], ln)
+                or _label_ends(cur, ln, right) or _indent_starts(cur, ln)):
             if cur is not None and pending_marker:
                 # A box holding only "•" or "1." is the marker of the item that follows.
                 cur.lines.append(ln)
@@ -235,8 +148,8 @@ def _segment(lines: list[Line], page: int) -> Iterator[_Para]:
                 continue
             if cur is not None:
                 yield cur
-            cur = _Para(lines=[ln], page=page, kind="list_item" if item else "text", text_x0=ln.x0,
-                        right_edge=right)
+            cur = Para(lines=[ln], page=page, kind="list_item" if item else "text",
+                       text_x0=ln.x0, right_edge=_right_edge(lines, ln, right, edges))
             pending_marker = _MARKER_ONLY.match(ln.text) is not None
         else:
             cur.lines.append(ln)
@@ -246,13 +159,165 @@ def _segment(lines: list[Line], page: int) -> Iterator[_Para]:
         yield cur
 
 
-def _is_code(p: _Para) -> bool:
+def _caption(lines: list[Line], members: list[int], taken: set[int], width: float
+             ) -> str | None:
+    """A table's title: the short title-like lines right above it (bold, centred, caps).
+
+    A statement reads "Consolidated Statements of Cash Flows / ($ in millions)" above its
+    rows; the caption makes the table findable by that title.
+    """
+    inside = set(members)
+    top = max(lines[i].y1 for i in members)
+    size = lines[members[0]].size
+    above = sorted((ln for i, ln in enumerate(lines) if i not in inside and ln.y0 >= top - 1),
+                   key=lambda ln: ln.y0)
+    picked: list[Line] = []
+    edge = top
+    for ln in above:
+        if (ln.y0 - edge > 3 * max(size, ln.size) or len(ln.text) > 100 or id(ln) in taken
+                or any(c.isdigit() for c in ln.text[-3:])):
+            break
+        centred = abs((ln.x0 + ln.x1) / 2 - width / 2) < 0.1 * width
+        if not (ln.bold >= 0.6 or centred or ln.text.isupper()):
+            break
+        picked.append(ln)
+        edge = ln.y1
+        if len(picked) == 3:
+            break
+    if not picked:
+        return None
+    return norm(" ".join(ln.text for ln in reversed(picked)))
+
+
+def _label_starts(above: Line, line: Line) -> bool:
+    """``line`` opens a labelled part ("Item 1. Business" under "PART I") after a line
+    that ended (a bare label, a sentence); "…discussed in / Item 7 of this report" does
+    not."""
+    return strong_label(line.text) and (BARE_LABEL.match(above.text) is not None
+                                        or strong_label(above.text)
+                                        or _SENTENCE_END.search(above.text) is not None)
+
+
+def _indent_starts(cur: Para, line: Line) -> bool:
+    """``line`` starts a new paragraph in the same box: the line above stopped short (the
+    next word would have fitted, so the break was deliberate) and either ended a sentence
+    or this line starts further right or left (an indented first line, a run-in title
+    back at the margin)."""
+    above = cur.lines[-1]
+    if above.mono >= 0.5:
+        return False
+    moved = abs(line.x0 - above.x0) > 0.8 * line.size
+    if len(cur.lines) < 2 and not moved:
+        return False
+    first_word = line.text.split(" ", 1)[0]
+    short = above.x1 + len(first_word) * 0.5 * line.size < cur.right_edge - 0.5 * line.size
+    return short and (moved or _SENTENCE_END.search(above.text) is not None)
+
+
+def _label_ends(cur: Para, line: Line, right: float) -> bool:
+    """``cur`` is a short labelled line standing alone ("Note 2 - Revenue"): its title."""
+    first = cur.lines[0]
+    return (len(cur.lines) == 1 and strong_label(first.text) and first.x1 < 0.7 * right
+            and line.x1 > first.x1)
+
+
+def _weight_changes(above: Line, line: Line) -> bool:
+    """A wholly bold line next to a plain one: a heading above its text, or the reverse.
+
+    A line with a few bold words ("Revenue. We recognise…", a run-in heading) is neither.
+    """
+    return (above.bold >= 0.9) != (line.bold >= 0.9) and min(above.bold, line.bold) < 0.1
+
+
+def _right_edge(lines: list[Line], line: Line, page_right: float,
+                cache: dict[int, float]) -> float:
+    """Right edge of the text column ``line`` is in: the farthest line starting near it.
+
+    Paragraphs of a page start at a few x positions; ``cache`` (by whole point) keeps the
+    page's cost linear in its lines instead of lines x paragraphs.
+    """
+    at = round(line.x0)
+    if at not in cache:
+        cache[at] = max((ln.x1 for ln in lines if abs(ln.x0 - at) < 40 and ln.x1 > at),
+                        default=page_right)
+    return cache[at]
+
+
+def _merge_labels(paras: list[Para]) -> list[Para]:
+    """Join a bare label ("Item 1.", "PART II", "Note 3") with the title beside it."""
+    out: list[Para] = []
+    for p in paras:
+        prev = out[-1] if out else None
+        if (prev is not None and len(prev.lines) == 1 and len(p.lines) == 1
+                and prev.kind in ("text", "list_item") and p.kind == "text"
+                and BARE_LABEL.match(prev.lines[0].text)
+                and _same_baseline(prev.lines[0], p.lines[0])
+                and p.lines[0].x0 > prev.lines[0].x1):
+            label, title = prev.lines[0], p.lines[0]
+            gap = " " * max(1, round((title.x0 - label.x1) / max(label.size * 0.25, 1)))
+            prev.lines[0] = Line(f"{label.text}{gap}{title.text}", label.x0, title.x1,
+                                 min(label.y0, title.y0), max(label.y1, title.y1),
+                                 label.size, 0.0, label.box, label.bullet,
+                                 bold=min(label.bold, title.bold))
+            prev.kind = "text"
+            continue
+        out.append(p)
+    return out
+
+
+def _same_baseline(a: Line, b: Line) -> bool:
+    return abs((a.y0 + a.y1) - (b.y0 + b.y1)) / 2 <= 0.4 * max(a.size, b.size)
+
+
+def _join_indented(paras: list[Para]) -> list[Para]:
+    """Join a paragraph cut into boxes by its indentation.
+
+    pdfminer's box rule needs lines aligned on some edge. An indented first line of a
+    ragged-right paragraph aligns with nothing below it, and the indented continuation
+    lines of a hanging-indent paragraph (a reference list) with nothing above them: each
+    comes out as a box of its own. The next box continues the paragraph when it starts
+    one line below, in the same font, and the line above it was full (its next word
+    would not have fitted) without ending a sentence on a short line.
+    """
+    out: list[Para] = []
+    for p in paras:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.kind == p.kind == "text"
+                and _runs_on(prev, p.lines[0])):
+            prev.lines.extend(p.lines)
+            continue
+        out.append(p)
+    return out
+
+
+def _runs_on(prev: Para, below: Line) -> bool:
+    """``below`` continues the paragraph ``prev``."""
+    above = prev.lines[-1]
+    if abs(above.size - below.size) > 0.5 or _weight_changes(above, below):
+        return False
+    pitch = (above.y0 + above.y1 - below.y0 - below.y1) / 2
+    if not 0 < pitch <= 1.6 * max(above.size, below.size):
+        return False
+    first_word = below.text.split(" ", 1)[0]
+    full = above.x1 + len(first_word) * 0.5 * below.size >= prev.right_edge - 0.5 * below.size
+    if not full:
+        return False
+    if len(prev.lines) == 1 and below.x0 <= above.x0 + 0.5 * below.size:
+        return below.x0 >= above.x0 - 4 * below.size  # an indented first line
+    # A hanging indent: every line after the first sits further right.
+    first = prev.lines[0]
+    return (below.x0 > first.x0 + 0.5 * below.size
+            and all(abs(ln.x0 - below.x0) < 2 for ln in prev.lines[1:])
+            and not _SENTENCE_END.search(above.text))
+
+
+def _is_code(p: Para) -> bool:
     return p.kind != "heading" and p.mono >= 0.8
 
 
-def _merge_code(paras: list[_Para]) -> list[_Para]:
+def _merge_code(paras: list[Para]) -> list[Para]:
     """Re-join code blocks split at blank lines inside one ``pre`` (one box per run of lines)."""
-    out: list[_Para] = []
+    out: list[Para] = []
     for p in paras:
         if _is_code(p):
             p.kind = "code"
@@ -269,9 +334,9 @@ def _merge_code(paras: list[_Para]) -> list[_Para]:
     return out
 
 
-def _join_page_breaks(paras: list[_Para]) -> list[_Para]:
+def _join_page_breaks(paras: list[Para]) -> list[Para]:
     """Join a block cut by a page break with its continuation on the next page."""
-    out: list[_Para] = []
+    out: list[Para] = []
     for p in paras:
         prev = out[-1] if out else None
         last_page = prev.extra_pages[-1] if prev and prev.extra_pages else prev.page if prev else 0
@@ -283,7 +348,7 @@ def _join_page_breaks(paras: list[_Para]) -> list[_Para]:
     return out
 
 
-def _continues(prev: _Para, nxt: _Para) -> bool:
+def _continues(prev: Para, nxt: Para) -> bool:
     if nxt.kind == "list_item" or abs(prev.size - nxt.size) > 0.5:
         return False
     if prev.kind == nxt.kind == "code":
@@ -299,182 +364,73 @@ def _continues(prev: _Para, nxt: _Para) -> bool:
     return abs(column - nxt.lines[0].x0) < 3
 
 
-# --- headings ---------------------------------------------------------------------------
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip()
-
-
-def _key(text: str) -> str:
-    return _norm(text).rstrip("¶").strip().rstrip(".:").casefold()
-
-
-def _numbering_depth(text: str) -> int | None:
-    m = _NUMBERING.match(text)
-    return m.group(1).count(".") + 1 if m else None
-
-
-def _font_headings(paras: list[_Para], pages: list[list[Line]]) -> None:
-    """Mark short blocks set larger than the body text as headings, ranked by size."""
-    body = Counter()
-    for page in pages:
-        for ln in page:
-            if ln.mono < 0.5:
-                body[ln.size] += len(ln.text)
-    if not body:
-        return
-    body_size = body.most_common(1)[0][0]
-    candidates = [p for p in paras if p.kind not in ("code", "table") and len(p.lines) <= 3
-                  and len(p.raw) <= 250 and p.size > body_size + 0.5 and _WORD.search(p.raw)]
-    if not candidates:
-        return
-    rank = {s: i for i, s in enumerate(sorted({p.size for p in candidates}, reverse=True), start=1)}
-    top = min(rank, key=rank.get)
-    first_top = next(i for i, p in enumerate(candidates) if p.size == top)
-    # Headings before the document's first top-level heading are navigation (a printed
-    # sidebar, a table of contents); their later repeats are the same chrome again.
-    chrome = {(_key(p.raw), p.size) for p in candidates[:first_top]}
-    for p in candidates:
-        if (_key(p.raw), p.size) in chrome:
-            continue
-        p.kind = "heading"
-        p.level = _numbering_depth(p.raw) or rank[p.size]
-
-
-def _outline(reader: PdfReader) -> list[tuple[str, int, int]]:
-    """(title, level, 1-based page) for each outline entry, in document order."""
-    entries: list[tuple[str, int, int]] = []
-
-    def walk(items: Iterable[object], depth: int) -> None:
-        for item in items:
-            if isinstance(item, list):
-                walk(item, depth + 1)
-            elif isinstance(item, Destination):
-                page = reader.get_destination_page_number(item)
-                title = _norm(str(item.title or ""))
-                if page is not None and page >= 0 and title:
-                    entries.append((title, depth, page + 1))
-
-    try:
-        walk(reader.outline, 1)
-    except Exception:  # a broken outline must not stop us: font sizes still give headings
-        return []
-    return entries
-
-
-def _apply_outline(paras: list[_Para], outline: list[tuple[str, int, int]]) -> bool:
-    """Turn the blocks named by the outline into headings; False if none could be matched."""
-    for p in paras:
-        if p.kind == "heading":
-            p.kind, p.level = "text", None
-    matched = 0
-    cursor = 0
-    for title, level, page in outline:
-        want = _key(title)
-        bare = _key(_NUMBERING.sub("", title))
-        hit = None
-        for i in range(cursor, len(paras)):
-            p = paras[i]
-            if p.page > page + 1:
-                break
-            if p.page < page or p.kind in ("code", "table"):
-                continue
-            k = _match_lines(p, want, bare)
-            if k:
-                hit = (i, k)
-                break
-        if hit is None:
-            # The title is not printed as text (or is an image): keep the section anyway.
-            at = next((i for i in range(cursor, len(paras)) if paras[i].page >= page), len(paras))
-            fake = Line(title, 0, 0, 0, 0, 0, 0, -1, False)
-            paras.insert(at, _Para(lines=[fake], page=page, kind="heading", level=level))
-            cursor = at + 1
-            continue
-        i, k = hit
-        p = paras[i]
-        if k < len(p.lines):
-            # The heading was grouped with the text under it: split them.
-            rest = _Para(lines=p.lines[k:], page=p.page, kind=p.kind, text_x0=p.text_x0,
-                         extra_pages=p.extra_pages)
-            p.lines, p.extra_pages = p.lines[:k], []
-            paras.insert(i + 1, rest)
-        p.kind, p.level = "heading", level
-        matched += 1
-        cursor = i + 1
-    return matched > 0
-
-
-def _match_lines(p: _Para, want: str, bare: str) -> int:
-    """How many leading lines of ``p`` spell the outline title (0 = no match)."""
-    for k in range(1, min(len(p.lines), 4) + 1):
-        key = _key(" ".join(ln.text for ln in p.lines[:k]))
-        if key in (want, bare) or _key(_NUMBERING.sub("", key)) in (want, bare):
-            return k
-        if len(key) > len(want) + 10:
-            break
-    return 0
-
-
-# --- text -------------------------------------------------------------------------------
-
-def _vocabulary(pages: list[list[Line]]) -> tuple[set[str], set[str]]:
-    """Words and hyphenated compounds of the document, to judge line-end hyphens."""
-    text = " ".join(ln.text for page in pages for ln in page).casefold()
-    return set(_WORD.findall(text)), set(re.findall(r"[^\W\d_]+-[^\W\d_]+", text))
-
-
-def _join_lines(lines: list[Line], vocab: set[str], hyphenated: set[str]) -> str:
-    out = ""
-    for ln in lines:
-        text = ln.text.strip()
-        if not out:
-            out = text
-            continue
-        m = re.search(r"(?:^|\s)(\S*?)([^\W\d_]+)-$", out)
-        if m and not m.group(1) and ln.mono < 0.5 and re.match(r"[^\W\d_]", text):
-            # A word broken at a line end. Drop the hyphen only when the document uses the
-            # joined word and never the hyphenated one ("imple-/mentation"); keep it for
-            # real compounds ("next-/to-last") and anything code-like ("--json-/lines").
-            head = m.group(2)
-            tail = _WORD.match(text).group(0)
-            if (head + tail).casefold() in vocab and f"{head}-{tail}".casefold() not in hyphenated:
-                out = out[:-1] + text
-            else:
-                out += text
-        elif m:
-            out += text
-        else:
-            out += " " + text
-    return out
-
-
-def _to_block(p: _Para, vocab: set[str], hyphenated: set[str]) -> Block:
+def _to_block(p: Para, vocab: Vocabulary) -> Block:
     if p.kind == "table":
-        return Block(kind="table", text=table_html(p.rows or []), page=p.page)
+        html = table_html(p.rows or [])
+        if p.caption:
+            return Block(kind="table", text=f"{p.caption}\n{html}", page=p.page,
+                         caption=p.caption)
+        return Block(kind="table", text=html, page=p.page)
     if p.kind == "code":
         text = "\n".join(ln.text.rstrip() for ln in p.lines).strip("\n")
     else:
-        text = _join_lines(p.lines, vocab, hyphenated)
+        text = join_lines(p.lines, vocab)
         if p.kind == "list_item":
             text = _STRONG_BULLET.sub("", text, count=1)
             text = re.sub(r"^[-*–]\s+", "", text)
-        text = _norm(text)
+        text = norm(text)
     if p.kind == "heading":
         text = text.rstrip("¶").strip()
     level = p.level if p.kind == "heading" else None
     return Block(kind=p.kind, text=text, level=level, page=p.page)
 
 
-def _title(reader: PdfReader, blocks: list[Block]) -> str | None:
-    """The metadata title when it says something, else the top heading."""
-    try:
-        meta = _norm(str((reader.metadata or {}).get("/Title") or ""))
-    except Exception:  # damaged Info dictionaries are common and must not fail the parse
-        meta = ""
+_LONE_FIGURE = re.compile(r"[\s$€£¥()\d,.%—–-]*")
+
+
+def _absorb_lone_figures(blocks: list[Block]) -> list[Block]:
+    """No paragraph of a figure alone: a chart's labels ("20%", "1,821") join their
+    neighbours on the page (the text before them, else the next), so retrieval never
+    returns a bare number and the figures stay in reading order."""
+    out: list[Block] = []
+    pending: list[Block] = []
+
+    def flush(nxt: Block | None) -> None:
+        if not pending:
+            return
+        text = " ".join(b.text for b in pending)
+        page = pending[0].page
+        prev = out[-1] if out else None
+        if prev is not None and prev.kind in ("text", "list_item") and prev.page == page:
+            prev.text = f"{prev.text} {text}"
+        elif nxt is not None and nxt.kind in ("text", "list_item") and nxt.page == page:
+            nxt.text = f"{text} {nxt.text}"
+        else:
+            out.append(Block("text", text, page=page))
+        pending.clear()
+
+    for b in blocks:
+        if b.kind in ("text", "list_item") and _LONE_FIGURE.fullmatch(b.text):
+            if pending and pending[-1].page != b.page:
+                flush(None)
+            pending.append(b)
+            continue
+        flush(b)
+        out.append(b)
+    flush(None)
+    return out
+
+
+def _title(meta: str | None, blocks: list[Block]) -> str | None:
+    """The metadata title when it says something, else the first page's main heading."""
+    meta = norm(meta or "")
     if meta and _WORD.search(meta) and not _USELESS_TITLE.match(meta):
         return meta
     headings = [b for b in blocks if b.kind == "heading"]
     if not headings:
         return None
+    first_page = [b for b in headings if b.page == headings[0].page and (b.level or 99) >= 3]
+    if first_page and headings[0].page == 1:
+        return first_page[0].text
     top = min(b.level or 99 for b in headings)
     return next(b.text for b in headings if (b.level or 99) == top)

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepread.corpus.index import Index
-from deepread.corpus.models import invoke_with_retry
+from deepread.corpus.models import invoke_with_retry, message_text
 from deepread.evaluation.modes import ModeSpec
 from deepread.nodes.extractive import NOTICE
 from deepread.stores.records import Paragraph
@@ -84,12 +83,6 @@ def extractive_answer(question: str, chunks: list[Paragraph]) -> str:
     return "\n".join(parts).rstrip()
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-
-
 def run_flat(question: str, spec: ModeSpec, chunks: Index, titles: dict[int, str],
              model: BaseChatModel | None, retries: int = 3,
              doc_ids: list[int] | None = None) -> FlatRun:
@@ -108,7 +101,7 @@ def run_flat(question: str, spec: ModeSpec, chunks: Index, titles: dict[int, str
     except Exception as exc:  # providers raise their own types; the run records it
         return FlatRun(shown, context, "", observation, prompt, 0, True,
                        error=f"the model failed: {type(exc).__name__}: {exc}")
-    answer = _text(reply.content)
+    answer = message_text(reply)
     usage = reply.usage_metadata or {}
     if usage.get("input_tokens"):
         return FlatRun(shown, context, answer, observation, int(usage["input_tokens"]),

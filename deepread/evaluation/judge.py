@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from deepread.corpus.models import invoke_with_retry
+from deepread.corpus.models import invoke_with_retry, message_text
 from deepread.prompts import load
 
 _SLOT = re.compile(r"<(question|predicted_answer|standard_answer)>")
@@ -63,5 +63,5 @@ class Judge:
             reply = invoke_with_retry(self.model, [HumanMessage(content=prompt)], self.retries)
         except Exception as exc:  # any provider error: the item stays unjudged
             return Verdict(None, "", f"{type(exc).__name__}: {exc}")
-        raw = reply.content if isinstance(reply.content, str) else str(reply.content)
+        raw = message_text(reply)
         return Verdict(parse_verdict(raw), raw)

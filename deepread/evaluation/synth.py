@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepread.corpus.index import Index
-from deepread.corpus.models import invoke_with_retry
+from deepread.corpus.models import invoke_with_retry, message_text
 from deepread.evaluation.chunks import document_markdown
 from deepread.prompts import load
 from deepread.stores.tokens import encoding
@@ -93,7 +93,7 @@ def synthesize(index: Index, model: BaseChatModel, n: int = 10, docs: int = 2, *
         reply = invoke_with_retry(model, [
             SystemMessage(content=system),
             HumanMessage(content=user_message(template, k, want, "\n\n".join(texts)))], 3)
-        content = reply.content if isinstance(reply.content, str) else str(reply.content)
+        content = message_text(reply)
         pairs = parse_pairs(content)
         if not pairs:
             say(f"warning: the model's reply held no {{\"qas\": …}} JSON: {content[:200]!r}")

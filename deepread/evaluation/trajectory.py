@@ -1,7 +1,8 @@
 """What an agent run showed the model, read back from the graph's final state.
 
-Every tool observation is a ``ToolMessage`` whose ``artifact`` lists the paragraphs it
-carried (``paragraphs``; ``hits`` for Retrieve). From them come the compact trajectory
+Every tool observation is a ``ToolMessage`` carrying an
+:class:`~deepread.nodes.observation.Observation`: the paragraphs it showed (and the
+hits, for Retrieve). From them come the compact trajectory
 written to disk (tool, arguments, coordinates shown, tokens), the texts that evidence is
 looked for in, and token counts: the observation tokens (the tool messages as the model
 saw them) and, for models that report no usage (the extractive policy), an estimate of
@@ -11,14 +12,16 @@ the input and output tokens from the messages of each model call.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from deepread.corpus.models import message_text
 from deepread.evaluation.evidence import DocResolver, Piece
-from deepread.nodes.tools import tool_schemas
-from deepread.prompts import load
+from deepread.nodes.observation import Observation
+from deepread.nodes.prompt import system_prompt
+from deepread.nodes.tool_specs import tool_schemas
 from deepread.stores.tokens import count_tokens
 
 RETRIEVE = "retrieve"
@@ -68,7 +71,7 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
     calls: dict[str, dict[str, Any]] = {}
     # Prompt cost of each model call: system prompt (with the TOC) and tool schemas,
     # plus every message before the reply. Tokens of each message are counted once.
-    prefix = count_tokens(load("system").replace("{toc}", values.get("toc") or ""))
+    prefix = count_tokens(message_text(system_prompt(values.get("toc") or "")))
     prefix += count_tokens(json.dumps(tool_schemas(tools), ensure_ascii=False))
     history = 0
     for i, msg in enumerate(messages):
@@ -81,24 +84,22 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
         history += n
         if not isinstance(msg, ToolMessage) or i < start:
             continue
-        art = msg.artifact if isinstance(msg.artifact, dict) else {}
-        rows = art.get("paragraphs") or []
-        tokens = count_tokens(str(msg.content))
+        obs = Observation.of(msg)
+        tokens = count_tokens(message_text(msg))
         trace.observation_tokens += tokens
-        trace.observation_chars += len(str(msg.content))
-        pieces = [(resolver.by_id.get(int(r["doc_id"]), ""), str(r.get("text") or ""))
-                  for r in rows]
+        trace.observation_chars += len(message_text(msg))
+        pieces = [(resolver.by_id.get(r.doc_id, ""), r.text) for r in obs.paragraphs]
         trace.shown += pieces
         if msg.name == RETRIEVE:
             trace.located += pieces
-        obs: dict[str, Any] = {"tool": msg.name,
-                               "args": (calls.get(msg.tool_call_id) or {}).get("args"),
-                               "shown": compact_coords(rows), "tokens": tokens}
-        if "hits" in art:
-            obs["hits"] = [f"{h['doc_id']}:{h['sec_id']}:{h['para_idx']}" for h in art["hits"]]
-        if repeats := sum(bool(r.get("repeat")) for r in rows):
-            obs["repeats"] = repeats
+        record: dict[str, Any] = {
+            "tool": msg.name, "args": (calls.get(msg.tool_call_id) or {}).get("args"),
+            "shown": compact_coords([asdict(r) for r in obs.paragraphs]), "tokens": tokens}
+        if obs.hits is not None:
+            record["hits"] = [f"{h.doc_id}:{h.sec_id}:{h.para_idx}" for h in obs.hits]
+        if repeats := sum(r.repeat for r in obs.paragraphs):
+            record["repeats"] = repeats
         if msg.status == "error":
-            obs["error"] = art.get("error") or str(msg.content)
-        trace.observations.append(obs)
+            record["error"] = obs.error or message_text(msg)
+        trace.observations.append(record)
     return trace

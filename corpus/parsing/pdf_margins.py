@@ -1,0 +1,93 @@
+"""Running headers, footers and page numbers: page furniture, not paragraphs.
+
+A line is furniture when it sits among the top or bottom few baselines of its page (the
+page's own text extent, not a fixed band of the paper: filings printed on tall paper put
+the page number a third of the way up) and the same line comes back on many pages:
+
+* a line with words ("Table of Contents", "Amcor plc | 2023 Form 10-K | 12") is compared
+  with its digits masked, so "Page 3 of 9" and "Page 4 of 9" are one line;
+* a bare page number ("12", "- 12 -", "Page 12", "iv") is furniture when the numbers run
+  with the pages (the printed number minus the page index is the same on several pages);
+* any other line without words is data — a row of figures at the top of every page of
+  a table that runs over pages differs only in its digits, and must stay.
+
+Why "many pages": ``max(2, min(pages / 2, max(3, 5 % of pages)))``. A 10-K repeats a
+section's name ("Notes to Consolidated Financial Statements") in the header of that
+section's pages only, a few percent of the filing; a syllabus of 4 pages repeats its
+footer on all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from deepread.corpus.parsing.pdf_lines import Line, PageText
+from deepread.corpus.parsing.pdf_paras import BARE_LABEL, norm
+
+__all__ = ["drop_running_lines"]
+
+#: How many baselines at the top and at the bottom of a page may hold furniture.
+MARGIN_LINES = 3
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+)?[-–—]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
+_LETTER = re.compile(r"[^\W\d_]")
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+
+
+def _roman(text: str) -> int | None:
+    total, prev = 0, 0
+    for ch in reversed(text.lower()):
+        value = _ROMAN.get(ch)
+        if value is None:
+            return None
+        total += -value if value < prev else value
+        prev = max(prev, value)
+    return total or None
+
+
+def _margin_lines(page: PageText) -> list[tuple[str, Line]]:
+    """Lines among the page's top and bottom ``MARGIN_LINES`` baselines, with their band."""
+    if not page.lines:
+        return []
+    mids = sorted({round((ln.y0 + ln.y1) / 4) * 2 for ln in page.lines}, reverse=True)
+    top, bottom = set(mids[:MARGIN_LINES]), set(mids[-MARGIN_LINES:])
+    out = []
+    for ln in page.lines:
+        mid = round((ln.y0 + ln.y1) / 4) * 2
+        if mid in top:
+            out.append(("top", ln))
+        elif mid in bottom:
+            out.append(("bottom", ln))
+    return out
+
+
+def drop_running_lines(pages: list[PageText]) -> None:
+    """Remove headers, footers and page numbers from ``pages`` (in place)."""
+    n = len(pages)
+    if n < 2:
+        return
+    needed = max(2.0, min(n / 2, max(3.0, 0.05 * n)))
+    words: dict[int, tuple[str, str]] = {}
+    pages_of: dict[tuple[str, str], set[int]] = {}
+    numbers: dict[int, int] = {}  # id(line) -> printed number minus page index
+    for index, page in enumerate(pages):
+        for band, ln in _margin_lines(page):
+            text = norm(ln.text).casefold()
+            m = _PAGE_NUMBER.match(text)
+            if m:
+                value = int(m.group(1)) if m.group(1).isdigit() else _roman(m.group(1))
+                if value is not None:
+                    numbers[id(ln)] = value - index
+                    continue
+            if _LETTER.search(text):
+                labelled = BARE_LABEL.match(text) is not None
+                k = (band, text if labelled else re.sub(r"\d+", "#", text))
+                words[id(ln)] = k
+                pages_of.setdefault(k, set()).add(index)
+    offset_counts = Counter(numbers.values())
+    min_run = 2 if n <= 6 else 3
+    drop = {i for i, k in words.items() if len(pages_of[k]) >= needed}
+    drop |= {i for i, off in numbers.items() if offset_counts[off] >= min_run}
+    for page in pages:
+        page.lines[:] = [ln for ln in page.lines if id(ln) not in drop]

@@ -1,0 +1,141 @@
+"""The ``check`` node: does the evidence the answer cites support it?
+
+It runs after the policy answers (:mod:`deepread.nodes.sufficiency` holds the check
+itself). First pass: an answer that passes goes on to ``finalize``; one that does not
+gets one bounded extra read — the node writes deepread's own ``read_section`` call
+(an AI message marked as deepread's), the ``tools`` node runs it, and the policy
+answers again without tools (``retry_reason``). Second pass, on that answer: supported
+→ ``finalize``; still not → the answer abstains (``stop_reason="no_evidence"``). A mode
+without ``read_section`` (Search-o1) abstains at once rather than read behind the
+model's back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import uuid4
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langgraph.runtime import Runtime
+
+from deepread.corpus.index import Index
+from deepread.corpus.models import message_text
+from deepread.nodes.citations import Coord, read_citations
+from deepread.nodes.context import Context
+from deepread.nodes.extractive import ExtractiveChatModel
+from deepread.nodes.prompt import NOTICE_KEY
+from deepread.nodes.resources import Resources
+from deepread.nodes.state import AgentState, final_answer, turn_messages
+from deepread.nodes.sufficiency import (
+    Verdict,
+    abstains,
+    abstention,
+    evidence,
+    extra_read,
+    judge,
+    lexical_check,
+)
+from deepread.nodes.tool_specs import READ_SECTION
+
+#: ``NOTICE_KEY`` value of the check's own read_section request.
+REQUEST = "sufficiency"
+
+
+def _request_index(turn: list[BaseMessage]) -> int | None:
+    """Where the check's read request is in the turn, if it made one."""
+    for i in range(len(turn) - 1, -1, -1):
+        if isinstance(turn[i], AIMessage) and turn[i].additional_kwargs.get(NOTICE_KEY) == REQUEST:
+            return i
+    return None
+
+
+def make_check(resources: Resources, can_read: bool = True):
+    """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
+    is one, and a mode without the tool must not get one behind its back)."""
+
+    def verify(model: Any, index: Index, state: AgentState, context: Context, answer: str,
+               kept: list[Coord], usage: dict[str, int]) -> Verdict | None:
+        """The lexical check, then the judge (LLM policies) when it fails."""
+        question = state.get("question") or ""
+        cited = evidence(index, kept)
+        titles = " ".join({index.collection.document(d).sections[s].title
+                           for d, s, _ in cited})
+        verdict = lexical_check(question, answer, list(cited.values()),
+                                context.sufficiency_threshold, titles)
+        if verdict.supported or isinstance(model, ExtractiveChatModel):
+            return verdict
+        got, spent = judge(model, question, answer, cited, context.model_retries,
+                           context.model_timeout)
+        for key, value in spent.items():
+            if isinstance(value, int):
+                usage[key] = usage.get(key, 0) + value
+        return got
+
+    def abstain(index: Index, model: Any, coords: list[Coord]) -> dict[str, Any]:
+        text = abstention(index, coords, isinstance(model, ExtractiveChatModel))
+        return {"messages": [AIMessage(content=text,
+                                       additional_kwargs={NOTICE_KEY: "no_evidence"})],
+                "stop_reason": "no_evidence", "sufficiency": "insufficient"}
+
+    def first_pass(state: AgentState, context: Context, usage: dict[str, int]
+                   ) -> dict[str, Any]:
+        last = final_answer(turn_messages(state))
+        if last is None or state.get("stop_reason") in ("error", "budget"):
+            return {"sufficiency": "unchecked"}
+        answer = message_text(last)
+        if not answer.strip() or abstains(answer):
+            return {"sufficiency": "unchecked"}
+        regions = state.get("read_regions") or {}
+        kept = read_citations(answer, regions)
+        if not kept:
+            return {"sufficiency": "uncited"}
+        index, model = resources.index(context), resources.model(context)
+        try:
+            verdict = verify(model, index, state, context, answer, kept, usage)
+        except Exception:  # a judge outage must not turn into an abstention
+            return {"sufficiency": "unchecked"}
+        if verdict is None or verdict.supported:
+            return {"sufficiency": "supported" if verdict else "unchecked"}
+        args = extra_read(index, regions, kept[0]) if can_read else None
+        if args is None:
+            return abstain(index, model, kept)
+        call = {"name": READ_SECTION, "args": args, "type": "tool_call",
+                "id": f"check_{uuid4().hex[:12]}"}
+        request = AIMessage(content="", tool_calls=[call],
+                            additional_kwargs={NOTICE_KEY: REQUEST})
+        return {"messages": [request], "retry_reason": verdict.reason}
+
+    def second_pass(state: AgentState, context: Context, usage: dict[str, int]
+                    ) -> dict[str, Any]:
+        turn = turn_messages(state)
+        asked = _request_index(turn)
+        last = final_answer(turn[asked + 1:]) if asked is not None else None
+        if asked is None or last is None:
+            return {"sufficiency": "unchecked"}  # the second answer failed: keep the first
+        first = final_answer(turn[:asked])
+        regions = state.get("read_regions") or {}
+        index, model = resources.index(context), resources.model(context)
+        answer = message_text(last)
+        kept = read_citations(answer, regions)
+        if abstains(answer):
+            return {"stop_reason": "no_evidence", "sufficiency": "insufficient"}
+        if kept:
+            try:
+                again = verify(model, index, state, context, answer, kept, usage)
+            except Exception:
+                again = None
+            if again is None or again.supported:
+                return {"sufficiency": "supported" if again else "unchecked"}
+        before = read_citations(message_text(first), regions) if first else []
+        return abstain(index, model, kept or before)
+
+    def check(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        context = runtime.context or Context()
+        checks = state.get("checks", 0)
+        if not context.check_sufficiency:
+            return {"sufficiency": "off", "checks": checks + 1}
+        usage = dict(state.get("check_usage") or {})
+        step = second_pass if checks else first_pass
+        return step(state, context, usage) | {"checks": checks + 1, "check_usage": usage}
+
+    return check

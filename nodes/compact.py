@@ -1,0 +1,81 @@
+"""The ``compact`` node: what the next model call will be sent, made valid and to fit.
+
+It runs before every call of the policy, and decides what the policy then only reads
+(:func:`deepread.nodes.prompt.model_input`):
+
+* a valid history — a tool call a stopped run left unanswered gets its "not run"
+  answer (:mod:`deepread.nodes.history`), written to the thread;
+* the Directory Structure — when the prompt shows a bounded interaction space
+  (:mod:`deepread.nodes.space`) that retrieval or ``open_toc`` widened since, the TOC is
+  rendered again;
+* evidence notes — past ``notes_budget`` tokens, older observations are sent as compact
+  notes (:mod:`deepread.nodes.notes`); the thread keeps them whole. It records which
+  (``notes``), the paragraphs now seen only as notes (``noted_regions``: re-reading them
+  shows their text again), and what the call will cost (``prompt_tokens``).
+
+A store that fails while the TOC is re-rendered ends the turn (``stop_reason="error"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AnyMessage, RemoveMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.runtime import Runtime
+
+from deepread.nodes.context import Context
+from deepread.nodes.history import repair
+from deepread.nodes.notes import fit, noted_regions
+from deepread.nodes.prompt import system_prompt
+from deepread.nodes.resources import Resources
+from deepread.nodes.space import render_space
+from deepread.nodes.state import AgentState
+from deepread.stores.backend import StoreError
+
+
+def make_compact(resources: Resources):
+    """The ``compact`` node (see the module docstring)."""
+
+    def compact_node(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        context = runtime.context or Context()
+        update: dict[str, Any] = {}
+        toc = state.get("toc", "")
+        space = state.get("space") or []
+        if state.get("bounded") and space != state.get("toc_space"):
+            # Retrieval or open_toc widened the interaction space: re-render the prompt.
+            try:
+                index = resources.index(context)
+                documents = (index.toc(context.documents) if context.documents
+                             else index.toc())
+            except StoreError as exc:
+                # The store went away mid-turn: end the turn with the reason, as the toc
+                # node does at its start, rather than crash the run.
+                return {"stop_reason": "error",
+                        "error": f"the document store failed: {exc}"}
+            toc, view = render_space(documents, space, context.toc_budget)
+            update |= {"toc": toc, "toc_space": list(space), "toc_view": view}
+        messages: list[AnyMessage] = list(state.get("messages", []))
+        repaired = repair(messages)
+        if repaired is not None:
+            # Rewritten whole: the answers go right after their calls, before the turns
+            # that followed. The turn now starts where its first message moved to.
+            start = state.get("turn_start", 0)
+            first = messages[start] if start < len(messages) else None
+            update["turn_start"] = next((i for i, m in enumerate(repaired) if m is first),
+                                        len(repaired))
+            update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
+            messages = repaired
+        sent, tokens = fit([system_prompt(toc), *messages], state.get("question") or "",
+                           context.notes_budget)
+        notes = {m.id: str(n.content) for m, n in zip(messages, sent[1:], strict=True)
+                 if n is not m and m.id}
+        if notes != (state.get("notes") or {}):
+            update["notes"] = notes
+        noted = noted_regions(sent)
+        if noted != (state.get("noted_regions") or {}):
+            update["noted_regions"] = noted
+        update["prompt_tokens"] = tokens
+        return update
+
+    return compact_node

@@ -1,0 +1,94 @@
+"""Small PDFs written in the test itself, with fpdf2: lines placed where a test wants them.
+
+The PDF tests need pages shaped like real filings and syllabi (a bold heading, a
+contents page, a statement with "$" and "(1,577)" in their own cells, two columns drawn
+row by row) without shipping third-party PDFs. ``Doc`` places each line at an exact
+position in a core font, so every cue the parser reads — size, weight, position, the
+content-stream order — is the one the test set.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fpdf import FPDF
+
+LEFT = 72.0
+RIGHT = 540.0
+TOP = 72.0
+LEADING = 1.25
+
+
+class Doc:
+    """A letter-size PDF built line by line; ``y`` runs down from the top of the page."""
+
+    def __init__(self) -> None:
+        self.pdf = FPDF(unit="pt", format="letter")
+        self.pdf.set_auto_page_break(False)
+        self.y = TOP
+
+    def page(self) -> Doc:
+        self.pdf.add_page()
+        self.y = TOP
+        return self
+
+    def line(self, text: str, *, x: float = LEFT, y: float | None = None, size: float = 10,
+             bold: bool = False, font: str = "Helvetica", advance: bool = True) -> Doc:
+        """One line of text at (x, y); ``y`` defaults to the running position."""
+        self.pdf.set_font(font, "B" if bold else "", size)
+        at = self.y if y is None else y
+        self.pdf.text(x, at + size, text)
+        if advance and y is None:
+            self.y += size * LEADING
+        return self
+
+    def right(self, text: str, x1: float, *, size: float = 10, bold: bool = False) -> Doc:
+        """Text right-aligned at ``x1`` on the current line (figures in a column)."""
+        self.pdf.set_font("Helvetica", "B" if bold else "", size)
+        self.pdf.text(x1 - self.pdf.get_string_width(text), self.y + size, text)
+        return self
+
+    def gap(self, points: float) -> Doc:
+        self.y += points
+        return self
+
+    def para(self, text: str, *, size: float = 10, x: float = LEFT, width: float = RIGHT - LEFT,
+             indent: float = 0.0, hang: float = 0.0, space_after: float = 6.0) -> Doc:
+        """A paragraph wrapped to ``width``: first line indented by ``indent``, the others
+        by ``hang`` (a hanging indent, as in a reference list)."""
+        self.pdf.set_font("Helvetica", "", size)
+        lines: list[str] = []
+        current = ""
+        for word in text.split():
+            trial = f"{current} {word}".strip()
+            room = width - (indent if not lines else hang)
+            if current and self.pdf.get_string_width(trial) > room:
+                lines.append(current)
+                current = word
+            else:
+                current = trial
+        lines.append(current)
+        for i, ln in enumerate(lines):
+            self.line(ln, x=x + (indent if i == 0 else hang), size=size)
+        self.y += space_after
+        return self
+
+    def section(self, title: str, level: int = 0) -> Doc:
+        """An outline (bookmark) entry pointing here."""
+        self.pdf.start_section(title, level=level)
+        return self
+
+    def save(self, path: Path) -> Path:
+        self.pdf.output(str(path))
+        return path
+
+
+WORDS = ("the company reports revenue from its segments and the board reviews each plan "
+         "before the year ends while costs and margins are measured against the budget").split()
+
+
+def filler(n: int, seed: int = 0) -> str:
+    """``n`` words of plausible prose ending in a full stop (deterministic)."""
+    words = [WORDS[(seed * 7 + i * 3) % len(WORDS)] for i in range(n)]
+    words[0] = words[0].capitalize()
+    return " ".join(words) + "."
