@@ -267,23 +267,32 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from deepread.corpus.ingest import IngestError
     from deepread.corpus.models import ModelConfigError
     from deepread.evaluation.dataset import DatasetError
-    from deepread.evaluation.modes import DEFAULT_MODES
     from deepread.evaluation.runner import EvalConfig, EvalError, run_eval
 
+    try:
+        collection = args.collection or _eval_collection(Path(args.dataset), args.format)
+    except DatasetError as exc:
+        print(f"deepread: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     config = EvalConfig(
-        dataset=Path(args.dataset), store=args.store, collection=args.collection,
-        modes=tuple(args.mode or DEFAULT_MODES), expand=args.expand,
+        dataset=Path(args.dataset), store=args.store, collection=collection,
+        modes=tuple(args.mode or ()), expand=args.expand,
         model=args.model if args.model is not None else (_default_model("model") or ""),
         judge_model=args.judge_model or "", workers=args.workers,
         out=Path(args.out) if args.out else None, limit=args.limit, k=args.k,
-        max_rounds=args.max_rounds, embeddings=args.embeddings)
+        max_rounds=args.max_rounds, embeddings=args.embeddings, format=args.format,
+        sample=args.sample, seed=args.seed, ingest=not args.no_ingest)
     try:
         result = run_eval(config, progress=not args.json and sys.stderr.isatty())
     except (DatasetError, EvalError, ModelConfigError) as exc:
         print(f"deepread: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except IngestError as exc:
+        print(f"deepread: {exc}", file=sys.stderr)
+        return EXIT_PARTIAL
     for line in result.failures:
         print(f"FAILED {line}", file=sys.stderr)
     if args.json:
@@ -297,6 +306,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"{result.ran} answered, {result.skipped} already done, "
               f"{len(result.failures)} failed; outputs in {result.out}", file=sys.stderr)
     return EXIT_PARTIAL if result.failures else EXIT_OK
+
+
+def _eval_collection(dataset: Path, format: str | None) -> str:
+    """The collection a run uses when none is named: a benchmark's own (its folder's
+    name), so that its PDFs are not ingested into the user's default collection."""
+    import re
+
+    from deepread.evaluation.formats import DEEPREAD, detect_format
+
+    if not dataset.is_file() or (format or detect_format(dataset)) == DEEPREAD:
+        return "default"
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", dataset.resolve().parent.name).strip("-_")
+    return name or "benchmark"
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
@@ -415,12 +437,31 @@ def build_parser() -> argparse.ArgumentParser:
                         "$DEEPREAD_CHECKPOINTER, else checkpoints.sqlite beside the store")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("eval", parents=[common],
-                       help="evaluate DeepRead and baselines on a QA dataset (JSONL)")
-    p.add_argument("dataset", help="JSONL: id, question, answer, optional type and evidence")
+    # Without --collection a benchmark gets a collection of its own (_eval_collection):
+    # a copy of the common options with no default collection (argparse shares the
+    # parent's option objects, so setting the default on ``common`` would change it for
+    # every command).
+    import copy
+
+    eval_common = copy.deepcopy(common)
+    eval_common.set_defaults(collection=None)
+    p = sub.add_parser(
+        "eval", parents=[eval_common],
+        help="evaluate DeepRead and baselines on a QA dataset",
+        description="Evaluate on a QA dataset: deepread's JSONL, FinanceBench's JSONL or "
+                    "SyllabusQA's CSV, as published. Benchmark questions are each "
+                    "answered scoped to their own PDF, which is ingested from the "
+                    "dataset's folder if the collection lacks it (default collection: "
+                    "the folder's name); a flat baseline of the same PDFs at the agent's "
+                    "spend comes in the same run.")
+    p.add_argument("dataset", help="deepread JSONL (id, question, answer, optional type and "
+                                   "evidence), FinanceBench JSONL or SyllabusQA CSV")
+    p.add_argument("--format", choices=("deepread", "financebench", "syllabusqa"),
+                   default=None, help="the dataset's format (default: told by the file)")
     p.add_argument("--mode", action="append", default=None,
                    help="deepread, search-o1, read-only, dense-rag, or flat-<size>@<budget> "
-                        "(e.g. flat-800@1500); repeat for several (default: the first four)")
+                        "(e.g. flat-800@1500); repeat for several (default: the first four; "
+                        "benchmarks: deepread)")
     p.add_argument("--expand", action="store_true",
                    help="scanning window (1, 1) around each retrieve hit (agent modes)")
     p.add_argument("--model", default=None,
@@ -433,6 +474,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default ./eval-out/<timestamp>); an existing one "
                         "resumes")
     p.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    p.add_argument("--sample", type=int, default=None,
+                   help="a random sample of N questions (seeded; reported as a subset)")
+    p.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    p.add_argument("--no-ingest", action="store_true",
+                   help="benchmarks: stop and print the ingest command instead of "
+                        "ingesting question documents missing from the collection")
     p.add_argument("--k", type=int, default=5, help="hits per retrieve call (default 5)")
     p.add_argument("--max-rounds", type=int, default=50,
                    help="tool rounds per question (paper: 50)")

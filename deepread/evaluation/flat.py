@@ -43,9 +43,13 @@ class FlatRun:
     error: str | None = None
 
 
-def select(chunks: Index, question: str, spec: ModeSpec) -> list[Paragraph]:
-    """The chunks shown for ``question``: top ``top_k``, or in rank order up to the budget."""
-    ranked = chunks.retrieve(question, k=spec.top_k, window=(0, 0))
+def select(chunks: Index, question: str, spec: ModeSpec,
+           doc_ids: list[int] | None = None) -> list[Paragraph]:
+    """The chunks shown for ``question`` (of ``doc_ids`` only, when given): top
+    ``top_k``, or in rank order up to the budget."""
+    if doc_ids is not None and not doc_ids:
+        return []
+    ranked = chunks.retrieve(question, k=spec.top_k, window=(0, 0), doc_id=doc_ids)
     if spec.budget is None:
         return ranked
     shown, spent = [], 0
@@ -80,9 +84,10 @@ def extractive_answer(question: str, chunks: list[Paragraph]) -> str:
 
 
 def run_flat(question: str, spec: ModeSpec, chunks: Index, titles: dict[int, str],
-             model: BaseChatModel | None, retries: int = 3) -> FlatRun:
-    """One flat pass for ``question``."""
-    shown = select(chunks, question, spec)
+             model: BaseChatModel | None, retries: int = 3,
+             doc_ids: list[int] | None = None) -> FlatRun:
+    """One flat pass for ``question`` (over the chunks of ``doc_ids``, when given)."""
+    shown = select(chunks, question, spec, doc_ids)
     context = render(shown, titles)
     observation = count_tokens(context)
     messages = [SystemMessage(content=RAG_SYSTEM),

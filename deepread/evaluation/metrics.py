@@ -4,8 +4,10 @@ Per question (§4.4, Table 2, Fig. 3): the first action; whether it starts with 
 and reads later (S(s→r)); Retrieve and Read call counts and their ratio C_s/C_r; tool
 calls, rounds, tokens. A summary averages a group of per-question records (a mode, or a
 mode and a question type): accuracy over judged answers, evidence shares over questions
-with gold evidence, S(s→r) as a share of questions and C_s/C_r as the ratio of the
-*totals* (a per-question ratio is undefined whenever a question has no Read).
+with gold evidence (gold pages over questions with pages; abstention over the
+unanswerable and the answerable questions apart), S(s→r) as a share of questions and
+C_s/C_r as the ratio of the *totals* (a per-question ratio is undefined whenever a
+question has no Read).
 """
 
 from __future__ import annotations
@@ -65,7 +67,17 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "with_evidence": sum(m.get("evidence_read") is not None for m in metrics),
         "evidence_located": _mean(m.get("evidence_located") for m in metrics),
         "evidence_read": _mean(m.get("evidence_read") for m in metrics),
+        "with_pages": sum(m.get("gold_page_shown") is not None for m in metrics),
+        "gold_page_shown": _mean(m.get("gold_page_shown") for m in metrics),
+        # Benchmarks: abstention (stop_reason "no_evidence") on the questions the
+        # document cannot answer, and false abstention on the ones it can.
+        "unanswerable": sum(m.get("answerable") is False for m in metrics),
+        "abstain_unanswerable": _mean(m["abstained"] for m in metrics
+                                      if m.get("answerable") is False and "abstained" in m),
+        "abstain_answerable": _mean(m["abstained"] for m in metrics
+                                    if m.get("answerable") is True and "abstained" in m),
         "observation_tokens": _mean(obs),
+        "spend": _mean(m.get("spend") for m in metrics),
         "observation_tokens_median": statistics.median(obs) if obs else None,
         "first_action_retrieve": (_mean(m.get("first_action") == RETRIEVE for m in agent)
                                   if agent else None),

@@ -5,7 +5,11 @@ ids), so running ``deepread eval`` once plainly and once with ``--expand`` into 
 ``--out`` gives one table with both, as the paper's Tables 1–2 do. Tables: accuracy and
 evidence (located, read) per mode × question type (Table 1's shape), and behaviour per
 mode — S(s→r), C_s/C_r, first action, tool calls, rounds, tokens (Table 2, Fig. 3).
-The agent modes are also compared with the best budget-matched flat baseline.
+The agent modes are also compared with the best budget-matched flat baseline. On a
+benchmark (FinanceBench, SyllabusQA) each agent variant's paired flat PDF-window
+baseline is a variant of its own (``flat-pdf200w@<variant>``), and a first table puts
+the benchmark's measures side by side: evidence read, gold pages shown, spend and
+abstention (:mod:`deepread.evaluation.benchmark` defines them).
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepread.evaluation.dataset import Question
+from deepread.evaluation.dataset import Dataset, Question
 from deepread.evaluation.metrics import json_safe, summarize_by_type
 from deepread.evaluation.modes import AGENT_TOOLS, DEFAULT_MODES
 from deepread.evaluation.records import read_records
+
+#: Prefix of the paired flat PDF-window baselines (benchmark formats).
+FLAT_PREFIX = "flat-pdf200w@"
 
 if TYPE_CHECKING:
     from deepread.evaluation.runner import EvalConfig
@@ -31,20 +38,66 @@ def _order(variant: str) -> tuple[int, str]:
     return (rank, variant)
 
 
+def paired_flat(variant: str) -> str:
+    """The name of an agent variant's budget-matched flat PDF-window baseline."""
+    return f"{FLAT_PREFIX}{variant}"
+
+
+def _flat_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The paired flat baselines that agent records carry, as records of their own."""
+    return [{"id": r["id"], "type": r.get("type"), "stop_reason": "answered",
+             "metrics": r["flat"]["metrics"]} for r in rows if r.get("flat")]
+
+
 def collect(out: Path, questions: list[Question]) -> dict[str, list[dict[str, Any]]]:
-    """Records per variant found in ``out/trajectories``, dataset order, dataset ids only."""
+    """Records per variant found in ``out/trajectories``, dataset order, dataset ids only;
+    an agent variant's paired flat baseline follows it as ``flat-pdf200w@<variant>``."""
     found: dict[str, list[dict[str, Any]]] = {}
     for path in sorted((out / "trajectories").glob("*.jsonl")):
         records = read_records(path)
         rows = [records[q.id] for q in questions if q.id in records]
         if rows:
             found[path.stem] = rows
-    return dict(sorted(found.items(), key=lambda kv: _order(kv[0])))
+    ordered: dict[str, list[dict[str, Any]]] = {}
+    for variant, rows in sorted(found.items(), key=lambda kv: _order(kv[0])):
+        ordered[variant] = rows
+        if flats := _flat_rows(rows):
+            ordered[paired_flat(variant)] = flats
+    return ordered
+
+
+def benchmark(variants: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each agent variant against its paired flat baseline, on the benchmark's measures."""
+    out = []
+    for variant, s in variants.items():
+        flat = variants.get(paired_flat(variant))
+        if flat is None:
+            continue
+        mine, theirs = s["overall"], flat["overall"]
+        out.append({
+            "variant": variant, "flat": paired_flat(variant), "n": mine["n"],
+            "evidence_read": mine["evidence_read"],
+            "flat_evidence_read": theirs["evidence_read"],
+            "ratio": _ratio(mine["evidence_read"], theirs["evidence_read"]),
+            "gold_page_shown": mine["gold_page_shown"],
+            "flat_gold_page_shown": theirs["gold_page_shown"],
+            "spend": mine["spend"], "flat_spend": theirs["spend"],
+            "spend_ratio": _ratio(theirs["spend"], mine["spend"]),
+            "abstain_unanswerable": mine["abstain_unanswerable"],
+            "abstain_answerable": mine["abstain_answerable"]})
+    return out
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None:
+        return None
+    return a / b if b else math.inf
 
 
 def comparisons(variants: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Each agent variant's evidence read against the best budgeted flat baseline."""
-    flats = {v: s["overall"] for v, s in variants.items() if v.startswith("flat-")}
+    flats = {v: s["overall"] for v, s in variants.items()
+             if v.startswith("flat-") and not v.startswith(FLAT_PREFIX)}
     if not flats:
         return []
     best = max(flats, key=lambda v: flats[v]["evidence_read"] or 0.0)
@@ -62,18 +115,31 @@ def comparisons(variants: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def build_summary(out: Path, questions: list[Question], config: EvalConfig,
+def build_summary(out: Path, dataset: Dataset, config: EvalConfig,
                   model: str, judge: str) -> dict[str, Any]:
+    questions = dataset.questions
     records = collect(out, questions)
     variants = {}
     for variant, rows in records.items():
         variants[variant] = {"mode": rows[0].get("mode"), "settings": rows[-1].get("settings"),
                              **summarize_by_type(rows)}
     return {"created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "dataset": str(config.dataset), "questions": len(questions),
+            "dataset": str(config.dataset), "format": dataset.format,
+            "questions": len(questions),
+            "subset": _subset(config),
             "store": config.store, "collection": config.collection, "model": model,
             "judge_model": judge or None, "variants": variants,
-            "comparisons": comparisons(variants)}
+            "comparisons": comparisons(variants), "benchmark": benchmark(variants)}
+
+
+def _subset(config: EvalConfig) -> str | None:
+    """How the questions were cut down, or None for all of them."""
+    parts = []
+    if config.sample is not None:
+        parts.append(f"a random sample of {config.sample} (seed {config.seed})")
+    if config.limit is not None:
+        parts.append(f"the first {config.limit}")
+    return ", then ".join(parts) or None
 
 
 # -- Markdown ---------------------------------------------------------------------------
@@ -106,18 +172,24 @@ def _by_type(summary: dict[str, Any], key: str, fmt=_pct) -> list[str]:
 
 def render_markdown(summary: dict[str, Any]) -> str:
     variants = summary["variants"]
+    subset = f" ({summary['subset']})" if summary.get("subset") else ""
     lines = [f"# Evaluation — {Path(summary['dataset']).name}", "",
-             f"{summary['questions']} questions; collection `{summary['collection']}`; "
+             f"{summary['questions']} questions{subset}, format {summary.get('format')}; "
+             f"collection `{summary['collection']}`; "
              f"policy model `{summary['model']}`; judge `{summary['judge_model'] or 'none'}`; "
              f"{summary['created']}.", ""]
     if not variants:
         return "\n".join([*lines, "No trajectories yet.", ""])
+    lines += _benchmark_lines(summary)
     if any(s["overall"]["judged"] for s in variants.values()):
         lines += ["## Accuracy (%, LLM judge, paper Fig. 6 prompt)", "",
                   *_by_type(summary, "accuracy")]
     else:
         lines += ["## Accuracy", "", "Not judged (no `--judge-model`).", ""]
-    lines += ["## Evidence read (% of gold quotes shown to the model)", "",
+    scoped = summary.get("format") not in (None, "deepread")
+    what = ("gold evidence items read: ≥ half their 24-character shingles shown"
+            if scoped else "gold quotes shown to the model")
+    lines += [f"## Evidence read (% of {what})", "",
               *_by_type(summary, "evidence_read"),
               "## Evidence located (% of gold quotes in retrieve results)", "",
               *_by_type(summary, "evidence_located")]
@@ -148,16 +220,59 @@ def render_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_reports(out: Path, questions: list[Question], config: EvalConfig, model: str,
+BENCHMARK_NOTE = (
+    "*Shown*: the paragraphs in the run's read-region memory. *Read*: at least half of "
+    "an evidence text's (answer span's) whitespace-free, lower-cased 24-character "
+    "shingles, every 8 characters, occur in the shown text (markup removed). *Gold page "
+    "shown*: a shown paragraph of the document on the evidence's page. *Spend*: "
+    "characters of the tool results shown ÷ 4 (the flat baseline: of its windows). "
+    "*Flat*: the PDF's PDFium text layer in 200-word windows every 100 words, ranked by "
+    "the same retriever in the document, taken in rank order up to the agent's spend on "
+    "the question (at least 1,500). *Abstained*: stop_reason `no_evidence`.")
+
+
+def _benchmark_lines(summary: dict[str, Any]) -> list[str]:
+    rows = summary.get("benchmark") or []
+    if not rows:
+        return []
+    pages = any(r["gold_page_shown"] is not None for r in rows)
+    unanswerable = any(r["abstain_unanswerable"] is not None for r in rows)
+    head = ["mode", "questions", "evidence read %", "flat %", "ratio"]
+    if pages:
+        head += ["gold page shown %", "flat %"]
+    head += ["spend", "flat spend", "flat / agent spend"]
+    if unanswerable:
+        head += ["abstains, unanswerable %"]
+    head += ["abstains, answerable %"]
+    table = []
+    for r in rows:
+        row = [r["variant"], str(r["n"]), _pct(r["evidence_read"]),
+               _pct(r["flat_evidence_read"]), _num(r["ratio"], 2)]
+        if pages:
+            row += [_pct(r["gold_page_shown"]), _pct(r["flat_gold_page_shown"])]
+        row += [_num(r["spend"], 0), _num(r["flat_spend"], 0), _num(r["spend_ratio"], 2)]
+        if unanswerable:
+            row.append(_pct(r["abstain_unanswerable"]))
+        row.append(_pct(r["abstain_answerable"]))
+        table.append(row)
+    out = ["## Benchmark measures (agent vs flat PDF windows at its spend)", "",
+           *_table(head, table), BENCHMARK_NOTE, ""]
+    if pages:
+        out += ["## Gold page shown (%) by question type", "",
+                *_by_type(summary, "gold_page_shown")]
+    return out
+
+
+def write_reports(out: Path, dataset: Dataset, config: EvalConfig, model: str,
                   judge: str) -> dict[str, Any]:
     """Write ``summary.json``, ``summary.md`` and the plots into ``out``; the summary."""
     from deepread.evaluation.plots import write_plots
 
     out.mkdir(parents=True, exist_ok=True)
-    summary = build_summary(out, questions, config, model, judge)
+    summary = build_summary(out, dataset, config, model, judge)
     (out / "summary.json").write_text(
         json.dumps(json_safe(summary), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     (out / "summary.md").write_text(render_markdown(summary), encoding="utf-8")
     if config.plots:
-        summary["plots"] = [str(p) for p in write_plots(out, collect(out, questions))]
+        summary["plots"] = [str(p) for p in write_plots(out, collect(out, dataset.questions))]
     return summary

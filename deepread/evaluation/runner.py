@@ -23,15 +23,20 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from deepread.corpus.index import Index
+from deepread.evaluation.benchmark import Shown, abstention, pieces, score, shown_paragraphs
 from deepread.evaluation.chunks import chunk_collection, ensure_chunks
-from deepread.evaluation.dataset import Question, load_dataset
-from deepread.evaluation.evidence import DocResolver, coverage
+from deepread.evaluation.dataset import Dataset, Question, read_dataset
+from deepread.evaluation.evidence import DocResolver, Piece, coverage
 from deepread.evaluation.flat import run_flat
+from deepread.evaluation.flat_windows import MIN_BUDGET, STEP, WORDS, FlatWindows, char_tokens
 from deepread.evaluation.judge import Judge
 from deepread.evaluation.metrics import behaviour
 from deepread.evaluation.modes import DEFAULT_MODES, EXPAND_WINDOW, ModeSpec, parse_mode
 from deepread.evaluation.records import RecordWriter, read_records, trajectory_path
+from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
+from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
+from deepread.stores.tokens import count_tokens
 
 
 class EvalError(ValueError):
@@ -45,7 +50,7 @@ class EvalConfig:
     dataset: Path
     store: str | None = None
     collection: str = "default"
-    modes: tuple[str, ...] = DEFAULT_MODES
+    modes: tuple[str, ...] = ()  # () — the format's default: see default_modes()
     expand: bool = False
     model: str = ""
     judge_model: str = ""
@@ -56,6 +61,11 @@ class EvalConfig:
     max_rounds: int = 50
     embeddings: str | None = None
     plots: bool = True  # PNGs take about a second to draw; tests of many runs skip them
+    format: str | None = None  # deepread | financebench | syllabusqa; None: detected
+    sample: int | None = None  # a seeded random subset of this many questions
+    seed: int = 0
+    ingest: bool = True  # benchmark documents missing from the collection: ingest them
+    flat: bool = True  # benchmark formats: the flat PDF-window baseline beside each agent
 
 
 @dataclass(slots=True)
@@ -77,8 +87,28 @@ class _Mode:
     run: Callable[[Question], dict[str, Any]]
 
 
+@dataclass(slots=True)
+class _Setup:
+    """What every mode of one run shares."""
+
+    config: EvalConfig
+    dataset: Dataset
+    index: Index
+    opened: list[Index]
+    resolver: DocResolver
+    model: BaseChatModel | None
+    model_name: str
+    say: Callable[[str], None]
+    flat: FlatWindows | None = None
+
+
 def default_out() -> Path:
     return Path("eval-out") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+
+
+def default_modes(dataset: Dataset) -> tuple[str, ...]:
+    """The paper's four modes; on a benchmark, the agent (its flat baseline comes along)."""
+    return ("deepread",) if dataset.scoped else DEFAULT_MODES
 
 
 def _stderr(message: str) -> None:
@@ -96,8 +126,10 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     from deepread.corpus.models import chat_model
     from deepread.evaluation.report import write_reports
 
-    questions = load_dataset(config.dataset, config.limit)
-    specs = [parse_mode(m) for m in dict.fromkeys(config.modes)]
+    dataset = read_dataset(config.dataset, config.format, limit=config.limit,
+                           sample=config.sample, seed=config.seed)
+    questions = dataset.questions
+    specs = [parse_mode(m) for m in dict.fromkeys(config.modes or default_modes(dataset))]
     if model is None and config.model:
         model = chat_model(config.model)
     if judge_model is None and config.judge_model:
@@ -108,7 +140,14 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     if index is None:
         index = Index.open(config.store, config.collection, embeddings=config.embeddings)
     opened: list[Index] = [index] if own else []
+    flat: FlatWindows | None = None
     try:
+        if dataset.scoped:
+            try:
+                ensure_documents(index, questions, dataset.folder, ingest=config.ingest,
+                                 say=say)
+            except ScopeError as exc:
+                raise EvalError(str(exc)) from None
         documents = index.documents()
         if not documents:
             raise EvalError(
@@ -120,39 +159,97 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
         if missing:
             say(f"warning: evidence documents not in collection {index.name!r} (their "
                 f"quotes are looked for in all documents): {', '.join(missing)}")
+        setup = _Setup(config, dataset, index, opened, resolver, model, model_name, say)
+        if dataset.scoped and config.flat and any(s.is_agent for s in specs):
+            pdfs = sorted({Path(resolver.by_id[i]) for q in questions
+                           for i in scope_of(resolver, q)
+                           if resolver.by_id[i].lower().endswith(".pdf")})
+            if pdfs:
+                flat = setup.flat = FlatWindows(index.store, index.name, index.embeddings)
+                flat.prepare(pdfs, say)
         judge = Judge(judge_model) if judge_model is not None else None
-        modes = [_prepare(spec, config, index, opened, resolver, model, model_name, say)
-                 for spec in specs]
-        result = _run(modes, questions, out, config, judge, progress)
+        modes = [_prepare(spec, setup) for spec in specs]
+        result = _run(modes, dataset, out, config, judge, progress)
     finally:
+        if flat is not None:
+            flat.close()
         for idx in opened:
             idx.close()
     judge_name = config.judge_model or ("custom" if judge_model is not None else "")
-    result.summary = write_reports(out, questions, config, model_name, judge_name)
+    result.summary = write_reports(out, dataset, config, model_name, judge_name)
     return result
 
 
-def _prepare(spec: ModeSpec, config: EvalConfig, index: Index, opened: list[Index],
-             resolver: DocResolver, model: BaseChatModel | None, model_name: str,
-             say: Callable[[str], None]) -> _Mode:
+def _scope(setup: _Setup, q: Question) -> list[int] | None:
+    """The doc_ids a question is answered from: its document's, or None (everything)."""
+    if not q.doc:
+        return None
+    ids = scope_of(setup.resolver, q)
+    if not ids:
+        raise EvalError(f"question {q.id}: its document {q.doc!r} is not in collection "
+                        f"{setup.index.name!r}")
+    return ids
+
+
+def _pieces(setup: _Setup, rows: list[Piece]) -> list[Shown]:
+    return [Shown(source, text, frozenset()) for source, text in rows]
+
+
+def _evidence(setup: _Setup, q: Question, located: list[Piece],
+              shown: list[Shown]) -> dict[str, Any]:
+    """Evidence metrics: a benchmark's shingle definition, else verbatim quotes."""
+    if setup.dataset.scoped:
+        got = score(q, shown, setup.resolver)
+        where = score(q, _pieces(setup, located), setup.resolver)
+        return {"evidence_located": where["evidence_read"], **got}
+    read = coverage(q.evidence, [(p.source, p.text) for p in shown], setup.resolver)
+    return {"evidence_located": coverage(q.evidence, located, setup.resolver).share,
+            "evidence_read": read.share, "evidence_found": list(read.found)}
+
+
+def _flat_baseline(setup: _Setup, q: Question, scope: list[int] | None,
+                   spend: float) -> dict[str, Any] | None:
+    """The flat PDF-window baseline of ``q`` at the agent's ``spend`` (≥ 1,500 tokens)."""
+    if setup.flat is None or not scope:
+        return None
+    pdf = setup.resolver.by_id[scope[0]]
+    budget = max(float(MIN_BUDGET), spend)
+    windows, doc = setup.flat.select(q.question, pdf, budget)
+    ordered = sorted(windows, key=lambda p: p.para_idx)  # reading order, as the agent's
+    shown = [Shown(pdf, p.text, doc.pages_of(p) if doc else frozenset()) for p in ordered]
+    metrics = score(q, shown, setup.resolver)
+    metrics |= {"evidence_located": metrics["evidence_read"],  # one ranking shows all
+                "spend": char_tokens(sum(len(p.text) for p in windows)), "budget": budget,
+                "observation_tokens": sum(count_tokens(p.text) for p in windows),
+                "answerable": q.answerable}
+    return {"shown": [p.para_idx for p in windows], "metrics": metrics}
+
+
+def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     """The per-question runner of one mode (graph built, chunk index ready)."""
+    config, index, resolver, model = setup.config, setup.index, setup.resolver, setup.model
     if spec.is_agent:
         from deepread.graphs.agent import build_graph
         from deepread.nodes.context import Context
-
-        window = list(EXPAND_WINDOW if config.expand else (0, 0))
         from deepread.nodes.extractive import ExtractiveChatModel
 
+        window = list(EXPAND_WINDOW if config.expand else (0, 0))
         # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy
         # behind the label the records carry.
         graph = build_graph(index=index, model=model or ExtractiveChatModel(), tools=spec.tools,
                             name=f"deepread-eval-{spec.name}")
-        settings = {"model": model_name, "k": config.k, "window": window,
+        settings = {"model": setup.model_name, "k": config.k, "window": window,
                     "max_rounds": config.max_rounds, "tools": list(spec.tools)}
+        if setup.dataset.scoped:
+            settings["scoring"] = SCORING
+            if setup.flat is not None:
+                settings["flat"] = {"words": WORDS, "step": STEP, "min_budget": MIN_BUDGET}
 
         def run_agent(q: Question) -> dict[str, Any]:
+            scope = _scope(setup, q)
             # the graph holds the index, so the context names no store or collection
-            context = Context(k=config.k, window=window, max_rounds=config.max_rounds)
+            context = Context(k=config.k, window=window, max_rounds=config.max_rounds,
+                              documents=scope)
             # Each round is a policy step plus executor steps; leave LangGraph room for
             # max_rounds of them and the final budget answer.
             run_config = {"recursion_limit": 10 * (config.max_rounds + 2)}
@@ -165,6 +262,7 @@ def _prepare(spec: ModeSpec, config: EvalConfig, index: Index, opened: list[Inde
             trace = trace_agent(values, resolver, spec.tools)
             usage = values.get("usage") or {}
             reported = bool(usage.get("input_tokens") or usage.get("output_tokens"))
+            spend = char_tokens(trace.observation_chars)
             metrics = behaviour(values.get("tool_calls") or []) | {
                 "rounds": int(values.get("rounds") or 0),
                 "input_tokens": int(usage.get("input_tokens", 0)) if reported
@@ -173,45 +271,58 @@ def _prepare(spec: ModeSpec, config: EvalConfig, index: Index, opened: list[Inde
                 else trace.output_tokens_est,
                 "tokens_estimated": not reported,
                 "observation_tokens": trace.observation_tokens,
+                "spend": spend,
             }
-            located = coverage(q.evidence, trace.located, resolver)
-            read = coverage(q.evidence, trace.shown, resolver)
-            metrics |= {"evidence_located": located.share, "evidence_read": read.share,
-                        "evidence_found": list(read.found)}
-            return {"answer": values.get("answer") or "",
-                    "citations": [f"{c['doc_id']}:{c['sec_id']}:{c['para_idx']}"
-                                  for c in values.get("citations") or []],
-                    "stop_reason": values.get("stop_reason"), "error": values.get("error"),
-                    "tool_calls": values.get("tool_calls") or [],
-                    "observations": trace.observations, "metrics": metrics}
+            if setup.dataset.scoped:
+                shown = pieces(shown_paragraphs(index, values.get("read_regions") or {}),
+                               resolver)
+            else:
+                shown = _pieces(setup, trace.shown)
+            metrics |= _evidence(setup, q, trace.located, shown)
+            metrics |= abstention(q, values.get("stop_reason"))
+            record = {"answer": values.get("answer") or "",
+                      "citations": [f"{c['doc_id']}:{c['sec_id']}:{c['para_idx']}"
+                                    for c in values.get("citations") or []],
+                      "stop_reason": values.get("stop_reason"), "error": values.get("error"),
+                      "tool_calls": values.get("tool_calls") or [],
+                      "observations": trace.observations, "metrics": metrics}
+            flat = _flat_baseline(setup, q, scope, spend)
+            if flat is not None:
+                record["flat"] = flat
+            return record
 
         return _Mode(spec, spec.variant(config.expand), settings, run_agent)
 
     name = chunk_collection(index.name, spec.chunk_size)
-    chunks = next((i for i in opened if i.name == name), None)  # one opener per collection
+    chunks = next((i for i in setup.opened if i.name == name), None)  # one opener each
     if chunks is None:
         embeddings = index.embeddings  # the same model ranks the chunks
         chunks = Index.open(index.store, name, embeddings=embeddings or config.embeddings)
-        opened.append(chunks)
+        setup.opened.append(chunks)
         ensure_chunks(index, chunks, chunks.embeddings,
-                      spec.chunk_size, spec.overlap, say)
+                      spec.chunk_size, spec.overlap, setup.say)
     sources = {d.doc_id: d.source for d in chunks.documents()}
     titles = {d.doc_id: d.title for d in chunks.documents()}
-    settings = {"model": model_name, "chunk_size": spec.chunk_size, "overlap": spec.overlap,
-                "top_k": spec.top_k, "budget": spec.budget}
+    settings = {"model": setup.model_name, "chunk_size": spec.chunk_size,
+                "overlap": spec.overlap, "top_k": spec.top_k, "budget": spec.budget}
+    if setup.dataset.scoped:
+        settings["scoring"] = SCORING
 
     def run_flat_mode(q: Question) -> dict[str, Any]:
-        got = run_flat(q.question, spec, chunks, titles, model)
-        pieces = [(sources.get(p.doc_id, ""), p.text) for p in got.chunks]
-        shown = coverage(q.evidence, pieces, resolver)
+        scope = _scope(setup, q)
+        mine = None if scope is None else [
+            d for d, s in sources.items() if s in {resolver.by_id[i] for i in scope}]
+        got = run_flat(q.question, spec, chunks, titles, model, doc_ids=mine)
+        rows = [(sources.get(p.doc_id, ""), p.text) for p in got.chunks]
+        shown = _evidence(setup, q, rows, _pieces(setup, rows))
         metrics = behaviour([]) | {
             "first_action": None, "s_to_r": None, "cs_cr": None, "rounds": 1,
             "input_tokens": got.input_tokens, "output_tokens": got.output_tokens,
             "tokens_estimated": got.tokens_estimated,
             "observation_tokens": got.observation_tokens,
+            "spend": char_tokens(len(got.context)),
             # one ranking shows everything it located
-            "evidence_located": shown.share, "evidence_read": shown.share,
-            "evidence_found": list(shown.found)}
+            **shown, "answerable": q.answerable}
         observation = {"tool": "chunks", "args": {"query": q.question},
                        "shown": [f"{sources.get(p.doc_id, '?').rsplit('/', 1)[-1]}#"
                                  f"{p.para_idx}" for p in got.chunks],
@@ -240,12 +351,13 @@ def _judge(record: dict[str, Any], judge: Judge | None) -> dict[str, Any]:
     return record
 
 
-def _run(modes: list[_Mode], questions: list[Question], out: Path, config: EvalConfig,
+def _run(modes: list[_Mode], dataset: Dataset, out: Path, config: EvalConfig,
          judge: Judge | None, progress: bool) -> EvalResult:
     from tqdm import tqdm
 
     writer = RecordWriter(out)
     result = EvalResult(out=out, summary={})
+    questions = dataset.questions
     tasks: list[tuple[_Mode, Question, dict[str, Any] | None]] = []
     for mode in modes:
         done = read_records(trajectory_path(out, mode.variant), repair=True)
@@ -262,9 +374,10 @@ def _run(modes: list[_Mode], questions: list[Question], out: Path, config: EvalC
         if old is not None:
             return _judge(old, judge)
         start = time.perf_counter()
+        gold = q.to_dict()
         record = {"id": q.id, "type": q.type, "question": q.question,
-                  "gold": {"answer": q.answer,
-                           "evidence": [{"doc": e.doc, "quote": e.quote} for e in q.evidence]},
+                  "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable")
+                           if k in gold},
                   "mode": mode.spec.name, "variant": mode.variant, "settings": mode.settings}
         record |= mode.run(q)
         record["elapsed_s"] = round(time.perf_counter() - start, 3)

@@ -35,6 +35,7 @@ class AgentTrace:
     located: list[Piece] = field(default_factory=list)  # retrieve results only
     shown: list[Piece] = field(default_factory=list)  # every observation
     observation_tokens: int = 0
+    observation_chars: int = 0  # the benchmarks count tokens as characters ÷ 4
     input_tokens_est: int = 0
     output_tokens_est: int = 0
 
@@ -86,6 +87,7 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
         obs = Observation.of(msg)
         tokens = count_tokens(message_text(msg))
         trace.observation_tokens += tokens
+        trace.observation_chars += len(message_text(msg))
         pieces = [(resolver.by_id.get(r.doc_id, ""), r.text) for r in obs.paragraphs]
         trace.shown += pieces
         if msg.name == RETRIEVE:
