@@ -12,20 +12,24 @@ as it is. Descriptions are cached by (image sha256, model name) in the store's s
 cache (:mod:`deepread.stores.cache`), so re-ingesting never asks twice.
 
 PDF figures carry no image at parse time (:mod:`deepread.corpus.parsing.figures`): here,
-and only when a vision model is configured, the largest embedded image of the figure's
-page is extracted with pypdf into ``<sidecar dir>/images/<sha256>.<ext>`` and becomes the
-paragraph's ``image``. A page whose figure is vector-drawn has no embedded image and is
-not described.
+and only when a vision model is configured, the largest embedded image (by pixels) of
+each figure's page is extracted with PDFium — the library the parser reads the PDF with,
+opened once for all the figures of a file — into ``<sidecar dir>/images/<sha256>.<ext>``
+and becomes the paragraph's ``image``. JPEG streams are kept as they are; other images are
+written as PNG (JPEG 2000 and CMYK included: vision endpoints take PNG and JPEG). A page
+whose figure is vector-drawn has no embedded image and is not described.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import io
 import logging
 import mimetypes
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -34,6 +38,9 @@ from deepread.corpus.models import message_text
 from deepread.prompts import load
 from deepread.stores.cache import ModelCache, sha256
 from deepread.stores.records import Paragraph
+
+if TYPE_CHECKING:
+    import pypdfium2
 
 log = logging.getLogger(__name__)
 
@@ -87,24 +94,66 @@ def load_image(image: str) -> tuple[bytes | None, dict | None]:
     return data, image_part(data, mime)
 
 
-def pdf_page_image(pdf: Path, page: int, out_dir: Path) -> str | None:
-    """The largest embedded image of ``pdf``'s ``page`` (1-based) saved under ``out_dir``."""
-    try:
-        from pypdf import PdfReader
+def pdf_page_images(pdf: Path, pages: Iterable[int], out_dir: Path) -> dict[int, str]:
+    """The largest embedded image of each of ``pdf``'s ``pages`` (1-based), saved under
+    ``out_dir``: page -> file path. A page without images, or whose image cannot be
+    decoded, is left out (logged): a broken image stream must not fail the ingest."""
+    # Loaded here, not at import: an ingest without PDFs or without a vision model skips it.
+    import pypdfium2
 
-        images = list(PdfReader(pdf).pages[page - 1].images)
-    except Exception as exc:  # a broken image stream must not fail the ingest
-        log.warning("cannot extract images of %s page %s: %s", pdf, page, exc)
-        return None
-    if not images:
-        return None
-    best = max(images, key=lambda im: len(im.data))
-    ext = Path(best.name).suffix or ".png"
+    from deepread.corpus.parsing.pdf_lines import PDFIUM_LOCK
+
+    found: dict[int, str] = {}
+    with PDFIUM_LOCK:  # PDFium is not thread-safe; ingest parses in a background thread
+        try:
+            doc = pypdfium2.PdfDocument(str(pdf))
+        except pypdfium2.PdfiumError as exc:
+            log.warning("cannot open %s to extract its images: %s", pdf, exc)
+            return found
+        try:
+            for page in sorted(set(pages)):
+                try:
+                    data, ext = _largest_image(doc, page)
+                except (pypdfium2.PdfiumError, OSError, ValueError, IndexError) as exc:
+                    log.warning("cannot extract images of %s page %s: %s", pdf, page, exc)
+                    continue
+                if data:
+                    found[page] = str(_save(data, ext, out_dir))
+        finally:
+            doc.close()
+    return found
+
+
+def _largest_image(doc: pypdfium2.PdfDocument, page: int) -> tuple[bytes | None, str]:
+    """Encoded bytes and extension of the page's image with the most pixels."""
+    import pypdfium2.raw as pdfium_c
+
+    pdf_page = doc[page - 1]
+    try:
+        images = list(pdf_page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]))
+        if not images:
+            return None, ""
+        best = max(images, key=lambda im: im.get_px_size()[0] * im.get_px_size()[1])
+        buffer = io.BytesIO()
+        best.extract(buffer)  # JPEG as stored; decodable pixel data re-encoded by PIL
+        data = buffer.getvalue()
+        if data.startswith(b"\xff\xd8\xff"):
+            return data, ".jpg"
+        if not data.startswith(b"\x89PNG"):  # JPEG 2000 or CMYK TIFF: render to RGB PNG
+            buffer = io.BytesIO()
+            best.get_bitmap().to_pil().convert("RGB").save(buffer, format="PNG")
+            data = buffer.getvalue()
+        return data, ".png"
+    finally:
+        pdf_page.close()
+
+
+def _save(data: bytes, ext: str, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / f"{sha256(best.data)}{ext}"
+    target = out_dir / f"{sha256(data)}{ext}"
     if not target.exists():
-        target.write_bytes(best.data)
-    return str(target)
+        target.write_bytes(data)
+    return target
 
 
 def describe_figures(paragraphs: Sequence[Paragraph], model: BaseChatModel,
@@ -119,16 +168,19 @@ def describe_figures(paragraphs: Sequence[Paragraph], model: BaseChatModel,
     prompt = load("describe_figure")
     out: list[Paragraph] = []
     described = 0
-    pdf = source if source is not None and source.suffix.lower() == ".pdf" else None
+    page_images: dict[int, str] = {}
+    if source is not None and source.suffix.lower() == ".pdf" and image_dir is not None:
+        pages = {p.page for p in paragraphs if p.kind == "figure" and p.image is None and p.page}
+        if pages:
+            page_images = pdf_page_images(source, pages, image_dir)
     for para in paragraphs:
         if para.kind != "figure":
             out.append(para)
             continue
         image = para.image
-        if image is None and pdf is not None and para.page and image_dir is not None:
-            image = pdf_page_image(pdf, para.page, image_dir)
-            if image:
-                para = dataclasses.replace(para, image=image)
+        if image is None and para.page in page_images:
+            image = page_images[para.page]
+            para = dataclasses.replace(para, image=image)
         data, part = load_image(image) if image else (None, None)
         if data is None or part is None:
             out.append(para)

@@ -27,8 +27,9 @@ class Doc:
         self.pdf.set_auto_page_break(False)
         self.y = TOP
 
-    def page(self) -> Doc:
-        self.pdf.add_page()
+    def page(self, size: tuple[float, float] | None = None) -> Doc:
+        """A new page: letter size, or ``size`` (width, height) in points."""
+        self.pdf.add_page(format=size or "letter")
         self.y = TOP
         return self
 
@@ -71,6 +72,13 @@ class Doc:
         for i, ln in enumerate(lines):
             self.line(ln, x=x + (indent if i == 0 else hang), size=size)
         self.y += space_after
+        return self
+
+    def image(self, picture: object, *, width: float, height: float, x: float = LEFT) -> Doc:
+        """An embedded raster image (a PIL image or encoded bytes in a BytesIO) placed at
+        the running position and ``width`` x ``height`` points large."""
+        self.pdf.image(picture, x=x, y=self.y, w=width, h=height)
+        self.y += height + 6
         return self
 
     def section(self, title: str, level: int = 0) -> Doc:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
+import pypdfium2
 import pytest
-from pypdf import PdfWriter
+from pdf_builder import Doc
 from test_vision import CannedVisionModel
 
 import deepread
@@ -26,14 +26,10 @@ PAGES = {
 
 
 def _pdf(tmp_path: Path, pages: int = 3) -> Path:
-    writer = PdfWriter()
+    doc = Doc()
     for i in range(pages):  # distinct sizes: identical page images share one cache entry
-        writer.add_blank_page(width=120 + 10 * i, height=160)
-    buf = io.BytesIO()
-    writer.write(buf)
-    path = tmp_path / "manual.pdf"
-    path.write_bytes(buf.getvalue())
-    return path
+        doc.page(size=(120 + 10 * i, 160))
+    return doc.save(tmp_path / "manual.pdf")
 
 
 def _model() -> CannedVisionModel:
@@ -94,14 +90,13 @@ def test_page_markers_set_pages_and_fences_are_closed() -> None:
 
 def test_the_devset_pdf_first_pages_go_through_the_ocr_route(devset: Path,
                                                               tmp_path: Path) -> None:
-    from pypdf import PdfReader
-
-    writer = PdfWriter()
-    for page in PdfReader(devset / "docs" / "library-json.pdf").pages[:2]:
-        writer.add_page(page)
+    source = pypdfium2.PdfDocument(devset / "docs" / "library-json.pdf")
+    first_two = pypdfium2.PdfDocument.new()
+    first_two.import_pages(source, [0, 1])
     path = tmp_path / "json2.pdf"
-    with path.open("wb") as fh:
-        writer.write(fh)
+    first_two.save(path)
+    first_two.close()
+    source.close()
     model = CannedVisionModel(reply=lambda n: f"# json page {n}\n\nText of page {n}.")
     structured = IngestModels(ocr=model).parse(path)
     assert [s.title for s in structured.sections[1:]] == ["json page 1", "json page 2"]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import Embeddings
+from pdf_builder import Doc
 
 from deepread import Index
 from deepread.cli import main as cli
@@ -56,13 +57,10 @@ def text_pdf(lines: list[str]) -> bytes:
 
 
 def encrypted_pdf() -> bytes:
-    from pypdf import PdfReader, PdfWriter
-
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(text_pdf(["Top secret text."]))))
-    writer.encrypt("secret")
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    return buffer.getvalue()
+    """A text PDF that opens only with the user password "secret" (fpdf2's encryption)."""
+    doc = Doc().page().line("Top secret text.")
+    doc.pdf.set_encryption(owner_password="owner", user_password="secret")
+    return bytes(doc.pdf.output())
 
 
 def scanned_pdf() -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,12 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pdf_builder import Doc, filler
+from PIL import Image
 from pydantic import Field
 
 import deepread
-from deepread.corpus.vision import describe_figures
+from deepread.corpus.vision import describe_figures, pdf_page_images
 from deepread.stores.cache import ModelCache
 from deepread.stores.records import Paragraph
 
@@ -96,3 +99,47 @@ def test_ingest_with_a_vision_model_makes_the_description_retrievable(tmp_path: 
     with deepread.Index.open(store=tmp_path / "store", collection="v2") as idx:
         idx.ingest([path], vision_model=again)
     assert again.images == []  # served from the sidecar cache
+
+
+def _figure_pdf(tmp_path: Path) -> Path:
+    """Page 1: a figure caption, a 60x40 red image and a 10x10 blue one drawn larger on
+    the page (the larger in pixels is the figure; the other an icon); page 2: a JPEG;
+    page 3: text only."""
+    jpeg = io.BytesIO()
+    Image.new("RGB", (50, 30), (0, 200, 0)).save(jpeg, "JPEG")
+    (tmp_path / "green.jpg").write_bytes(jpeg.getvalue())
+    doc = Doc().page().line("Sales", size=16, bold=True).para(filler(30))
+    doc.image(Image.new("RGB", (60, 40), (255, 0, 0)), width=240, height=160)
+    doc.image(Image.new("RGB", (10, 10), (0, 0, 255)), width=300, height=300)
+    doc.line("Figure 1: Sales by quarter.")
+    doc.page().image(io.BytesIO(jpeg.getvalue()), width=100, height=60)
+    doc.page().para(filler(40, seed=1))
+    return doc.save(tmp_path / "report.pdf")
+
+
+def test_a_pdf_figure_is_described_from_the_largest_image_of_its_page(tmp_path: Path) -> None:
+    path = _figure_pdf(tmp_path)
+    model = CannedVisionModel(reply=lambda n: "Red bars: zebra sales peak in Q3.")
+    with deepread.Index.open(store=tmp_path / "store", collection="pdf") as idx:
+        idx.ingest([path], vision_model=model)
+        hits = idx.retrieve("zebra sales", k=1, mode="bm25")
+    assert hits[0].kind == "figure" and hits[0].label == "Figure 1"
+    assert "zebra sales peak" in hits[0].text
+    (url,) = model.images
+    assert url.startswith("data:image/png;base64,")
+    sent = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+    assert sent.size == (60, 40) and sent.convert("RGB").getpixel((30, 20)) == (255, 0, 0)
+
+
+def test_a_jpeg_in_a_pdf_is_extracted_with_its_own_bytes(tmp_path: Path) -> None:
+    path = _figure_pdf(tmp_path)
+    found = pdf_page_images(path, [2], tmp_path / "images")
+    assert Path(found[2]).suffix == ".jpg"
+    assert Path(found[2]).read_bytes() == (tmp_path / "green.jpg").read_bytes()
+
+
+def test_pages_without_images_or_beyond_the_end_are_left_out(tmp_path: Path) -> None:
+    path = _figure_pdf(tmp_path)
+    found = pdf_page_images(path, [1, 3, 99], tmp_path / "images")
+    assert list(found) == [1]
+    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == [Path(found[1]).name]

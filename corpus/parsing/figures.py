@@ -19,7 +19,7 @@ from HTML, Markdown (OCR output included) and PDF:
   ``figure`` paragraph (``Figure N``) or is kept as a ``caption`` paragraph with its label
   (``Table N``; the PDF reader does not detect table bodies). PDF figures carry no image
   at parse time; when a vision model is configured the ingest step extracts the largest
-  embedded image of the figure's page with pypdf into ``<store>/images/`` (see
+  embedded image of the figure's page with PDFium into ``<store>/images/`` (see
   :mod:`deepread.corpus.vision`).
 
 The caption text stays in the paragraph ``text`` too (before a table's HTML, as a
