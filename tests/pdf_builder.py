@@ -43,6 +43,17 @@ class Doc:
             self.y += size * LEADING
         return self
 
+    def mixed(self, *pieces: tuple[str, bool], size: float = 10, x: float = LEFT) -> Doc:
+        """One line written in pieces, each ``(text, bold)``, on one baseline ("**Grading:**
+        15% homework": a run-in title; or a bold phrase starting mid-line)."""
+        at = x
+        for text, bold in pieces:
+            self.pdf.set_font("Helvetica", "B" if bold else "", size)
+            self.pdf.text(at, self.y + size, text)
+            at += self.pdf.get_string_width(text)
+        self.y += size * LEADING
+        return self
+
     def right(self, text: str, x1: float, *, size: float = 10, bold: bool = False) -> Doc:
         """Text right-aligned at ``x1`` on the current line (figures in a column)."""
         self.pdf.set_font("Helvetica", "B" if bold else "", size)

@@ -74,6 +74,36 @@ def test_a_label_and_its_title_on_one_baseline_make_one_heading(tmp_path: Path):
     assert "Item 1. BUSINESS" in titles(parsed)
 
 
+def test_a_bold_line_under_a_run_in_titled_line_is_a_heading_of_its_own(tmp_path: Path):
+    # A syllabus typed in one font: bold titles alone on their line or run into their
+    # text, set with no extra space, so PDFium puts them in one box with the line above.
+    doc = Doc().page()
+    for k, name in enumerate(["Prerequisites:", "Design Projects:"]):
+        doc.line(name, bold=True).para(filler(60, k), space_after=0)
+    doc.mixed(("Grading Scheme: ", True), ("(for ECE 4670): 15% homework, 50% labs, 35% "
+                                           "prelims", False))
+    doc.line("List of Topics Covered:", bold=True)
+    for k in range(8):
+        doc.line(f"Topic {k}: {filler(8, k)}", x=LEFT + 18)
+    doc.line("Student Outcomes:", bold=True).para(filler(60, 9))
+    parsed = parse_file(doc.save(tmp_path / "syllabus.pdf"))
+    assert "List of Topics Covered:" in titles(parsed)
+    topics = section(parsed, "List of Topics Covered:")
+    assert any("Topic 3" in p.text for p in parsed.paragraphs if p.sec_id == topics.sec_id)
+
+
+def test_a_bold_phrase_wrapping_onto_the_next_line_stays_in_its_paragraph(tmp_path: Path):
+    doc = Doc().page().line("Benefits", bold=True).para(filler(50))
+    doc.mixed(("Payments start six months after the participant leaves. ", False),
+              ("Severance may delay", True))
+    doc.line("the start of any payment based on termination of employment.", bold=True)
+    doc.para(filler(50, 1))
+    parsed = parse_file(doc.save(tmp_path / "plan.pdf"))
+    assert titles(parsed) == ["Benefits"]
+    assert any("leaves. Severance may delay the start of any payment" in p.text
+               for p in parsed.paragraphs)
+
+
 def test_printed_contents_entries_find_plain_headings_and_are_not_sections(tmp_path: Path):
     names = ["Company Overview", "Market Conditions", "Operating Results", "Liquidity",
              "Outlook for the Year"]

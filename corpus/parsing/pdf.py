@@ -224,9 +224,16 @@ def _label_ends(cur: Para, line: Line, right: float) -> bool:
 def _weight_changes(above: Line, line: Line) -> bool:
     """A wholly bold line next to a plain one: a heading above its text, or the reverse.
 
-    A line with a few bold words ("Revenue. We recognise…", a run-in heading) is neither.
+    A line with a few bold words is neither, with one exception: a mostly plain line that
+    ends in plain type (a run-in title's line, "**Grading:** 15% homework, 50% labs")
+    above a wholly bold line. The bold line stands alone: a bold phrase that wraps
+    onto it would end the line above in bold type.
     """
-    return (above.bold >= 0.9) != (line.bold >= 0.9) and min(above.bold, line.bold) < 0.1
+    if (above.bold >= 0.9) == (line.bold >= 0.9):
+        return False
+    if min(above.bold, line.bold) < 0.1:
+        return True
+    return line.bold >= 0.9 and above.bold < 0.5 and not above.bold_end
 
 
 def _right_edge(lines: list[Line], line: Line, page_right: float,
@@ -258,7 +265,7 @@ def _merge_labels(paras: list[Para]) -> list[Para]:
             prev.lines[0] = Line(f"{label.text}{gap}{title.text}", label.x0, title.x1,
                                  min(label.y0, title.y0), max(label.y1, title.y1),
                                  label.size, 0.0, label.box, label.bullet,
-                                 bold=min(label.bold, title.bold))
+                                 bold=min(label.bold, title.bold), bold_end=title.bold_end)
             prev.kind = "text"
             continue
         out.append(p)

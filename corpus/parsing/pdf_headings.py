@@ -458,7 +458,8 @@ def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
         head = Line(m.group(1), first.x0, first.x0, first.y0, first.y1, first.size, first.mono,
                     first.box, False, first.xs[:len(m.group(1))], first.bold)
         rest = Line(first.text[cut:], first.x0, first.x1, first.y0, first.y1, first.size,
-                    first.mono, first.box, first.bullet, first.xs[cut:], first.bold)
+                    first.mono, first.box, first.bullet, first.xs[cut:], first.bold,
+                    first.bold_end)
         body = Para(lines=[rest, *p.lines[1:]], page=p.page, kind="text", text_x0=p.text_x0,
                     right_edge=p.right_edge, extra_pages=p.extra_pages)
         p.lines, p.extra_pages = [head], []

@@ -89,6 +89,10 @@ class Line:
     xs: np.ndarray | tuple[float, ...] = ()
     #: Fraction of the visible characters set in a bold face.
     bold: float = 0.0
+    #: The last visible character is bold: a bold phrase runs on to the next line, where
+    #: a line ending in plain type after a bold run-in title ("Grading: 15% homework") does
+    #: not.
+    bold_end: bool = False
 
     @property
     def height(self) -> float:
@@ -173,6 +177,7 @@ class _Run:
     size: float
     mono: float
     bold: float
+    bold_end: bool
 
 
 def _page_text(tp: int, n: int) -> np.ndarray:
@@ -413,10 +418,13 @@ def _assemble(starts: np.ndarray, codes: np.ndarray, n_spaces: np.ndarray, x0: n
         np.maximum(n_vis, 1)
     bold_f = np.bincount(run_of, weights=visible & bold, minlength=len(starts)) / \
         np.maximum(n_vis, 1)
+    # Index of each run's last visible character (-1: none), in one pass over the runs.
+    last_vis = np.maximum.reduceat(np.where(visible, np.arange(n), -1), starts)
+    bold_end = (last_vis >= 0) & bold[np.maximum(last_vis, 0)]
     run_size = _mode_size(run_of, np.round(size * 2) / 2, visible, mono, len(starts))
     return [_Run(texts[r], xs[out_start[r]:out_stop[r]], float(lo_x[r]), float(hi_x[r]),
                  float(lo_y[r]), float(hi_y[r]), max(float(run_size[r]), 0.5) if n_vis[r] else 0.0,
-                 float(mono_f[r]), float(bold_f[r]))
+                 float(mono_f[r]), float(bold_f[r]), bool(bold_end[r]))
             for r in range(len(starts))]
 
 
@@ -493,7 +501,7 @@ def _group(runs: list[_Run], shapes: np.ndarray) -> list[Line]:
             (sx1 >= run.x0 - 24) & (sx1 <= run.x0) & (smid >= run.y0) & (smid <= run.y1)))
         line = Line(text=text, x0=run.x0, x1=run.x1, y0=run.y0, y1=run.y1, size=run.size,
                     mono=run.mono, box=box, bullet=bullet, xs=run.xs[:len(text)],
-                    bold=run.bold)
+                    bold=run.bold, bold_end=run.bold_end)
         if not members or not _joins(members, line):
             box += 1
             members = []
