@@ -282,13 +282,21 @@ def _in_contents(p: Para, tocs: dict[int, tuple[list[str], float]]) -> bool:
 
 def _match_toc(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
                heads: dict[int, int | None]) -> None:
-    """Mark the blocks that spell the printed contents' entries, in order, as headings."""
+    """Mark the blocks that spell the printed contents' entries, in order, as headings.
+
+    Linear in entries + blocks: the first block after each contents page is found by a
+    pointer that only moves forward (blocks are in page order), and a block's letters are
+    computed once however many entries look at it (an entry not printed in the body looks
+    at up to 400).
+    """
     if not tocs:
         return
-    cursor = 0
+    cursor = after = 0
+    spelled: dict[int, str] = {}
     for toc_page in sorted(tocs):
-        cursor = max(cursor, next((i for i, p in enumerate(paras) if p.page > toc_page),
-                                  len(paras)))
+        while after < len(paras) and paras[after].page <= toc_page:
+            after += 1
+        cursor = max(cursor, after)
         for entry in tocs[toc_page][0]:
             want = _alnum(entry)
             if len(want) < 4:
@@ -297,7 +305,9 @@ def _match_toc(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
                 p = paras[i]
                 if p.kind not in ("text", "list_item") or len(p.lines) > 3:
                     continue
-                have = _alnum(p.raw)
+                have = spelled.get(i)
+                if have is None:
+                    have = spelled[i] = _alnum(p.raw)
                 if have == want or (have.startswith(want) and len(have) <= len(want) + 12):
                     heads.setdefault(i, label_level(norm(p.raw)))
                     cursor = i + 1
