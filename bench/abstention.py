@@ -18,7 +18,7 @@ candidate "is the answer in what was read?" signals:
 For each signal and each ceiling on false abstention (answerable questions abstained
 on) it prints the threshold that keeps under the ceiling and the share of unanswerable
 questions it would abstain on. The shipped signal and its threshold are chosen from this
-table (docs/benchmarks.md §11).
+table (docs/benchmarks.md §12).
 
 Run:  python bench/abstention.py --out EVAL_OUT --store STORE --collection NAME
 Writes bench/out/abstention-<collection>.json.
