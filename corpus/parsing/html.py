@@ -23,7 +23,9 @@ from deepread.corpus.parsing.figures import (
     mark_figures,
     resolve_markers,
 )
+from deepread.corpus.parsing.html_chunks import CHUNK_CHARS, html_chunks
 from deepread.corpus.parsing.offline import partitioner
+from deepread.corpus.parsing.text import decode_bom
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
 # Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").
@@ -103,12 +105,18 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
     partition_html = partitioner("html")
 
     infos: list[FigureInfo] = []
-    if "<img" in markup or "<figure" in markup or "<caption" in markup:
+    pieces = [markup]
+    figures = "<img" in markup or "<figure" in markup or "<caption" in markup
+    if figures or len(markup) > CHUNK_CHARS:
         root = lxml_html.document_fromstring(markup, parser=lxml_html.HTMLParser(huge_tree=True))
-        infos = mark_figures(root, path.parent)
-        if infos:
-            markup = etree.tostring(root, encoding="unicode", method="html")
-    elements = partition_html(text=markup, languages=[""], metadata_filename=str(path))
+        infos = mark_figures(root, path.parent) if figures else []
+        if len(markup) > CHUNK_CHARS:  # past libxml2's input limit: see html_chunks
+            pieces = html_chunks(root)
+        elif infos:
+            pieces = [etree.tostring(root, encoding="unicode", method="html")]
+    elements = [el for piece in pieces
+                for el in partition_html(text=piece, languages=[""],
+                                         metadata_filename=str(path))]
     blocks = attach_captions(resolve_markers(to_blocks(elements), infos))
     return ParsedDocument(title=None, blocks=blocks)
 
@@ -116,10 +124,12 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
 def read_html(path: Path) -> ParsedDocument:
     """Blocks of an HTML page, its title from the first h1 or ``<title>``."""
     raw = path.read_bytes()
-    try:
-        markup = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        markup = raw.decode("latin-1")  # HTML without a charset: never lose the text
+    markup = decode_bom(raw)
+    if markup is None:
+        try:
+            markup = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            markup = raw.decode("latin-1")  # HTML without a charset: never lose the text
     if not markup.strip():
         raise ParseError(path, "the file is empty")
     try:
