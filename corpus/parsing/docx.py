@@ -43,15 +43,14 @@ def _bounded_part(data: bytes) -> bytes:
         if len(text) <= MAX_PARAGRAPH_CHARS or parent is None:
             continue
         props = para.find(f"{_W}pPr")
-        at = parent.index(para)
-        for offset, piece in enumerate(split_long(text)):
+        for piece in split_long(text):
             new = etree.Element(f"{_W}p")
             if props is not None:
                 new.append(copy.deepcopy(props))
             run_text = etree.SubElement(etree.SubElement(new, f"{_W}r"), f"{_W}t")
             run_text.set(_SPACE, "preserve")
             run_text.text = piece
-            parent.insert(at + offset, new)
+            para.addprevious(new)  # constant time, where parent.index() is linear
         parent.remove(para)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
 

@@ -72,31 +72,35 @@ def _numbers(text: str) -> list[int]:
 
 
 def _runs_with_pages(lines: list[tuple[int, str]]) -> bool:
-    """Whether lines alike but for their numbers differ only by a page counter.
+    """Whether lines alike but for their numbers are one running header.
 
     ``lines`` are (page index, text) with the same words. A running header's numbers are
-    the same on every page or count the pages ("Page 3 of 9", "Form 10-K | 12"); a row of
-    figures atop each page of a table ("Net revenue 1,037 2,091") differs in numbers that
-    do not follow the page index: data, to be kept.
+    the same on every page, count the pages ("Page 3 of 9", "Form 10-K | 12") or change
+    now and then ("Chapter 3 · 45": the chapter); a row of figures atop each page of a
+    table ("Net revenue 1,037 2,091") has numbers that change from page to page without
+    counting them: data, to be kept.
     """
     numbered = [(index, _numbers(text)) for index, text in lines]
     width = len(numbered[0][1])
     if any(len(nums) != width for _, nums in numbered):
         return False
     for position in range(width):
-        values = {nums[position] for _, nums in numbered}
-        if len(values) > 1 and len({nums[position] - index for index, nums in numbered}) > 1:
+        column = [nums[position] for _, nums in numbered]
+        distinct = len(set(column))
+        counts_pages = len({v - index for (index, _), v in zip(numbered, column,
+                                                                 strict=True)}) == 1
+        if distinct > 1 and not counts_pages and 2 * distinct > len(column):
             return False
     return True
 
 
-def _figure_baselines(page: PageText, numbers: dict[int, int]) -> set[int]:
-    """Baselines of the page's margin lines that hold figures but no words nor page number.
+def _figure_baselines(margin: list[tuple[str, Line]], numbers: dict[int, int]) -> set[int]:
+    """Baselines of a page's margin lines that hold figures but no words nor page number.
 
     A label on such a baseline ("Net revenue" left of "1,037  2,091") heads a row of a
     table continued over pages, not a running header, however often it repeats.
     """
-    return {_mid(ln) for _, ln in _margin_lines(page)
+    return {_mid(ln) for _, ln in margin
             if id(ln) not in numbers and _DIGIT.search(ln.text) and not _LETTER.search(ln.text)}
 
 
@@ -122,7 +126,7 @@ def drop_running_lines(pages: list[PageText]) -> None:
                 value = int(m.group(1)) if m.group(1).isdigit() else _roman(m.group(1))
                 if value is not None:
                     numbers[id(ln)] = value - index
-        rows = _figure_baselines(page, numbers)
+        rows = _figure_baselines(margin, numbers)
         for band, ln in margin:
             text = norm(ln.text).casefold()
             if id(ln) in numbers or not _LETTER.search(text) or _mid(ln) in rows:
@@ -134,8 +138,9 @@ def drop_running_lines(pages: list[PageText]) -> None:
             texts.setdefault(k, []).append((index, text))
     offset_counts = Counter(numbers.values())
     min_run = 2 if n <= 6 else 3
-    drop = {i for i, k in words.items()
-            if len(pages_of[k]) >= needed and _runs_with_pages(texts[k])}
+    running = {k for k, seen in pages_of.items()
+               if len(seen) >= needed and _runs_with_pages(texts[k])}
+    drop = {i for i, k in words.items() if k in running}
     drop |= {i for i, off in numbers.items() if offset_counts[off] >= min_run}
     for page in pages:
         page.lines[:] = [ln for ln in page.lines if id(ln) not in drop]
