@@ -303,26 +303,30 @@ def cpu_seconds(fn: Callable[[], Any], repeat: int = 3) -> float:
     return best
 
 
+def assert_parse_scales_linearly(small: Path, large: Path, repeat: int = 2) -> None:
+    """``large`` (4× ``small``) must cost well under 16× the CPU, what a square would.
+
+    The bound of 10 leaves room for noise around the linear 4×; the 60 s ceiling only
+    keeps a regression from looking like a hang.
+    """
+    parse_file(small)  # warm the reader's stack once
+    t_small = cpu_seconds(lambda: parse_file(small), repeat)
+    t_large = cpu_seconds(lambda: parse_file(large), repeat)
+    assert t_large < 60
+    assert t_large < 10 * max(t_small, 0.01), (small.name, t_small, t_large)
+
+
 def test_parsing_sequence_line_pdfs_grows_linearly_with_their_pages(tmp_path: Path) -> None:
     # The line joiner once searched the whole growing paragraph per line: 6 pages took
-    # 3.9 s, 24 pages a minute. Four times the pages must cost about four times the CPU
-    # (a square would be sixteen); the bound of 10 leaves room for noise, and the
-    # ceiling only keeps a regression from looking like a hang.
-    small, large = sequence_pdf(tmp_path / "s4.pdf", 4), sequence_pdf(tmp_path / "s16.pdf", 16)
-    parse_file(small)  # warm the PDF stack once
-
-    t_small = cpu_seconds(lambda: parse_file(small))
-    t_large = cpu_seconds(lambda: parse_file(large))
-
-    assert t_large < 60
-    assert t_large < 10 * max(t_small, 0.01), (t_small, t_large)
+    # 3.9 s, 24 pages a minute.
+    assert_parse_scales_linearly(sequence_pdf(tmp_path / "s4.pdf", 4),
+                                 sequence_pdf(tmp_path / "s16.pdf", 16), repeat=3)
 
 
 @pytest.mark.parametrize("suffix", [".md", ".html", ".txt", ".docx"])
 def test_parsing_grows_linearly_with_the_number_of_paragraphs(
         tmp_path: Path, suffix: str) -> None:
-    # Four times the paragraphs (and headings) must cost about four times the CPU; a
-    # step quadratic in the paragraph count would cost sixteen.
+    # A step quadratic in the paragraph (or heading) count would show here.
     def write(n: int) -> Path:
         paras = [(f"Heading {i}" if i % 10 == 0 else "") + "|" + filler(40, i)
                  for i in range(n)]
@@ -345,14 +349,7 @@ def test_parsing_grows_linearly_with_the_number_of_paragraphs(
                 for h, t in (p.split("|") for p in paras)))
         return path
 
-    small, large = write(500), write(2000)
-    parse_file(small)
-
-    t_small = cpu_seconds(lambda: parse_file(small), repeat=2)
-    t_large = cpu_seconds(lambda: parse_file(large), repeat=2)
-
-    assert t_large < 60
-    assert t_large < 10 * max(t_small, 0.01), (t_small, t_large)
+    assert_parse_scales_linearly(write(500), write(2000))
 
 
 @pytest.mark.parametrize(("name", "unit"), [
@@ -372,14 +369,8 @@ def test_markdown_with_openers_that_never_close_parses_in_linear_time_keeping_th
         path.write_text("# Notes\n\n" + unit * n, encoding="utf-8")
         return path
 
-    small, large = write(1000), write(4000)
-    parse_file(small)
-
-    t_small = cpu_seconds(lambda: parse_file(small), repeat=2)
-    t_large = cpu_seconds(lambda: parse_file(large), repeat=2)
-
-    assert t_large < 60
-    assert t_large < 10 * max(t_small, 0.01), (name, t_small, t_large)
+    large = write(4000)
+    assert_parse_scales_linearly(write(1000), large)
     text = "".join(p.text for p in parse_file(large).paragraphs)
     assert re.sub(r"\s", "", text) == re.sub(r"\s", "", unit * 4000)
 
@@ -393,14 +384,8 @@ def test_a_paragraph_of_nested_brackets_parses_in_linear_time(tmp_path: Path) ->
         path.write_text("[" * n + "x" + "]" * n, encoding="utf-8")
         return path
 
-    small, large = write(2000), write(8000)
-    parse_file(small)
-
-    t_small = cpu_seconds(lambda: parse_file(small), repeat=2)
-    t_large = cpu_seconds(lambda: parse_file(large), repeat=2)
-
-    assert t_large < 60
-    assert t_large < 10 * max(t_small, 0.01), (t_small, t_large)
+    large = write(8000)
+    assert_parse_scales_linearly(write(2000), large)
     assert "".join(p.text for p in parse_file(large).paragraphs) == "[" * 8000 + "x" + "]" * 8000
 
 
