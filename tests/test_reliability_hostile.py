@@ -456,6 +456,31 @@ def test_an_html_code_block_of_10mb_stays_code_in_bounded_pieces(tmp_path: Path)
     assert sum(p.text.count("base64 line") for p in parsed.paragraphs) == 10_300_000 // 50
 
 
+@pytest.mark.parametrize(("name", "unit"), [("unclosed bold tags", "<b>word{i} "),
+                                            ("lists in lists", "<ul><li>word{i} ")])
+def test_html_nested_300_deep_by_unclosed_tags_keeps_every_word(
+        tmp_path: Path, name: str, unit: str) -> None:
+    # libxml2 drops what is nested deeper than 256 elements, silently; only plain
+    # containers (<div>, <section>…) used to be unwrapped, so 300 unclosed <b> lost the
+    # last 46 words and everything after them.
+    page = tmp_path / "deep.html"
+    page.write_text("<html><body><p>Start.</p>" + "".join(unit.format(i=i) for i in range(300))
+                    + "<p>End.</p></body></html>")
+
+    text = " ".join(p.text for p in parse_file(page).paragraphs)
+
+    assert all(f"word{i}" in text.split() for i in range(300)), name
+    assert text.endswith("End.")
+
+
+def test_html_tables_nested_300_deep_are_refused_not_truncated(tmp_path: Path) -> None:
+    page = tmp_path / "tables.html"
+    page.write_text("<html><body>" + "<table><tr><td>cell " * 300 + "</body></html>")
+
+    with pytest.raises(ParseError, match="tables or code blocks nested more than 250 deep"):
+        parse_file(page)
+
+
 # -- encodings ---------------------------------------------------------------------------------
 
 ACCENTED = "Café naïve — déjà vu"
