@@ -47,8 +47,10 @@ def read_blocks(path: Path) -> ParsedDocument:
                                f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
     try:
         odd = irregular_reason(path)
-    except OSError as exc:
-        raise ParseError(path, exc.strerror or "no such file") from exc
+    except FileNotFoundError as exc:
+        raise ParseError(path, "no such file") from exc
+    except OSError as exc:  # permission denied, a name too long…
+        raise ParseError(path, (exc.strerror or str(exc)).lower()) from exc
     if odd is not None:
         raise ParseError(path, odd)
     if path.stat().st_size == 0:
