@@ -54,7 +54,7 @@ def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, (OSError, ValueError)) and str(exc):
         return str(exc)
     # An error no reader anticipated (a library's own exception type): name its type so
-    # the line stays useful, e.g. "XMLSyntaxError: Char 0x0 out of allowed range".
+    # the line stays useful, e.g. "unexpected XMLSyntaxError: Char 0x0 out of allowed range".
     return f"unexpected {type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
