@@ -1,10 +1,12 @@
 """Which files an ingest reads: paths as given, folders walked, each file once.
 
 Folder symlinks are followed without looping; a broken link or a link loop is that
-path's failure, not the walk's. Files a folder walk passes over because of their type
-are named to the caller (``unsupported``), so a user sees what was left out and why —
-they are not failures: nothing was wrong with them. The content hash decides whether a
-file changed since its last ingest.
+path's failure, not the walk's, and so is a named pipe, socket or device: it is named
+from ``stat`` alone, never opened (opening a pipe blocks until someone writes). Files a
+folder walk passes over because of their type are named to the caller
+(``unsupported``), so a user sees what was left out and why — they are not failures:
+nothing was wrong with them. The content hash decides whether a file changed since its
+last ingest.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
+from deepread.corpus.parsing.file_kind import irregular_reason
 
 
 @dataclass(slots=True)
@@ -48,9 +51,18 @@ def expand_paths(paths: Iterable[str | Path], unsupported: list[Path] | None = N
             fail(path, _broken_link(path))
             return
         real = path.resolve()
-        if real not in seen:
-            seen.add(real)
-            files.append(path)
+        if real in seen:
+            return
+        try:
+            odd = irregular_reason(path)
+        except OSError as exc:
+            fail(path, exc.strerror or str(exc))
+            return
+        if odd is not None:
+            fail(path, odd)
+            return
+        seen.add(real)
+        files.append(path)
 
     for raw in paths:
         path = Path(raw).expanduser()

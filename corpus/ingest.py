@@ -2,8 +2,9 @@
 
 Parsing is Python-bound and embedding runs in onnxruntime's threads, so a background
 thread parses up to ``PARSE_AHEAD`` files ahead while this one embeds and writes; every
-document already parsed joins one embedding call. A file that fails is that file's
-failure; the others are stored. A document is replaced all at once or not at all.
+document already parsed joins one embedding call. A file that fails — whatever the
+exception, unless it concerns the whole run (``RUN_ERRORS``) — is that file's failure;
+the others are stored. A document is replaced all at once or not at all.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from langchain_core.embeddings import Embeddings
 from deepread.corpus.enrich import IngestModels
 from deepread.corpus.files import IngestFailure, expand_paths, sha256_file
 from deepread.corpus.parsing import ParseError, Structured
+from deepread.stores.backend import StoreError
 from deepread.stores.collection import Collection
-from deepread.stores.embeddings import embed_texts
+from deepread.stores.embeddings import EmbeddingModelError, embed_texts
 from deepread.stores.records import Document
 from deepread.stores.search_text import search_text
 
@@ -36,6 +38,24 @@ GROUP_PARAGRAPHS = 4_096
 #: Called as ``progress(event, path, done, total)``; events: "skip", "parsed", "stored",
 #: "failed", and "optimize" (once, before building the vector index of a large collection).
 Progress = Callable[[str, Path, int, int], None]
+
+
+#: Errors that concern the whole run, not one file: the store cannot be written (in use,
+#: unreachable, no space) or the embedding model cannot run. Every other exception while
+#: parsing, embedding or storing one file is that file's failure line, and the next file
+#: goes on: a malformed .docx once aborted a folder ingest with an lxml traceback.
+RUN_ERRORS: tuple[type[BaseException], ...] = (StoreError, EmbeddingModelError)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The line a failed file is reported with: the reader's reason, else the error."""
+    if isinstance(exc, ParseError):
+        return exc.reason
+    if isinstance(exc, (OSError, ValueError)) and str(exc):
+        return str(exc)
+    # An error no reader anticipated (a library's own exception type): name its type so
+    # the line stays useful, e.g. "unexpected XMLSyntaxError: Char 0x0 out of allowed range".
+    return f"unexpected {type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 class IngestError(RuntimeError):
@@ -130,7 +150,9 @@ class _Pipeline:
                         structured = future.result()
                         if models.active:
                             structured = models.enrich(path, structured)
-                    except (ParseError, OSError, ValueError) as exc:
+                    except RUN_ERRORS:
+                        raise
+                    except Exception as exc:  # one file's fault, never the run's (see RUN_ERRORS)
                         self._failed(result, path, exc, taken, len(todo))
                         continue
                     if self._progress:
@@ -147,7 +169,7 @@ class _Pipeline:
 
     def _failed(self, result: IngestResult, path: Path, exc: Exception, done: int,
                 total: int) -> None:
-        reason = exc.reason if isinstance(exc, ParseError) else str(exc)
+        reason = failure_reason(exc)
         result.failures.append(IngestFailure(str(path), reason))
         if self._progress:
             self._progress("failed", path, done, total)
@@ -160,7 +182,9 @@ class _Pipeline:
         texts = [search_texts(structured) for _, _, _, structured in group]
         try:
             vectors = embed_texts(self._embeddings, [t for doc in texts for t in doc])
-        except (OSError, ValueError) as exc:
+        except RUN_ERRORS:
+            raise
+        except Exception as exc:  # a refusal of some document's text (see RUN_ERRORS)
             if len(group) == 1:
                 done, path, _, _ = group[0]
                 self._failed(result, path, exc, done, total)
@@ -177,7 +201,9 @@ class _Pipeline:
                     source=str(path.resolve()), title=structured.title,
                     sections=structured.sections, paragraphs=structured.paragraphs,
                     vectors=vectors[start:stop], content_hash=digest, search_texts=doc_texts))
-            except (OSError, ValueError) as exc:
+            except RUN_ERRORS:
+                raise
+            except Exception as exc:  # this document's write failed and was rolled back
                 self._failed(result, path, exc, done, total)
             else:
                 if self._progress:

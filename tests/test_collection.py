@@ -219,9 +219,11 @@ def failed_rewrite(open_index: Callable[[str], Index], tmp_path: Path,
     return idx, path
 
 
-def test_a_failed_write_propagates_the_error(open_index: Callable[[str], Index],
-                                             tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_is_that_files_failure_naming_the_error(
+        open_index: Callable[[str], Index], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 15: any exception while storing one file is that file's failure (only a
+    # StoreError, which concerns the whole store, ends the run).
     idx = open_index("docs")
     path = write_md(tmp_path / "doc.md", "Old", old_paragraphs())
     idx.ingest([path])
@@ -231,8 +233,10 @@ def test_a_failed_write_propagates_the_error(open_index: Callable[[str], Index],
         raise SimulatedCrash("disk on fire")
 
     monkeypatch.setattr(idx.collection.backend, "upsert", crash)
-    with pytest.raises(SimulatedCrash, match="disk on fire"):
+    with pytest.raises(IngestError) as info:
         idx.ingest([path])
+    assert [(f.path, f.reason) for f in info.value.failures] == [
+        (str(path), "unexpected SimulatedCrash: disk on fire")]
 
 
 def test_a_failed_rewrite_leaves_the_old_version_fully_readable(

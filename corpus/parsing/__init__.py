@@ -11,6 +11,7 @@ from pathlib import Path
 
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.corpus.parsing.errors import ParseError
+from deepread.corpus.parsing.file_kind import irregular_reason
 from deepread.corpus.parsing.structure import Structured, build_structure
 
 __all__ = ["SUPPORTED_SUFFIXES", "Block", "ParseError", "ParsedDocument", "Structured",
@@ -44,8 +45,14 @@ def read_blocks(path: Path) -> ParsedDocument:
     if suffix not in SUPPORTED_SUFFIXES:
         raise ParseError(path, f"unsupported file type {suffix or '(no extension)'}; "
                                f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
-    if not path.is_file():
-        raise ParseError(path, "no such file")
+    try:
+        odd = irregular_reason(path)
+    except FileNotFoundError as exc:
+        raise ParseError(path, "no such file") from exc
+    except OSError as exc:  # permission denied, a name too long…
+        raise ParseError(path, (exc.strerror or str(exc)).lower()) from exc
+    if odd is not None:
+        raise ParseError(path, odd)
     if path.stat().st_size == 0:
         raise ParseError(path, "the file is empty (0 bytes)")
     return _reader(suffix)(path)

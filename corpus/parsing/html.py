@@ -23,7 +23,9 @@ from deepread.corpus.parsing.figures import (
     mark_figures,
     resolve_markers,
 )
+from deepread.corpus.parsing.html_chunks import CHUNK_CHARS, html_chunks
 from deepread.corpus.parsing.offline import partitioner
+from deepread.corpus.parsing.text import decode_bom
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
 # Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").
@@ -33,12 +35,24 @@ _FURNITURE_WORDS = frozenset({
 })
 _MAIN_XPATHS = ('//*[@role="main"]', "//main", "//article")
 # libxml2's HTML parser (lxml's, and unstructured's after it) silently drops everything
-# nested deeper than 256 elements, so a page of 300 nested <div>s came back as "no text
-# content found". We parse with ``huge_tree`` and unwrap plain containers below this
-# depth (their text and children stay, only the wrapper tag goes) before partitioning.
+# nested deeper than 256 elements, so a page of 300 nested <div>s — or 300 unclosed <b>
+# tags, each opening inside the last — came back short, with no error. We parse with
+# ``huge_tree`` and unwrap every element below this depth but tables, code, headings and
+# paragraphs (its text and children stay, only the wrapper tag goes; a block-level one
+# leaves a line break so words do not fuse) before partitioning. What still nests deeper
+# is refused.
 _MAX_DEPTH = 200
-_CONTAINERS = frozenset({"div", "section", "span", "article", "main", "font", "center",
-                         "blockquote", "details", "figure"})
+_PARSER_DEPTH = 250  # a margin under libxml2's 256
+#: Elements kept at any depth: a table or code block would not survive without its tags,
+#: a heading would lose its section, and these cannot nest in one another (a new <p> or
+#: <h2> closes the open one), so they add a level or two at most. Lists are unwrapped.
+_STRUCTURE = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption",
+                        "pre", "code", "img", "br", "hr", "p", "h1", "h2", "h3", "h4", "h5",
+                        "h6", "figure", "figcaption"})
+#: Inline elements: unwrapped without a break (the text runs on).
+_INLINE = frozenset({"a", "abbr", "b", "big", "cite", "del", "em", "font", "i", "ins", "kbd",
+                     "label", "mark", "nobr", "q", "s", "samp", "small", "span", "strike",
+                     "strong", "sub", "sup", "tt", "u", "var"})
 
 
 def _furniture(el: etree._Element) -> bool:
@@ -49,16 +63,26 @@ def _furniture(el: etree._Element) -> bool:
 
 
 def _flatten_deep(body: etree._Element) -> None:
-    """Unwrap container elements nested deeper than ``_MAX_DEPTH`` (see above)."""
+    """Unwrap elements nested deeper than ``_MAX_DEPTH`` (see above); refuse what stays
+    deeper than the partitioner's parser reads."""
     deep: list[etree._Element] = []
     stack = [(body, 0)]
     while stack:
         el, depth = stack.pop()
-        if depth > _MAX_DEPTH and el.tag in _CONTAINERS:
+        if depth > _MAX_DEPTH and el.tag not in _STRUCTURE:
             deep.append(el)
         stack.extend((child, depth + 1) for child in el if isinstance(child.tag, str))
     for el in deep:
+        if el.tag not in _INLINE:
+            el.tail = "\n" + (el.tail or "")
         el.drop_tag()
+    stack = [(body, 0)]
+    while stack:
+        el, depth = stack.pop()
+        if depth > _PARSER_DEPTH:
+            raise ValueError(f"HTML tables or code blocks nested more than {_PARSER_DEPTH} "
+                             "deep; the parser cannot read content below that depth")
+        stack.extend((child, depth + 1) for child in el if isinstance(child.tag, str))
 
 
 def clean_html(markup: str) -> tuple[str, str | None]:
@@ -103,12 +127,18 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
     partition_html = partitioner("html")
 
     infos: list[FigureInfo] = []
-    if "<img" in markup or "<figure" in markup or "<caption" in markup:
+    pieces = [markup]
+    figures = "<img" in markup or "<figure" in markup or "<caption" in markup
+    if figures or len(markup) > CHUNK_CHARS:
         root = lxml_html.document_fromstring(markup, parser=lxml_html.HTMLParser(huge_tree=True))
-        infos = mark_figures(root, path.parent)
-        if infos:
-            markup = etree.tostring(root, encoding="unicode", method="html")
-    elements = partition_html(text=markup, languages=[""], metadata_filename=str(path))
+        infos = mark_figures(root, path.parent) if figures else []
+        if len(markup) > CHUNK_CHARS:  # past libxml2's input limit: see html_chunks
+            pieces = html_chunks(root)
+        elif infos:
+            pieces = [etree.tostring(root, encoding="unicode", method="html")]
+    elements = [el for piece in pieces
+                for el in partition_html(text=piece, languages=[""],
+                                         metadata_filename=str(path))]
     blocks = attach_captions(resolve_markers(to_blocks(elements), infos))
     return ParsedDocument(title=None, blocks=blocks)
 
@@ -116,10 +146,12 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
 def read_html(path: Path) -> ParsedDocument:
     """Blocks of an HTML page, its title from the first h1 or ``<title>``."""
     raw = path.read_bytes()
-    try:
-        markup = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        markup = raw.decode("latin-1")  # HTML without a charset: never lose the text
+    markup = decode_bom(raw)
+    if markup is None:
+        try:
+            markup = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            markup = raw.decode("latin-1")  # HTML without a charset: never lose the text
     if not markup.strip():
         raise ParseError(path, "the file is empty")
     try:

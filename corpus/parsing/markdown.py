@@ -16,6 +16,7 @@ import markdown
 from deepread.corpus.parsing.blocks import ParsedDocument
 from deepread.corpus.parsing.errors import ParseError
 from deepread.corpus.parsing.html import partition_html_text
+from deepread.corpus.parsing.markdown_guard import guard, restore
 from deepread.corpus.parsing.text import decode_text
 
 _EXTENSIONS = ["tables", "fenced_code"]
@@ -25,8 +26,11 @@ def markdown_blocks(text: str, path: Path) -> ParsedDocument:
     """Blocks of Markdown ``text``; images resolve against ``path``'s folder."""
     # Rendering here (rather than via partition_md) lets the HTML path skip language
     # detection and share one partition call with the HTML reader.
-    html = markdown.markdown(text, extensions=_EXTENSIONS)
-    return partition_html_text(html, path)
+    # Openers that can never close would cost Python-Markdown a scan to the end each.
+    html = markdown.markdown(guard(text), extensions=_EXTENSIONS)
+    parsed = partition_html_text(html, path)
+    restore(parsed.blocks)
+    return parsed
 
 
 def read_markdown(path: Path) -> ParsedDocument:

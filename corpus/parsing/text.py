@@ -15,14 +15,34 @@ from deepread.corpus.parsing.elements import to_blocks
 from deepread.corpus.parsing.errors import ParseError
 from deepread.corpus.parsing.offline import partitioner
 
+#: Byte-order marks, longest first: the UTF-32-LE mark begins with the UTF-16-LE one.
+_BOMS = ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+         (b"\xef\xbb\xbf", "utf-8"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"))
+
+
+def decode_bom(raw: bytes) -> str | None:
+    """``raw`` decoded by its byte-order mark (the mark dropped), or None without one.
+
+    Windows tools write UTF-16 (and some UTF-32) text with a mark; its NUL bytes must not
+    be taken for binary data. Bytes the declared encoding cannot read become U+FFFD
+    rather than refusing the whole file.
+    """
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            return raw[len(bom):].decode(encoding, errors="replace")
+    return None
+
 
 def decode_text(path: Path) -> str:
-    """The file as text: UTF-8 (BOM allowed), else a clear error for binary data."""
+    """The file as text: by its BOM, else UTF-8, else cp1252; binary data refused."""
     raw = path.read_bytes()
+    text = decode_bom(raw)
+    if text is not None:
+        return text
     if b"\x00" in raw[:8192]:
         raise ParseError(path, "looks like binary data, not text (it contains NUL bytes)")
     try:
-        return raw.decode("utf-8-sig")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         # Legacy 8-bit text is still text; cp1252 maps every byte, so nothing is lost.
         return raw.decode("cp1252", errors="replace")
