@@ -13,7 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from deepread.stores.backend import Backend, PointData, RetrievalMode, StoreError
+from deepread.stores.backend import (
+    Backend,
+    CoordinateError,
+    PointData,
+    RetrievalMode,
+    StoreError,
+)
+from deepread.stores.disk_space import CREATE_BYTES, write_estimate
 from deepread.stores.records import Document, Hit, Paragraph, Section
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
@@ -67,6 +74,13 @@ class Collection:
         if self.backend.exists():
             return
         self.backend.create(dim)
+        if self.backend.get([COLLECTION_POINT_ID]):
+            # Another process created the collection since this one opened it (and may
+            # have stored documents): check it as an existing one, forget the cache.
+            self._check_meta()
+            self._documents = None
+            self.repair()
+            return
         self.backend.upsert([PointData(COLLECTION_POINT_ID, {
             "record": KIND_COLLECTION, "name": self.name, "embedding": self.embedding_id,
             "dim": dim, "schema": _SCHEMA_VERSION})])
@@ -93,7 +107,7 @@ class Collection:
         assert self._documents is not None
         if doc_id not in self._documents:
             known = sorted(self._documents)
-            raise KeyError(f"no document {doc_id} in collection {self.name!r}"
+            raise CoordinateError(f"no document {doc_id} in collection {self.name!r}"
                            + (f" (documents: {_ranges(known)})" if known else " (it is empty)"))
         return self._documents[doc_id]
 
@@ -114,7 +128,16 @@ class Collection:
         """
         if len(paragraphs) > MAX_PARAGRAPHS:
             raise ValueError(f"{source}: too many paragraphs ({len(paragraphs)})")
-        self._ensure_created(int(vectors.shape[1]))
+        # Refuse up front what the disk cannot hold: the embedded engine's mapped files
+        # would otherwise kill the process by SIGBUS midway (stores/disk_space.py).
+        dim = int(vectors.shape[1])
+        text_bytes = sum(len(p.text.encode("utf-8", "surrogatepass")) for p in paragraphs)
+        text_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in search_texts or ())
+        needed = write_estimate(len(paragraphs) + 1, dim, text_bytes)
+        if not self.backend.exists():
+            needed += CREATE_BYTES
+        self.backend.ensure_space(needed, f"storing {source}")
+        self._ensure_created(dim)
         previous = self.find_source(source)
         doc_id = previous.doc_id if previous else self._next_doc_id()
         old_slot = self._committed_slot(doc_id)
