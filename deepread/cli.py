@@ -134,7 +134,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         stored = counts["stored"] + counts["skip"]
         of = (f" of {counts['todo'] + counts['skip']}" if counts["todo"] is not None
               else "")
-        _fail(f"interrupted ({exc}); {stored}{of} files stored; re-run to continue")
+        _fail(f"interrupted; {stored}{of} files stored; re-run to continue")
         return exc.exit_code
     finally:
         bar.close()
@@ -587,7 +587,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
     except (Interrupted, KeyboardInterrupt) as exc:  # outside a command's own handling
         interrupted = as_interrupted(exc)
-        _fail(f"interrupted ({interrupted})")
+        _fail("interrupted")
         return interrupted.exit_code
 
 
