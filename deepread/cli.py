@@ -598,6 +598,7 @@ def _run(args: argparse.Namespace) -> int:
     anywhere else is a bug, and its traceback is the report it deserves.
     """
     import errno
+    import sqlite3
 
     from deepread.checkpointers import CheckpointerError
     from deepread.corpus.models import ModelConfigError
@@ -622,6 +623,11 @@ def _run(args: argparse.Namespace) -> int:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
         _fail(f"no space left on the device: {exc}")
+        return EXIT_STORE
+    except sqlite3.OperationalError as exc:  # the conversation checkpoints beside the store
+        if "full" not in str(exc):
+            raise
+        _fail(f"no space left for the conversation checkpoints beside the store: {exc}")
         return EXIT_STORE
     except (UsageError, CoordinateError, ParseError, ContextError, SettingsError,
             CheckpointerError, ModelConfigError) as exc:

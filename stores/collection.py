@@ -9,6 +9,7 @@ tools as payload-filter queries.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from deepread.stores.backend import (
     StoreError,
 )
 from deepread.stores.disk_space import CREATE_BYTES, write_estimate
+from deepread.stores.hygiene import storable
 from deepread.stores.records import Document, Hit, Paragraph, Section
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
@@ -112,6 +114,7 @@ class Collection:
         return self._documents[doc_id]
 
     def find_source(self, source: str) -> Document | None:
+        source = storable(source)  # as put_document stored it
         return next((d for d in self.documents() if d.source == source), None)
 
     def _committed_slot(self, doc_id: int) -> int | None:
@@ -128,6 +131,11 @@ class Collection:
         """
         if len(paragraphs) > MAX_PARAGRAPHS:
             raise ValueError(f"{source}: too many paragraphs ({len(paragraphs)})")
+        # A file name that is not UTF-8 reaches here with lone surrogates, which the
+        # engine cannot store: keep its bytes visible instead (stores/hygiene.py).
+        source, title = storable(source), storable(title)
+        sections = [s if storable(s.title) == s.title else replace(s, title=storable(s.title))
+                    for s in sections]
         # Refuse up front what the disk cannot hold: the embedded engine's mapped files
         # would otherwise kill the process by SIGBUS midway (stores/disk_space.py).
         dim = int(vectors.shape[1])

@@ -18,11 +18,27 @@ import re
 
 _UNWANTED = re.compile("[\x00\ud800-\udfff]")
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+_UNWANTED_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean_query(text: str) -> str:
     """``text`` without lone surrogates and NUL characters (nothing else changes)."""
     return _UNWANTED.sub("", text)
+
+
+def storable(text: str) -> str:
+    """``text`` as the engine can store it: a lone surrogate — a byte of a file name
+    that is not UTF-8, carried by Python as ``\\udcXX`` — becomes a visible ``\\xXX``
+    (the engine, like any UTF-8 encoder, refuses surrogates). The same name always gives
+    the same text, so a re-ingest still finds the file unchanged."""
+    if not _UNWANTED_SURROGATE.search(text):
+        return text
+    return text.encode("utf-8", "surrogateescape" if _only_escaped_bytes(text)
+                       else "surrogatepass").decode("utf-8", "backslashreplace")
+
+
+def _only_escaped_bytes(text: str) -> bool:
+    return all(0xDC80 <= ord(c) <= 0xDCFF for c in _UNWANTED_SURROGATE.findall(text))
 
 
 def decode_argument(arg: str) -> str:

@@ -28,7 +28,7 @@ from scripted import ScriptedChatModel, ScriptedHTTPError, ai, call
 import deepread
 from deepread import cli
 from deepread.json_output import to_json
-from deepread.stores.hygiene import clean_query, decode_argument
+from deepread.stores.hygiene import clean_query, decode_argument, storable
 from deepread.terminal import terminal_text
 
 #: What a hostile heading holds: OSC 52 (writes the clipboard), clear-screen, a C1 CSI,
@@ -208,6 +208,13 @@ def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(ho
 
     assert paragraphs and "ledger" in paragraphs[0].text
     assert clean_query("a\ud800b\x00c\udfff") == "abc"
+
+
+def test_a_file_name_that_is_not_utf8_is_stored_with_its_bytes_visible():
+    name = b"caf\xe9.md".decode("utf-8", "surrogateescape")  # as os.listdir gives it
+
+    assert storable(name) == "caf\\xe9.md"
+    assert storable("café.md") == "café.md"
 
 
 def test_a_question_with_a_lone_surrogate_is_answered(hostile, hostile_ingest):
