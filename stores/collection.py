@@ -21,7 +21,6 @@ from deepread.stores.backend import (
     RetrievalMode,
     StoreError,
 )
-from deepread.stores.disk_space import CREATE_BYTES, write_estimate
 from deepread.stores.hygiene import storable
 from deepread.stores.records import Document, Hit, Paragraph, Section
 from deepread.stores.schema import (
@@ -141,10 +140,7 @@ class Collection:
         dim = int(vectors.shape[1])
         text_bytes = sum(len(p.text.encode("utf-8", "surrogatepass")) for p in paragraphs)
         text_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in search_texts or ())
-        needed = write_estimate(len(paragraphs) + 1, dim, text_bytes)
-        if not self.backend.exists():
-            needed += CREATE_BYTES
-        self.backend.ensure_space(needed, f"storing {source}")
+        self.backend.ensure_space(len(paragraphs) + 1, dim, text_bytes, f"storing {source}")
         self._ensure_created(dim)
         previous = self.find_source(source)
         doc_id = previous.doc_id if previous else self._next_doc_id()

@@ -29,7 +29,12 @@ from typing import Any
 import qdrant_edge as qe
 
 from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
-from deepread.stores.disk_space import CREATE_BYTES, ensure_space, load_estimate
+from deepread.stores.disk_space import (
+    create_estimate,
+    ensure_space,
+    load_estimate,
+    write_estimate,
+)
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_encoder
 
@@ -143,7 +148,7 @@ class EdgeBackend:
                              f"{exc.strerror or exc}") from exc
         with _creation_lock(folder / f".{name}.lock", self.path):
             if not (self.path / "edge_config.json").exists():
-                ensure_space(folder, CREATE_BYTES, f"creating collection {name!r}")
+                ensure_space(folder, create_estimate(folder), f"creating collection {name!r}")
                 self._build(dim, folder / f".{name}.creating-{os.getpid()}")
             self._shard = _load(self.path)
 
@@ -174,7 +179,13 @@ class EdgeBackend:
             shutil.rmtree(temporary, ignore_errors=True)
             raise _engine_error(exc, self.path) from exc
 
-    def ensure_space(self, needed: int, what: str) -> None:
+    def ensure_space(self, points: int, dim: int, text_bytes: int, what: str) -> None:
+        """Refuse (:class:`~deepread.stores.disk_space.NoSpaceError`) a write of
+        ``points`` points that the disk could not hold, the collection's creation
+        included; nothing is written then."""
+        needed = write_estimate(self.path, points, dim, text_bytes)
+        if not self.exists():
+            needed += create_estimate(self.path)
         ensure_space(self.path, needed, what)
 
     def upsert(self, points: list[PointData]) -> None:

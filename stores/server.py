@@ -99,7 +99,7 @@ class ServerBackend:
         """Raises StoreError when the server is unreachable: a down store fails at open."""
         return self._call(lambda: self.client.collection_exists(self.name))
 
-    def ensure_space(self, needed: int, what: str) -> None:
+    def ensure_space(self, points: int, dim: int, text_bytes: int, what: str) -> None:
         """Nothing to check here: the server manages (and reports) its own disk."""
 
     def create(self, dim: int) -> None:

@@ -161,10 +161,16 @@ def _retrieve_forever(messages: list[BaseMessage]) -> AIMessage:
 @pytest.mark.parametrize("stop_reason, model, env", [
     ("answered", None, {"DEEPREAD_CHECK_SUFFICIENCY": "false"}),
     ("no_evidence", None, {}),
+    ("no_evidence", ScriptedChatModel(steps=[  # a model's answer the check rejects twice
+        ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 0})),
+        ai(content="Zebras live in the savanna [1:1:0]."),
+        ai(content="INSUFFICIENT: nothing about zebras."),
+        ai(content="Zebras live in the savanna [1:1:0]."),
+        ai(content="INSUFFICIENT: still nothing about zebras.")]), {}),
     ("budget", ScriptedChatModel(steps=[_retrieve_forever], cycle=True),
      {"DEEPREAD_MAX_ROUNDS": "1"}),
     ("error", ScriptedChatModel(steps=[ScriptedHTTPError(400)]), {}),
-])
+], ids=["answered", "no_evidence", "no_evidence-model", "budget", "error"])
 def test_ask_json_is_valid_json_for_every_stop_reason(hostile, hostile_ingest, capsys,
                                                       monkeypatch, stop_reason, model, env):
     from deepread.graphs import agent
@@ -174,7 +180,7 @@ def test_ask_json_is_valid_json_for_every_stop_reason(hostile, hostile_ingest, c
     if model is not None:  # a scripted policy in place of a hosted LLM
         monkeypatch.setattr(agent, "build_graph",
                             functools.partial(agent.build_graph, model=model))
-    question = ("What is the boiling point of ethanol?" if stop_reason == "no_evidence"
+    question = ("Where do zebras live?" if stop_reason == "no_evidence"
                 else "What does the harbour ledger list?")
 
     code, out, err = run(capsys, "ask", question, "--store", hostile[1], "--json")
@@ -362,6 +368,21 @@ def test_processes_racing_to_create_one_collection_never_corrupt_it(tmp_path):
 
 
 # -- 6. a full disk ---------------------------------------------------------------------
+
+def test_a_write_larger_than_the_free_space_is_refused_before_anything_is_written(
+        tmp_path):
+    from deepread.stores.disk_space import NoSpaceError, free_bytes
+    from deepread.stores.edge import EdgeBackend
+
+    backend = EdgeBackend(tmp_path / "store" / "collections" / "big")
+    points = free_bytes(tmp_path) // 1000  # ~5 KB each: five times the free space
+
+    with pytest.raises(NoSpaceError, match=r"no space left on /\S* .*storing big\.pdf "
+                                           r"\(needed ~[\d.]+ MB, [\d.]+ MB free\)"):
+        backend.ensure_space(points, 384, 0, "storing big.pdf")
+    backend.ensure_space(10, 384, 1000, "storing small.md")  # fits: no error
+    assert not (tmp_path / "store").exists()
+
 
 def _tmpfs_allowed() -> str | None:
     if shutil.which("unshare") is None:
