@@ -97,13 +97,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     idx = _open(args)
     bar = tqdm(desc="ingest", unit="file", disable=args.json or not sys.stderr.isatty(),
                file=sys.stderr)
-    counts = {"stored": 0, "skip": 0, "todo": None}
+    counts = {"stored": 0, "skip": 0}
 
     def progress(event: str, path: Path, done: int, total: int) -> None:
         if event in ("stored", "skip"):
             counts[event] += 1
-        if event != "skip":
-            counts["todo"] = total  # files to parse (the unchanged ones not counted)
         bar.total = total
         name = terminal_text(path.name)
         if event == "optimize":
@@ -131,10 +129,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except Interrupted as exc:
         bar.close()
         idx.close()  # a document is stored whole or not at all: a re-run is exact
-        stored = counts["stored"] + counts["skip"]
-        of = (f" of {counts['todo'] + counts['skip']}" if counts["todo"] is not None
-              else "")
-        _fail(f"interrupted; {stored}{of} files stored; re-run to continue")
+        from deepread.corpus.files import expand_paths
+
+        found, _ = expand_paths(args.paths)  # a walk, no reading: M of "N of M"
+        _fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} files "
+              "stored; re-run to continue")
         return exc.exit_code
     finally:
         bar.close()
