@@ -17,7 +17,6 @@ meets the engine's lock like any second process.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import sys
@@ -25,6 +24,11 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: creation is atomic (rename) but not locked
+    fcntl = None  # type: ignore[assignment]
 
 import qdrant_edge as qe
 
@@ -87,7 +91,7 @@ def _creation_lock(lock_file: Path, collection: Path):
                          f"{exc.strerror or exc}") from exc
     try:
         deadline, said = time.monotonic() + CREATION_WAIT_S, False
-        while True:
+        while fcntl is not None:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break

@@ -367,6 +367,24 @@ def test_processes_racing_to_create_one_collection_never_corrupt_it(tmp_path):
     assert not list(path.parent.glob(".race.creating-*"))
 
 
+def test_a_creator_finding_the_lock_taken_says_it_waits_then_goes_on(tmp_path):
+    import fcntl
+
+    path = tmp_path / "store" / "collections" / "held"
+    path.parent.mkdir(parents=True)
+    with open(path.parent / ".held.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another creator at work
+        proc = subprocess.Popen([sys.executable, "-c", _CREATE, str(path), "0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        waiting = proc.stderr.readline()
+        assert "waiting for another deepread process to finish creating" in waiting
+        assert proc.poll() is None  # still waiting while the lock is held
+    out, err = proc.communicate(timeout=120)  # the lock is released: it creates
+
+    assert out.startswith("CREATED"), err
+
+
 # -- 6. a full disk ---------------------------------------------------------------------
 
 def test_a_write_larger_than_the_free_space_is_refused_before_anything_is_written(
