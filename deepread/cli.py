@@ -573,8 +573,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from deepread.mcp_server import main as mcp_main
 
         return mcp_main(argv[1:])
-    if process:
-        _report_fatal_signals()
+    if process:  # the console script, not a program calling main(): its handlers stay
+        from deepread.fatal_signals import report_fatal_signals
+
+        report_fatal_signals()
     parser = build_parser()
     args = parser.parse_args(argv)
     _clean_arguments(args)
@@ -632,20 +634,6 @@ def _run(args: argparse.Namespace) -> int:
             CheckpointerError, ModelConfigError) as exc:
         _fail(exc)
         return EXIT_USAGE
-
-
-def _report_fatal_signals() -> None:
-    """A bus error (the engine's mapped files on a full disk) or a segfault in native
-    code prints where it happened instead of dying silently (faulthandler's report:
-    "Fatal Python error: Bus error" and the Python stack). Console script only: a
-    program calling :func:`main` keeps its own handlers."""
-    import contextlib
-    import faulthandler
-
-    if not faulthandler.is_enabled():
-        # A stderr without a file descriptor (an embedding host's) cannot take it.
-        with contextlib.suppress(AttributeError, ValueError, OSError):
-            faulthandler.enable(file=sys.stderr, all_threads=False)
 
 
 if __name__ == "__main__":
