@@ -23,9 +23,10 @@ from deepread.corpus.enrich import IngestModels, ModelLike
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.ingest import IngestError, IngestResult, Progress, ingest_files
 from deepread.settings import current as current_settings
-from deepread.stores.backend import RetrievalMode, StoreError
+from deepread.stores.backend import RetrievalMode, StoreError, UsageError
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import embeddings_id, resolve_embeddings
+from deepread.stores.hygiene import clean_query
 from deepread.stores.location import open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
@@ -153,9 +154,15 @@ class Index:
                window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,
                mode: RetrievalMode | None = None) -> Retrieved:
         """:meth:`retrieve` with the ranked hits and their scores too."""
+        # Lone surrogates and NULs (a tool call's JSON can carry them) never reach the
+        # tokenizers or the engine (stores/hygiene.py).
+        if isinstance(query, str):
+            query = clean_query(query)
+        else:
+            query = [clean_query(q) if isinstance(q, str) else q for q in query]
         queries = [query] if isinstance(query, str) else list(query)
         if not queries or not all(isinstance(q, str) and q.strip() for q in queries):
-            raise ValueError("the query is empty")
+            raise UsageError("the query is empty")
         doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
         mode = mode or self.mode
         vectors = [None if mode == "bm25" else self._embeddings.embed_query(q)

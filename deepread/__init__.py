@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from deepread.graphs.ingest import build_ingest_graph
     from deepread.langchain_tools import tools
     from deepread.nodes.context import Context, ContextError, IngestContext
-    from deepread.stores.backend import StoreError
-    from deepread.stores.reading import CoordinateError, Retrieved, SectionRead
+    from deepread.stores.backend import CoordinateError, StoreError
+    from deepread.stores.reading import Retrieved, SectionRead
     from deepread.stores.records import Document, Hit, Paragraph, Section
 
 #: public name -> module that defines it
@@ -41,7 +41,7 @@ _LAZY = {
     "ContextError": "deepread.nodes.context",
     "IngestContext": "deepread.nodes.context",
     "StoreError": "deepread.stores.backend",
-    "CoordinateError": "deepread.stores.reading",
+    "CoordinateError": "deepread.stores.backend",
     "Retrieved": "deepread.stores.reading",
     "SectionRead": "deepread.stores.reading",
     "Document": "deepread.stores.records",

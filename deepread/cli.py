@@ -4,7 +4,13 @@ Every command takes ``--store PATH|URL`` (default ``DEEPREAD_STORE`` / ``QDRANT_
 the per-user data directory), ``--collection NAME`` (default ``default``) and
 ``--json`` for machine-readable output. Exit codes: 0 success, 1 some input failed
 (the rest was done), 2 bad usage or coordinates, 3 the store cannot be used, 4 the
-model failed (``ask``).
+model failed (``ask``); 130 / 143 interrupted by SIGINT / SIGTERM.
+
+Output hygiene: every line meant for people goes through
+:func:`deepread.terminal.say` (controls and bidi overrides in document text, file names
+and answers shown as escapes), every ``--json`` document through
+:func:`deepread.json_output.to_json`. Input hygiene: arguments that are not valid
+UTF-8 are decoded from their bytes (:func:`deepread.stores.hygiene.decode_argument`).
 """
 
 from __future__ import annotations
@@ -17,19 +23,41 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from deepread.terminal import say, terminal_text
+
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_STORE, EXIT_MODEL = 0, 1, 2, 3, 4
 
+#: Integer options and the least value each accepts (argparse's ``dest`` → flag, min).
+MINIMUMS: dict[str, tuple[str, int]] = {
+    "k": ("--k", 1), "window": ("--window", 0), "budget": ("--budget", 1),
+    "describe_max_sections": ("--describe-max-sections", 0),
+    "describe_max_tokens": ("--describe-max-tokens", 0),
+    "doc_id": ("DOC", 0), "sec_id": ("SEC", 0), "start": ("START", 0), "end": ("END", 0),
+    "workers": ("--workers", 1), "limit": ("--limit", 1), "sample": ("--sample", 1),
+    "max_rounds": ("--max-rounds", 1), "n": ("--n", 1), "docs": ("--docs", 1),
+    "seed": ("--seed", 0),
+}
+#: Arguments that name files: kept as the bytes the system gave (a file name need not
+#: be valid UTF-8); every other text argument is decoded and cleaned.
+PATH_ARGUMENTS = frozenset({"paths", "store", "out", "dataset", "checkpointer"})
 
-def _emit(data: dict[str, Any]) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+
+def _emit(data: Any) -> None:
+    """One ``--json`` document on stdout (:mod:`deepread.json_output`)."""
+    from deepread.json_output import to_json
+
+    sys.stdout.write(to_json(data) + "\n")
+
+
+def _fail(message: object) -> None:
+    say(f"deepread: {message}", err=True)
 
 
 def _store(args: argparse.Namespace) -> str:
     """``--store``, else what the environment names (:mod:`deepread.settings`)."""
     from deepread.settings import current
 
-    return args.store or current().store
+    return args.store if args.store is not None else current().store
 
 
 def _default_model(name: str) -> str | None:
@@ -56,7 +84,7 @@ def _paragraph_json(p) -> dict[str, Any]:
 def _print_paragraphs(paragraphs) -> None:
     for p in paragraphs:
         page = f" p.{p.page}" if p.page else ""
-        print(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} ({p.kind}) {p.text}")
+        say(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} ({p.kind}) {p.text}")
 
 
 # -- commands ---------------------------------------------------------------------------
@@ -64,22 +92,27 @@ def _print_paragraphs(paragraphs) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from deepread.interrupts import Interrupted
+
     idx = _open(args)
     bar = tqdm(desc="ingest", unit="file", disable=args.json or not sys.stderr.isatty(),
                file=sys.stderr)
+    counts = {"stored": 0, "skip": 0}
 
     def progress(event: str, path: Path, done: int, total: int) -> None:
+        if event in ("stored", "skip"):
+            counts[event] += 1
         bar.total = total
+        name = terminal_text(path.name)
         if event == "optimize":
-            print(f"building the vector index of collection {args.collection!r}…",
-                  file=sys.stderr)
+            say(f"building the vector index of collection {args.collection!r}…", err=True)
         elif event in ("stored", "failed", "skip"):
             bar.n = done
-            bar.set_postfix_str(f"{event} {path.name}", refresh=True)
+            bar.set_postfix_str(f"{event} {name}", refresh=True)
         elif not bar.disable:
-            bar.set_postfix_str(f"embedding {path.name}", refresh=True)
+            bar.set_postfix_str(f"embedding {name}", refresh=True)
         if bar.disable and not args.json and event != "parsed":
-            print(f"{event:>7} {path}", file=sys.stderr)
+            say(f"{event:>7} {path}", err=True)
 
     from deepread.corpus.describe import DescribeBudget
     from deepread.corpus.models import ModelConfigError
@@ -91,8 +124,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             describe_budget=DescribeBudget(max_sections=args.describe_max_sections,
                                            max_tokens=args.describe_max_tokens))
     except ModelConfigError as exc:
-        print(f"deepread: {exc}", file=sys.stderr)
+        _fail(exc)
         return EXIT_USAGE
+    except Interrupted as exc:
+        bar.close()
+        idx.close()  # a document is stored whole or not at all: a re-run is exact
+        from deepread.corpus.files import expand_paths
+
+        found, _ = expand_paths(args.paths)  # a walk, no reading: M of "N of M"
+        _fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} files "
+              "stored; re-run to continue")
+        return exc.exit_code
     finally:
         bar.close()
         idx.close()
@@ -109,17 +151,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     else:
         for d in docs:
             state = "unchanged" if d in result.skipped else "stored"
-            print(f"({d.doc_id}) {d.title} — {len(d.sections)} sections, {d.n_para} "
-                  f"paragraphs, {d.n_tok} tokens [{state}] {d.source}")
+            say(f"({d.doc_id}) {d.title} — {len(d.sections)} sections, {d.n_para} "
+                f"paragraphs, {d.n_tok} tokens [{state}] {d.source}")
         for f in result.failures:
-            print(f"FAILED {f.path}: {f.reason}", file=sys.stderr)
+            say(f"FAILED {f.path}: {f.reason}", err=True)
         for path in result.unsupported:
-            print(f"skipped {path}: not a supported type", file=sys.stderr)
-        print(f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
-              f"{len(result.failures)} failed (collection {args.collection!r})",
-              file=sys.stderr)
+            say(f"skipped {path}: not a supported type", err=True)
+        say(f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
+            f"{len(result.failures)} failed (collection {args.collection!r})", err=True)
     if not docs and not result.failures:
-        print("no supported files found", file=sys.stderr)
+        say("no supported files found", err=True)
         return EXIT_USAGE
     return EXIT_PARTIAL if result.failures else EXIT_OK
 
@@ -133,9 +174,9 @@ def cmd_toc(args: argparse.Namespace) -> int:
         _emit({"documents": [d.to_dict() for d in docs]})
         return EXIT_OK
     if not docs:
-        print(f"collection {args.collection!r} is empty", file=sys.stderr)
+        say(f"collection {args.collection!r} is empty", err=True)
         return EXIT_OK
-    print(render_toc(docs, args.budget).text)
+    say(render_toc(docs, args.budget).text)
     return EXIT_OK
 
 
@@ -149,8 +190,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                "paragraphs": [_paragraph_json(p) for p in result.paragraphs]})
         return EXIT_OK
     for rank, h in enumerate(result.hits, 1):
-        print(f"#{rank} [{h.doc_id}:{h.sec_id}:{h.para_idx}] score={h.score:.4f}")
-    print()
+        say(f"#{rank} [{h.doc_id}:{h.sec_id}:{h.para_idx}] score={h.score:.4f}")
+    say("")
     _print_paragraphs(result.paragraphs)
     return EXIT_OK
 
@@ -163,8 +204,8 @@ def cmd_read(args: argparse.Namespace) -> int:
                "end": got.end, "paragraphs": [_paragraph_json(p) for p in got.paragraphs]})
         return EXIT_OK
     if not got.paragraphs:
-        print(f"no paragraphs in ({got.doc_id}) [{got.sec_id}] range "
-              f"{got.start}..{got.end}", file=sys.stderr)
+        say(f"no paragraphs in ({got.doc_id}) [{got.sec_id}] range {got.start}..{got.end}",
+            err=True)
     _print_paragraphs(got.paragraphs)
     return EXIT_OK
 
@@ -217,8 +258,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     idx = _open(args)
     if not idx.documents():
         idx.close()
-        print(f"deepread: collection {args.collection!r} is empty; run deepread ingest first",
-              file=sys.stderr)
+        _fail(f"collection {args.collection!r} is empty; run deepread ingest first")
         return EXIT_USAGE
     output: dict[str, Any] = {}
     try:
@@ -233,12 +273,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 for node, update in chunk.items():
                     if not args.json:
                         for line in _one_line(update or {}):
-                            print(line, file=sys.stderr)
+                            say(line, err=True)
                     if node == "finalize":  # the outputs; the chat stays in the thread
                         output = {k: v for k, v in update.items() if k != "messages"}
         titles = {d.doc_id: d for d in idx.documents()}
     except CheckpointerError as exc:
-        print(f"deepread: {exc}", file=sys.stderr)
+        _fail(exc)
         return EXIT_USAGE
     finally:
         idx.close()
@@ -247,21 +287,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
         _emit(output)
     else:
         if output.get("answer"):
-            print(output["answer"])
+            say(output["answer"])
         if output.get("citations"):
-            print("\nCitations:")
+            say("\nCitations:")
             for c in output["citations"]:
                 doc = titles.get(c["doc_id"])
                 sec = doc.sections[c["sec_id"]].title if doc else ""
-                print(f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
-                      f"{doc.title if doc else '?'} › {sec}")
+                say(f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
+                    f"{doc.title if doc else '?'} › {sec}")
         if output.get("dropped_citations"):
-            print(f"  ({output['dropped_citations']} citation(s) of unread paragraphs "
-                  "dropped)")
-        print(f"\n[stop: {output.get('stop_reason')}; thread {thread} — continue with "
-              f"--thread {thread}]", file=sys.stderr)
+            say(f"  ({output['dropped_citations']} citation(s) of unread paragraphs dropped)")
+        say(f"\n[stop: {output.get('stop_reason')}; thread {thread} — continue with "
+            f"--thread {thread}]", err=True)
     if output.get("stop_reason") == "error":
-        print(f"deepread: {output.get('error')}", file=sys.stderr)
+        _fail(output.get("error"))
         return EXIT_MODEL
     return EXIT_OK
 
@@ -275,7 +314,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         collection = args.collection or _eval_collection(Path(args.dataset), args.format)
     except DatasetError as exc:
-        print(f"deepread: {exc}", file=sys.stderr)
+        _fail(exc)
         return EXIT_USAGE
     config = EvalConfig(
         dataset=Path(args.dataset), store=args.store, collection=collection,
@@ -286,25 +325,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         max_rounds=args.max_rounds, embeddings=args.embeddings, format=args.format,
         sample=args.sample, seed=args.seed, ingest=not args.no_ingest)
     try:
-        result = run_eval(config, progress=not args.json and sys.stderr.isatty())
+        result = run_eval(config, progress=not args.json and sys.stderr.isatty(),
+                          say=lambda m: say(m, err=True))
     except (DatasetError, EvalError, ModelConfigError) as exc:
-        print(f"deepread: {exc}", file=sys.stderr)
+        _fail(exc)
         return EXIT_USAGE
     except IngestError as exc:
-        print(f"deepread: {exc}", file=sys.stderr)
+        _fail(exc)
         return EXIT_PARTIAL
     for line in result.failures:
-        print(f"FAILED {line}", file=sys.stderr)
+        say(f"FAILED {line}", err=True)
     if args.json:
-        from deepread.evaluation.metrics import json_safe
-
-        _emit(json_safe(result.summary | {"out": str(result.out), "ran": result.ran,
-                                          "skipped": result.skipped,
-                                          "failures": result.failures}))
+        _emit(result.summary | {"out": result.out, "ran": result.ran,
+                                "skipped": result.skipped, "failures": result.failures})
     else:
-        print((result.out / "summary.md").read_text(encoding="utf-8"))
-        print(f"{result.ran} answered, {result.skipped} already done, "
-              f"{len(result.failures)} failed; outputs in {result.out}", file=sys.stderr)
+        say((result.out / "summary.md").read_text(encoding="utf-8"))
+        say(f"{result.ran} answered, {result.skipped} already done, "
+            f"{len(result.failures)} failed; outputs in {result.out}", err=True)
     return EXIT_PARTIAL if result.failures else EXIT_OK
 
 
@@ -324,29 +361,30 @@ def _eval_collection(dataset: Path, format: str | None) -> str:
 def cmd_synth(args: argparse.Namespace) -> int:
     from deepread.corpus.models import ModelConfigError, chat_model
     from deepread.evaluation.synth import synthesize
+    from deepread.stores.backend import UsageError
 
     name = args.model or _default_model("model") or ""
     if not name:
-        print("deepread: synth needs a chat model to write questions: pass --model (or set "
-              "DEEPREAD_MODEL) with OPENAI_API_KEY or OPENAI_BASE_URL", file=sys.stderr)
+        _fail("synth needs a chat model to write questions: pass --model (or set "
+              "DEEPREAD_MODEL) with OPENAI_API_KEY or OPENAI_BASE_URL")
         return EXIT_USAGE
     try:
         model = chat_model(name, temperature=0.7)  # the paper synthesised at 0.7
     except ModelConfigError as exc:
-        print(f"deepread: {exc}", file=sys.stderr)
+        _fail(exc)
         return EXIT_USAGE
     with _open(args) as idx:
         if not idx.documents():
-            print(f"deepread: collection {args.collection!r} is empty; run deepread ingest "
-                  "first", file=sys.stderr)
+            _fail(f"collection {args.collection!r} is empty; run deepread ingest first")
             return EXIT_USAGE
         try:
             items = synthesize(idx, model, n=args.n, docs=args.docs, seed=args.seed,
-                               say=lambda m: print(m, file=sys.stderr))
+                               say=lambda m: say(m, err=True))
+        except UsageError as exc:
+            _fail(exc)
+            return EXIT_USAGE
         except Exception as exc:  # provider errors: report, nothing half-written
-            if isinstance(exc, ValueError):
-                raise
-            print(f"deepread: the model failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            _fail(f"the model failed: {type(exc).__name__}: {exc}")
             return EXIT_MODEL
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -355,14 +393,14 @@ def cmd_synth(args: argparse.Namespace) -> int:
     if args.json:
         _emit({"out": str(out), "pairs": len(items)})
     else:
-        print(f"{len(items)} QA pairs written to {out}", file=sys.stderr)
+        say(f"{len(items)} QA pairs written to {out}", err=True)
     return EXIT_OK if len(items) >= args.n else EXIT_PARTIAL
 
 
 # -- parser -----------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--store", default=None,
                         help="store directory or Qdrant URL (default: $DEEPREAD_STORE, "
                              "$QDRANT_URL, or the per-user data directory)")
@@ -372,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "$DEEPREAD_EMBEDDINGS")
     common.add_argument("--json", action="store_true", help="machine-readable output")
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="deepread", description="Locate, then read: question answering over long "
         "structured documents (DeepRead).")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -496,28 +534,105 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors (which quote the arguments) terminal-safe."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        super()._print_message(terminal_text(message) if message else message, file)
+
+
+def _clean_arguments(args: argparse.Namespace) -> None:
+    """Decode arguments that were not valid UTF-8; file names keep their bytes."""
+    from deepread.stores.hygiene import decode_argument
+
+    for name, value in vars(args).items():
+        if name in PATH_ARGUMENTS:
+            continue
+        if isinstance(value, str):
+            setattr(args, name, decode_argument(value))
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            setattr(args, name, [decode_argument(v) for v in value])
+
+
+def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Ranges of integer options and an empty ``--store``: exit 2 before any work."""
+    for name, (flag, least) in MINIMUMS.items():
+        value = getattr(args, name, None)
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, int) and v < least:
+                parser.error(f"{flag} must be at least {least} (got {v})")
+    store = getattr(args, "store", None)
+    if store is not None and not store.strip():
+        parser.error("--store is empty; pass a store directory or a Qdrant URL")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    process = argv is None  # the console script, not a call from Python
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["mcp"]:  # the MCP server parses its own options (deepread/mcp_server.py)
         from deepread.mcp_server import main as mcp_main
 
         return mcp_main(argv[1:])
-    args = build_parser().parse_args(argv)
-    from deepread.corpus.parsing import ParseError
-    from deepread.stores.backend import StoreError
+    if process:  # the console script, not a program calling main(): its handlers stay
+        from deepread.fatal_signals import report_fatal_signals
+
+        report_fatal_signals()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _clean_arguments(args)
+    _check_arguments(parser, args)
+    from deepread.interrupts import Interrupted, as_interrupted, interruptible
 
     try:
+        with interruptible():
+            return _run(args)
+    except (Interrupted, KeyboardInterrupt) as exc:  # outside a command's own handling
+        interrupted = as_interrupted(exc)
+        _fail("interrupted")
+        return interrupted.exit_code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, its expected failures mapped to exit codes with one line each.
+
+    Only deepread's own error classes are mapped: a ``KeyError`` or ``ValueError`` from
+    anywhere else is a bug, and its traceback is the report it deserves.
+    """
+    import errno
+    import sqlite3
+
+    from deepread.checkpointers import CheckpointerError
+    from deepread.corpus.models import ModelConfigError
+    from deepread.corpus.parsing import ParseError
+    from deepread.nodes.context import ContextError
+    from deepread.settings import SettingsError
+    from deepread.stores.backend import CoordinateError, StoreError, UsageError
+    from deepread.stores.location import check_store_directory, is_url
+
+    try:
+        if getattr(args, "store", None) and not is_url(args.store):
+            check_store_directory(args.store)  # a file, not a folder: exit 3, nothing written
         return args.func(args)
     except BrokenPipeError:
         # Output piped into `head` and the like: stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except StoreError as exc:
-        print(f"deepread: {exc}", file=sys.stderr)
+        _fail(exc)
         return EXIT_STORE
-    except (KeyError, ValueError, ParseError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"deepread: {message}", file=sys.stderr)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        _fail(f"no space left on the device: {exc}")
+        return EXIT_STORE
+    except sqlite3.OperationalError as exc:  # the conversation checkpoints beside the store
+        if "full" not in str(exc):
+            raise
+        _fail(f"no space left for the conversation checkpoints beside the store: {exc}")
+        return EXIT_STORE
+    except (UsageError, CoordinateError, ParseError, ContextError, SettingsError,
+            CheckpointerError, ModelConfigError) as exc:
+        _fail(exc)
         return EXIT_USAGE
 
 

@@ -20,6 +20,7 @@ from deepread.nodes.space import initial_space, render_space, toc_view
 from deepread.nodes.state import AgentState
 from deepread.nodes.tool_specs import reason
 from deepread.stores.backend import StoreError
+from deepread.stores.hygiene import clean_query
 
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 
@@ -33,7 +34,7 @@ def make_toc(resources: Resources):
         raw = state.get("question") or ""
         if not isinstance(raw, str):  # e.g. {"question": 42} from an API client
             raise ValueError(f"question must be text, not {type(raw).__name__} ({raw!r})")
-        question = raw.strip()
+        question = clean_query(raw).strip()  # no lone surrogate reaches a tokenizer
         new: list[HumanMessage] = []
         if question and not (messages and isinstance(messages[-1], HumanMessage)
                              and messages[-1].content == question):

@@ -19,6 +19,20 @@ class StoreError(RuntimeError):
     """The store cannot be used (in use, unreachable, incompatible); message says why."""
 
 
+class UsageError(ValueError):
+    """A request that cannot be served as asked (an unknown name, a value out of range,
+    an empty query): the caller's to fix; the message says what is allowed. A
+    ``ValueError``, so callers that caught that still do; the command line maps this
+    class, not every ``ValueError``, to exit code 2."""
+
+
+class CoordinateError(KeyError):
+    """A document or section that does not exist; the message lists what does."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass(slots=True)
 class PointData:
     """A point to write: payload, and optionally its dense vector and BM25 text."""
@@ -41,6 +55,7 @@ class Backend(Protocol):
 
     def exists(self) -> bool: ...
     def create(self, dim: int) -> None: ...
+    def ensure_space(self, points: int, dim: int, text_bytes: int, what: str) -> None: ...
     def upsert(self, points: list[PointData]) -> None: ...
     def delete(self, match: Match) -> None: ...
     def set_payload(self, match: Match, values: dict[str, Any]) -> None: ...

@@ -9,11 +9,19 @@ tools as payload-filter queries.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from deepread.stores.backend import Backend, PointData, RetrievalMode, StoreError
+from deepread.stores.backend import (
+    Backend,
+    CoordinateError,
+    PointData,
+    RetrievalMode,
+    StoreError,
+)
+from deepread.stores.hygiene import storable
 from deepread.stores.records import Document, Hit, Paragraph, Section
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
@@ -67,6 +75,13 @@ class Collection:
         if self.backend.exists():
             return
         self.backend.create(dim)
+        if self.backend.get([COLLECTION_POINT_ID]):
+            # Another process created the collection since this one opened it (and may
+            # have stored documents): check it as an existing one, forget the cache.
+            self._check_meta()
+            self._documents = None
+            self.repair()
+            return
         self.backend.upsert([PointData(COLLECTION_POINT_ID, {
             "record": KIND_COLLECTION, "name": self.name, "embedding": self.embedding_id,
             "dim": dim, "schema": _SCHEMA_VERSION})])
@@ -93,11 +108,12 @@ class Collection:
         assert self._documents is not None
         if doc_id not in self._documents:
             known = sorted(self._documents)
-            raise KeyError(f"no document {doc_id} in collection {self.name!r}"
+            raise CoordinateError(f"no document {doc_id} in collection {self.name!r}"
                            + (f" (documents: {_ranges(known)})" if known else " (it is empty)"))
         return self._documents[doc_id]
 
     def find_source(self, source: str) -> Document | None:
+        source = storable(source)  # as put_document stored it
         return next((d for d in self.documents() if d.source == source), None)
 
     def _committed_slot(self, doc_id: int) -> int | None:
@@ -114,7 +130,18 @@ class Collection:
         """
         if len(paragraphs) > MAX_PARAGRAPHS:
             raise ValueError(f"{source}: too many paragraphs ({len(paragraphs)})")
-        self._ensure_created(int(vectors.shape[1]))
+        # A file name that is not UTF-8 reaches here with lone surrogates, which the
+        # engine cannot store: keep its bytes visible instead (stores/hygiene.py).
+        source, title = storable(source), storable(title)
+        sections = [s if storable(s.title) == s.title else replace(s, title=storable(s.title))
+                    for s in sections]
+        # Refuse up front what the disk cannot hold: the embedded engine's mapped files
+        # would otherwise kill the process by SIGBUS midway (stores/disk_space.py).
+        dim = int(vectors.shape[1])
+        text_bytes = sum(len(p.text.encode("utf-8", "surrogatepass")) for p in paragraphs)
+        text_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in search_texts or ())
+        self.backend.ensure_space(len(paragraphs) + 1, dim, text_bytes, f"storing {source}")
+        self._ensure_created(dim)
         previous = self.find_source(source)
         doc_id = previous.doc_id if previous else self._next_doc_id()
         old_slot = self._committed_slot(doc_id)

@@ -5,16 +5,40 @@ payload indexes (~0.5 s per filtered scroll at 20k points here, against ~0.06 ms
 this engine). One shard directory per collection. The engine's write-ahead log holds an
 exclusive lock: a second process opening the same collection gets a clear
 :class:`StoreError`, and a killed process loses no acknowledged write.
+
+A new collection is made whole or not at all: built in a hidden temporary directory
+beside its final place (segment, payload indexes), then renamed into place, under a
+creation lock file (``collections/.NAME.lock``) — two processes ingesting into the same
+new store at once never build into one directory (the engine refused that with "path
+already contains segment data", and some interleavings left a collection without its
+payload indexes for good). The second one waits for the first to finish creating, then
+meets the engine's lock like any second process.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: creation is atomic (rename) but not locked
+    fcntl = None  # type: ignore[assignment]
 
 import qdrant_edge as qe
 
 from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
+from deepread.stores.disk_space import (
+    create_estimate,
+    ensure_space,
+    load_estimate,
+    write_estimate,
+)
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_encoder
 
@@ -43,6 +67,51 @@ def _engine_error(exc: Exception, path: Path) -> StoreError:
     return StoreError(f"the store {path} could not be used: {text}")
 
 
+def _load(path: Path) -> qe.EdgeShard:
+    """Open the shard at ``path``: refused up front where loading would fill the disk."""
+    ensure_space(path, load_estimate(path), "opening the collection")
+    try:
+        return qe.EdgeShard.load(str(path))
+    except Exception as exc:  # the engine raises bare Exception
+        raise _engine_error(exc, path) from exc
+
+
+#: How long a process waits for another one to finish creating the same collection.
+CREATION_WAIT_S = 60.0
+
+
+@contextmanager
+def _creation_lock(lock_file: Path, collection: Path):
+    """Hold the lock on ``lock_file`` (an advisory ``flock``, released by the kernel if
+    the holder dies), saying so on stderr while waiting for another process."""
+    try:
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StoreError(f"cannot create the lock file {lock_file}: "
+                         f"{exc.strerror or exc}") from exc
+    try:
+        deadline, said = time.monotonic() + CREATION_WAIT_S, False
+        while fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreError(
+                        f"the store {collection} is in use by another deepread process "
+                        f"(it has been creating the collection for {CREATION_WAIT_S:g} s)"
+                        ) from None
+                if not said:
+                    # A store layer that prints: waiting silently would look like a hang.
+                    print(f"deepread: waiting for another deepread process to finish "
+                          f"creating {collection}…", file=sys.stderr, flush=True)
+                    said = True
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 class EdgeBackend:
     """A deepread collection in one qdrant-edge shard directory."""
 
@@ -51,10 +120,7 @@ class EdgeBackend:
         self._shard: qe.EdgeShard | None = None
         self._closed = False
         if (path / "edge_config.json").exists():
-            try:
-                self._shard = qe.EdgeShard.load(str(path))
-            except Exception as exc:  # the engine raises bare Exception
-                raise _engine_error(exc, path) from exc
+            self._shard = _load(path)
 
     @property
     def shard(self) -> qe.EdgeShard:
@@ -76,21 +142,55 @@ class EdgeBackend:
         return self._shard is not None
 
     def create(self, dim: int) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
+        """Create the collection — or open it, if another process created it since this
+        one looked (the caller then finds its metadata already written)."""
+        folder, name = self.path.parent, self.path.name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the store folder {folder}: "
+                             f"{exc.strerror or exc}") from exc
+        with _creation_lock(folder / f".{name}.lock", self.path):
+            if not (self.path / "edge_config.json").exists():
+                ensure_space(folder, create_estimate(folder), f"creating collection {name!r}")
+                self._build(dim, folder / f".{name}.creating-{os.getpid()}")
+            self._shard = _load(self.path)
+
+    def _build(self, dim: int, temporary: Path) -> None:
+        """Build an empty collection in ``temporary`` and rename it into place."""
+        for stale in self.path.parent.glob(f".{self.path.name}.creating-*"):
+            shutil.rmtree(stale, ignore_errors=True)  # a killed creator's (lock is ours)
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
         try:
-            self._shard = qe.EdgeShard.create(str(self.path), config)
+            shard = qe.EdgeShard.create(str(temporary), config)
+            try:
+                for name in INTEGER_FIELDS:
+                    shard.update(qe.UpdateOperation.create_field_index(
+                        name, qe.PayloadSchemaType.Integer))
+                for name in KEYWORD_FIELDS:
+                    shard.update(qe.UpdateOperation.create_field_index(
+                        name, qe.PayloadSchemaType.Keyword))
+                shard.flush()
+            finally:
+                shard.close()
+            if self.path.exists():  # an empty or half-made folder without a config
+                shutil.rmtree(self.path)
+            os.rename(temporary, self.path)
         except Exception as exc:
+            shutil.rmtree(temporary, ignore_errors=True)
             raise _engine_error(exc, self.path) from exc
-        for name in INTEGER_FIELDS:
-            self.shard.update(qe.UpdateOperation.create_field_index(
-                name, qe.PayloadSchemaType.Integer))
-        for name in KEYWORD_FIELDS:
-            self.shard.update(qe.UpdateOperation.create_field_index(
-                name, qe.PayloadSchemaType.Keyword))
+
+    def ensure_space(self, points: int, dim: int, text_bytes: int, what: str) -> None:
+        """Refuse (:class:`~deepread.stores.disk_space.NoSpaceError`) a write of
+        ``points`` points that the disk could not hold, the collection's creation
+        included; nothing is written then."""
+        needed = write_estimate(self.path, points, dim, text_bytes)
+        if not self.exists():
+            needed += create_estimate(self.path)
+        ensure_space(self.path, needed, what)
 
     def upsert(self, points: list[PointData]) -> None:
         bm25 = bm25_encoder()

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from deepread.stores.backend import UsageError
+
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 _BATCH_TOKENS = 1024  # padded tokens per batch (measured: fastest and smallest here)
@@ -164,7 +166,7 @@ def resolve_embeddings(spec: str | Embeddings | None = None, *,
         from langchain_openai import OpenAIEmbeddings
 
         return OpenAIEmbeddings(model=model, base_url=openai_base_url or None)
-    raise ValueError(f"unknown embeddings {name!r}: use 'local' or 'openai:<model>', or pass "
+    raise UsageError(f"unknown embeddings {name!r}: use 'local' or 'openai:<model>', or pass "
                      "a LangChain Embeddings object from Python")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deepread.stores.backend import Backend, StoreError
+from deepread.stores.backend import Backend, StoreError, UsageError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 _SERVER_PREFIX = "deepread_"
@@ -22,7 +22,7 @@ def is_url(store: str) -> bool:
 
 def check_collection_name(name: str) -> str:
     if not _NAME.match(name):
-        raise ValueError(f"invalid collection name {name!r}: use 1–64 letters, digits, "
+        raise UsageError(f"invalid collection name {name!r}: use 1–64 letters, digits, "
                          "'_' or '-', starting with a letter or digit")
     return name
 
@@ -41,7 +41,29 @@ def open_backend(store: str, collection: str, *, api_key: str | None = None,
                              timeout=timeout)
     from deepread.stores.edge import EdgeBackend
 
-    return EdgeBackend(Path(store).expanduser() / "collections" / collection)
+    return EdgeBackend(Path(check_store_directory(store)) / "collections" / collection)
+
+
+def check_store_directory(store: str) -> Path:
+    """``store`` as a directory path that is, or can become, a store.
+
+    An empty name is a usage error (``Path("")`` is the current directory: a store
+    would be written where the user happens to stand). A regular file — or a file where
+    a parent directory should be — is a :class:`StoreError`, before anything is written.
+    """
+    if not store.strip():
+        raise UsageError("the store location is empty; pass a directory or a Qdrant URL")
+    path = Path(store).expanduser()
+    # The store and its collections folder if they exist, else the nearest ancestor
+    # that does: each must be a directory.
+    existing = [p for p in (path, path / "collections") if p.exists() or p.is_symlink()]
+    if not existing:
+        existing = [next((p for p in path.absolute().parents if p.exists()), Path("/"))]
+    for part in existing:
+        if not part.is_dir():
+            what = "a broken symlink" if not part.exists() else "not a directory"
+            raise StoreError(f"the store {path} cannot be used: {part} is {what}")
+    return path
 
 
 def list_collections(store: str, *, api_key: str | None = None,

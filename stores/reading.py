@@ -15,17 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from deepread.stores.backend import RetrievalMode
+from deepread.stores.backend import CoordinateError, RetrievalMode, UsageError
 from deepread.stores.collection import Collection
 from deepread.stores.records import Hit, Paragraph
 from deepread.stores.rerank import Reranker
-
-
-class CoordinateError(KeyError):
-    """A document or section that does not exist; the message lists what does."""
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
 
 
 @dataclass(slots=True)
@@ -75,9 +68,9 @@ def retrieve(collection: Collection, query: str | Sequence[str],
     """
     up, down = window
     if up < 0 or down < 0:
-        raise ValueError(f"window sizes must be >= 0, got ({up}, {down})")
+        raise UsageError(f"window sizes must be >= 0, got ({up}, {down})")
     if doc_ids is not None and len(doc_ids) == 0:
-        raise ValueError("the document scope is empty; pass None to search all documents")
+        raise UsageError("the document scope is empty; pass None to search all documents")
     for doc_id in doc_ids or ():
         try:
             collection.document(doc_id)  # unknown ids are an error, not an empty result

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from deepread.stores.backend import CoordinateError
+
 ParagraphKind = str  # "text" | "list_item" | "table" | "figure" | "code" | "caption" | "image"
 
 
@@ -85,7 +87,7 @@ class Document:
         """The section ``sec_id``; ``KeyError`` with a readable message if absent."""
         if 0 <= sec_id < len(self.sections):
             return self.sections[sec_id]
-        raise KeyError(
+        raise CoordinateError(
             f"document {self.doc_id} has no section {sec_id} "
             f"(valid: 0..{len(self.sections) - 1})"
         )

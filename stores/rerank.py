@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from deepread.stores.backend import UsageError
 from deepread.stores.records import Hit, Paragraph
 from deepread.stores.terms import content_words
 
@@ -67,4 +68,4 @@ def resolve_reranker(spec: Reranker | str | None) -> Reranker | None:
         return None
     if name == "coverage":
         return CoverageReranker()
-    raise ValueError(f"unknown reranker {name!r}: use 'coverage' or 'none'")
+    raise UsageError(f"unknown reranker {name!r}: use 'coverage' or 'none'")

@@ -99,6 +99,9 @@ class ServerBackend:
         """Raises StoreError when the server is unreachable: a down store fails at open."""
         return self._call(lambda: self.client.collection_exists(self.name))
 
+    def ensure_space(self, points: int, dim: int, text_bytes: int, what: str) -> None:
+        """Nothing to check here: the server manages (and reports) its own disk."""
+
     def create(self, dim: int) -> None:
         with self._guard():
             self.client.create_collection(

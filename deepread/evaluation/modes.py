@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from deepread.stores.backend import UsageError
+
 AGENT_TOOLS: dict[str, tuple[str, ...]] = {
     "deepread": ("retrieve", "read_section"),
     "search-o1": ("retrieve",),
@@ -61,5 +63,5 @@ def parse_mode(name: str) -> ModeSpec:
         size = int(match.group(1))
         return ModeSpec(name, chunk_size=size, overlap=size // 2, top_k=FLAT_CANDIDATES,
                         budget=int(match.group(2)))
-    raise ValueError(f"unknown mode {name!r}; modes: {', '.join(DEFAULT_MODES)}, or "
+    raise UsageError(f"unknown mode {name!r}; modes: {', '.join(DEFAULT_MODES)}, or "
                      "flat-<chunk tokens>@<token budget> (e.g. flat-800@1500)")

@@ -23,6 +23,7 @@ from deepread.corpus.index import Index
 from deepread.corpus.models import invoke_with_retry, message_text
 from deepread.evaluation.chunks import document_markdown
 from deepread.prompts import load
+from deepread.stores.backend import UsageError
 from deepread.stores.tokens import encoding
 
 USER_MARK = "<!-- user -->"
@@ -73,7 +74,7 @@ def synthesize(index: Index, model: BaseChatModel, n: int = 10, docs: int = 2, *
     """Up to ``n`` QA pairs, each over ``docs`` documents of ``index``."""
     documents = index.documents()
     if len(documents) < 2:
-        raise ValueError(f"collection {index.name!r} holds {len(documents)} document(s); "
+        raise UsageError(f"collection {index.name!r} holds {len(documents)} document(s); "
                          "multi-document questions need at least 2")
     k = max(2, min(docs, len(documents)))
     system, template = prompts()
