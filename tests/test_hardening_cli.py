@@ -90,7 +90,8 @@ def test_terminal_text_shows_controls_and_bidi_overrides_as_escapes():
     assert terminal_text(HOSTILE) == r"\x1b]52;c;SGVsbG8=\x07 \x1b[2J \x9b \u202e"
     assert terminal_text("a\tb\nc \u200f\u2066\x7f") == "a\tb\nc \\u200f\\u2066\\x7f"
     assert terminal_text("café — 東京") == "café — 東京"
-    assert terminal_text("caf\udce9") == "caf\\udce9"  # would not even encode
+    assert terminal_text("caf\udce9") == "caf\\xe9"  # a file name's byte, shown as one
+    assert terminal_text("\ud800") == "\\ud800"  # would not even encode
 
 
 def test_ingest_prints_no_raw_control_character(hostile_ingest):
@@ -221,6 +222,26 @@ def test_a_file_name_that_is_not_utf8_is_stored_with_its_bytes_visible():
 
     assert storable(name) == "caf\\xe9.md"
     assert storable("café.md") == "café.md"
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md", ".html", ".docx"])
+def test_a_file_of_any_format_whose_name_is_not_utf8_parses(tmp_path, suffix):
+    import docx  # python-docx: a real .docx package
+
+    from deepread.corpus.parsing import parse_file
+
+    path = tmp_path / os.fsdecode(b"r\xe9sum\xe9" + suffix.encode())
+    text = "The harbour master keeps a ledger."
+    if suffix == ".docx":
+        document = docx.Document()
+        document.add_paragraph(text)
+        document.save(str(path))
+    else:
+        path.write_text(f"<p>{text}</p>" if suffix == ".html" else text, encoding="utf-8")
+
+    parsed = parse_file(path)
+
+    assert any(text in p.text for p in parsed.paragraphs)
 
 
 def test_a_question_with_a_lone_surrogate_is_answered(hostile, hostile_ingest):

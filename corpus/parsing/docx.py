@@ -22,6 +22,7 @@ from deepread.corpus.parsing.elements import to_blocks
 from deepread.corpus.parsing.errors import ParseError
 from deepread.corpus.parsing.offline import partitioner
 from deepread.corpus.parsing.structure import MAX_PARAGRAPH_CHARS, split_long
+from deepread.stores.hygiene import storable
 
 #: A part at least this large (uncompressed) may hold a text node past libxml2's default
 #: limit of 10,000,000 bytes; smaller parts cannot, and are read as they are.
@@ -90,7 +91,10 @@ def read_docx(path: Path) -> ParsedDocument:
         try:
             source = str(_bounded_copy(path, Path(folder)))
             title = (docx.Document(source).core_properties.title or "").strip() or None
-            elements = partition_docx(filename=source, languages=[""])
+            # unstructured hashes the file name into element ids with a strict UTF-8
+            # encode: a name that is not UTF-8 (surrogate-escaped bytes) must not fail it.
+            elements = partition_docx(filename=source, languages=[""],
+                                      metadata_filename=storable(str(path)))
         except etree.XMLSyntaxError as exc:
             raise ParseError(path, f"not a readable .docx: its XML is malformed ({exc})"
                              ) from exc

@@ -26,6 +26,7 @@ from deepread.corpus.parsing.figures import (
 from deepread.corpus.parsing.html_chunks import CHUNK_CHARS, html_chunks
 from deepread.corpus.parsing.offline import partitioner
 from deepread.corpus.parsing.text import decode_bom
+from deepread.stores.hygiene import storable
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
 # Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").
@@ -138,7 +139,9 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
             pieces = [etree.tostring(root, encoding="unicode", method="html")]
     elements = [el for piece in pieces
                 for el in partition_html(text=piece, languages=[""],
-                                         metadata_filename=str(path))]
+                                         # element ids hash the name with a strict UTF-8
+                                         # encode: a non-UTF-8 name must not fail it
+                                         metadata_filename=storable(str(path)))]
     blocks = attach_captions(resolve_markers(to_blocks(elements), infos))
     return ParsedDocument(title=None, blocks=blocks)
 
