@@ -111,3 +111,20 @@ def filler(n: int, seed: int = 0) -> str:
     words = [WORDS[(seed * 7 + i * 3) % len(WORDS)] for i in range(n)]
     words[0] = words[0].capitalize()
     return " ".join(words) + "."
+
+
+def raw_pdf(objects: list[str]) -> bytes:
+    """A PDF file of ``objects`` (object 1 the catalog) with its cross-reference table,
+    written byte by byte: for tests that need a content stream fpdf2 would not write (a
+    page of text operators only) or bytes to damage afterwards."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
+            f"startxref\n{xref}\n%%EOF\n").encode()
+    return bytes(out)

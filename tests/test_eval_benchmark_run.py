@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pdf_builder import raw_pdf
 
 from deepread import cli
 from deepread.evaluation import EvalConfig, run_eval
@@ -58,17 +59,7 @@ def pdf_bytes(pages: list[list[str]]) -> bytes:
         objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1200 792] /Contents "
                        f"{len(objects) + 2} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
         objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
-    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
-            f"startxref\n{xref}\n%%EOF\n").encode()
-    return bytes(out)
+    return raw_pdf(objects)
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import Embeddings
-from pdf_builder import Doc
+from pdf_builder import Doc, raw_pdf
 
 from deepread import Index
 from deepread.cli import main as cli
@@ -43,17 +43,7 @@ def text_pdf(lines: list[str]) -> bytes:
         f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
-    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
-            f"startxref\n{xref}\n%%EOF\n").encode()
-    return bytes(out)
+    return raw_pdf(objects)
 
 
 def encrypted_pdf() -> bytes:
