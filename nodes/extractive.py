@@ -3,10 +3,11 @@
 It is a chat model that plays the policy deterministically through the same graph and
 tools as an LLM would: (1) ``retrieve`` what the question asks (:func:`~deepread.nodes.
 query.asked`: its questions, not the instructions around them); (2) ``read_section`` the
-sections of the hits in rank order, each whole if it fits what is left of a 1,500-token
-observation budget, else the window around the hit that does — sized by the real tokens
-of its paragraphs when the policy node gives their costs (:mod:`deepread.nodes.
-read_plan`), so a table is read whole or not at all — until the budget is spent;
+sections of the hits in rank order, then the sections of their documents whose TOC
+titles are most similar to the question, each whole if it fits what is left of a
+1,500-token observation budget, else the window around the hit that does — sized by the
+real tokens of its paragraphs when the policy node gives their costs (:mod:`deepread.
+nodes.read_plan`), so a table is read whole or not at all — until the budget is spent;
 (3) answer by quoting the shown paragraphs that best match the question, each cited. The answer says
 plainly that no LLM was used. Offered only ``retrieve``
 (Search-o1 mode) it answers after step 1; offered only ``read_section`` (Read-only
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
+import numpy as np
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -30,6 +33,7 @@ from deepread.nodes.prompt import is_notice
 from deepread.nodes.query import asked
 from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.tool_specs import READ_SECTION, RETRIEVE, read_window
+from deepread.stores.embeddings import local_embeddings
 from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
 
@@ -99,15 +103,15 @@ class ExtractiveChatModel(BaseChatModel):
             return _call(RETRIEVE, {"query": asked(question)}, step)
         located = Observation.of(results[0])
         if located.hits and READ_SECTION in self.offered:
-            target = self._next_read(located, messages[start:], results)
+            target = self._next_read(question, located, messages[start:], results)
             if target:
                 return _call(READ_SECTION, target, step)
         return AIMessage(content=self._answer(question, results))
 
-    def _next_read(self, located: Observation, turn: list[BaseMessage],
+    def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
                    results: list[ToolMessage]) -> dict[str, int] | None:
-        """The next read: the hits' sections in rank order, then the sections next to
-        them in reading order, each sized to the budget left."""
+        """The next read: the hits' sections in rank order, then the TOC's sections of
+        their documents by title, each sized to the budget left."""
         read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
@@ -120,8 +124,9 @@ class ExtractiveChatModel(BaseChatModel):
             return None
         shown = {row.coord for m in results for row in Observation.of(m).paragraphs}
         hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
-        candidates = [*hits, *((d, n, 0) for d, s, _ in hits
-                               for n in self.sections.neighbours(d, s))]
+        # After the hits' own sections: the sections of their documents whose titles
+        # are closest to the question, as a reader picks them from the TOC it is shown.
+        candidates = [*hits, *self._by_title(question, {d for d, _, _ in hits})]
         for doc_id, sec_id, para in candidates:
             if (doc_id, sec_id) in read:
                 continue
@@ -130,6 +135,17 @@ class ExtractiveChatModel(BaseChatModel):
             if got is not None:
                 return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
         return None
+
+    def _by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
+        """The TOC's sections of ``docs`` (those with paragraphs), the title most
+        similar to what the question asks first (the local MiniLM model)."""
+        entries = [e for e in self.toc if e.doc_id in docs and e.n_para]
+        if not entries:
+            return []
+        titles = _title_vectors(tuple(" ".join(e.title.split()) for e in entries))
+        query = local_embeddings().embed_array([asked(question)])[0]
+        order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
+        return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
     def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
                         left: int) -> dict[str, int] | None:
@@ -187,6 +203,13 @@ class ExtractiveChatModel(BaseChatModel):
             parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
+
+
+@lru_cache(maxsize=64)
+def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
+    """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
+    the rounds and questions that show the same TOC."""
+    return local_embeddings().embed_array(list(titles))
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:

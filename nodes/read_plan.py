@@ -26,9 +26,8 @@ FRAME = 45
 POINTER = 16
 
 class Sections:
-    """What a planner knows of a document's sections beyond the TOC it was shown: the
-    shown tokens of each one's direct paragraphs (read once per instance, so make one
-    per model call) and the sections next to one in reading order."""
+    """The shown tokens of each section's direct paragraphs, read once per instance
+    (make one per model call: the collection may change between calls)."""
 
     def __init__(self, index: Index) -> None:
         self.index = index
@@ -43,16 +42,6 @@ class Sections:
                              f"{f' (p.{p.page})' if p.page else ''} {escape(p.text)}") + 1
                 for p in self.index.read(doc_id, sec_id).paragraphs]
         return self._costs[key]
-
-    def neighbours(self, doc_id: int, sec_id: int, reach: int = 2) -> list[int]:
-        """Sections within ``reach`` of ``sec_id`` in reading order (section ids follow
-        it), nearest first, the one after before the one before: where a passage
-        that a section's boundary cut goes on, or the sibling topic next to it."""
-        n = len(self.index.collection.document(doc_id).sections)
-        out = []
-        for step in range(1, reach + 1):
-            out += [s for s in (sec_id + step, sec_id - step) if 0 <= s < n]
-        return out
 
 
 def range_cost(sizes: list[int], start: int, end: int, shown: Collection[int]) -> int:

@@ -51,9 +51,3 @@ def test_costs_are_the_tokens_of_the_lines_the_tools_node_shows(shapes):
     lines = text.splitlines()[2:-1]  # without the frame and the section's title line
     assert costs == [count_tokens(line) + 1 for line in lines]
     assert range_cost(costs, 0, len(costs) - 1, ()) >= count_tokens(text)
-
-
-def test_neighbours_are_the_sections_next_in_reading_order_nearest_first(shapes):
-    doc = shapes.documents()[0]
-
-    assert Sections(shapes).neighbours(doc.doc_id, 2) == [3, 1, 4, 0]
