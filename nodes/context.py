@@ -171,7 +171,7 @@ class Context(_ValidatedContext):
         "read the cited paragraph's section once and re-answer, else abstain "
         "(stop_reason 'no_evidence')."))
     support_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
-        default=0.37, metadata=_describe(
+        default=0.36, metadata=_describe(
             "Sufficiency check: the cosine similarity (local MiniLM model, whatever the "
             "collection embeds with) the best cited paragraph must reach with what the "
             "question asks. 0: the lexical test (sufficiency_threshold) instead. Tuned on "
