@@ -126,7 +126,7 @@ class ExtractiveChatModel(BaseChatModel):
         hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
         # After the hits' own sections: the sections of their documents whose titles
         # are closest to the question, as a reader picks them from the TOC it is shown.
-        candidates = [*hits, *self._by_title(question, {d for d, _, _ in hits})]
+        candidates = [*hits, *self.sections_by_title(question, {d for d, _, _ in hits})]
         for doc_id, sec_id, para in candidates:
             if (doc_id, sec_id) in read:
                 continue
@@ -136,7 +136,7 @@ class ExtractiveChatModel(BaseChatModel):
                 return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
         return None
 
-    def _by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
+    def sections_by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
         """The TOC's sections of ``docs`` (those with paragraphs), the title most
         similar to what the question asks first (the local MiniLM model)."""
         entries = [e for e in self.toc if e.doc_id in docs and e.n_para]

@@ -3,6 +3,7 @@ whole sections when they fit, else a window around the hit; a table is never cut
 
 from __future__ import annotations
 
+from deepread.nodes.extractive import ExtractiveChatModel, TocEntry
 from deepread.nodes.observation import format_paragraphs
 from deepread.nodes.read_plan import FRAME, POINTER, Sections, fit, range_cost
 from deepread.stores.tokens import count_tokens
@@ -51,3 +52,15 @@ def test_costs_are_the_tokens_of_the_lines_the_tools_node_shows(shapes):
     lines = text.splitlines()[2:-1]  # without the frame and the section's title line
     assert costs == [count_tokens(line) + 1 for line in lines]
     assert range_cost(costs, 0, len(costs) - 1, ()) >= count_tokens(text)
+
+
+def test_after_the_hits_the_policy_picks_toc_sections_by_title_similarity():
+    policy = ExtractiveChatModel(toc=(
+        TocEntry(1, 1, "Course schedule", 9, 200), TocEntry(1, 2, "Grading policy", 3, 50),
+        TocEntry(1, 3, "Office hours", 2, 30), TocEntry(1, 4, "Readings", 0, 0),
+        TocEntry(2, 1, "Grading", 1, 5)))
+
+    ranked = policy.sections_by_title("How is my final grade computed?", {1})
+
+    assert ranked[0] == (1, 2, 0)  # the grading section first
+    assert {s for _, s, _ in ranked} == {1, 2, 3}  # doc 1's sections with paragraphs only
