@@ -56,7 +56,8 @@ class PolicyError(ContextError):
 CLIENT_FIELDS: dict[type, frozenset[str]] = {
     Context: frozenset({"collection", "documents", "k", "window", "max_rounds", "toc_budget",
                         "notes_budget", "retrieval_mode", "temperature", "follow_references",
-                        "check_sufficiency", "sufficiency_threshold"}),
+                        "check_sufficiency", "sufficiency_threshold",
+                        "support_threshold"}),
     IngestContext: frozenset({"collection"}),
 }
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import uuid4
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
@@ -27,15 +27,18 @@ from deepread.nodes.prompt import NOTICE_KEY
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, final_answer, turn_messages
 from deepread.nodes.sufficiency import (
+    EXTRA_READ_BUDGET,
     Verdict,
     abstains,
     abstention,
+    dense_check,
     evidence,
     extra_read,
     judge,
     lexical_check,
 )
 from deepread.nodes.tool_specs import READ_SECTION
+from deepread.stores.tokens import count_tokens
 
 #: ``NOTICE_KEY`` value of the check's own read_section request.
 REQUEST = "sufficiency"
@@ -49,19 +52,33 @@ def _request_index(turn: list[BaseMessage]) -> int | None:
     return None
 
 
+def _extra_budget(model: Any, state: AgentState) -> int:
+    """Tokens the extra read may show: for the offline policy what is left of its
+    observation budget (the read counts against it like its own), else 1,200."""
+    if not isinstance(model, ExtractiveChatModel):
+        return EXTRA_READ_BUDGET
+    spent = sum(count_tokens(message_text(m)) for m in turn_messages(state)
+                if isinstance(m, ToolMessage))
+    return min(EXTRA_READ_BUDGET, model.observation_budget - spent)
+
+
 def make_check(resources: Resources, can_read: bool = True):
     """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
     is one, and a mode without the tool must not get one behind its back)."""
 
     def verify(model: Any, index: Index, state: AgentState, context: Context, answer: str,
                kept: list[Coord], usage: dict[str, int]) -> Verdict | None:
-        """The lexical check, then the judge (LLM policies) when it fails."""
+        """The dense (or lexical) check, then the judge (LLM policies) when it fails."""
         question = state.get("question") or ""
         cited = evidence(index, kept)
-        titles = " ".join({index.collection.document(d).sections[s].title
-                           for d, s, _ in cited})
-        verdict = lexical_check(question, answer, list(cited.values()),
-                                context.sufficiency_threshold, titles)
+        if context.support_threshold > 0:
+            verdict = dense_check(question, answer, list(cited.values()),
+                                  context.support_threshold)
+        else:
+            titles = " ".join({index.collection.document(d).sections[s].title
+                               for d, s, _ in cited})
+            verdict = lexical_check(question, answer, list(cited.values()),
+                                    context.sufficiency_threshold, titles)
         if verdict.supported or isinstance(model, ExtractiveChatModel):
             return verdict
         got, spent = judge(model, question, answer, cited, context.model_retries,
@@ -96,7 +113,8 @@ def make_check(resources: Resources, can_read: bool = True):
             return {"sufficiency": "unchecked"}
         if verdict is None or verdict.supported:
             return {"sufficiency": "supported" if verdict else "unchecked"}
-        args = extra_read(index, regions, kept[0]) if can_read else None
+        args = extra_read(index, regions, kept[0], _extra_budget(model, state)) \
+            if can_read else None
         if args is None:
             return abstain(index, model, kept)
         call = {"name": READ_SECTION, "args": args, "type": "tool_call",

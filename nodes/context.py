@@ -170,10 +170,17 @@ class Context(_ValidatedContext):
         "Check that the cited evidence supports the answer before returning it; if not, "
         "read the cited paragraph's section once and re-answer, else abstain "
         "(stop_reason 'no_evidence')."))
+    support_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
+        default=0.36, metadata=_describe(
+            "Sufficiency check: the cosine similarity (local MiniLM model, whatever the "
+            "collection embeds with) the best cited paragraph must reach with what the "
+            "question asks. 0: the lexical test (sufficiency_threshold) instead. Tuned on "
+            "the FinanceBench and SyllabusQA dev folders (docs/benchmarks.md §11)."))
     sufficiency_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
         default=0.3, metadata=_describe(
-            "Lexical check: share of the question's content words the cited paragraphs "
-            "must contain (devset: answerable questions 0.35-1.0)."))
+            "Lexical check, used when support_threshold is 0: share of the question's "
+            "content words the cited paragraphs must contain (devset: answerable "
+            "questions 0.35-1.0)."))
     notes_budget: Annotated[int, Limits(ge=0)] = field(default=12000, metadata=_describe(
         "Tokens the messages sent to the model may take; past it, older tool results are "
         "sent as compact evidence notes. 0: never."))

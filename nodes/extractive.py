@@ -1,10 +1,14 @@
 """The offline extractive policy: DeepRead's locate-then-read without an LLM.
 
 It is a chat model that plays the policy deterministically through the same graph and
-tools as an LLM would: (1) ``retrieve`` the question; (2) ``read_section`` the sections of
-the top hits in rank order (at most three), each whole if it fits what is left of a
-1,500-token observation budget, else the window around the hit that does; (3) answer by
-quoting the shown paragraphs that best match the question, each cited. The answer says
+tools as an LLM would: (1) ``retrieve`` what the question asks (:func:`~deepread.nodes.
+query.asked`: its questions, not the instructions around them); (2) ``read_section`` the
+sections of the hits in rank order, then the sections of their documents whose TOC
+titles are most similar to the question, each whole if it fits what is left of a
+1,500-token observation budget, else the window around the hit that does — sized by the
+real tokens of its paragraphs when the policy node gives their costs (:mod:`deepread.
+nodes.read_plan`), so a table is read whole or not at all — until the budget is spent;
+(3) answer by quoting the shown paragraphs that best match the question, each cited. The answer says
 plainly that no LLM was used. Offered only ``retrieve``
 (Search-o1 mode) it answers after step 1; offered only ``read_section`` (Read-only
 mode) it reads the TOC section whose title best matches the question.
@@ -14,8 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
+import numpy as np
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -24,7 +30,10 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from deepread.corpus.models import message_text
 from deepread.nodes.observation import Observation
 from deepread.nodes.prompt import is_notice
+from deepread.nodes.query import asked
+from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.tool_specs import READ_SECTION, RETRIEVE, read_window
+from deepread.stores.embeddings import local_embeddings
 from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
 
@@ -48,22 +57,27 @@ class ExtractiveChatModel(BaseChatModel):
 
     read_budget: int = 1200  # most tokens one read_section may ask for
     observation_budget: int = 1500  # tool-result tokens per question, retrieve included
-    max_sections: int = 3  # sections of the top hits read, like the probe's locate-read
+    max_sections: int = 8  # reads per question (at most one per section)
     quotes: int = 3
     quote_chars: int = 700
     offered: tuple[str, ...] = (RETRIEVE, READ_SECTION)
     toc: tuple[TocEntry, ...] = ()
+    #: The sections' paragraph costs and neighbours (the policy node binds them);
+    #: without them reads are sized from a section's mean paragraph size, hits only.
+    sections: Sections | None = None
 
     @property
     def _llm_type(self) -> str:
         return "deepread-extractive"
 
     def bind_tools(self, tools: Any, *, toc: Sequence[TocEntry] = (),
-                   **kwargs: Any) -> ExtractiveChatModel:
+                   sections: Sections | None = None, **kwargs: Any) -> ExtractiveChatModel:
         """The policy restricted to the tools on offer (ablation modes offer one), with
-        the sections the Directory Structure shows (the policy node passes them)."""
+        the sections the Directory Structure shows and the paragraph costs to size reads
+        by (the policy node passes both)."""
         names = tuple(t["function"]["name"] if isinstance(t, dict) else t.name for t in tools)
-        return self.model_copy(update={"offered": names, "toc": tuple(toc)})
+        return self.model_copy(update={"offered": names, "toc": tuple(toc),
+                                       "sections": sections})
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None,
@@ -86,34 +100,65 @@ class ExtractiveChatModel(BaseChatModel):
                     return _call(READ_SECTION, target, step)
             return AIMessage(content=self._answer(question, results))
         if step == 0:
-            return _call(RETRIEVE, {"query": question}, step)
+            return _call(RETRIEVE, {"query": asked(question)}, step)
         located = Observation.of(results[0])
         if located.hits and READ_SECTION in self.offered:
-            target = self._next_read(located, messages[start:], results)
+            target = self._next_read(question, located, messages[start:], results)
             if target:
                 return _call(READ_SECTION, target, step)
         return AIMessage(content=self._answer(question, results))
 
-    def _next_read(self, located: Observation, turn: list[BaseMessage],
+    def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
                    results: list[ToolMessage]) -> dict[str, int] | None:
-        """The next unread section among the top hits, sized to the budget left."""
-        read = {(c["args"].get("doc_id"), c["args"].get("sec_id"))
+        """The next read: the hits' sections in rank order, then the TOC's sections of
+        their documents by title, each sized to the budget left."""
+        read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
-                if c["name"] == READ_SECTION}
+                if c["name"] == READ_SECTION]
         if len(read) >= self.max_sections:
             return None
         left = self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
+        if self.sections is None:
+            return self._estimated_read(located, set(read), left)
+        if left - FRAME < 20:
+            return None
+        shown = {row.coord for m in results for row in Observation.of(m).paragraphs}
+        hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
+        # After the hits' own sections: the sections of their documents whose titles
+        # are closest to the question, as a reader picks them from the TOC it is shown.
+        candidates = [*hits, *self.sections_by_title(question, {d for d, _, _ in hits})]
+        for doc_id, sec_id, para in candidates:
+            if (doc_id, sec_id) in read:
+                continue
+            seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
+            got = fit(self.sections.costs(doc_id, sec_id), para, left, seen)
+            if got is not None:
+                return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
+        return None
+
+    def sections_by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
+        """The TOC's sections of ``docs`` (those with paragraphs), the title most
+        similar to what the question asks first (the local MiniLM model)."""
+        entries = [e for e in self.toc if e.doc_id in docs and e.n_para]
+        if not entries:
+            return []
+        titles = _title_vectors(tuple(" ".join(e.title.split()) for e in entries))
+        query = local_embeddings().embed_array([asked(question)])[0]
+        order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
+        return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
+
+    def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
+                        left: int) -> dict[str, int] | None:
+        """The next hit's section sized from its mean paragraph size (no costs)."""
         # Each observation carries ~40 tokens of frame and headers; below ~100 tokens of
         # room a read would show next to nothing.
         left = min(self.read_budget, left - 40)
         if left < 100:
             return None
         for hit in located.hits or []:
-            key = (hit.doc_id, hit.sec_id)
-            meta = (located.sections or {}).get(f"{key[0]}:{key[1]}", {})
-            if key in read or int(meta.get("n_para", 0)) == 0:
+            meta = (located.sections or {}).get(f"{hit.doc_id}:{hit.sec_id}", {})
+            if (hit.doc_id, hit.sec_id) in read or int(meta.get("n_para", 0)) == 0:
                 continue
-            read.add(key)
             start, end = read_window(int(meta.get("n_para", 1)), int(meta.get("n_tok", 0)),
                                      hit.para_idx, left)
             return {"doc_id": hit.doc_id, "sec_id": hit.sec_id, "start": start, "end": end}
@@ -121,7 +166,7 @@ class ExtractiveChatModel(BaseChatModel):
 
     def _section_from_toc(self, question: str) -> dict[str, int] | None:
         """The TOC section whose title shares most words with the question."""
-        wanted = terms(question)
+        wanted = terms(asked(question))
         best: tuple[int, dict[str, int]] | None = None
         for entry in self.toc:
             if entry.n_para == 0:
@@ -134,7 +179,7 @@ class ExtractiveChatModel(BaseChatModel):
         return best[1] if best else None
 
     def _answer(self, question: str, results: list[ToolMessage]) -> str:
-        wanted = terms(question)
+        wanted = terms(asked(question))
         texts: dict[tuple[int, int, int], str] = {}
         for msg in results:
             for row in Observation.of(msg).paragraphs:
@@ -158,6 +203,13 @@ class ExtractiveChatModel(BaseChatModel):
             parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
+
+
+@lru_cache(maxsize=64)
+def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
+    """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
+    the rounds and questions that show the same TOC."""
+    return local_embeddings().embed_array(list(titles))
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:

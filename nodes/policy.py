@@ -29,6 +29,7 @@ from deepread.corpus.references import mentions, resolver_for
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import ExtractiveChatModel, TocEntry
 from deepread.nodes.prompt import model_input, notice
+from deepread.nodes.read_plan import Sections
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, turn_messages
 from deepread.nodes.tool_specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
@@ -127,8 +128,9 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
             else:
                 schemas = tool_schemas(tuple(offered))
                 if isinstance(model, ExtractiveChatModel):
-                    bound = model.bind_tools(
-                        schemas, toc=toc_entries(resources.index(context), state))
+                    index = resources.index(context)
+                    bound = model.bind_tools(schemas, toc=toc_entries(index, state),
+                                             sections=Sections(index))
                 else:
                     bound = model.bind_tools(schemas)
                 reply = ask(bound, history, context)

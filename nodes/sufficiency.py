@@ -6,15 +6,21 @@ again; SLEUTH and DMAP's generators answer "not answerable" when the evidence do
 hold. This module holds the pieces; the ``check`` node (:mod:`deepread.nodes.check`)
 runs them between the policy's answer and ``finalize``:
 
-1. **Check.** Lexically: every passage the answer quotes (``> …`` lines, "…" quotes of
-   20+ characters) is verbatim in a cited paragraph (always so for the extractive
-   policy), and the cited paragraphs contain at least ``sufficiency_threshold`` of the
-   question's content words. With an LLM policy an answer that passes is accepted
-   (no extra call); one that fails goes to a short judge prompt
-   (``prompts/sufficiency.md``) that replies SUPPORTED or INSUFFICIENT.
+1. **Check.** Every passage the answer quotes (``> …`` lines, "…" quotes of 20+
+   characters) is verbatim in a cited paragraph (always so for the extractive policy),
+   and the cited paragraphs are about what the question asks (:func:`~deepread.nodes.
+   query.asked`: its questions, not the instructions around them): densely, the best
+   cited paragraph's cosine similarity to it reaches ``support_threshold``
+   (:func:`dense_support`, the local MiniLM model whatever the collection embeds with,
+   so the threshold keeps its calibration); with ``support_threshold=0``, lexically,
+   the cited paragraphs hold ``sufficiency_threshold`` of its content words. With an
+   LLM policy an answer that passes is accepted (no extra call); one that fails goes to
+   a short judge prompt (``prompts/sufficiency.md``) that replies SUPPORTED or
+   INSUFFICIENT.
 2. **One bounded extra step.** If not supported: read the section around the first
    cited paragraph (its parent when that section was read whole already), within
-   1,200 tokens (:func:`extra_read`), through the ``tools`` node (framing, read-region
+   1,200 tokens — for the offline policy, within what is left of its observation
+   budget — (:func:`extra_read`), through the ``tools`` node (framing, read-region
    memory), and have the policy answer again without tools.
 3. **Abstain.** If the new answer is still unsupported, the answer says the documents
    do not contain the evidence (:func:`abstention`) and ``stop_reason`` is
@@ -38,8 +44,9 @@ from langchain_core.messages import HumanMessage
 from deepread.corpus.index import Index
 from deepread.corpus.models import invoke_with_retry, message_text
 from deepread.nodes.extractive import NOTICE
+from deepread.nodes.query import asked
+from deepread.nodes.read_plan import Sections, fit
 from deepread.nodes.state import Regions, was_read
-from deepread.nodes.tool_specs import read_window
 from deepread.prompts import load
 from deepread.stores.terms import stem, terms
 
@@ -62,7 +69,7 @@ _QUOTED = re.compile(r"[\"“]([^\"”]{20,})[\"”]")
 @dataclass(slots=True)
 class Verdict:
     supported: bool
-    method: str  # "lexical" | "judge"
+    method: str  # "lexical" | "dense" | "judge"
     coverage: float
     reason: str
 
@@ -101,17 +108,28 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in terms(text) if w not in _META}
 
 
+def _unquoted(answer: str, pool: list[str]) -> str | None:
+    """The first quote of ``answer`` that is not verbatim in the ``pool`` (flattened)."""
+    for quote in quoted_passages(answer):
+        pieces = [p.strip(" .") for p in _flat(quote).split("…")]
+        if any(p and not any(p in t for t in pool) for p in pieces):
+            return quote
+    return None
+
+
+def _misquoted(quote: str) -> Verdict:
+    return Verdict(False, "lexical", 0.0, f"the quote {quote[:60]!r} is not in the cited "
+                                          "paragraphs")
+
+
 def lexical_check(question: str, answer: str, evidence: list[str],
                   threshold: float, context: str = "") -> Verdict:
     """Quotes verbatim in the ``evidence`` paragraphs, and the question's words covered
     by them (with ``context``: the titles of their sections, which frame them)."""
-    pool = [_flat(t) for t in evidence]
-    for quote in quoted_passages(answer):
-        pieces = [p.strip(" .") for p in _flat(quote).split("…")]
-        if any(p and not any(p in t for t in pool) for p in pieces):
-            return Verdict(False, "lexical", 0.0, f"the quote {quote[:60]!r} is not in "
-                                                  "the cited paragraphs")
-    wanted = content_words(question)
+    quote = _unquoted(answer, [_flat(t) for t in evidence])
+    if quote is not None:
+        return _misquoted(quote)
+    wanted = content_words(asked(question))
     if not wanted:
         return Verdict(True, "lexical", 1.0, "the question has no content words")
     have = content_words(" ".join([*evidence, context]))
@@ -121,6 +139,34 @@ def lexical_check(question: str, answer: str, evidence: list[str],
         return Verdict(True, "lexical", coverage, "")
     return Verdict(False, "lexical", coverage,
                    f"the cited paragraphs do not mention {', '.join(missing[:6])}")
+
+
+def dense_support(question: str, evidence: list[str]) -> float:
+    """The best cosine similarity between what ``question`` asks and one of the
+    ``evidence`` paragraphs (markup removed), by the local MiniLM model."""
+    from deepread.stores.embeddings import local_embeddings
+
+    texts = [" ".join(_TAGS.sub(" ", t).split()) for t in evidence]
+    texts = [t for t in texts if t]
+    if not texts:
+        return 0.0
+    vectors = local_embeddings().embed_array([asked(question), *texts])  # L2-normalised
+    return float((vectors[1:] @ vectors[0]).max())
+
+
+def dense_check(question: str, answer: str, evidence: list[str],
+                threshold: float) -> Verdict:
+    """Quotes verbatim in the ``evidence`` paragraphs, and the best of them close
+    enough to the question: :func:`dense_support` ≥ ``threshold``."""
+    quote = _unquoted(answer, [_flat(t) for t in evidence])
+    if quote is not None:
+        return _misquoted(quote)
+    support = dense_support(question, evidence)
+    if support >= threshold:
+        return Verdict(True, "dense", support, "")
+    return Verdict(False, "dense", support,
+                   f"no cited paragraph is about what the question asks (best similarity "
+                   f"{support:.2f}, needed {threshold:.2f})")
 
 
 def judge(model: Any, question: str, answer: str, evidence: dict[tuple[int, int, int], str],
@@ -154,25 +200,26 @@ def evidence(index: Index, coords: list[tuple[int, int, int]]
     return out
 
 
-def extra_read(index: Index, regions: Regions, coord: tuple[int, int, int]
-               ) -> dict[str, int] | None:
+def extra_read(index: Index, regions: Regions, coord: tuple[int, int, int],
+               budget: int = EXTRA_READ_BUDGET) -> dict[str, int] | None:
     """read_section arguments for the section around ``coord`` (or its parent, when
-    that section was read whole already); None when there is nothing left to read."""
+    that section was shown whole already), within ``budget`` tokens counted on its
+    paragraphs (:mod:`deepread.nodes.read_plan`); None when nothing unread fits."""
     doc = index.collection.document(coord[0])
+    sections = Sections(index)
     sec_id, para = coord[1], coord[2]
     while True:
         sec = doc.sections[sec_id]
-        unread = [i for i in range(sec.n_para) if not was_read(regions, doc.doc_id, sec_id, i)]
-        if unread:
+        shown = {i for i in range(sec.n_para) if was_read(regions, doc.doc_id, sec_id, i)}
+        if len(shown) < sec.n_para:
             break
         if sec.parent is None:
             return None
         sec_id, para = sec.parent, 0
-    if sec.n_tok > EXTRA_READ_BUDGET and (
-            para >= sec.n_para or was_read(regions, doc.doc_id, sec_id, para)):
-        para = unread[0]
-    start, end = read_window(sec.n_para, sec.n_tok, para, EXTRA_READ_BUDGET)
-    return {"doc_id": doc.doc_id, "sec_id": sec_id, "start": start, "end": end}
+    got = fit(sections.costs(doc.doc_id, sec_id), para, budget, shown)
+    if got is None:
+        return None
+    return {"doc_id": doc.doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
 
 
 def abstention(index: Index, coords: list[tuple[int, int, int]], extractive: bool) -> str:

@@ -203,7 +203,8 @@ def test_ask_offline_answers_with_citations_without_a_key(json_store: Path, caps
     assert data["citations"]
     assert data["dropped_citations"] == 0
     names = [c["name"] for c in data["tool_calls"]]
-    assert names[0] == "retrieve" and 1 <= names.count("read_section") == len(names) - 1 <= 3
+    # retrieve, then reads until the observation budget is spent (at most 8)
+    assert names[0] == "retrieve" and 1 <= names.count("read_section") == len(names) - 1 <= 8
     assert data["thread_id"]
 
 
@@ -269,7 +270,9 @@ def test_ask_with_thread_continues_the_conversation(json_store: Path, capsys):
     assert [m.type for m in messages].count("human") == 2
     second_turn = messages[state["turn_start"]:]
     read = [m for m in second_turn if m.type == "tool" and m.name == "read_section"]
-    assert read and all(r["repeat"] for m in read for r in m.artifact["paragraphs"])
+    # The first read is the section the first turn read first: all pointers. (With the
+    # budget those pointers leave, later reads may show sections not read before.)
+    assert read and all(r["repeat"] for r in read[0].artifact["paragraphs"])
     assert "already shown above; not repeated" in read[0].content
 
 

@@ -23,6 +23,9 @@ from deepread import Context, ContextError, IngestContext
     ({"retrieval_mode": "fuzzy"}, r"'retrieval_mode'.*'dense', 'bm25' or 'hybrid'"),
     ({"temperature": 5.0}, r"'temperature'.*less than or equal to 2"),
     ({"documents": ["1"]}, r"'documents'.*valid integer"),
+    ({"support_threshold": 1.5}, r"'support_threshold'.*less than or equal to 1"),
+    ({"support_threshold": -0.1}, r"'support_threshold'.*greater than or equal to 0"),
+    ({"support_threshold": "high"}, r"'support_threshold'.*valid number"),
 ])
 def test_a_bad_value_is_refused_naming_the_field(given, message):
     with pytest.raises(ContextError, match=message):

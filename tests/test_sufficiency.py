@@ -13,9 +13,17 @@ from scripted import ScriptedChatModel, ScriptedHTTPError, ai, call, shown_coord
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.extractive import NOTICE
+from deepread.nodes.extractive import NOTICE, ExtractiveChatModel
 from deepread.nodes.prompt import NOTICE_KEY
-from deepread.nodes.sufficiency import ABSTENTION, abstains, lexical_check, quoted_passages
+from deepread.nodes.sufficiency import (
+    ABSTENTION,
+    abstains,
+    dense_check,
+    dense_support,
+    lexical_check,
+    quoted_passages,
+)
+from deepread.stores.tokens import count_tokens
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +70,25 @@ def test_question_words_missing_from_the_cited_paragraphs_fail_the_lexical_check
     assert "zebra" in missing.reason
 
 
+def test_a_cited_paragraph_about_something_else_fails_the_dense_check():
+    evidence = ["Alpha paragraph about apples."]
+
+    about = dense_check("Which paragraph is about apples?", "x", evidence, 0.37)
+    other = dense_check("Where do zebras live?", "x", evidence, 0.37)
+
+    assert about.supported and about.method == "dense" and about.coverage > 0.37
+    assert not other.supported and "best similarity" in other.reason
+
+
+def test_the_dense_check_compares_what_is_asked_not_the_instructions_around_it():
+    evidence = ["Net cash provided by operating activities was $1,234 million in 2020."]
+    question = "How much cash did operating activities provide in 2020?"
+    wrapped = ("You are an investment banker and your only resources are the filings. "
+               f"Here's the question: {question} Answer in USD millions.")
+
+    assert dense_support(wrapped, evidence) == dense_support(question, evidence)
+
+
 def test_answers_that_say_the_documents_lack_it_count_as_abstentions():
     assert abstains("The documents do not contain the boiling point.")
     assert abstains("I could not find that in the documents.")
@@ -99,6 +126,30 @@ def test_the_check_can_be_switched_off(shapes):
     assert out["citations"]
 
 
+def test_the_extractive_policy_searches_for_the_question_not_its_preamble(shapes):
+    out = build_graph(index=shapes).invoke(
+        {"question": "You are a fruit seller and your only resource is this page. Here's the "
+                     "question: which paragraph is about cherries? Answer in one word."},
+        context=Context())
+
+    assert out["tool_calls"][0]["args"] == {"query": "which paragraph is about cherries?"}
+    assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
+
+
+@pytest.mark.parametrize("budget", [600, 1500])
+def test_the_extractive_policy_reads_until_its_observation_budget_and_no_further(
+        devset_index, budget):
+    model = ExtractiveChatModel(observation_budget=budget)
+
+    out = build_graph(index=devset_index, model=model).invoke(
+        {"question": "How does json encode NaN and infinity?"},
+        context=Context(check_sufficiency=False))
+
+    spent = sum(count_tokens(str(m.content)) for m in out["messages"]
+                if isinstance(m, ToolMessage))
+    assert 0.8 * budget <= spent <= budget
+
+
 def test_an_extractive_answer_its_evidence_supports_is_returned_as_is(shapes):
     out = build_graph(index=shapes).invoke({"question": "Which paragraph is about cherries?"},
                                            context=Context())
@@ -134,8 +185,11 @@ def test_an_unsupported_answer_gets_one_extra_read_and_a_second_answer(shapes, f
         second_answer])
     graph = build_graph(index=shapes, model=model)
 
+    # The lexical test: "Delta" is not in the cited Alpha paragraph (the dense one finds
+    # the two paragraphs alike enough, 0.48).
     chunks = list(graph.stream({"question": "Which fruit does the Delta paragraph name?"},
-                               context=Context(), stream_mode="updates"))
+                               context=Context(support_threshold=0.0),
+                               stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
         "toc", "compact", "policy", "tools", "compact", "policy", "check", "tools",

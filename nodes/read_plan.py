@@ -1,0 +1,89 @@
+"""Read sizing from real paragraph tokens: what a ``read_section`` range will cost, and
+the range around a paragraph that fits a token budget.
+
+A section's record gives only its total tokens and paragraph count; sizing a read from
+their mean (:func:`deepread.nodes.tool_specs.read_window`) overshoots or undershoots
+wherever paragraph sizes vary — a section of one 1,400-token statement table and forty
+one-line paragraphs has a mean of 34. The planners here (the offline policy, the
+sufficiency check's extra read) instead count the lines the ``tools`` node will show
+(``[d:s:p] (p.N) text``, :func:`deepread.nodes.observation.format_paragraphs`) with
+tiktoken, paragraph by paragraph, and count paragraphs already shown as the one pointer
+line they become. A table is one paragraph, so it is read whole or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from deepread.corpus.framing import escape
+from deepread.corpus.index import Index
+from deepread.stores.tokens import count_tokens
+
+#: Tokens of a read's frame: the header line, the ``<document_content>`` tags and the
+#: section's title line (measured: 25–45 with a title of a few words).
+FRAME = 45
+#: Tokens of one "[d:s:a-b] (already shown above; not repeated)" pointer line.
+POINTER = 16
+
+class Sections:
+    """The shown tokens of each section's direct paragraphs, read once per instance
+    (make one per model call: the collection may change between calls)."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self._costs: dict[tuple[int, int], list[int]] = {}
+
+    def costs(self, doc_id: int, sec_id: int) -> list[int]:
+        """Tokens each direct paragraph of the section takes when shown, in order."""
+        key = (doc_id, sec_id)
+        if key not in self._costs:
+            self._costs[key] = [
+                count_tokens(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]"
+                             f"{f' (p.{p.page})' if p.page else ''} {escape(p.text)}") + 1
+                for p in self.index.read(doc_id, sec_id).paragraphs]
+        return self._costs[key]
+
+
+def range_cost(sizes: list[int], start: int, end: int, shown: Collection[int]) -> int:
+    """Tokens of reading paragraphs ``start..end``: the unshown ones in full, each run of
+    shown ones as a pointer line, plus the frame."""
+    total, in_run = FRAME, False
+    for i in range(start, end + 1):
+        if i in shown:
+            total += 0 if in_run else POINTER
+            in_run = True
+        else:
+            total += sizes[i]
+            in_run = False
+    return total
+
+
+def fit(sizes: list[int], around: int, budget: int, shown: Collection[int] = ()
+        ) -> tuple[int, int] | None:
+    """The range to read: the whole section when it fits ``budget``, else the widest
+    window around paragraph ``around`` that does, grown a paragraph at a time — two
+    below for one above, as a passage is more often continued than introduced — and
+    None when not even one unshown paragraph fits (or none is left to show)."""
+    n = len(sizes)
+    if n == 0 or all(i in shown for i in range(n)):
+        return None
+    if range_cost(sizes, 0, n - 1, shown) <= budget:
+        return 0, n - 1
+    around = min(max(around, 0), n - 1)
+    start = end = around
+    if range_cost(sizes, start, end, shown) > budget:
+        return None
+    step = 0
+    while start > 0 or end < n - 1:
+        down = end < n - 1 and (step % 3 != 2 or start == 0)
+        lo, hi = (start, end + 1) if down else (start - 1, end)
+        step += 1
+        if range_cost(sizes, lo, hi, shown) > budget:
+            # The other side may still have room for a smaller paragraph.
+            lo, hi = (start - 1, end) if down else (start, end + 1)
+            if lo < 0 or hi > n - 1 or range_cost(sizes, lo, hi, shown) > budget:
+                break
+        start, end = lo, hi
+    if all(i in shown for i in range(start, end + 1)):
+        return None
+    return start, end
