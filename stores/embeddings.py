@@ -22,6 +22,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from deepread.stores.backend import UsageError
+from deepread.stores.quiet_import import import_onnxruntime
 
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
@@ -79,8 +80,9 @@ class LocalEmbeddings(Embeddings):
     dim = 384
 
     def __init__(self, threads: int | None = None) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
+
+        ort = import_onnxruntime()
 
         model, tokenizer_file = _model_files()
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))

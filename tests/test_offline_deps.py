@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import docx
@@ -46,3 +49,25 @@ def test_parsing_sends_no_unstructured_telemetry_and_shows_no_notice(monkeypatch
     for name in ("a.html", "b.md", "c.txt", "d.docx"):
         assert read_blocks(tmp_path / name).blocks
     assert calls == []
+
+
+ORT_CHILD = """
+import os
+from deepread.stores.embeddings import LocalEmbeddings
+LocalEmbeddings().embed_query("harbour ledger")
+print("ORT_DISABLE_TELEMETRY" in os.environ)
+"""
+
+
+def test_the_embedding_model_leaves_no_onnxruntime_telemetry_and_no_variable(tmp_path):
+    # onnxruntime >= 1.29 records 1DS telemetry (a device id and an event database under
+    # ~/.cache/Microsoft/DeveloperTools, for upload) unless told not to before it loads.
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")} | {"HOME": str(home)}
+    out = subprocess.run([sys.executable, "-c", ORT_CHILD], env=env, capture_output=True,
+                         text=True, check=True, timeout=120)
+
+    assert out.stdout.strip() == "False"  # the opt-out was for the import only
+    assert [p.relative_to(home) for p in home.rglob("*")] == []

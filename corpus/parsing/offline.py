@@ -28,17 +28,15 @@ hub — the tokenizer is read from a file — so it is simply no longer touched.
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-import threading
 from collections.abc import Callable
 from functools import cache, lru_cache
 from importlib import import_module
 from typing import Any
 
+from deepread.stores.quiet_import import import_quietly
+
 _OPT_OUT = {"DO_NOT_TRACK": "1", "SCARF_NO_ANALYTICS": "true"}
-_IMPORT_LOCK = threading.Lock()
 
 #: deepread's names for the partitioners it uses: (module, function).
 _PARTITIONERS = {
@@ -48,27 +46,10 @@ _PARTITIONERS = {
 }
 
 
-def _import_unstructured_quietly() -> None:
-    """``import unstructured`` with its analytics ping opted out, the env restored after."""
-    with _IMPORT_LOCK:
-        if "unstructured" in sys.modules:  # imported already (by us, or by the host)
-            return
-        saved = {key: os.environ.get(key) for key in _OPT_OUT}
-        os.environ.update(_OPT_OUT)
-        try:
-            import_module("unstructured")
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-
-
 @lru_cache(maxsize=1)
 def prepare_unstructured() -> None:
     """Import unstructured without its ping and plug the blank spaCy pipeline in."""
-    _import_unstructured_quietly()
+    import_quietly("unstructured", _OPT_OUT)
     import spacy
     import unstructured.nlp.tokenize as tokenize
 
