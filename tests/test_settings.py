@@ -22,10 +22,11 @@ def test_only_the_settings_module_reads_the_environment():
             text = path.read_text(encoding="utf-8")
             if re.search(r"os\.environ|getenv\(", text):
                 readers.append(str(path.relative_to(ROOT)))
-    # parsing/offline.py sets unstructured's opt-out around one import and restores it;
-    # corpus/models.py masks the values of secret-looking variables in error messages.
+    # stores/quiet_import.py sets unstructured's and onnxruntime's telemetry opt-outs
+    # around their imports and restores them; corpus/models.py masks the values of
+    # secret-looking variables in error messages.
     assert "deepread/settings.py" in readers
-    assert set(readers) <= {"deepread/settings.py", "corpus/parsing/offline.py",
+    assert set(readers) <= {"deepread/settings.py", "stores/quiet_import.py",
                             "corpus/models.py"}
 
 
