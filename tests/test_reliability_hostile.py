@@ -504,6 +504,25 @@ def test_text_with_a_byte_order_mark_is_decoded_by_it(
     assert not any("\ufeff" in s.title for s in parsed.sections)
 
 
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_text_whose_lines_end_in_cr_keeps_its_paragraphs_and_headings(
+        tmp_path: Path, newline: str) -> None:
+    # Classic Mac OS text ends lines in a bare CR: read on "\n" only, it was one line.
+    md = tmp_path / "mac.md"
+    md.write_bytes(newline.join(["# Harbour", "", "The quay is long.", "", "## Tides", "",
+                                 "High water at noon.", ""]).encode())
+    txt = tmp_path / "mac.txt"
+    txt.write_bytes(newline.join(["Line one about boats.", "", "Line two about ships."])
+                    .encode())
+
+    parsed_md, parsed_txt = parse_file(md), parse_file(txt)
+
+    assert [s.title for s in parsed_md.sections[1:]] == ["Harbour", "Tides"]
+    assert [p.text for p in parsed_md.paragraphs] == ["The quay is long.", "High water at noon."]
+    assert [p.text for p in parsed_txt.paragraphs] == ["Line one about boats.",
+                                                       "Line two about ships."]
+
+
 # -- figures are data ----------------------------------------------------------------------
 
 

@@ -34,18 +34,21 @@ def decode_bom(raw: bytes) -> str | None:
 
 
 def decode_text(path: Path) -> str:
-    """The file as text: by its BOM, else UTF-8, else cp1252; binary data refused."""
+    """The file as text, lines ending in ``\n``: by its BOM, else UTF-8, else cp1252;
+    binary data refused."""
     raw = path.read_bytes()
     text = decode_bom(raw)
-    if text is not None:
-        return text
-    if b"\x00" in raw[:8192]:
-        raise ParseError(path, "looks like binary data, not text (it contains NUL bytes)")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        # Legacy 8-bit text is still text; cp1252 maps every byte, so nothing is lost.
-        return raw.decode("cp1252", errors="replace")
+    if text is None:
+        if b"\x00" in raw[:8192]:
+            raise ParseError(path, "looks like binary data, not text (it contains NUL bytes)")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            # Legacy 8-bit text is still text; cp1252 maps every byte, so nothing is lost.
+            text = raw.decode("cp1252", errors="replace")
+    # Classic Mac OS files end lines in a bare CR: paragraph breaks (blank lines) and
+    # Markdown's line-based syntax are read on "\n" only, so such a file was one line.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_text(path: Path) -> ParsedDocument:
