@@ -210,6 +210,12 @@ def cmd_read(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _clip(text: str, limit: int = 160) -> str:
+    """``text`` cut to ``limit`` characters for a progress line (a model may pass, or a
+    user ask, a question of pages; the line is a step, not a transcript)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 def _one_line(update: dict[str, Any]) -> list[str]:
     """Human lines for one streamed graph update (any node's)."""
     from deepread.nodes.observation import Observation
@@ -217,7 +223,7 @@ def _one_line(update: dict[str, Any]) -> list[str]:
     lines = []
     for msg in update.get("messages") or []:
         for call in getattr(msg, "tool_calls", None) or []:
-            args = ", ".join(f"{k}={v!r}" for k, v in call["args"].items())
+            args = ", ".join(f"{k}={_clip(repr(v))}" for k, v in call["args"].items())
             lines.append(f"→ {call['name']}({args})")
         # Every tool result, whichever node wrote it (the check's extra read included).
         if getattr(msg, "tool_call_id", None):
@@ -246,8 +252,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from deepread.checkpointers import CheckpointerError, open_checkpointer
     from deepread.graphs.agent import build_graph
     from deepread.nodes.context import Context
+    from deepread.stores.backend import UsageError
+    from deepread.stores.hygiene import clean_query
     from deepread.stores.location import sidecar_dir
 
+    if not clean_query(args.question).strip():
+        raise UsageError("the question is empty")
     store = _store(args)
     # The index is opened here and given to the graph, so the context names no store or
     # collection (never both); a flag left out is not passed, so DEEPREAD_<FIELD> applies.

@@ -271,6 +271,24 @@ def test_an_integer_option_out_of_range_exits_2_naming_it(tmp_path, capsys, argv
     assert not (tmp_path / "store").exists()
 
 
+@pytest.mark.parametrize("question", ["", "   ", "\x00\ud800"])
+def test_an_empty_question_exits_2_saying_so(hostile, hostile_ingest, capsys, question):
+    code, _, err = run(capsys, "ask", question, "--store", hostile[1])
+
+    assert code == 2
+    assert "the question is empty" in err
+
+
+def test_a_question_of_pages_shows_a_clipped_step_line(hostile, hostile_ingest, capsys):
+    question = "Which vessels does the harbour ledger list? " * 3000
+
+    code, _, err = run(capsys, "ask", question, "--store", hostile[1])
+
+    assert code == 0
+    step = next(line for line in err.splitlines() if line.startswith("→ retrieve("))
+    assert len(step) < 300 and step.endswith(" characters))")
+
+
 def test_an_empty_store_exits_2_and_writes_nothing(tmp_path, capsys, monkeypatch, hostile):
     monkeypatch.chdir(tmp_path)
 
