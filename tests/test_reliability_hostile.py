@@ -181,6 +181,23 @@ def test_a_store_error_still_ends_the_whole_run(
         open_index().ingest_report(folder)
 
 
+def test_another_zip_renamed_docx_is_named_as_not_a_word_document(
+        open_index: Callable[[], Index], tmp_path: Path) -> None:
+    folder = good_folder(tmp_path / "corpus")
+    with zipfile.ZipFile(folder / "sheet.docx", "w") as package:  # an .xlsx's skeleton
+        package.writestr("[Content_Types].xml", '<Types><Override PartName="/xl/workbook.xml" '
+                         'ContentType="application/vnd.openxmlformats-officedocument.'
+                         'spreadsheetml.sheet.main+xml"/></Types>')
+        package.writestr("xl/workbook.xml", "<workbook/>")
+    idx = open_index()
+
+    report = idx.ingest_report(folder)
+
+    assert reasons(report)["sheet.docx"].startswith("not a Word document: its package "
+                                                    "declares no main document part")
+    assert stored_names(idx) == ["good.docx", "good.md"]
+
+
 def test_a_docx_holding_one_10mb_run_is_stored_in_bounded_paragraphs(
         open_index: Callable[[], Index], tmp_path: Path) -> None:
     # python-docx parses without huge_tree: libxml2 refused the run ("Text node too

@@ -77,12 +77,34 @@ def _bounded_copy(path: Path, folder: Path) -> Path:
     return bounded
 
 
+#: Content types of a Word package's main part (.docx; .docm and templates' variants).
+_MAIN_PART_VARIANTS = (b"wordprocessingml.document.main", b"wordprocessingml.template.main",
+                       b"ms-word.document.macroEnabled.main",
+                       b"ms-word.template.macroEnabledTemplate.main")
+
+
+def _declares_a_word_document(path: Path) -> bool:
+    """Whether the package's ``[Content_Types].xml`` names a Word main document part."""
+    with zipfile.ZipFile(path) as package:
+        try:
+            types = package.read("[Content_Types].xml")
+        except KeyError:
+            return False
+    return any(kind in types for kind in _MAIN_PART_VARIANTS)
+
+
 def read_docx(path: Path) -> ParsedDocument:
     """Blocks of a .docx file; the core-properties title when the author set one."""
     if path.stat().st_size == 0:
         raise ParseError(path, "the file is empty")
     if not zipfile.is_zipfile(path):
         raise ParseError(path, "not a valid .docx (a .docx is a ZIP package; this is not)")
+    if not _declares_a_word_document(path):
+        # Another ZIP (an .xlsx, a .pptx, an archive) renamed, or a damaged package;
+        # python-docx fails on it with an AttributeError deep inside.
+        raise ParseError(path, "not a Word document: its package declares no main "
+                               "document part (another Office file or archive renamed "
+                               ".docx?)")
     import docx
     from docx.opc.exceptions import OpcError
     partition_docx = partitioner("docx")
