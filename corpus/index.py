@@ -158,11 +158,16 @@ class Index:
         # tokenizers or the engine (stores/hygiene.py).
         if isinstance(query, str):
             query = clean_query(query)
-        else:
+        elif isinstance(query, Sequence):
             query = [clean_query(q) if isinstance(q, str) else q for q in query]
+        else:
+            raise UsageError(f"the query must be text or a list of texts, not "
+                             f"{type(query).__name__}")
         queries = [query] if isinstance(query, str) else list(query)
         if not queries or not all(isinstance(q, str) and q.strip() for q in queries):
             raise UsageError("the query is empty")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise UsageError(f"k must be a whole number of at least 1 (got {k!r})")
         doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
         mode = mode or self.mode
         vectors = [None if mode == "bm25" else self._embeddings.embed_query(q)

@@ -217,6 +217,21 @@ def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(ho
     assert clean_query("a\ud800b\x00c\udfff") == "abc"
 
 
+@pytest.mark.parametrize(("kwargs", "says"), [
+    ({"query": None}, "the query must be text or a list of texts, not NoneType"),
+    ({"query": "harbour", "k": 0}, "k must be a whole number of at least 1 (got 0)"),
+    ({"query": "harbour", "k": 2.5}, "k must be a whole number of at least 1 (got 2.5)"),
+])
+def test_a_bad_query_or_k_from_python_is_a_usage_error_naming_it(hostile, hostile_ingest,
+                                                                  kwargs, says):
+    from deepread.stores.backend import UsageError
+
+    with deepread.Index.open(store=hostile[1]) as idx, pytest.raises(UsageError) as err:
+        idx.retrieve(**kwargs)
+
+    assert str(err.value) == says
+
+
 def test_a_file_name_that_is_not_utf8_is_stored_with_its_bytes_visible():
     name = b"caf\xe9.md".decode("utf-8", "surrogateescape")  # as os.listdir gives it
 
