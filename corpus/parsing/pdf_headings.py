@@ -318,8 +318,13 @@ def _alnum(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
-    """Mark headings among ``paras`` by labels, contents pages and typography (in place)."""
+def _candidates(paras: list[Para], pages: list[PageText],
+                skip: set[int] | frozenset[int] = frozenset()
+                ) -> tuple[dict[int, tuple[list[str], float]], set[int],
+                           dict[int, int | None], dict[int, _Style]]:
+    """What both heading passes start from: the contents pages, the table-cell lines
+    (``beside``), and the paragraphs outside contents pages and ``skip`` that labels or
+    typography make headings (``heads``: label level or None; ``styles``)."""
     body_size, body_bold = _body_style(pages)
     rows = [_rows(page.lines) for page in pages]
     tocs = toc_pages(pages, rows)
@@ -328,11 +333,17 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
     heads: dict[int, int | None] = {}
     styles: dict[int, _Style] = {}
     for i, p in enumerate(paras):
-        if _in_contents(p, tocs):
+        if i in skip or _in_contents(p, tocs):
             continue
         found = _candidate(p, body_size, body_bold, i in first, beside)
         if found is not None:
             heads[i], styles[i] = found
+    return tocs, beside, heads, styles
+
+
+def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
+    """Mark headings among ``paras`` by labels, contents pages and typography (in place)."""
+    tocs, beside, heads, styles = _candidates(paras, pages)
     if len(heads) < len(pages):
         # Typography says little (a syllabus typed in one font): short lines standing
         # alone with space above them are the headings.
@@ -607,20 +618,8 @@ def sub_headings(paras: list[Para], pages: list[PageText]) -> None:
     An outline often stops at Items; the notes and an Item's own headings are still
     printed. They nest under the outline entry they follow (its level + their rank).
     """
-    body_size, body_bold = _body_style(pages)
-    rows = [_rows(page.lines) for page in pages]
-    tocs = toc_pages(pages, rows)
-    first = _first_lines(paras)
-    beside = _beside(rows)
-    heads: dict[int, int | None] = {}
-    styles: dict[int, _Style] = {}
     outline = {i for i, p in enumerate(paras) if p.kind == "heading"}
-    for i, p in enumerate(paras):
-        if i in outline or _in_contents(p, tocs):
-            continue
-        hit = _candidate(p, body_size, body_bold, i in first, beside)
-        if hit is not None:
-            heads[i], styles[i] = hit
+    tocs, beside, heads, styles = _candidates(paras, pages, skip=outline)
     if len(heads) < len(pages):
         # Typography says little under the outline: short lines standing alone and run-in
         # titles, as without an outline (they come back marked at a level below the rest).
