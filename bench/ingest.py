@@ -240,20 +240,11 @@ def main() -> int:
         ["(not in the ingest time) parse_file of all files, alone",
          f"{runs[0]['embed_alone']['parse_s']:.1f} s", "", ""],
     ]
-    print(machine_line(m))
-    print(f"input: {a.folder.name}: {len(files)} files ({pages} PDF pages), {n_ingest} "
-          f"paragraphs stored / {n_embed} parsed; {a.repeats} run(s), medians; load average "
-          f"{os.getloadavg()[0]:.1f} at the end\n")
-    print(table(["measure", "value", "rate", "target"], rows))
-    out = write_json("ingest", {"machine": m, "folder": str(a.folder), "pdf_pages": pages,
-                                "files": [f.name for f in files], "runs": runs,
-                                "median": {"ingest_s": ingest_s, "embed_s": embed_s,
-                                           "ratio": ratio, "reingest_pct": reingest_pct,
-                                           "warm_ingest_s": warm_s,
-                                           "warm_throughput_ratio": warm_tp},
-                                "peak_rss_mb": peak_mb})
-    print(f"\nJSON: {out}", file=sys.stderr)
-    return 0
+    return report(m, a, files, pages, runs, rows, "",
+                  {"median": {"ingest_s": ingest_s, "embed_s": embed_s, "ratio": ratio,
+                              "reingest_pct": reingest_pct, "warm_ingest_s": warm_s,
+                              "warm_throughput_ratio": warm_tp},
+                   "peak_rss_mb": peak_mb})
 
 
 def report_cold(a: argparse.Namespace, files: list[Path], pages: int, runs: list[dict],
@@ -275,16 +266,23 @@ def report_cold(a: argparse.Namespace, files: list[Path], pages: int, runs: list
         ["(not in the ingest time) parse_file of all files, alone",
          f"{runs[0]['embed_alone']['parse_s']:.1f} s", "", ""],
     ]
-    m = machine()
+    return report(machine(), a, files, pages, runs, rows, "cold only, ",
+                  {"cold_only": True,
+                   "median": {"ingest_s": ingest_s, "embed_s": embed_s, "ratio": ratio}})
+
+
+def report(m: dict, a: argparse.Namespace, files: list[Path], pages: int, runs: list[dict],
+           rows: list[list[str]], how: str, figures: dict) -> int:
+    """Print the machine, the input and ``rows`` as a table; write bench/out/ingest.json."""
+    n_ingest = runs[0]["ingest"]["paragraphs"]
+    n_embed = runs[0]["embed_alone"]["paragraphs"]
     print(machine_line(m))
     print(f"input: {a.folder.name}: {len(files)} files ({pages} PDF pages), {n_ingest} "
-          f"paragraphs stored / {n_embed} parsed; cold only, {a.repeats} run(s), medians; "
-          f"load average {os.getloadavg()[0]:.1f} at the end\n")
+          f"paragraphs stored / {n_embed} parsed; {how}{a.repeats} run(s), medians; load "
+          f"average {os.getloadavg()[0]:.1f} at the end\n")
     print(table(["measure", "value", "rate", "target"], rows))
     out = write_json("ingest", {"machine": m, "folder": str(a.folder), "pdf_pages": pages,
-                                "cold_only": True, "runs": runs,
-                                "median": {"ingest_s": ingest_s, "embed_s": embed_s,
-                                           "ratio": ratio}})
+                                "files": [f.name for f in files], "runs": runs, **figures})
     print(f"\nJSON: {out}", file=sys.stderr)
     return 0
 
