@@ -39,13 +39,9 @@ from deepread.stores.disk_space import (
     load_estimate,
     write_estimate,
 )
+from deepread.stores.fusion import TIE_MARGIN, fused, ordered
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_encoder
-
-#: Reciprocal-rank fusion of the dense and BM25 rankings (dense weight, BM25 weight).
-RRF_K = 60
-RRF_WEIGHTS = (1.0, 1.0)
-_TIE_MARGIN = 10
 
 
 def edge_filter(match: Match) -> qe.Filter:
@@ -234,28 +230,18 @@ class EdgeBackend:
             raise ValueError(f"retrieval mode {mode!r} needs a query vector")
         flt = edge_filter(match)
         sparse = bm25_encoder().embed_query(text) if mode != "dense" else None
-        if mode == "dense":
-            request = qe.QueryRequest(query=qe.Query.Nearest(dense, using=DENSE), filter=flt,
-                                      limit=limit, with_payload=True)
-        elif mode == "bm25":
-            request = qe.QueryRequest(query=qe.Query.Nearest(sparse, using=SPARSE), filter=flt,
-                                      limit=limit, with_payload=True)
-        else:
-            # RRF gives equal scores to equal rank pairs and the engine breaks such ties
-            # arbitrarily; over-fetch and break them by point id so a query is repeatable.
-            request = qe.QueryRequest(
-                prefetches=[
-                    qe.Prefetch(query=qe.Query.Nearest(dense, using=DENSE), filter=flt,
-                                limit=candidates),
-                    qe.Prefetch(query=qe.Query.Nearest(sparse, using=SPARSE), filter=flt,
-                                limit=candidates),
-                ],
-                query=qe.Fusion.Rrf(k=RRF_K, weights=list(RRF_WEIGHTS)),
-                limit=limit + _TIE_MARGIN, with_payload=True, filter=flt)
-        points = self._run(lambda: self.shard.query(request))
-        points.sort(key=lambda p: (-round(float(p.score), 9), int(p.id)))
-        return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
-                for p in points[:limit]]
+
+        def search(using: str, n: int) -> list[ScoredPayload]:
+            query = (qe.Query.Nearest(dense, using=DENSE) if using == "dense"
+                     else qe.Query.Nearest(sparse, using=SPARSE))
+            points = self._run(lambda: self.shard.query(qe.QueryRequest(
+                query=query, filter=flt, limit=n, with_payload=True)))
+            return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
+                    for p in points]
+
+        if mode == "hybrid":  # fused here, repeatably (deepread.stores.fusion)
+            return fused(search, limit, candidates)
+        return ordered(search(mode, limit + TIE_MARGIN), limit)
 
     def optimize(self) -> None:
         self._run(self.shard.optimize)

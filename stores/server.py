@@ -4,7 +4,8 @@ Kept deliberately thin — a line-for-line translation of :mod:`deepread.stores.
 and run through the same contract tests (``tests/test_backend_contract.py``, where a
 ``QdrantClient(":memory:")`` stands in for the server). BM25 vectors are computed here
 with the same local encoder as the embedded store and the server applies IDF, so both
-score alike; hybrid fusion uses RRF with k=60 as the embedded store does. Every client
+score alike; hybrid results are fused by the same code as the embedded store's (RRF, k=60,
+repeatable ties: :mod:`deepread.stores.fusion`). Every client
 failure becomes a :class:`StoreError` naming the URL (never the API key).
 """
 
@@ -19,6 +20,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
+from deepread.stores.fusion import TIE_MARGIN, fused, ordered
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_encoder
 
@@ -161,19 +163,18 @@ class ServerBackend:
               match: Match, limit: int, candidates: int) -> list[ScoredPayload]:
         flt = server_filter(match)
         sparse = _sparse(text, query=True)
-        kw: dict[str, Any]
-        if mode == "dense":
-            kw = {"query": dense, "using": DENSE}
-        elif mode == "bm25":
-            kw = {"query": sparse, "using": SPARSE}
-        else:
-            kw = {"query": models.RrfQuery(rrf=models.Rrf(k=60)), "prefetch": [
-                models.Prefetch(query=dense, using=DENSE, filter=flt, limit=candidates),
-                models.Prefetch(query=sparse, using=SPARSE, filter=flt, limit=candidates)]}
-        response = self._call(lambda: self.client.query_points(
-            self.name, query_filter=flt, limit=limit, with_payload=True, **kw))
-        return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
-                for p in response.points]
+
+        def search(using: str, n: int) -> list[ScoredPayload]:
+            query = dense if using == "dense" else sparse
+            response = self._call(lambda: self.client.query_points(
+                self.name, query=query, using=DENSE if using == "dense" else SPARSE,
+                query_filter=flt, limit=n, with_payload=True))
+            return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
+                    for p in response.points]
+
+        if mode == "hybrid":  # fused here, as the embedded engine does (stores/fusion.py)
+            return fused(search, limit, candidates)
+        return ordered(search(mode, limit + TIE_MARGIN), limit)
 
     def optimize(self) -> None:
         """Nothing to do: the server's own optimizer builds indexes in the background."""

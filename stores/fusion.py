@@ -1,0 +1,48 @@
+"""Hybrid ranking made repeatable: reciprocal-rank fusion of the dense and BM25 lists,
+done here rather than inside the engine.
+
+Both engines can fuse in one request (a ``Prefetch`` per vector and an RRF query), but
+they order equal scores *inside* each prefetched list arbitrarily — BM25 gives equal
+scores to paragraphs of equal length sharing the query's terms, which is common in
+tables, lists and templated text. A tie flipped in one list moves a paragraph by a rank,
+changes its fused score, and can change which hit comes first: the same query on the same
+store could rank differently from one run to the next (a test of the evaluation flaked
+that way under load). So each list is fetched on its own with a margin, ordered by
+(score, point id), cut, and fused with the engines' own formula
+(``qdrant_client.hybrid.fusion``: ``w / (rank + w·(k − 1) + 1)`` for the 0-based rank,
+i.e. ``1 / (k + rank)`` at weight 1), ties again broken by point id. Where no ties
+occur, the ranking is the one the engine's fusion gave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from deepread.stores.backend import ScoredPayload
+
+#: Reciprocal-rank fusion constant and the (dense, BM25) weights.
+RRF_K = 60
+RRF_WEIGHTS = (1.0, 1.0)
+#: Extra points fetched past a cut so that ties straddling it are all seen.
+TIE_MARGIN = 10
+
+
+def ordered(points: Sequence[ScoredPayload], limit: int) -> list[ScoredPayload]:
+    """The first ``limit`` points by score, equal scores (to 1e-9) by point id."""
+    return sorted(points, key=lambda p: (-round(p.score, 9), p.id))[:limit]
+
+
+def fused(search: Callable[[str, int], list[ScoredPayload]], limit: int,
+          candidates: int) -> list[ScoredPayload]:
+    """The RRF fusion of ``search("dense", n)`` and ``search("bm25", n)``: each list's
+    first ``candidates`` in a repeatable order, then the best ``limit`` fused."""
+    scores: dict[int, float] = {}
+    payloads: dict[int, ScoredPayload] = {}
+    for using, weight in zip(("dense", "bm25"), RRF_WEIGHTS, strict=True):
+        for rank, point in enumerate(ordered(search(using, candidates + TIE_MARGIN),
+                                             candidates)):
+            scores[point.id] = scores.get(point.id, 0.0) + weight / (
+                rank + 1.0 + weight * (RRF_K - 1.0))
+            payloads.setdefault(point.id, point)
+    return ordered([ScoredPayload(i, s, payloads[i].payload) for i, s in scores.items()],
+                   limit)
