@@ -1,17 +1,26 @@
 """The offline extractive policy: DeepRead's locate-then-read without an LLM.
 
 It is a chat model that plays the policy deterministically through the same graph and
-tools as an LLM would: (1) ``retrieve`` what the question asks (:func:`~deepread.nodes.
-query.asked`: its questions, not the instructions around them); (2) ``read_section`` the
-sections of the hits in rank order, then the sections of their documents whose TOC
-titles are most similar to the question, each whole if it fits what is left of a
-1,500-token observation budget, else the window around the hit that does — sized by the
-real tokens of its paragraphs when the policy node gives their costs (:mod:`deepread.
-nodes.read_plan`), so a table is read whole or not at all — until the budget is spent;
-(3) answer by quoting the shown paragraphs that best match the question, each cited. The answer says
-plainly that no LLM was used. Offered only ``retrieve``
-(Search-o1 mode) it answers after step 1; offered only ``read_section`` (Read-only
-mode) it reads the TOC section whose title best matches the question.
+tools as an LLM would:
+
+0. when the question asks for a financial quantity and a section of the document in
+   view is titled as the statement it is computed from (:mod:`deepread.nodes.
+   statements`: a quick ratio → the balance sheet), ``read_section`` that statement
+   first, with its subtree, as an analyst turns to it (with several documents in view,
+   after step 1, in the hits' documents);
+1. ``retrieve`` what the question asks (:func:`~deepread.nodes.query.asked`: its
+   questions, not the instructions around them);
+2. ``read_section`` the sections of the hits in rank order, then the sections of their
+   documents whose TOC titles are most similar to the question, each whole if it fits
+   what is left of a 1,500-token observation budget, else the window around the hit
+   that does — sized by the real tokens of its paragraphs when the policy node gives
+   their costs (:mod:`deepread.nodes.read_plan`), so a table is read whole or not at
+   all — until the budget is spent;
+3. answer by quoting the shown paragraphs that best match the question, each cited.
+
+The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
+mode) it answers after step 1; offered only ``read_section`` (Read-only mode) it reads
+the TOC section whose title best matches the question.
 """
 
 from __future__ import annotations

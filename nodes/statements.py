@@ -87,8 +87,9 @@ METRICS: dict[str, tuple[str, ...]] = {
     # Cash generation and its uses: the statement of cash flows.
     r"free cash ?flows?|\bfcf\b|cash ?flows? from operati\w+|operating cash ?flows?": _CF,
     r"cash (?:provided|generated) by operati\w+|cash from operations": _CF,
-    r"capital expenditures?|\bcapex\b|capital[- ]intensive|capital intensity": (
-        CASH_FLOW, BALANCE, INCOME),
+    r"capital expenditures?|\bcapex\b": _CF,
+    # Capital intensity: total (or fixed) assets per dollar of revenue; capex as well.
+    r"capital[- ]intensive|capital intensity": (BALANCE, INCOME, CASH_FLOW),
     r"dividends paid|(?:share|stock) (?:repurchases?|buybacks?)": _CF,
     # Ratios across statements.
     r"operating cash ?flow ratio": (CASH_FLOW, BALANCE),
