@@ -162,39 +162,59 @@ class ExtractiveChatModel(BaseChatModel):
                 return None
         # A question about a financial quantity: the statement it is computed from
         # first, as an analyst turns to it (nodes/statements.py); none for any other
-        # question or document.
-        candidates = self._statement_reads(question, docs, shown_rows)
-        if not before_retrieve:
-            # After the hits' own sections: the sections of their documents whose
-            # titles are closest to the question, as a reader picks them from the TOC.
-            candidates += [*hits, *self.sections_by_title(question, docs)]
-        for doc_id, sec_id, para in candidates:
-            if (doc_id, sec_id) in read:
-                continue
-            seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
-            got = fit(self.sections.costs(doc_id, sec_id), para, left, seen)
-            if got is not None:
-                return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
+        # question or document. A statement is read in order: where a part of it does
+        # not fit, what follows that part is not read either.
+        for tree in self._statement_reads(question, docs, shown_rows):
+            for doc_id, sec_id in tree:
+                if (doc_id, sec_id) in read:
+                    continue
+                got = self._fit(doc_id, sec_id, 0, left, shown)
+                if got is None:
+                    break
+                if got:
+                    return got
+        if before_retrieve:
+            return None
+        # Then the hits' own sections, then the sections of their documents whose
+        # titles are closest to the question, as a reader picks them from the TOC.
+        for doc_id, sec_id, para in [*hits, *self.sections_by_title(question, docs)]:
+            if (doc_id, sec_id) not in read:
+                got = self._fit(doc_id, sec_id, para, left, shown)
+                if got:
+                    return got
         return None
 
+    def _fit(self, doc_id: int, sec_id: int, para: int, left: int,
+             shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
+        """The read of the section sized to ``left`` around ``para``; ``{}`` when the
+        section has nothing left to show, None when nothing unshown of it fits."""
+        assert self.sections is not None
+        costs = self.sections.costs(doc_id, sec_id)
+        seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
+        if all(i in seen for i in range(len(costs))):
+            return {}
+        got = fit(costs, para, left, seen)
+        if got is None:
+            return None
+        return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
+
     def _statement_reads(self, question: str, docs: set[int],
-                         shown: list[ShownParagraph]) -> list[tuple[int, int, int]]:
-        """The sections to read for the financial statements the question needs, in
-        ``docs``: each statement's section and its descendants in order — until a table
-        of the statement has been shown: a statement is its table, the sections after
-        it are notes or the next statement."""
+                         shown: list[ShownParagraph]) -> list[list[tuple[int, int]]]:
+        """The financial statements the question needs, in ``docs``, each as the
+        sections to read in order: its section and its descendants — until a table of
+        the statement has been shown: a statement is its table, the sections after it
+        are notes or the next statement."""
         assert self.sections is not None
         # The whole outline: a statement is a deep heading a bounded TOC may collapse
         # (a reader would open it with open_toc).
         outlines = {d: self.sections.outline(d) for d in docs}
-        out: list[tuple[int, int, int]] = []
+        out: list[list[tuple[int, int]]] = []
         for doc_id, sec_id in statement_sections(question, outlines,
                                                  self.sections.subtree_tokens):
             tree = self.sections.subtree(doc_id, sec_id)
-            if any(r.kind == "table" and (r.doc_id, r.sec_id) == (doc_id, s)
-                   for r in shown for s in tree):
-                continue
-            out += [(doc_id, s, 0) for s in tree]
+            if not any(r.kind == "table" and (r.doc_id, r.sec_id) == (doc_id, s)
+                       for r in shown for s in tree):
+                out.append([(doc_id, s) for s in tree])
         return out
 
     def sections_by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:

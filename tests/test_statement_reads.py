@@ -48,17 +48,33 @@ In millions of dollars.
 | Cost of sales | 1,500 | 1,450 |
 | Gross profit | 500 | 450 |
 
+## Consolidated Statements of Cash Flows
+
+### Years Ended December 31
+
+CASH_FLOW_TABLE
+
+### Note 1. Basis of presentation
+
+The statements include the accounts of the company and its subsidiaries.
+
 ## Employees
 
 We had about nine hundred employees at year end.
 """
 
 
+#: A cash flow statement larger than the whole observation budget (1,500 tokens).
+CASH_FLOW_TABLE = "\n".join(
+    ["| Item | 2023 | 2022 |", "| --- | --- | --- |"]
+    + [f"| Operating line item number {i} | {1000 + i:,} | {2000 + i:,} |" for i in range(150)])
+
+
 @pytest.fixture(scope="module")
 def filing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
     folder = tmp_path_factory.mktemp("filing")
     path = folder / "filing.md"
-    path.write_text(FILING_MD, encoding="utf-8")
+    path.write_text(FILING_MD.replace("CASH_FLOW_TABLE", CASH_FLOW_TABLE), encoding="utf-8")
     with deepread.Index.open(store=folder / "store", collection="filing") as idx:
         idx.ingest([path])
         yield idx
@@ -97,4 +113,11 @@ def test_a_statement_named_in_an_instruction_is_the_one_read(filing):
 def test_a_question_about_no_financial_quantity_starts_with_retrieve(filing):
     made = calls(filing, "How many employees does the company have?", "plain")
 
+    assert made[0] == ("retrieve", None)
+
+
+def test_a_statement_too_large_to_read_is_not_replaced_by_the_note_after_it(filing):
+    made = calls(filing, "What was the free cash flow in 2023?", "fcf")
+
+    assert ("read_section", titled(filing, "Note 1. Basis of presentation")) not in made
     assert made[0] == ("retrieve", None)
