@@ -121,3 +121,18 @@ def test_a_statement_too_large_to_read_is_not_replaced_by_the_note_after_it(fili
 
     assert ("read_section", titled(filing, "Note 1. Basis of presentation")) not in made
     assert made[0] == ("retrieve", None)
+
+
+def test_with_two_filings_in_view_the_search_comes_before_the_statement(tmp_path):
+    # Which filing's balance sheet is meant is not known before a retrieve.
+    paths = []
+    for name in ("first.md", "second.md"):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(FILING_MD.replace("CASH_FLOW_TABLE", ""), encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="two") as idx:
+        idx.ingest(paths)
+
+        made = calls(idx, "Has the quick ratio improved between 2022 and 2023?", "two")
+
+    assert made[0] == ("retrieve", None)
+    assert made[1] == ("read_section", titled(idx, "Consolidated Balance Sheets"))
