@@ -1,17 +1,26 @@
 """The offline extractive policy: DeepRead's locate-then-read without an LLM.
 
 It is a chat model that plays the policy deterministically through the same graph and
-tools as an LLM would: (1) ``retrieve`` what the question asks (:func:`~deepread.nodes.
-query.asked`: its questions, not the instructions around them); (2) ``read_section`` the
-sections of the hits in rank order, then the sections of their documents whose TOC
-titles are most similar to the question, each whole if it fits what is left of a
-1,500-token observation budget, else the window around the hit that does — sized by the
-real tokens of its paragraphs when the policy node gives their costs (:mod:`deepread.
-nodes.read_plan`), so a table is read whole or not at all — until the budget is spent;
-(3) answer by quoting the shown paragraphs that best match the question, each cited. The answer says
-plainly that no LLM was used. Offered only ``retrieve``
-(Search-o1 mode) it answers after step 1; offered only ``read_section`` (Read-only
-mode) it reads the TOC section whose title best matches the question.
+tools as an LLM would:
+
+0. when the question asks for a financial quantity and a section of the document in
+   view is titled as the statement it is computed from (:mod:`deepread.nodes.
+   statements`: a quick ratio → the balance sheet), ``read_section`` that statement
+   first, with its subtree, as an analyst turns to it (with several documents in view,
+   after step 1, in the hits' documents);
+1. ``retrieve`` what the question asks (:func:`~deepread.nodes.query.asked`: its
+   questions, not the instructions around them);
+2. ``read_section`` the sections of the hits in rank order, then the sections of their
+   documents whose TOC titles are most similar to the question, each whole if it fits
+   what is left of a 1,500-token observation budget, else the window around the hit
+   that does — sized by the real tokens of its paragraphs when the policy node gives
+   their costs (:mod:`deepread.nodes.read_plan`), so a table is read whole or not at
+   all — until the budget is spent;
+3. answer by quoting the shown paragraphs that best match the question, each cited.
+
+The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
+mode) it answers after step 1; offered only ``read_section`` (Read-only mode) it reads
+the TOC section whose title best matches the question.
 """
 
 from __future__ import annotations
@@ -28,10 +37,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepread.corpus.models import message_text
-from deepread.nodes.observation import Observation
+from deepread.nodes.observation import Observation, ShownParagraph
 from deepread.nodes.prompt import is_notice
 from deepread.nodes.query import asked
 from deepread.nodes.read_plan import FRAME, Sections, fit
+from deepread.nodes.statements import statement_sections
 from deepread.nodes.tool_specs import READ_SECTION, RETRIEVE, read_window
 from deepread.stores.embeddings import local_embeddings
 from deepread.stores.terms import terms
@@ -99,42 +109,113 @@ class ExtractiveChatModel(BaseChatModel):
                 if target:
                     return _call(READ_SECTION, target, step)
             return AIMessage(content=self._answer(question, results))
-        if step == 0:
+        if READ_SECTION in self.offered and self.sections is not None:
+            retrieved = [o for o in map(Observation.of, results) if o.hits is not None]
+            if not retrieved:  # a statement the question needs first, as a reader would
+                target = self._next_read(question, Observation(hits=[]), messages[start:],
+                                         results, before_retrieve=True)
+                if target:
+                    return _call(READ_SECTION, target, step)
+                # The search still runs after the statements: its hits are what the
+                # question's own words match, and the answer quotes from them.
+                return _call(RETRIEVE, {"query": asked(question)}, step)
+            located = retrieved[0]
+        elif step == 0:
             return _call(RETRIEVE, {"query": asked(question)}, step)
-        located = Observation.of(results[0])
+        else:
+            located = Observation.of(results[0])
         if located.hits and READ_SECTION in self.offered:
             target = self._next_read(question, located, messages[start:], results)
             if target:
                 return _call(READ_SECTION, target, step)
         return AIMessage(content=self._answer(question, results))
 
+    def _left(self, results: list[ToolMessage]) -> int:
+        """Observation tokens left of the budget after ``results``."""
+        return self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
+
     def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
-                   results: list[ToolMessage]) -> dict[str, int] | None:
-        """The next read: the hits' sections in rank order, then the TOC's sections of
-        their documents by title, each sized to the budget left."""
+                   results: list[ToolMessage], before_retrieve: bool = False
+                   ) -> dict[str, int] | None:
+        """The next read: the financial statements the question needs (read with their
+        subtrees), then the hits' sections in rank order, then the TOC's sections of
+        their documents by title, each sized to the budget left. ``before_retrieve``:
+        only the statements, of the one document the TOC shows (with several, which
+        document is meant is not known before a retrieve)."""
         read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
         if len(read) >= self.max_sections:
             return None
-        left = self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
+        left = self._left(results)
         if self.sections is None:
             return self._estimated_read(located, set(read), left)
         if left - FRAME < 20:
             return None
-        shown = {row.coord for m in results for row in Observation.of(m).paragraphs}
+        shown_rows = [row for m in results for row in Observation.of(m).paragraphs]
+        shown = {row.coord for row in shown_rows}
         hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
-        # After the hits' own sections: the sections of their documents whose titles
-        # are closest to the question, as a reader picks them from the TOC it is shown.
-        candidates = [*hits, *self.sections_by_title(question, {d for d, _, _ in hits})]
-        for doc_id, sec_id, para in candidates:
-            if (doc_id, sec_id) in read:
-                continue
-            seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
-            got = fit(self.sections.costs(doc_id, sec_id), para, left, seen)
-            if got is not None:
-                return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
+        docs = {d for d, _, _ in hits}
+        if before_retrieve:
+            docs = {e.doc_id for e in self.toc}
+            if len(docs) != 1:
+                return None
+        # A question about a financial quantity: the statement it is computed from
+        # first, as an analyst turns to it (nodes/statements.py); none for any other
+        # question or document. A statement is read in order: where a part of it does
+        # not fit, what follows that part is not read either.
+        for tree in self._statement_reads(question, docs, shown_rows):
+            for doc_id, sec_id in tree:
+                if (doc_id, sec_id) in read:
+                    continue
+                got = self._fit(doc_id, sec_id, 0, left, shown)
+                if got is None:
+                    break
+                if got:
+                    return got
+        if before_retrieve:
+            return None
+        # Then the hits' own sections, then the sections of their documents whose
+        # titles are closest to the question, as a reader picks them from the TOC.
+        for doc_id, sec_id, para in [*hits, *self.sections_by_title(question, docs)]:
+            if (doc_id, sec_id) not in read:
+                got = self._fit(doc_id, sec_id, para, left, shown)
+                if got:
+                    return got
         return None
+
+    def _fit(self, doc_id: int, sec_id: int, para: int, left: int,
+             shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
+        """The read of the section sized to ``left`` around ``para``; ``{}`` when the
+        section has nothing left to show, None when nothing unshown of it fits."""
+        assert self.sections is not None
+        costs = self.sections.costs(doc_id, sec_id)
+        seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
+        if all(i in seen for i in range(len(costs))):
+            return {}
+        got = fit(costs, para, left, seen)
+        if got is None:
+            return None
+        return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
+
+    def _statement_reads(self, question: str, docs: set[int],
+                         shown: list[ShownParagraph]) -> list[list[tuple[int, int]]]:
+        """The financial statements the question needs, in ``docs``, each as the
+        sections to read in order: its section and its descendants — until a table of
+        the statement has been shown: a statement is its table, the sections after it
+        are notes or the next statement."""
+        assert self.sections is not None
+        # The whole outline: a statement is a deep heading a bounded TOC may collapse
+        # (a reader would open it with open_toc).
+        outlines = {d: self.sections.outline(d) for d in docs}
+        out: list[list[tuple[int, int]]] = []
+        for doc_id, sec_id in statement_sections(question, outlines,
+                                                 self.sections.subtree_tokens):
+            tree = self.sections.subtree(doc_id, sec_id)
+            if not any(r.kind == "table" and (r.doc_id, r.sec_id) == (doc_id, s)
+                       for r in shown for s in tree):
+                out.append([(doc_id, s) for s in tree])
+        return out
 
     def sections_by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
         """The TOC's sections of ``docs`` (those with paragraphs), the title most

@@ -17,6 +17,7 @@ from collections.abc import Collection
 
 from deepread.corpus.framing import escape
 from deepread.corpus.index import Index
+from deepread.stores.records import Section
 from deepread.stores.tokens import count_tokens
 
 #: Tokens of a read's frame: the header line, the ``<document_content>`` tags and the
@@ -42,6 +43,30 @@ class Sections:
                              f"{f' (p.{p.page})' if p.page else ''} {escape(p.text)}") + 1
                 for p in self.index.read(doc_id, sec_id).paragraphs]
         return self._costs[key]
+
+    def outline(self, doc_id: int) -> list[Section]:
+        """The document's sections, the deep ones a bounded TOC collapses included."""
+        return self.index.collection.document(doc_id).sections
+
+    def subtree(self, doc_id: int, sec_id: int) -> list[int]:
+        """The section and its descendants in reading order (each section's own
+        paragraphs, then its children in order, depth first): what reading a section
+        "with its subtree" reads. A statement whose title heads a one-line paragraph
+        and whose table sits under a child heading (the table's header line parsed as
+        a heading) is read whole this way."""
+        sections = self.outline(doc_id)
+        out: list[int] = []
+        stack = [sec_id]
+        while stack:
+            sec = sections[stack.pop()]
+            out.append(sec.sec_id)
+            stack.extend(reversed(sec.children))
+        return out
+
+    def subtree_tokens(self, doc_id: int, sec_id: int) -> int:
+        """Tokens of the section's paragraphs and all its descendants' (records)."""
+        sections = self.outline(doc_id)
+        return sum(sections[s].n_tok for s in self.subtree(doc_id, sec_id))
 
 
 def range_cost(sizes: list[int], start: int, end: int, shown: Collection[int]) -> int:
@@ -87,3 +112,4 @@ def fit(sizes: list[int], around: int, budget: int, shown: Collection[int] = ()
     if all(i in shown for i in range(start, end + 1)):
         return None
     return start, end
+
