@@ -1,5 +1,5 @@
-"""Hybrid ranking made repeatable: reciprocal-rank fusion of the dense and BM25 lists,
-done here rather than inside the engine.
+"""Hybrid ranking made repeatable: reciprocal-rank fusion of the dense and BM25 lists, done
+here rather than inside the engine.
 
 Both engines can fuse in one request (a ``Prefetch`` per vector and an RRF query), but
 they order equal scores *inside* each prefetched list arbitrarily — BM25 gives equal
@@ -7,11 +7,11 @@ scores to paragraphs of equal length sharing the query's terms, which is common 
 tables, lists and templated text. A tie flipped in one list moves a paragraph by a rank,
 changes its fused score, and can change which hit comes first: the ranking depended on
 the engine's internals (segment layout; the embedded engine and a server could disagree
-on the same data) — for a third of SyllabusQA's dev questions the top 10 did. So each list is fetched on its own with a margin, ordered by
-(score, point id), cut, and fused with the engines' own formula
-(``qdrant_client.hybrid.fusion``: ``w / (rank + w·(k − 1) + 1)`` for the 0-based rank,
-i.e. ``1 / (k + rank)`` at weight 1), ties again broken by point id. Where no ties
-occur, the ranking is the one the engine's fusion gave.
+on the same data) — for a third of SyllabusQA's dev questions the top 10 did. So each
+list is fetched on its own with a margin, ordered by (score, point id), cut, and fused
+with the engines' own formula (``qdrant_client.hybrid.fusion``: ``w / (rank + w·(k − 1)
++ 1)`` for the 0-based rank, i.e. ``1 / (k + rank)`` at weight 1), ties again broken by
+point id. Where no ties occur, the ranking is the one the engine's fusion gave.
 """
 
 from __future__ import annotations
