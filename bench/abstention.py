@@ -53,8 +53,9 @@ from _common import machine, machine_line, table, write_json
 from deepread.corpus.index import Index
 from deepread.nodes.context import Context
 from deepread.nodes.query import asked
-from deepread.nodes.sufficiency import content_words, dense_support
+from deepread.nodes.sufficiency import content_words
 from deepread.nodes.unused_terms import document_words, unused_terms
+from deepread.stores.embeddings import local_embeddings
 
 _COORD = re.compile(r"^(\d+):(\d+):(\d+)(?:-(\d+))?$")
 _TAGS = re.compile(r"<[^>]+>")
@@ -98,16 +99,36 @@ def weighted(wanted: set[str], have: set[str], weight) -> float:
     return sum(weight(w) for w in wanted & have) / total if total else 1.0
 
 
-def cosine_best(index: Index, question: str, raw: list[str]) -> float:
-    """The highest cosine similarity between the question and a shown paragraph."""
-    if not raw:
-        return 0.0
-    q = np.array(index.embeddings.embed_query(question))
-    m = np.array(index.embeddings.embed_documents(raw))
-    return float(np.max(m @ q / (np.linalg.norm(m, axis=1) * np.linalg.norm(q) + 1e-9)))
+class Vectors:
+    """Paragraph vectors, each computed once per run (the questions about one document
+    are shown mostly the same paragraphs): by the local MiniLM model, as the check
+    (:func:`~deepread.nodes.sufficiency.dense_support`), and by the collection's own."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.kept: dict[tuple[bool, str], np.ndarray] = {}
+
+    def _embed(self, texts: list[str], own: bool) -> np.ndarray:
+        if own:
+            m = np.array(self.index.embeddings.embed_documents(texts))
+            return m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-9)
+        return local_embeddings().embed_array(texts)  # L2-normalised
+
+    def best(self, query: str, raw: list[str], own: bool) -> float:
+        """The highest cosine between ``query`` and one of the paragraphs ``raw``."""
+        texts = [t for t in dict.fromkeys(" ".join(r.split()) for r in raw) if t]
+        if not texts:
+            return 0.0
+        new = [t for t in texts if (own, t) not in self.kept]
+        if new:
+            for text, vector in zip(new, self._embed(new, own), strict=True):
+                self.kept[(own, text)] = vector
+        q = self._embed([query], own)[0]
+        return float(max(self.kept[(own, t)] @ q for t in texts))
 
 
-def features(record: dict, index: Index, stats: dict[int, DocStats]) -> dict[str, float]:
+def features(record: dict, index: Index, stats: dict[int, DocStats],
+             vectors: Vectors) -> dict[str, float]:
     wanted = content_words(record["question"])
     coords = shown_of(record)
     texts, raw = [], []
@@ -131,11 +152,11 @@ def features(record: dict, index: Index, stats: dict[int, DocStats]) -> dict[str
     top = index.collection.rank(record["question"], vector, 1, "dense",
                                 [doc_id] if doc_id is not None else None)
     return {
-        "support": dense_support(record["question"], raw),
+        "support": vectors.best(asked(record["question"]), raw, own=False),
         "unused": unused_terms(asked(record["question"]), document_words(index, doc_id))
         if doc_id is not None else [],
         "dense_top": top[0][0].score if top else 0.0,
-        "dense_shown": cosine_best(index, record["question"], raw),
+        "dense_shown": vectors.best(record["question"], raw, own=True),
         "cover_all": weighted(wanted, every, plain),
         "cover_best": max((weighted(wanted, t, plain) for t in texts), default=0.0),
         "idf_all": weighted(wanted, every, idf),
@@ -209,11 +230,12 @@ def main() -> int:
     stats: dict[int, DocStats] = {}
     per: list[dict] = []
     with Index.open(args.store, args.collection) as index:
+        vectors = Vectors(index)
         for r in records:
             answerable = r["gold"].get("answerable", True)
             per.append({"id": r["id"], "type": r.get("type") or "", "answerable": answerable,
                         "abstained": r["stop_reason"] == "no_evidence",
-                        **features(r, index, stats)})
+                        **features(r, index, stats, vectors)})
     names = [k for k, v in per[0].items() if isinstance(v, float)]
     m = machine()
     print(machine_line(m))
@@ -241,12 +263,13 @@ def main() -> int:
     print("\nThe check's trade-off, abstains on unanswerable / answerable, per "
           "support_threshold (rows) and unused_term_support (columns; off = 0):")
     print(table(["τ \\ τᵤ", *[f"{u:.2f}" if u else "off" for u in UNUSED]], grid))
-    print("\nBest pair under each false-abstention ceiling:")
+    print("\nBest pair under each false-abstention ceiling" + (
+        ":" if n_un else " (no unanswerable questions: read the columns above instead):"))
     print(table(["ceiling", "support_threshold", "unused_term_support",
                  "abstains on unanswerable", "on answerable"],
                 [[c, b["support_threshold"], b["unused_term_support"],
                   "–" if b["caught"] is None else b["caught"], b["false"]]
-                 for c, b in best.items()]))
+                 for c, b in best.items() if n_un]))
     shipped = Context()
     tau, tu = shipped.support_threshold, shipped.unused_term_support
     kinds = sorted({p["type"] for p in per})
