@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import OrderedDict
 from functools import cache
 
@@ -59,6 +60,7 @@ _TAGS = re.compile(r"<[^>]+>")
 #: Documents whose vocabulary is kept (a few syllabi or filings per run).
 _KEPT = 32
 _vocabularies: OrderedDict[tuple[str, int, str], frozenset[str]] = OrderedDict()
+_lock = threading.Lock()
 
 
 @cache
@@ -114,16 +116,19 @@ def document_words(index: Index, doc_id: int) -> frozenset[str]:
     titles, title and file name; kept for the last few documents asked about."""
     doc = index.collection.document(doc_id)
     key = (index.name, doc_id, doc.content_hash or f"{doc.source}:{doc.n_para}:{doc.n_tok}")
-    if key in _vocabularies:
-        _vocabularies.move_to_end(key)
-        return _vocabularies[key]
+    with _lock:  # evaluations answer questions on several threads
+        if key in _vocabularies:
+            _vocabularies.move_to_end(key)
+            return _vocabularies[key]
     words = words_of(f"{doc.title} {re.sub(r'[^A-Za-z0-9]+', ' ', doc.source)}")
     for sec in doc.sections:
         words |= words_of(sec.title)
         if sec.n_para:
             for para in index.read(doc_id, sec.sec_id).paragraphs:
                 words |= words_of(para.text)
-    _vocabularies[key] = frozenset(words)
-    while len(_vocabularies) > _KEPT:
-        _vocabularies.popitem(last=False)
-    return _vocabularies[key]
+    kept = frozenset(words)
+    with _lock:
+        _vocabularies[key] = kept
+        while len(_vocabularies) > _KEPT:
+            _vocabularies.popitem(last=False)
+    return kept
