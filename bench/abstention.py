@@ -1,24 +1,37 @@
-"""Calibrating abstention: how well candidate signals separate unanswerable questions.
+"""Calibrating abstention: how well candidate signals separate unanswerable questions,
+and the trade-off of the sufficiency check's two settings, from a finished run.
 
-Reads a finished ``deepread eval`` run on a benchmark whose questions are marked
-answerable or not (SyllabusQA's ``no answer``), rebuilds what each question was shown
-from its trajectory (the coordinates of every observation) and computes, per question,
-candidate "is the answer in what was read?" signals:
+Reads a finished ``deepread eval`` run (its trajectories; the agent is not run again),
+rebuilds what each question was shown from the coordinates of every observation and
+computes, per question:
 
-- ``cover_all``: share of the question's content words found anywhere in the shown text
-  (section titles included);
-- ``cover_best``: the best single shown paragraph's share (with its section title);
-- ``idf_all`` / ``idf_best``: the same, each word weighted by its inverse document
-  frequency over the paragraphs of the question's document (a word the document never
-  uses weighs most);
-- ``in_doc``: the idf-weighted share of the question's words the document uses at all;
-- ``dense_shown``: the best cosine between the question and a shown paragraph (the
-  collection's embedding model); ``dense_top``: the best in the whole document.
+- ``support``: the best local-MiniLM cosine between what the question asks
+  (:func:`~deepread.nodes.query.asked`) and a shown paragraph — what the check compares
+  with ``support_threshold``, since the extractive answer always quotes the shown
+  paragraph closest in meaning (:mod:`deepread.nodes.extractive`);
+- ``unused``: the question's specific words the document never uses
+  (:mod:`deepread.nodes.unused_terms`) — with any, the check wants
+  ``unused_term_support`` instead;
+- older candidate signals, kept for comparison: ``cover_all`` / ``cover_best`` (share of
+  the question's content words in everything shown / the best shown paragraph with its
+  section title), ``idf_all`` / ``idf_best`` (the same, idf-weighted over the document's
+  paragraphs), ``in_doc`` (idf-weighted share the document uses at all), ``dense_shown`` /
+  ``dense_top`` (the collection's own embedding model: best shown / best in the document).
 
-For each signal and each ceiling on false abstention (answerable questions abstained
-on) it prints the threshold that keeps under the ceiling and the share of unanswerable
-questions it would abstain on. The shipped signal and its threshold are chosen from this
-table (docs/benchmarks.md §12).
+It prints (1) for each single signal and each ceiling on false abstention the threshold
+that keeps under it and the share of unanswerable questions caught; (2) the check's
+trade-off: for each ``support_threshold`` τ and ``unused_term_support`` τᵤ (``off`` =
+0), the share of unanswerable and of answerable questions it would abstain on, and
+the best pair under each ceiling; (3) per question type at the shipped settings. A
+benchmark without unanswerable questions (FinanceBench) gets the false-abstention
+column only.
+
+*Approximation:* the run's reads are fixed. A setting stricter than the run's makes the
+check fail on questions whose run passed it at once, and the real check would then read
+one more section before deciding — which the trajectory does not hold, so such a
+question is scored on what it was shown; its support could only have gone up. Confirm
+the chosen pair with a real run (``DEEPREAD_SUPPORT_THRESHOLD=… DEEPREAD_UNUSED_TERM_SUPPORT=…
+deepread eval …``).
 
 Run:  python bench/abstention.py --out EVAL_OUT --store STORE --collection NAME
 Writes bench/out/abstention-<collection>.json.
@@ -38,11 +51,18 @@ import numpy as np
 from _common import machine, machine_line, table, write_json
 
 from deepread.corpus.index import Index
+from deepread.nodes.context import Context
+from deepread.nodes.query import asked
 from deepread.nodes.sufficiency import content_words
+from deepread.nodes.unused_terms import document_words, unused_terms
+from deepread.stores.embeddings import local_embeddings
 
 _COORD = re.compile(r"^(\d+):(\d+):(\d+)(?:-(\d+))?$")
 _TAGS = re.compile(r"<[^>]+>")
 CEILINGS = (0.03, 0.05, 0.08, 0.10)
+#: The grid of the check's trade-off table (τ rows, τᵤ columns; 0 = off).
+TAUS = tuple(round(0.28 + 0.01 * i, 2) for i in range(19))
+UNUSED = (0.0, 0.36, 0.38, 0.40, 0.42, 0.44, 0.46, 0.50)
 
 
 def shown_of(record: dict) -> list[tuple[int, int, int]]:
@@ -79,16 +99,36 @@ def weighted(wanted: set[str], have: set[str], weight) -> float:
     return sum(weight(w) for w in wanted & have) / total if total else 1.0
 
 
-def cosine_best(index: Index, question: str, raw: list[str]) -> float:
-    """The highest cosine similarity between the question and a shown paragraph."""
-    if not raw:
-        return 0.0
-    q = np.array(index.embeddings.embed_query(question))
-    m = np.array(index.embeddings.embed_documents(raw))
-    return float(np.max(m @ q / (np.linalg.norm(m, axis=1) * np.linalg.norm(q) + 1e-9)))
+class Vectors:
+    """Paragraph vectors, each computed once per run (the questions about one document
+    are shown mostly the same paragraphs): by the local MiniLM model, as the check
+    (:func:`~deepread.nodes.sufficiency.dense_support`), and by the collection's own."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.kept: dict[tuple[bool, str], np.ndarray] = {}
+
+    def _embed(self, texts: list[str], own: bool) -> np.ndarray:
+        if own:
+            m = np.array(self.index.embeddings.embed_documents(texts))
+            return m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-9)
+        return local_embeddings().embed_array(texts)  # L2-normalised
+
+    def best(self, query: str, raw: list[str], own: bool) -> float:
+        """The highest cosine between ``query`` and one of the paragraphs ``raw``."""
+        texts = [t for t in dict.fromkeys(" ".join(r.split()) for r in raw) if t]
+        if not texts:
+            return 0.0
+        new = [t for t in texts if (own, t) not in self.kept]
+        if new:
+            for text, vector in zip(new, self._embed(new, own), strict=True):
+                self.kept[(own, text)] = vector
+        q = self._embed([query], own)[0]
+        return float(max(self.kept[(own, t)] @ q for t in texts))
 
 
-def features(record: dict, index: Index, stats: dict[int, DocStats]) -> dict[str, float]:
+def features(record: dict, index: Index, stats: dict[int, DocStats],
+             vectors: Vectors) -> dict[str, float]:
     wanted = content_words(record["question"])
     coords = shown_of(record)
     texts, raw = [], []
@@ -112,8 +152,11 @@ def features(record: dict, index: Index, stats: dict[int, DocStats]) -> dict[str
     top = index.collection.rank(record["question"], vector, 1, "dense",
                                 [doc_id] if doc_id is not None else None)
     return {
+        "support": vectors.best(asked(record["question"]), raw, own=False),
+        "unused": unused_terms(asked(record["question"]), document_words(index, doc_id))
+        if doc_id is not None else [],
         "dense_top": top[0][0].score if top else 0.0,
-        "dense_shown": cosine_best(index, record["question"], raw),
+        "dense_shown": vectors.best(record["question"], raw, own=True),
         "cover_all": weighted(wanted, every, plain),
         "cover_best": max((weighted(wanted, t, plain) for t in texts), default=0.0),
         "idf_all": weighted(wanted, every, idf),
@@ -137,6 +180,42 @@ def sweep(rows: list[tuple[bool, float]], ceiling: float) -> tuple[float, float,
     return best
 
 
+def abstains(p: dict, tau: float, tau_unused: float) -> bool:
+    """Whether the check at (τ, τᵤ) abstains on question ``p`` (as ``needed_support``)."""
+    needed = max(tau, tau_unused) if p["unused"] else tau
+    return p["support"] < needed
+
+
+def rate(per: list[dict], tau: float, tau_unused: float, answerable: bool) -> float | None:
+    chosen = [p for p in per if p["answerable"] == answerable]
+    return sum(abstains(p, tau, tau_unused) for p in chosen) / len(chosen) if chosen else None
+
+
+def cell(caught: float | None, false: float | None) -> str:
+    return (f"{caught:.3f} / {false:.3f}" if caught is not None else f"– / {false:.3f}")
+
+
+def trade_off(per: list[dict]) -> tuple[list[list[object]], dict]:
+    """Rows of the (τ, τᵤ) table and, per ceiling, the pair catching most."""
+    rows, grid = [], []
+    for tau in TAUS:
+        row: list[object] = [tau]
+        for tu in UNUSED:
+            caught, false = rate(per, tau, tu, False), rate(per, tau, tu, True)
+            row.append(cell(caught, false) if tu == 0 or tu > tau else "")
+            if tu == 0 or tu > tau:
+                grid.append((tau, tu, caught, false))
+        rows.append(row)
+    best = {}
+    for ceiling in CEILINGS:
+        ok = [g for g in grid if g[3] is not None and g[3] <= ceiling]
+        if ok:
+            tau, tu, caught, false = max(ok, key=lambda g: (g[2] or 0.0, -g[3], g[0]))
+            best[str(ceiling)] = {"support_threshold": tau, "unused_term_support": tu,
+                                  "caught": caught, "false": false}
+    return rows, best
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -151,12 +230,13 @@ def main() -> int:
     stats: dict[int, DocStats] = {}
     per: list[dict] = []
     with Index.open(args.store, args.collection) as index:
+        vectors = Vectors(index)
         for r in records:
             answerable = r["gold"].get("answerable", True)
-            per.append({"id": r["id"], "answerable": answerable,
+            per.append({"id": r["id"], "type": r.get("type") or "", "answerable": answerable,
                         "abstained": r["stop_reason"] == "no_evidence",
-                        **features(r, index, stats)})
-    names = [k for k in per[0] if k not in ("id", "answerable", "abstained")]
+                        **features(r, index, stats, vectors)})
+    names = [k for k, v in per[0].items() if isinstance(v, float)]
     m = machine()
     print(machine_line(m))
     n_ans = sum(p["answerable"] for p in per)
@@ -176,10 +256,33 @@ def main() -> int:
             t, false, caught = sweep(pairs, ceiling)
             rows.append([name, ceiling, t, false, caught])
             found[f"{name}@{ceiling}"] = {"threshold": t, "false": false, "caught": caught}
+    print("Single signals (abstain below the threshold):")
     print(table(["signal", "false-abstention ceiling", "threshold", "false abstention",
                  "abstains on unanswerable"], rows))
+    grid, best = trade_off(per)
+    print("\nThe check's trade-off, abstains on unanswerable / answerable, per "
+          "support_threshold (rows) and unused_term_support (columns; off = 0):")
+    print(table(["τ \\ τᵤ", *[f"{u:.2f}" if u else "off" for u in UNUSED]], grid))
+    print("\nBest pair under each false-abstention ceiling" + (
+        ":" if n_un else " (no unanswerable questions: read the columns above instead):"))
+    print(table(["ceiling", "support_threshold", "unused_term_support",
+                 "abstains on unanswerable", "on answerable"],
+                [[c, b["support_threshold"], b["unused_term_support"],
+                  "–" if b["caught"] is None else b["caught"], b["false"]]
+                 for c, b in best.items() if n_un]))
+    shipped = Context()
+    tau, tu = shipped.support_threshold, shipped.unused_term_support
+    kinds = sorted({p["type"] for p in per})
+    print(f"\nPer question type at the shipped settings (τ = {tau}, τᵤ = {tu}): abstains "
+          "(approximated) / as run")
+    print(table(["type", "questions", "with unused words", "abstains", "as run"],
+                [[k, len(ps := [p for p in per if p["type"] == k]),
+                  sum(bool(p["unused"]) for p in ps),
+                  sum(abstains(p, tau, tu) for p in ps) / len(ps),
+                  sum(p["abstained"] for p in ps) / len(ps)] for k in kinds]))
     write_json(f"abstention-{args.collection}",
-               {"machine": m, "run": str(args.out), "sweep": found, "questions": per})
+               {"machine": m, "run": str(args.out), "sweep": found, "check": best,
+                "questions": per})
     return 0
 
 

@@ -57,7 +57,7 @@ CLIENT_FIELDS: dict[type, frozenset[str]] = {
     Context: frozenset({"collection", "documents", "k", "window", "max_rounds", "toc_budget",
                         "notes_budget", "retrieval_mode", "temperature", "follow_references",
                         "check_sufficiency", "sufficiency_threshold",
-                        "support_threshold"}),
+                        "support_threshold", "unused_term_support"}),
     IngestContext: frozenset({"collection"}),
 }
 

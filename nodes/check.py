@@ -24,6 +24,7 @@ from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import ExtractiveChatModel
 from deepread.nodes.prompt import NOTICE_KEY
+from deepread.nodes.query import asked
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, final_answer, turn_messages
 from deepread.nodes.sufficiency import (
@@ -38,6 +39,7 @@ from deepread.nodes.sufficiency import (
     lexical_check,
 )
 from deepread.nodes.tool_specs import READ_SECTION
+from deepread.nodes.unused_terms import document_words, unused_terms
 from deepread.stores.tokens import count_tokens
 
 #: ``NOTICE_KEY`` value of the check's own read_section request.
@@ -62,6 +64,21 @@ def _extra_budget(model: Any, state: AgentState) -> int:
     return min(EXTRA_READ_BUDGET, model.observation_budget - spent)
 
 
+def needed_support(index: Index, question: str, cited: dict[Coord, str],
+                   context: Context) -> float:
+    """The similarity the cited paragraphs must reach: ``support_threshold``, or
+    ``unused_term_support`` when it is higher and the question names a specific word
+    that none of the cited documents uses (:mod:`deepread.nodes.unused_terms`)."""
+    if context.unused_term_support <= context.support_threshold:
+        return context.support_threshold
+    words: set[str] = set()
+    for doc_id in {d for d, _, _ in cited}:
+        words |= document_words(index, doc_id)
+    if unused_terms(asked(question), words):
+        return context.unused_term_support
+    return context.support_threshold
+
+
 def make_check(resources: Resources, can_read: bool = True):
     """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
     is one, and a mode without the tool must not get one behind its back)."""
@@ -73,7 +90,7 @@ def make_check(resources: Resources, can_read: bool = True):
         cited = evidence(index, kept)
         if context.support_threshold > 0:
             verdict = dense_check(question, answer, list(cited.values()),
-                                  context.support_threshold)
+                                  needed_support(index, question, cited, context))
         else:
             titles = " ".join({index.collection.document(d).sections[s].title
                                for d, s, _ in cited})

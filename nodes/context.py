@@ -171,11 +171,18 @@ class Context(_ValidatedContext):
         "read the cited paragraph's section once and re-answer, else abstain "
         "(stop_reason 'no_evidence')."))
     support_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
-        default=0.36, metadata=_describe(
+        default=0.34, metadata=_describe(
             "Sufficiency check: the cosine similarity (local MiniLM model, whatever the "
             "collection embeds with) the best cited paragraph must reach with what the "
             "question asks. 0: the lexical test (sufficiency_threshold) instead. Tuned on "
             "the FinanceBench and SyllabusQA dev folders (docs/benchmarks.md §12)."))
+    unused_term_support: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
+        default=0.42, metadata=_describe(
+            "Sufficiency check: the similarity the best cited paragraph must reach instead "
+            "(the higher of the two applies) when the question names a specific word its "
+            "cited documents never use ('aprons' of a syllabus that never mentions them; "
+            "nodes/unused_terms.py). 0: off, every question needs support_threshold. "
+            "Used with the dense check only (support_threshold > 0)."))
     sufficiency_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
         default=0.3, metadata=_describe(
             "Lexical check, used when support_threshold is 0: share of the question's "

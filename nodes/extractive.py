@@ -16,7 +16,8 @@ tools as an LLM would:
    that does — sized by the real tokens of its paragraphs when the policy node gives
    their costs (:mod:`deepread.nodes.read_plan`), so a table is read whole or not at
    all — until the budget is spent;
-3. answer by quoting the shown paragraphs that best match the question, each cited.
+3. answer by quoting the shown paragraph closest to the question in meaning and those
+   sharing most of its words, each cited.
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 1; offered only ``read_section`` (Read-only mode) it reads
@@ -268,6 +269,11 @@ class ExtractiveChatModel(BaseChatModel):
         if not texts:
             return f"{NOTICE}\n\nThe documents returned nothing for this question."
         ranked = sorted(texts.items(), key=lambda kv: -len(wanted & terms(kv[1])))
+        # The passage closest in meaning first (local MiniLM, as the sufficiency check
+        # measures support), then those sharing most words: a paraphrase of the
+        # question ("Class meets Mon/Wed" for "What days is the class held?") shares
+        # few of its words but is often the answer.
+        ranked.insert(0, _closest(asked(question), texts))
         picked: dict[str, tuple[int, int, int]] = {}
         for coord, row_text in ranked:
             # The same passage in two copies of a document (an HTML page and its PDF
@@ -284,6 +290,16 @@ class ExtractiveChatModel(BaseChatModel):
             parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
+
+
+def _closest(query: str, texts: dict[tuple[int, int, int], str]
+             ) -> tuple[tuple[int, int, int], str]:
+    """The item of ``texts`` whose paragraph (markup removed) is most similar to
+    ``query`` by the local MiniLM model."""
+    items = list(texts.items())
+    plain = [" ".join(_TAGS.sub(" ", text).split()) or "." for _, text in items]
+    vectors = local_embeddings().embed_array([query, *plain])  # L2-normalised
+    return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
 @lru_cache(maxsize=64)

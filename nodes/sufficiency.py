@@ -12,7 +12,10 @@ runs them between the policy's answer and ``finalize``:
    query.asked`: its questions, not the instructions around them): densely, the best
    cited paragraph's cosine similarity to it reaches ``support_threshold``
    (:func:`dense_support`, the local MiniLM model whatever the collection embeds with,
-   so the threshold keeps its calibration); with ``support_threshold=0``, lexically,
+   so the threshold keeps its calibration) — ``unused_term_support`` instead when that
+   is higher and the question names a specific word none of the cited documents uses
+   (:mod:`deepread.nodes.unused_terms`, chosen by the check node); with
+   ``support_threshold=0``, lexically,
    the cited paragraphs hold ``sufficiency_threshold`` of its content words. With an
    LLM policy an answer that passes is accepted (no extra call); one that fails goes to
    a short judge prompt (``prompts/sufficiency.md``) that replies SUPPORTED or
@@ -97,7 +100,7 @@ def quoted_passages(answer: str) -> list[str]:
 
 
 #: Words about the documents rather than their subject ("which section lists…").
-_META = frozenset(
+META_WORDS = frozenset(
     "section sections paragraph paragraphs document documents doc docs list lists listed "
     "table tables figure figures page pages chapter text describe describes described "
     "explain explains mention mentions mentioned say says said according give gives name "
@@ -105,7 +108,7 @@ _META = frozenset(
 
 
 def content_words(text: str) -> set[str]:
-    return {stem(w) for w in terms(text) if w not in _META}
+    return {stem(w) for w in terms(text) if w not in META_WORDS}
 
 
 def _unquoted(answer: str, pool: list[str]) -> str | None:

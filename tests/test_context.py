@@ -26,6 +26,9 @@ from deepread import Context, ContextError, IngestContext
     ({"support_threshold": 1.5}, r"'support_threshold'.*less than or equal to 1"),
     ({"support_threshold": -0.1}, r"'support_threshold'.*greater than or equal to 0"),
     ({"support_threshold": "high"}, r"'support_threshold'.*valid number"),
+    ({"unused_term_support": 1.5}, r"'unused_term_support'.*less than or equal to 1"),
+    ({"unused_term_support": -0.1}, r"'unused_term_support'.*greater than or equal to 0"),
+    ({"unused_term_support": "high"}, r"'unused_term_support'.*valid number"),
 ])
 def test_a_bad_value_is_refused_naming_the_field(given, message):
     with pytest.raises(ContextError, match=message):
