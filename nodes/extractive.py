@@ -131,7 +131,8 @@ class ExtractiveChatModel(BaseChatModel):
             if (doc_id, sec_id) in read:
                 continue
             seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
-            got = fit(self.sections.costs(doc_id, sec_id), para, left, seen)
+            got = fit(self.sections.costs(doc_id, sec_id), para, left, seen,
+                      self.sections.marks(doc_id, sec_id))
             if got is not None:
                 return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
         return None
