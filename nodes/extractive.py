@@ -194,7 +194,7 @@ class ExtractiveChatModel(BaseChatModel):
         seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
         if all(i in seen for i in range(len(costs))):
             return {}
-        got = fit(costs, para, left, seen)
+        got = fit(costs, para, left, seen, self.sections.marks(doc_id, sec_id))
         if got is None:
             return None
         return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}

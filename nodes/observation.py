@@ -140,18 +140,27 @@ def error_message(call: dict[str, Any], why: str) -> ToolMessage:
 def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document],
                       regions: Regions) -> tuple[str, list[ShownParagraph]]:
     """Observation text and its rows; a run of consecutive paragraphs of a section that
-    were shown before is one pointer line (``repeat`` rows)."""
+    were shown before is one pointer line (``repeat`` rows).
+
+    A paragraph's page ``(p.N)`` is written where it is news: on the first paragraph
+    under a section's title line and where the page changes. Written on every line it
+    cost ~5 tokens a paragraph — a sixth of a read of short paragraphs (list items,
+    schedule rows) — and said nothing the line above had not said. After a pointer line
+    the page is named again."""
     lines: list[str] = [OPEN]
     rows: list[ShownParagraph] = []
     current: tuple[int, int] | None = None
+    page_shown: int | None = None  # the page the last paragraph line named or implied
     run: list[int] = []  # doc_id, sec_id, first, last of the pending pointer line
 
     def close_run() -> None:
+        nonlocal page_shown
         if run:
             d, s, first, last = run
             span = f"{first}" if first == last else f"{first}-{last}"
             lines.append(f"[{d}:{s}:{span}] {POINTER}")
             run.clear()
+            page_shown = None  # the next line names its page again
 
     for p in paragraphs:
         if (p.doc_id, p.sec_id) != current:
@@ -160,6 +169,7 @@ def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document
             doc = documents.get(p.doc_id)
             title = doc.sections[p.sec_id].title if doc and p.sec_id < len(doc.sections) else ""
             lines.append(f"## ({p.doc_id}) [{p.sec_id}] {escape(' '.join(title.split()))}")
+            page_shown = None
         repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
         rows.append(ShownParagraph.of(p, repeat))
         if repeat and run and run[3] + 1 == p.para_idx:
@@ -169,7 +179,8 @@ def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document
             run.extend([p.doc_id, p.sec_id, p.para_idx, p.para_idx])
         else:
             close_run()
-            page = f" (p.{p.page})" if p.page else ""
+            page = f" (p.{p.page})" if p.page and p.page != page_shown else ""
+            page_shown = p.page
             lines.append(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} {escape(p.text)}")
     close_run()
     if len(lines) == 1:

@@ -86,6 +86,12 @@ def write_md(path: Path, title: str, paragraphs: list[str]) -> Path:
     return path
 
 
+def stored(title: str, paragraphs: list[str]) -> list[str]:
+    """The texts :func:`write_md`'s file is stored as: its first paragraph carries the
+    heading above it as its first line (corpus/parsing/structure.py)."""
+    return [f"{title}\n{paragraphs[0]}", *paragraphs[1:]]
+
+
 def old_paragraphs() -> list[str]:
     return [f"Old version paragraph {i} about walruses." for i in range(3)]
 
@@ -152,10 +158,11 @@ def test_reingesting_changed_content_replaces_the_paragraphs_without_duplicates(
     (doc,) = idx.ingest([path])
 
     assert idx.collection.count_paragraphs(doc.doc_id) == doc.n_para == 3
-    assert all_texts(idx, doc) == ["Persimmons are astringent.", "Loquats flower in winter.",
-                                   "Jujubes taste like dates."]
+    assert all_texts(idx, doc) == stored("Fruit", ["Persimmons are astringent.",
+                                                   "Loquats flower in winter.",
+                                                   "Jujubes taste like dates."])
     assert [p.text for p in idx.retrieve("persimmons", k=5, mode="bm25")] == [
-        "Persimmons are astringent."]
+        "Fruit\nPersimmons are astringent."]
     assert idx.retrieve("quinces medlars", k=5, mode="bm25") == []
     assert hidden_points(idx) == 0
 
@@ -246,7 +253,7 @@ def test_a_failed_rewrite_leaves_the_old_version_fully_readable(
     (doc,) = idx.documents()
     assert doc.doc_id == 1
     assert idx.collection.count_paragraphs(1) == doc.n_para == 3
-    assert all_texts(idx, doc) == old_paragraphs()
+    assert all_texts(idx, doc) == stored("Old", old_paragraphs())
     assert idx.retrieve("narwhals", k=5, mode="bm25") == []
 
 
@@ -257,7 +264,7 @@ def test_reopening_after_a_failed_rewrite_leaves_no_hidden_paragraphs(
     assert hidden_points(idx) == 0
     (doc,) = idx.documents()
     assert idx.collection.count_paragraphs(1) == doc.n_para == 3
-    assert all_texts(idx, doc) == old_paragraphs()
+    assert all_texts(idx, doc) == stored("Old", old_paragraphs())
 
 
 def test_a_failed_rewrite_can_be_retried(failed_rewrite: tuple[Index, Path]) -> None:
@@ -267,7 +274,7 @@ def test_a_failed_rewrite_can_be_retried(failed_rewrite: tuple[Index, Path]) -> 
 
     assert doc.doc_id == 1
     assert idx.collection.count_paragraphs(1) == doc.n_para == BIG
-    assert all_texts(idx, doc) == big_paragraphs()
+    assert all_texts(idx, doc) == stored("Big", big_paragraphs())
     assert hidden_points(idx) == 0
 
 
@@ -370,7 +377,7 @@ def test_killed_before_the_commit_the_old_version_survives_whole(
     (doc,) = idx.documents()
     assert doc.title == "Old"
     assert idx.collection.count_paragraphs(1) == doc.n_para == 3
-    assert all_texts(idx, doc) == old_paragraphs()
+    assert all_texts(idx, doc) == stored("Old", old_paragraphs())
     assert hidden_points(idx) == 0
 
 
@@ -387,7 +394,7 @@ def test_killed_after_the_commit_the_new_version_is_published_whole(
     assert doc.doc_id == 1
     assert doc.title == "Big"
     assert idx.collection.count_paragraphs(1) == doc.n_para == BIG
-    assert all_texts(idx, doc) == big_paragraphs()
+    assert all_texts(idx, doc) == stored("Big", big_paragraphs())
     assert hidden_points(idx) == 0
 
 
@@ -402,7 +409,7 @@ def test_killed_while_publishing_the_old_version_is_dropped(
     idx = open_index("docs")
     (doc,) = idx.documents()
     assert idx.collection.count_paragraphs(1) == doc.n_para == 2
-    assert all_texts(idx, doc) == FRESH
+    assert all_texts(idx, doc) == stored("Small", FRESH)
     assert hidden_points(idx) == 0
 
 
@@ -507,7 +514,7 @@ def test_documents_and_toc_survive_close_and_reopen(open_index: Callable[[str], 
 
     assert [d.to_dict() | {"hash": d.content_hash} for d in idx.toc()] == before
     assert {d.doc_id: all_texts(idx, d) for d in idx.documents()} == texts
-    assert [p.text for p in idx.retrieve("part", k=1, mode="bm25")] == ["A part of A."]
+    assert [p.text for p in idx.retrieve("part", k=1, mode="bm25")] == ["Part\nA part of A."]
 
 
 def test_reopened_store_still_skips_unchanged_files(open_index: Callable[[str], Index],
@@ -560,7 +567,8 @@ def test_folder_ingest_stores_the_good_file_despite_bad_ones(
 
     assert [Path(d.source).name for d in info.value.documents] == ["good.md"]
     assert [Path(d.source).name for d in idx.documents()] == ["good.md"]
-    assert [p.text for p in idx.read_section(1, 1)] == ["A perfectly good paragraph."]
+    assert [p.text for p in idx.read_section(1, 1)] == stored("Good",
+                                                              ["A perfectly good paragraph."])
 
 
 class RefusingEmbeddings(MemoEmbeddings):

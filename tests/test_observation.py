@@ -8,9 +8,11 @@ from deepread.nodes.observation import (
     Observation,
     ShownParagraph,
     error_message,
+    format_paragraphs,
     result_message,
 )
-from deepread.stores.records import Hit
+from deepread.nodes.state import regions_of
+from deepread.stores.records import Document, Hit, Paragraph, Section
 
 CALL = {"name": "retrieve", "args": {"query": "q"}, "id": "c1", "type": "tool_call"}
 
@@ -58,3 +60,16 @@ def test_the_summary_counts_what_a_result_showed():
                       range=[0, 1])
 
     assert obs.summary() == {"paragraphs": 2, "repeats": 1, "range": [0, 1], "pages": [7, 8]}
+
+
+def test_a_page_is_named_under_a_title_where_it_changes_and_after_a_pointer():
+    doc = Document(1, "Syllabus", "s.pdf", [Section(0, "Syllabus", 0, None),
+                                            Section(1, "Schedule", 1, 0, n_para=5)])
+    pages = [3, 3, 4, 4, 4]
+    paragraphs = [Paragraph(1, 1, i, f"row {i}", page=page) for i, page in enumerate(pages)]
+
+    text, _ = format_paragraphs(paragraphs, {1: doc}, regions_of([(1, 1, 3)]))
+
+    assert [ln for ln in text.splitlines() if ln.startswith("[")] == [
+        "[1:1:0] (p.3) row 0", "[1:1:1] row 1", "[1:1:2] (p.4) row 2",
+        "[1:1:3] (already shown above; not repeated)", "[1:1:4] (p.4) row 4"]

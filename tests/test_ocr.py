@@ -101,4 +101,4 @@ def test_the_devset_pdf_first_pages_go_through_the_ocr_route(devset: Path,
     structured = IngestModels(ocr=model).parse(path)
     assert [s.title for s in structured.sections[1:]] == ["json page 1", "json page 2"]
     assert [(p.text, p.page) for p in structured.paragraphs] == [
-        ("Text of page 1.", 1), ("Text of page 2.", 2)]
+        ("json page 1\nText of page 1.", 1), ("json page 2\nText of page 2.", 2)]

@@ -224,6 +224,36 @@ def test_markdown_comments_inside_code_fences_are_not_headings(tmp_path):
     assert code and "# not a heading" in code[0].text
 
 
+def test_a_heading_is_the_first_line_of_the_paragraph_after_it(tmp_path):
+    path = tmp_path / "syllabus.md"
+    path.write_text("# Course\n\nIntro.\n\n## Office Hours:\n\nMon 2-3 pm, room 101.\n\n"
+                    "Or by appointment.\n", encoding="utf-8")
+    doc = parse_file(path)
+    hours = [p.text for p in doc.paragraphs if p.sec_id == 2]
+    assert hours == ["Office Hours:\nMon 2-3 pm, room 101.", "Or by appointment."]
+    assert doc.sections[2].title == "Office Hours:"
+
+
+def test_headings_without_paragraphs_of_their_own_go_to_the_next_paragraph(tmp_path):
+    path = tmp_path / "schedule.md"
+    path.write_text("# Schedule\n\n## Week 3\n\n### Midterm\n\nIn class, closed book.\n",
+                    encoding="utf-8")
+    doc = parse_file(path)
+    assert [p.text for p in doc.paragraphs] == [
+        "Schedule\nWeek 3\nMidterm\nIn class, closed book."]
+    assert doc.paragraphs[0].sec_id == 3
+
+
+def test_a_heading_above_a_table_is_not_written_into_its_html(tmp_path):
+    path = tmp_path / "grades.md"
+    path.write_text("# Grading\n\n<table><tr><td>A</td><td>90</td></tr></table>\n\n"
+                    "Curved at the end.\n", encoding="utf-8")
+    doc = parse_file(path)
+    table = next(p for p in doc.paragraphs if p.kind == "table")
+    assert table.text.startswith("<table>")
+    assert [p.text for p in doc.paragraphs if p.kind != "table"] == ["Curved at the end."]
+
+
 def test_ocr_markdown_keeps_heading_depth_tables_and_images(tmp_path):
     path = tmp_path / "ocr.md"
     path.write_text(
@@ -258,7 +288,7 @@ def test_docx_heading_styles_become_section_levels(tmp_path):
     assert [(s.title, s.level) for s in doc.sections[1:]] == [("Chapter One", 1),
                                                               ("Details", 2)]
     assert [p.text for p in doc.paragraphs if p.sec_id == 2] == [
-        "A detailed paragraph.", "A bullet point"]
+        "Details\nA detailed paragraph.", "A bullet point"]
 
 
 def test_plain_text_becomes_paragraphs_in_the_root(tmp_path):

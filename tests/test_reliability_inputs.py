@@ -225,7 +225,7 @@ def test_latin1_markdown_keeps_its_accented_heading_and_text(tmp_path: Path) -> 
     doc = parse_file(path)
 
     assert [s.title for s in doc.sections] == ["Résumé", "Résumé"]
-    assert [p.text for p in doc.paragraphs] == ["À bientôt, garçon."]
+    assert [p.text for p in doc.paragraphs] == ["Résumé\nÀ bientôt, garçon."]
 
 
 # -- huge and odd shapes --------------------------------------------------------------------
@@ -277,7 +277,8 @@ def test_ten_thousand_markdown_headings_ingest_whole(open_index: Callable[[], In
 
     assert len(doc.sections) == 10_001
     assert idx.collection.count_paragraphs(doc.doc_id) == doc.n_para == 10_000
-    assert [p.text for p in idx.read_section(doc.doc_id, 5000)] == ["Body of heading 4999."]
+    assert [p.text for p in idx.read_section(doc.doc_id, 5000)] == [
+        "Heading 4999\nBody of heading 4999."]
 
 
 def test_markdown_with_only_headings_is_refused_as_having_no_text(tmp_path: Path) -> None:
@@ -302,7 +303,7 @@ def test_fifty_nested_html_sections_with_repeated_h6_are_fifty_level_6_siblings(
     doc = parse_file(path)
 
     assert [(s.level, s.parent) for s in doc.sections[1:]] == [(6, 0)] * 50
-    assert [p.text for p in doc.paragraphs] == [f"Text {i}." for i in range(50)]
+    assert [p.text for p in doc.paragraphs] == [f"Level {i}\nText {i}." for i in range(50)]
 
 
 def test_html_nested_300_elements_deep_keeps_its_text(tmp_path: Path) -> None:
@@ -311,7 +312,7 @@ def test_html_nested_300_elements_deep_keeps_its_text(tmp_path: Path) -> None:
     doc = parse_file(write(tmp_path / "deep.html", f"<html><body>{markup}</body></html>"))
 
     assert [s.title for s in doc.sections] == ["Deep", "Deep"]
-    assert [p.text for p in doc.paragraphs] == ["Deep text."]
+    assert [p.text for p in doc.paragraphs] == ["Deep\nDeep text."]
 
 
 def test_html_nested_past_the_parser_limit_is_refused_not_silently_truncated(

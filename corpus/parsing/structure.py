@@ -13,7 +13,16 @@ The rules of paper §3.2, in one place for every format:
   ends, else whitespace (a hard cut only when a window has none). Without this the
   embedder (256 tokens) would see only its first ~1,000 characters, and one
   ``read_section`` call would hand the model the whole megabytes at once. Tables stay
-  whole: cutting their HTML would break them.
+  whole: cutting their HTML would break them;
+* a heading's text is also the first line of the first paragraph after it in reading
+  order (its own section's, or — when its section has no paragraph of its own — the
+  next section's, after the headings in between): a contextual header. A heading is
+  often the start of the passage a reader quotes ("Office Hours:" above "Mon 2–3 pm",
+  "Week 3" above "Midterm"), and a paragraph cut from its heading is a weaker search
+  hit and a quote that no longer says what it is about. Titles stay the sections'
+  titles (TOC, tree, read headers); only a prose paragraph (text, list item, caption)
+  takes them: a table's HTML, a figure or a code block would be corrupted by a line put
+  before it, so a heading followed by one of those stays its title only.
 """
 
 from __future__ import annotations
@@ -87,6 +96,7 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
     paragraphs: list[Paragraph] = []
     stack: list[Section] = [sections[0]]  # open ancestors, levels strictly increasing
     current = sections[0]
+    pending: list[str] = []  # headings not yet put before a paragraph
     for block in _split_blocks(parsed.blocks):
         if block.kind == "heading":
             level = max(1, block.level or 1)
@@ -98,9 +108,12 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
             parent.children.append(current.sec_id)
             sections.append(current)
             stack.append(current)
+            if block.text.strip():
+                pending.append(block.text)
             continue
         paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id,
-                                    para_idx=current.n_para, text=block.text,
+                                    para_idx=current.n_para,
+                                    text=_with_headings(pending, block),
                                     kind=block.kind, page=block.page,
                                     caption=block.caption, label=block.label,
                                     image=block.image))
@@ -109,3 +122,17 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                            strict=True):
         sections[para.sec_id].n_tok += n_tok
     return Structured(title=title, sections=sections, paragraphs=paragraphs)
+
+
+#: Paragraph kinds a heading line may be put before (see the module docstring).
+_TAKES_HEADING = ("text", "list_item", "caption")
+
+
+def _with_headings(pending: list[str], block: Block) -> str:
+    """``block``'s text as stored: the headings read since the last paragraph first, one
+    a line, when ``block`` is prose; ``pending`` is emptied either way."""
+    text = block.text
+    if pending and block.kind in _TAKES_HEADING:
+        text = "\n".join([*(" ".join(h.split()) for h in pending), text])
+    pending.clear()
+    return text
