@@ -89,3 +89,12 @@ def test_retrieval_modes_all_work_with_the_reranker_off(store, shapes_file):
     for mode in ("dense", "bm25", "hybrid"):
         assert idx.retrieve("cherries", k=1, mode=mode)[0].text.startswith("Charlie")
     idx.close()
+
+
+def test_a_paragraph_that_opens_with_its_heading_is_not_given_the_title_again():
+    assert search_text("Office Hours\nMonday 2-3 pm.", "text", "Office Hours") == (
+        "Office Hours\nMonday 2-3 pm.")
+    assert search_text("Week 3\nMidterm\nIn class.", "text", "Midterm") == (
+        "Week 3\nMidterm\nIn class.")
+    assert search_text("Monday 2-3 pm.", "text", "Office Hours") == (
+        "Office Hours: Monday 2-3 pm.")
