@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -66,10 +67,19 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def shapes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
     """``SHAPES_MD`` ingested once per test module, for tests that only read it."""
-    folder = tmp_path_factory.mktemp("shapes")
-    path = folder / "shapes.md"
-    path.write_text(SHAPES_MD, encoding="utf-8")
-    with deepread.Index.open(store=folder / "store", collection="shapes") as idx:
+    with markdown_index(tmp_path_factory, "shapes", "shapes.md", SHAPES_MD) as idx:
+        yield idx
+
+
+@contextmanager
+def markdown_index(tmp_path_factory: pytest.TempPathFactory, collection: str,
+                   file_name: str, text: str) -> Iterator[deepread.Index]:
+    """``text`` written to ``file_name`` in a fresh folder and ingested into a store
+    beside it, as collection ``collection``; closed on exit."""
+    folder = tmp_path_factory.mktemp(collection)
+    path = folder / file_name
+    path.write_text(text, encoding="utf-8")
+    with deepread.Index.open(store=folder / "store", collection=collection) as idx:
         idx.ingest([path])
         yield idx
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from conftest import markdown_index
 from langgraph.checkpoint.memory import InMemorySaver
 
 import deepread
@@ -72,11 +73,8 @@ CASH_FLOW_TABLE = "\n".join(
 
 @pytest.fixture(scope="module")
 def filing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
-    folder = tmp_path_factory.mktemp("filing")
-    path = folder / "filing.md"
-    path.write_text(FILING_MD.replace("CASH_FLOW_TABLE", CASH_FLOW_TABLE), encoding="utf-8")
-    with deepread.Index.open(store=folder / "store", collection="filing") as idx:
-        idx.ingest([path])
+    text = FILING_MD.replace("CASH_FLOW_TABLE", CASH_FLOW_TABLE)
+    with markdown_index(tmp_path_factory, "filing", "filing.md", text) as idx:
         yield idx
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from conftest import markdown_index
 
 import deepread
 from deepread.graphs.agent import build_graph
@@ -30,11 +31,7 @@ SYLLABUS_MD = (
 
 @pytest.fixture(scope="module")
 def syllabus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
-    folder = tmp_path_factory.mktemp("syllabus")
-    path = folder / "chem-syllabus.md"
-    path.write_text(SYLLABUS_MD, encoding="utf-8")
-    with deepread.Index.open(store=folder / "store", collection="syllabus") as idx:
-        idx.ingest([path])
+    with markdown_index(tmp_path_factory, "syllabus", "chem-syllabus.md", SYLLABUS_MD) as idx:
         yield idx
 
 
