@@ -40,7 +40,6 @@ from deepread.nodes.sufficiency import (
 )
 from deepread.nodes.tool_specs import READ_SECTION
 from deepread.nodes.unused_terms import document_words, unused_terms
-from deepread.stores.tokens import count_tokens
 
 #: ``NOTICE_KEY`` value of the check's own read_section request.
 REQUEST = "sufficiency"
@@ -59,9 +58,8 @@ def _extra_budget(model: Any, state: AgentState) -> int:
     observation budget (the read counts against it like its own), else 1,200."""
     if not isinstance(model, ExtractiveChatModel):
         return EXTRA_READ_BUDGET
-    spent = sum(count_tokens(message_text(m)) for m in turn_messages(state)
-                if isinstance(m, ToolMessage))
-    return min(EXTRA_READ_BUDGET, model.observation_budget - spent)
+    results = [m for m in turn_messages(state) if isinstance(m, ToolMessage)]
+    return min(EXTRA_READ_BUDGET, model.budget_left(results))
 
 
 def needed_support(index: Index, question: str, cited: dict[Coord, str],

@@ -131,8 +131,9 @@ class ExtractiveChatModel(BaseChatModel):
                 return _call(READ_SECTION, target, step)
         return AIMessage(content=self._answer(question, results))
 
-    def _left(self, results: list[ToolMessage]) -> int:
-        """Observation tokens left of the budget after ``results``."""
+    def budget_left(self, results: Sequence[BaseMessage]) -> int:
+        """Observation tokens left of the budget after the tool results ``results``
+        (the sufficiency check sizes its extra read by it too)."""
         return self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
 
     def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
@@ -148,7 +149,7 @@ class ExtractiveChatModel(BaseChatModel):
                 if c["name"] == READ_SECTION]
         if len(read) >= self.max_sections:
             return None
-        left = self._left(results)
+        left = self.budget_left(results)
         if self.sections is None:
             return self._estimated_read(located, set(read), left)
         if left - FRAME < 20:
@@ -278,13 +279,13 @@ class ExtractiveChatModel(BaseChatModel):
         for coord, row_text in ranked:
             # The same passage in two copies of a document (an HTML page and its PDF
             # print) is quoted once.
-            picked.setdefault(" ".join(_TAGS.sub(" ", row_text).split()), coord)
+            picked.setdefault(_plain(row_text), coord)
             if len(picked) == self.quotes:
                 break
         chosen = sorted(picked.values())
         parts = [NOTICE, ""]
         for coord in chosen:
-            text = " ".join(_TAGS.sub(" ", texts[coord]).split())
+            text = _plain(texts[coord])
             if len(text) > self.quote_chars:
                 text = text[: self.quote_chars].rsplit(" ", 1)[0] + " …"
             parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
@@ -292,12 +293,17 @@ class ExtractiveChatModel(BaseChatModel):
         return "\n".join(parts).rstrip()
 
 
+def _plain(text: str) -> str:
+    """``text`` without markup, its whitespace collapsed: what a quote shows."""
+    return " ".join(_TAGS.sub(" ", text).split())
+
+
 def _closest(query: str, texts: dict[tuple[int, int, int], str]
              ) -> tuple[tuple[int, int, int], str]:
     """The item of ``texts`` whose paragraph (markup removed) is most similar to
     ``query`` by the local MiniLM model."""
     items = list(texts.items())
-    plain = [" ".join(_TAGS.sub(" ", text).split()) or "." for _, text in items]
+    plain = [_plain(text) or "." for _, text in items]
     vectors = local_embeddings().embed_array([query, *plain])  # L2-normalised
     return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
