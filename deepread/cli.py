@@ -528,9 +528,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-ingest", action="store_true",
                    help="benchmarks: stop and print the ingest command instead of "
                         "ingesting question documents missing from the collection")
-    p.add_argument("--k", type=int, default=5, help="hits per retrieve call (default 5)")
-    p.add_argument("--max-rounds", type=int, default=50,
-                   help="tool rounds per question (paper: 50)")
+    p.add_argument("--k", type=int, default=None,
+                   help="hits per retrieve call (default $DEEPREAD_K, else 5)")
+    p.add_argument("--max-rounds", type=int, default=None,
+                   help="tool rounds per question (default $DEEPREAD_MAX_ROUNDS, else the "
+                        "paper's 50)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("synth", parents=[common],

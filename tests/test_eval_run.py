@@ -166,6 +166,21 @@ def test_a_killed_run_resumes_with_the_unfinished_questions(corpus, tmp_path):
     assert run(corpus, tmp_path, modes=("deepread",), k=3).ran == 2
 
 
+def test_a_context_default_from_the_environment_is_recorded_and_applied(
+        corpus, tmp_path, monkeypatch):
+    first = run(corpus, tmp_path, modes=("deepread",))
+    assert records(tmp_path, "deepread")["q1"]["settings"]["context"]["k"] == 5
+    monkeypatch.setenv("DEEPREAD_K", "2")
+    monkeypatch.setenv("DEEPREAD_SUPPORT_THRESHOLD", "0.5")
+    # the environment changed the experiment: a resumed run re-answers every question
+    again = run(corpus, tmp_path, modes=("deepread",))
+    assert (first.ran, again.ran, again.skipped) == (2, 2, 0)
+    settings = records(tmp_path, "deepread")["q1"]["settings"]
+    assert (settings["k"], settings["context"]["support_threshold"]) == (2, 0.5)
+    hits = records(tmp_path, "deepread")["q1"]["observations"][0]["hits"]
+    assert len(hits) == 2
+
+
 def test_flat_baselines_fill_the_budget_and_answer_from_the_chunks(corpus, tmp_path):
     idx, _ = corpus
     said: list[str] = []

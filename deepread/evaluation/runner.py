@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,8 +57,8 @@ class EvalConfig:
     workers: int = 4
     out: Path | None = None
     limit: int | None = None
-    k: int = 5
-    max_rounds: int = 50
+    k: int | None = None  # None: the run context's default (DEEPREAD_K, else 5)
+    max_rounds: int | None = None  # None: DEEPREAD_MAX_ROUNDS, else the paper's 50
     embeddings: str | None = None
     plots: bool = True  # PNGs take about a second to draw; tests of many runs skip them
     format: str | None = None  # deepread | financebench | syllabusqa; None: detected
@@ -238,8 +238,17 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
         # behind the label the records carry.
         graph = build_graph(index=index, model=model or ExtractiveChatModel(), tools=spec.tools,
                             name=f"deepread-eval-{spec.name}")
-        settings = {"model": setup.model_name, "k": config.k, "window": window,
-                    "max_rounds": config.max_rounds, "tools": list(spec.tools)}
+        given = {k: v for k, v in (("k", config.k), ("max_rounds", config.max_rounds),
+                                   ("window", window)) if v is not None}
+        # The context every question runs with, the environment's DEEPREAD_<FIELD>
+        # defaults included. Every field it holds goes into the records' settings, so
+        # that a resumed run re-answers its questions when a setting changed (a
+        # DEEPREAD_SUPPORT_THRESHOLD sweep into one --out folder).
+        base = Context(**given)
+        fixed = {f.name: getattr(base, f.name) for f in fields(base) if f.name != "documents"}
+        settings = {"model": setup.model_name, "k": base.k, "window": window,
+                    "max_rounds": base.max_rounds, "tools": list(spec.tools),
+                    "context": fixed}
         if setup.dataset.scoped:
             settings["scoring"] = SCORING
             if setup.flat is not None:
@@ -247,12 +256,12 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
 
         def run_agent(q: Question) -> dict[str, Any]:
             scope = _scope(setup, q)
-            # the graph holds the index, so the context names no store or collection
-            context = Context(k=config.k, window=window, max_rounds=config.max_rounds,
-                              documents=scope)
+            # the given fields only: the graph holds the index, so the context names
+            # no store or collection
+            context = Context(**given, documents=scope)
             # Each round is a policy step plus executor steps; leave LangGraph room for
             # max_rounds of them and the final budget answer.
-            run_config = {"recursion_limit": 10 * (config.max_rounds + 2)}
+            run_config = {"recursion_limit": 10 * (base.max_rounds + 2)}
             # the last "values" event is the final state, messages and outputs included
             last = deque(graph.stream({"question": q.question}, run_config,
                                       context=context, stream_mode="values"), maxlen=1)
