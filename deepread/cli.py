@@ -333,7 +333,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         judge_model=args.judge_model or "", workers=args.workers,
         out=Path(args.out) if args.out else None, limit=args.limit, k=args.k,
         max_rounds=args.max_rounds, embeddings=args.embeddings, format=args.format,
-        sample=args.sample, seed=args.seed, ingest=not args.no_ingest)
+        sample=args.sample, seed=args.seed, ingest=not args.no_ingest,
+        flat=not args.no_flat)
     try:
         result = run_eval(config, progress=not args.json and sys.stderr.isatty(),
                           say=lambda m: say(m, err=True))
@@ -528,6 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-ingest", action="store_true",
                    help="benchmarks: stop and print the ingest command instead of "
                         "ingesting question documents missing from the collection")
+    p.add_argument("--no-flat", action="store_true",
+                   help="benchmarks: skip the flat PDF-window baseline (no flat figures; "
+                        "saves its text-layer extraction and embedding)")
     p.add_argument("--k", type=int, default=None,
                    help="hits per retrieve call (default $DEEPREAD_K, else 5)")
     p.add_argument("--max-rounds", type=int, default=None,

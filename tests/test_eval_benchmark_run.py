@@ -225,3 +225,12 @@ def test_cli_eval_names_the_benchmark_collection_after_its_folder(syllabusqa, tm
     assert cli.main(["eval", str(syllabusqa), "--format", "financebench", "--store",
                      str(tmp_path / "store")]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_cli_eval_without_flat_runs_no_baseline(syllabusqa, tmp_path, capsys):
+    store = tmp_path / "store"
+    code = cli.main(["eval", str(syllabusqa), "--store", str(store), "--out",
+                     str(tmp_path / "out"), "--limit", "1", "--no-flat", "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["ran"] == 1
+    assert "flat" not in records(tmp_path / "out")["s1"]
+    assert not (store / "flat-text").exists()
