@@ -12,6 +12,12 @@ computes, per question:
 - ``unused``: the question's specific words the document never uses
   (:mod:`deepread.nodes.unused_terms`) — with any, the check wants
   ``unused_term_support`` instead;
+- ``answer_type``: the kind of fact the question asks for that the cited paragraphs (and
+  their section titles) do not hold (:mod:`deepread.nodes.answer_type`), or None — with
+  one, the check (``answer_type_check``) counts the answer unsupported. The cited
+  paragraphs are the run's citations; an abstained run has none, and stands in the three
+  shown paragraphs closest to the question (the extractive answer quotes the closest
+  first);
 - older candidate signals, kept for comparison: ``cover_all`` / ``cover_best`` (share of
   the question's content words in everything shown / the best shown paragraph with its
   section title), ``idf_all`` / ``idf_best`` (the same, idf-weighted over the document's
@@ -21,10 +27,10 @@ computes, per question:
 It prints (1) for each single signal and each ceiling on false abstention the threshold
 that keeps under it and the share of unanswerable questions caught; (2) the check's
 trade-off: for each ``support_threshold`` τ and ``unused_term_support`` τᵤ (``off`` =
-0), the share of unanswerable and of answerable questions it would abstain on, and
-the best pair under each ceiling; (3) per question type at the shipped settings. A
-benchmark without unanswerable questions (FinanceBench) gets the false-abstention
-column only.
+0), with the answer-type rule off and on, the share of unanswerable and of answerable
+questions it would abstain on, and the best pair under each ceiling; (3) per question
+type at the shipped settings. A benchmark without unanswerable questions
+(FinanceBench) gets the false-abstention column only.
 
 *Approximation:* the run's reads are fixed. A setting stricter than the run's makes the
 check fail on questions whose run passed it at once, and the real check would then read
@@ -51,6 +57,7 @@ import numpy as np
 from _common import machine, machine_line, table, write_json
 
 from deepread.corpus.index import Index
+from deepread.nodes.answer_type import missing
 from deepread.nodes.context import Context
 from deepread.nodes.query import asked
 from deepread.nodes.sufficiency import content_words
@@ -114,30 +121,53 @@ class Vectors:
             return m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-9)
         return local_embeddings().embed_array(texts)  # L2-normalised
 
-    def best(self, query: str, raw: list[str], own: bool) -> float:
-        """The highest cosine between ``query`` and one of the paragraphs ``raw``."""
-        texts = [t for t in dict.fromkeys(" ".join(r.split()) for r in raw) if t]
-        if not texts:
-            return 0.0
-        new = [t for t in texts if (own, t) not in self.kept]
+    def cosines(self, query: str, raw: list[str], own: bool) -> list[float]:
+        """The cosine between ``query`` and each of the paragraphs ``raw`` (0 for an
+        empty one)."""
+        texts = [" ".join(r.split()) for r in raw]
+        new = [t for t in dict.fromkeys(texts) if t and (own, t) not in self.kept]
         if new:
             for text, vector in zip(new, self._embed(new, own), strict=True):
                 self.kept[(own, text)] = vector
         q = self._embed([query], own)[0]
-        return float(max(self.kept[(own, t)] @ q for t in texts))
+        return [float(self.kept[(own, t)] @ q) if t else 0.0 for t in texts]
+
+    def best(self, query: str, raw: list[str], own: bool) -> float:
+        """The highest cosine between ``query`` and one of the paragraphs ``raw``."""
+        return max(self.cosines(query, raw, own), default=0.0)
+
+
+def cited_of(record: dict, coords: list[tuple[int, int, int]],
+             cosines: list[float]) -> list[tuple[int, int, int]]:
+    """The paragraphs the run's answer cites; for an answer without citations (an
+    abstention) the three shown closest to the question."""
+    cited = [tuple(int(x) for x in c.split(":")) for c in record.get("citations") or []
+             if _COORD.match(c)]
+    if cited:
+        return cited
+    ranked = sorted(range(len(coords)), key=lambda i: -cosines[i])
+    return [coords[i] for i in ranked[:3]]
 
 
 def features(record: dict, index: Index, stats: dict[int, DocStats],
              vectors: Vectors) -> dict[str, float]:
     wanted = content_words(record["question"])
     coords = shown_of(record)
-    texts, raw = [], []
+    texts, raw, kept = [], [], []
     for d, s, p in coords:
         got = index.read(d, s, p, p).paragraphs
         title = index.collection.document(d).sections[s].title
         if got:
             texts.append(content_words(f"{title} {_TAGS.sub(' ', got[0].text)}"))
             raw.append(_TAGS.sub(" ", got[0].text))
+            kept.append((d, s, p))
+    cosines = vectors.cosines(asked(record["question"]), raw, own=False)
+    cited = []
+    for d, s, p in cited_of(record, kept, cosines):
+        got = index.read(d, s, p, p).paragraphs
+        if got:
+            cited += [got[0].text, index.collection.document(d).sections[s].title]
+    want = missing(asked(record["question"]), cited)
     doc_id = coords[0][0] if coords else None
     if doc_id is not None and doc_id not in stats:
         stats[doc_id] = DocStats(index, doc_id)
@@ -152,7 +182,8 @@ def features(record: dict, index: Index, stats: dict[int, DocStats],
     top = index.collection.rank(record["question"], vector, 1, "dense",
                                 [doc_id] if doc_id is not None else None)
     return {
-        "support": vectors.best(asked(record["question"]), raw, own=False),
+        "support": max(cosines, default=0.0),
+        "answer_type": want.describe() if want else None,
         "unused": unused_terms(asked(record["question"]), document_words(index, doc_id))
         if doc_id is not None else [],
         "dense_top": top[0][0].score if top else 0.0,
@@ -180,28 +211,32 @@ def sweep(rows: list[tuple[bool, float]], ceiling: float) -> tuple[float, float,
     return best
 
 
-def abstains(p: dict, tau: float, tau_unused: float) -> bool:
-    """Whether the check at (τ, τᵤ) abstains on question ``p`` (as ``needed_support``)."""
+def abstains(p: dict, tau: float, tau_unused: float, answer_type: bool = False) -> bool:
+    """Whether the check at (τ, τᵤ) abstains on question ``p`` (as ``needed_support``),
+    with the answer-type rule when ``answer_type``."""
     needed = max(tau, tau_unused) if p["unused"] else tau
-    return p["support"] < needed
+    return p["support"] < needed or (answer_type and p["answer_type"] is not None)
 
 
-def rate(per: list[dict], tau: float, tau_unused: float, answerable: bool) -> float | None:
+def rate(per: list[dict], tau: float, tau_unused: float, answerable: bool,
+         answer_type: bool = False) -> float | None:
     chosen = [p for p in per if p["answerable"] == answerable]
-    return sum(abstains(p, tau, tau_unused) for p in chosen) / len(chosen) if chosen else None
+    return (sum(abstains(p, tau, tau_unused, answer_type) for p in chosen) / len(chosen)
+            if chosen else None)
 
 
 def cell(caught: float | None, false: float | None) -> str:
     return (f"{caught:.3f} / {false:.3f}" if caught is not None else f"– / {false:.3f}")
 
 
-def trade_off(per: list[dict]) -> tuple[list[list[object]], dict]:
+def trade_off(per: list[dict], answer_type: bool) -> tuple[list[list[object]], dict]:
     """Rows of the (τ, τᵤ) table and, per ceiling, the pair catching most."""
     rows, grid = [], []
     for tau in TAUS:
         row: list[object] = [tau]
         for tu in UNUSED:
-            caught, false = rate(per, tau, tu, False), rate(per, tau, tu, True)
+            caught = rate(per, tau, tu, False, answer_type)
+            false = rate(per, tau, tu, True, answer_type)
             row.append(cell(caught, false) if tu == 0 or tu > tau else "")
             if tu == 0 or tu > tau:
                 grid.append((tau, tu, caught, false))
@@ -212,6 +247,7 @@ def trade_off(per: list[dict]) -> tuple[list[list[object]], dict]:
         if ok:
             tau, tu, caught, false = max(ok, key=lambda g: (g[2] or 0.0, -g[3], g[0]))
             best[str(ceiling)] = {"support_threshold": tau, "unused_term_support": tu,
+                                  "answer_type_check": answer_type,
                                   "caught": caught, "false": false}
     return rows, best
 
@@ -259,26 +295,36 @@ def main() -> int:
     print("Single signals (abstain below the threshold):")
     print(table(["signal", "false-abstention ceiling", "threshold", "false abstention",
                  "abstains on unanswerable"], rows))
-    grid, best = trade_off(per)
-    print("\nThe check's trade-off, abstains on unanswerable / answerable, per "
-          "support_threshold (rows) and unused_term_support (columns; off = 0):")
-    print(table(["τ \\ τᵤ", *[f"{u:.2f}" if u else "off" for u in UNUSED]], grid))
-    print("\nBest pair under each false-abstention ceiling" + (
-        ":" if n_un else " (no unanswerable questions: read the columns above instead):"))
-    print(table(["ceiling", "support_threshold", "unused_term_support",
-                 "abstains on unanswerable", "on answerable"],
-                [[c, b["support_threshold"], b["unused_term_support"],
-                  "–" if b["caught"] is None else b["caught"], b["false"]]
-                 for c, b in best.items() if n_un]))
+    typed = Counter((p["answerable"], p["answer_type"] is not None) for p in per)
+    print(f"Answer type missing from the cited paragraphs: {typed[(False, True)]} of {n_un} "
+          f"unanswerable, {typed[(True, True)]} of {n_ans} answerable questions\n")
+    best = {}
+    for answer_type in (False, True):
+        grid, found_best = trade_off(per, answer_type)
+        best[f"answer_type_check={answer_type}"] = found_best
+        print(f"\nThe check's trade-off with answer_type_check={answer_type}, abstains on "
+              "unanswerable / answerable, per support_threshold (rows) and "
+              "unused_term_support (columns; off = 0):")
+        print(table(["τ \\ τᵤ", *[f"{u:.2f}" if u else "off" for u in UNUSED]], grid))
+        print("\nBest pair under each false-abstention ceiling" + (
+            ":" if n_un else " (no unanswerable questions: read the columns above instead):"))
+        print(table(["ceiling", "support_threshold", "unused_term_support",
+                     "abstains on unanswerable", "on answerable"],
+                    [[c, b["support_threshold"], b["unused_term_support"],
+                      "–" if b["caught"] is None else b["caught"], b["false"]]
+                     for c, b in found_best.items() if n_un]))
     shipped = Context()
     tau, tu = shipped.support_threshold, shipped.unused_term_support
+    on = shipped.answer_type_check
     kinds = sorted({p["type"] for p in per})
-    print(f"\nPer question type at the shipped settings (τ = {tau}, τᵤ = {tu}): abstains "
-          "(approximated) / as run")
-    print(table(["type", "questions", "with unused words", "abstains", "as run"],
+    print(f"\nPer question type at the shipped settings (τ = {tau}, τᵤ = {tu}, "
+          f"answer_type_check={on}): abstains (approximated) / as run")
+    print(table(["type", "questions", "with unused words", "answer type missing",
+                 "abstains", "as run"],
                 [[k, len(ps := [p for p in per if p["type"] == k]),
                   sum(bool(p["unused"]) for p in ps),
-                  sum(abstains(p, tau, tu) for p in ps) / len(ps),
+                  sum(p["answer_type"] is not None for p in ps),
+                  sum(abstains(p, tau, tu, on) for p in ps) / len(ps),
                   sum(p["abstained"] for p in ps) / len(ps)] for k in kinds]))
     write_json(f"abstention-{args.collection}",
                {"machine": m, "run": str(args.out), "sweep": found, "check": best,

@@ -4,7 +4,9 @@ It runs after the policy answers (:mod:`deepread.nodes.sufficiency` holds the ch
 itself). First pass: an answer that passes goes on to ``finalize``; one that does not
 gets one bounded extra read — the node writes deepread's own ``read_section`` call
 (an AI message marked as deepread's), the ``tools`` node runs it, and the policy
-answers again without tools (``retry_reason``). Second pass, on that answer: supported
+answers again without tools (``retry_reason``). Passing means close enough to the
+question (the dense or lexical test) and, with ``answer_type_check``, holding the kind
+of fact it asks for (:func:`lacks_answer_type`). Second pass, on that answer: supported
 → ``finalize``; still not → the answer abstains (``stop_reason="no_evidence"``). A mode
 without ``read_section`` (Search-o1) abstains at once rather than read behind the
 model's back.
@@ -20,6 +22,7 @@ from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
 from deepread.corpus.models import message_text
+from deepread.nodes.answer_type import missing
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
 from deepread.nodes.extractive import ExtractiveChatModel
@@ -77,6 +80,22 @@ def needed_support(index: Index, question: str, cited: dict[Coord, str],
     return context.support_threshold
 
 
+def lacks_answer_type(index: Index, question: str, cited: dict[Coord, str],
+                      verdict: Verdict) -> Verdict:
+    """``verdict``, or a failing one when the question asks for a kind of fact (a date,
+    a number of credits, an email address…) that neither the cited paragraphs nor the
+    titles of their sections hold (:mod:`deepread.nodes.answer_type`): they are about
+    the topic but do not answer."""
+    if not verdict.supported:
+        return verdict
+    titles = [index.collection.document(d).sections[s].title for d, s, _ in cited]
+    want = missing(asked(question), [*cited.values(), *titles])
+    if want is None:
+        return verdict
+    return Verdict(False, verdict.method, verdict.coverage,
+                   f"the question asks for {want.describe()}; the cited paragraphs hold none")
+
+
 def make_check(resources: Resources, can_read: bool = True):
     """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
     is one, and a mode without the tool must not get one behind its back)."""
@@ -94,6 +113,8 @@ def make_check(resources: Resources, can_read: bool = True):
                                for d, s, _ in cited})
             verdict = lexical_check(question, answer, list(cited.values()),
                                     context.sufficiency_threshold, titles)
+        if context.answer_type_check:
+            verdict = lacks_answer_type(index, question, cited, verdict)
         if verdict.supported or isinstance(model, ExtractiveChatModel):
             return verdict
         got, spent = judge(model, question, answer, cited, context.model_retries,

@@ -183,6 +183,13 @@ class Context(_ValidatedContext):
             "cited documents never use ('aprons' of a syllabus that never mentions them; "
             "nodes/unused_terms.py). 0: off, every question needs support_threshold. "
             "Used with the dense check only (support_threshold > 0)."))
+    answer_type_check: bool = field(default=True, metadata=_describe(
+        "Sufficiency check: an answer is not supported when the question asks for a kind "
+        "of fact (a time or date, a number of the things it counts, a percentage, an "
+        "email or web address, a phone number) that neither the cited paragraphs nor "
+        "their section titles hold (nodes/answer_type.py). On: such passages are about "
+        "the topic but do not answer; the patterns only check kinds they recognise "
+        "reliably, so a miss means the fact is absent."))
     sufficiency_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
         default=0.3, metadata=_describe(
             "Lexical check, used when support_threshold is 0: share of the question's "

@@ -16,7 +16,10 @@ runs them between the policy's answer and ``finalize``:
    is higher and the question names a specific word none of the cited documents uses
    (:mod:`deepread.nodes.unused_terms`, chosen by the check node); with
    ``support_threshold=0``, lexically,
-   the cited paragraphs hold ``sufficiency_threshold`` of its content words. With an
+   the cited paragraphs hold ``sufficiency_threshold`` of its content words. Either
+   way, with ``answer_type_check``, the cited paragraphs (or their section titles)
+   must hold the kind of fact the question asks for — a date for "when", a number of
+   credits for "how many credits" (:mod:`deepread.nodes.answer_type`). With an
    LLM policy an answer that passes is accepted (no extra call); one that fails goes to
    a short judge prompt (``prompts/sufficiency.md``) that replies SUPPORTED or
    INSUFFICIENT.
