@@ -26,6 +26,11 @@ class RetrieveArgs(BaseModel):
                     "results are merged in rank order).")
     doc_id: int | None = Field(default=None,
                                description="Search only this document (optional).")
+    exclude_shown: bool = Field(
+        default=False,
+        description="Skip paragraphs already shown in this conversation (by any tool): "
+                    "the hits are the best ones not yet seen — the next results page "
+                    "when the query is repeated (optional).")
 
 
 class ReadSectionArgs(BaseModel):
