@@ -88,6 +88,7 @@ def test_the_retrieve_schema_offers_exclude_shown_and_says_what_it_does():
 
     assert prop["type"] == "boolean"
     assert "not yet seen" in prop["description"]
+    assert "next results page" in prop["description"]
     assert "exclude_shown" in schema["function"]["description"]
 
 
