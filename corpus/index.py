@@ -152,8 +152,11 @@ class Index:
 
     def search(self, query: str | Sequence[str], k: int = 5,
                window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,
-               mode: RetrievalMode | None = None) -> Retrieved:
-        """:meth:`retrieve` with the ranked hits and their scores too."""
+               mode: RetrievalMode | None = None,
+               exclude: Iterable[tuple[int, int, int]] = ()) -> Retrieved:
+        """:meth:`retrieve` with the ranked hits and their scores too. ``exclude``:
+        coordinates never returned as hits (paragraphs already shown): the hits are the
+        best ``k`` of the rest, the next results page."""
         # Lone surrogates and NULs (a tool call's JSON can carry them) never reach the
         # tokenizers or the engine (stores/hygiene.py).
         if isinstance(query, str):
@@ -174,7 +177,8 @@ class Index:
                    for q in queries]
         return retrieve(self._collection, query if isinstance(query, str) else queries,
                         vectors[0] if isinstance(query, str) else vectors, k=k,
-                        window=window, doc_ids=doc_ids, mode=mode, reranker=self.reranker)
+                        window=window, doc_ids=doc_ids, mode=mode, reranker=self.reranker,
+                        exclude=frozenset(exclude))
 
     def retrieve(self, query: str | Sequence[str], k: int = 5,
                  window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,

@@ -31,7 +31,13 @@ from deepread.nodes.observation import Observation, format_paragraphs
 from deepread.nodes.read_section import read_section as read_section_handler
 from deepread.nodes.retrieve import retrieve as retrieve_handler
 from deepread.nodes.tool_call import ToolEnv
-from deepread.nodes.tool_specs import ReadSectionArgs, RetrieveArgs, check_scope, reason
+from deepread.nodes.tool_specs import (
+    ReadSectionArgs,
+    RetrieveArgs,
+    SearchArgs,
+    check_scope,
+    reason,
+)
 from deepread.prompts import load
 from deepread.stores.backend import StoreError
 
@@ -122,7 +128,9 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
 
     made = []
     for name, fn, schema, description in (
-            ("retrieve", retrieve, RetrieveArgs, load("retrieve")),
+            # Without read-region memory there is nothing to exclude: the search's
+            # arguments only.
+            ("retrieve", retrieve, SearchArgs, load("retrieve")),
             ("read_section", read_section, ReadSectionArgs, load("read_section")),
             ("toc", toc, TocArgs, TOC_DESCRIPTION)):
         made.append(StructuredTool.from_function(

@@ -10,7 +10,11 @@ tools as an LLM would:
    after step 1, in the hits' documents);
 1. ``retrieve`` what the question asks (:func:`~deepread.nodes.query.asked`: its
    questions, not the instructions around them);
-2. ``read_section`` the sections of the hits in rank order, then the sections of their
+2. ``read_section`` the sections of the hits in rank order; then, when the budget left
+   holds another results page as large as the first, ``retrieve`` the same query again
+   with ``exclude_shown`` (the best hits among the paragraphs not yet shown: what else
+   the question's words match, where an answer in several places goes on) and read
+   those hits' sections; then the sections of their
    documents whose TOC titles are most similar to the question, each whole if it fits
    what is left of a 1,500-token observation budget, else the window around the hit
    that does — sized by the real tokens of its paragraphs when the policy node gives
@@ -120,7 +124,15 @@ class ExtractiveChatModel(BaseChatModel):
                 # The search still runs after the statements: its hits are what the
                 # question's own words match, and the answer quotes from them.
                 return _call(RETRIEVE, {"query": asked(question)}, step)
-            located = retrieved[0]
+            located = Observation(hits=[h for o in retrieved for h in o.hits or []])
+            if located.hits:
+                target = self._next_read(question, located, messages[start:], results,
+                                         titles=False)
+                if target:
+                    return _call(READ_SECTION, target, step)
+                if self._next_page_fits(retrieved, results):
+                    return _call(RETRIEVE, {"query": asked(question), "exclude_shown": True},
+                                 step)
         elif step == 0:
             return _call(RETRIEVE, {"query": asked(question)}, step)
         else:
@@ -136,14 +148,24 @@ class ExtractiveChatModel(BaseChatModel):
         (the sufficiency check sizes its extra read by it too)."""
         return self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
 
+    def _next_page_fits(self, retrieved: list[Observation],
+                        results: list[ToolMessage]) -> bool:
+        """Whether to ask the search for its next results page: once, after the first
+        page's hits and their sections are read, when what is left of the budget holds
+        another page as large as the first (what a page of this document costs)."""
+        if len(retrieved) != 1 or not retrieved[0].hits:
+            return False
+        first = next(m for m in results if Observation.of(m).hits is not None)
+        return self.budget_left(results) >= count_tokens(message_text(first))
+
     def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
-                   results: list[ToolMessage], before_retrieve: bool = False
-                   ) -> dict[str, int] | None:
+                   results: list[ToolMessage], before_retrieve: bool = False,
+                   titles: bool = True) -> dict[str, int] | None:
         """The next read: the financial statements the question needs (read with their
-        subtrees), then the hits' sections in rank order, then the TOC's sections of
-        their documents by title, each sized to the budget left. ``before_retrieve``:
-        only the statements, of the one document the TOC shows (with several, which
-        document is meant is not known before a retrieve)."""
+        subtrees), then the hits' sections in rank order, then (``titles``) the TOC's
+        sections of their documents by title, each sized to the budget left.
+        ``before_retrieve``: only the statements, of the one document the TOC shows
+        (with several, which document is meant is not known before a retrieve)."""
         read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
@@ -179,7 +201,8 @@ class ExtractiveChatModel(BaseChatModel):
             return None
         # Then the hits' own sections, then the sections of their documents whose
         # titles are closest to the question, as a reader picks them from the TOC.
-        for doc_id, sec_id, para in [*hits, *self.sections_by_title(question, docs)]:
+        by_title = self.sections_by_title(question, docs) if titles else []
+        for doc_id, sec_id, para in [*hits, *by_title]:
             if (doc_id, sec_id) not in read:
                 got = self._fit(doc_id, sec_id, para, left, shown)
                 if got:

@@ -18,6 +18,7 @@ from typing import Any
 from deepread.corpus.index import Index
 from deepread.nodes.context import Context
 from deepread.nodes.observation import Observation
+from deepread.nodes.state import Regions
 from deepread.stores.records import Paragraph
 
 
@@ -29,6 +30,9 @@ class ToolEnv:
     context: Context
     #: Documents the conversation has read, in order of first reading.
     read_docs: list[int] = field(default_factory=list)
+    #: The paragraphs the model has been shown (read-region memory), this round's
+    #: earlier calls included: what ``retrieve(exclude_shown=True)`` skips.
+    shown: Regions = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -20,12 +20,25 @@ from pydantic import BaseModel, Field, ValidationError
 from deepread.prompts import load
 
 
-class RetrieveArgs(BaseModel):
+class SearchArgs(BaseModel):
+    """A search's arguments: what the stateless LangChain tools (deepread/
+    langchain_tools.py), which keep no read-region memory, offer."""
+
     query: str | list[str] = Field(
         description="What to look for: keywords or a question, or a list of them (their "
                     "results are merged in rank order).")
     doc_id: int | None = Field(default=None,
                                description="Search only this document (optional).")
+
+
+class RetrieveArgs(SearchArgs):
+    """The agent graph's ``retrieve``: a search that can skip what was shown."""
+
+    exclude_shown: bool = Field(
+        default=False,
+        description="Skip paragraphs already shown in this conversation (by any tool): "
+                    "the hits are the best ones not yet seen — the next results page "
+                    "when the query is repeated (optional).")
 
 
 class ReadSectionArgs(BaseModel):
@@ -79,12 +92,18 @@ def tool_schemas(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
     return [copy.deepcopy(_schema(name)) for name in names]
 
 
+#: What the agent graph's tools can do beyond the stateless LangChain tools that share
+#: their ``prompts/<name>.md`` (deepread/langchain_tools.py): what needs read-region memory.
+MEMORY_NOTES = {RETRIEVE: "retrieve_exclude_shown"}
+
+
 @cache
 def _schema(name: str) -> dict[str, Any]:
     # Built once: pydantic's JSON schema generation costs milliseconds, every round.
     schema = convert_to_openai_tool(ARGS[name])
     schema["function"]["name"] = name
-    schema["function"]["description"] = load(name)
+    parts = [name, MEMORY_NOTES[name]] if name in MEMORY_NOTES else [name]
+    schema["function"]["description"] = " ".join(load(p) for p in parts)
     return schema
 
 

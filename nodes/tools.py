@@ -121,8 +121,9 @@ def make_tools(resources: Resources):
                     raise ToolArgumentError(why)
                 args = parse_args(call["name"], call.get("args"))
                 env = env or ToolEnv(resources.index(context), context, read_docs)
+                env.shown = merge_regions(regions, shown)
                 outcome = HANDLERS[call["name"]](args, env)
-                answer = shown_to_model(call, outcome, env, merge_regions(regions, shown))
+                answer = shown_to_model(call, outcome, env, env.shown)
             except (ToolArgumentError, KeyError, ValueError) as exc:
                 answers.append(error_message(call, reason(exc)))
             except StoreError as exc:

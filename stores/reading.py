@@ -12,6 +12,7 @@ Coordinates are 0-based here (the paper counts from 1); ranges are inclusive.
 
 from __future__ import annotations
 
+from collections.abc import Collection as Coords
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -57,7 +58,8 @@ def retrieve(collection: Collection, query: str | Sequence[str],
              dense: list[float] | Sequence[list[float] | None] | None, *, k: int = 5,
              window: tuple[int, int] = (0, 0), doc_ids: Sequence[int] | None = None,
              mode: RetrievalMode = "hybrid", reranker: Reranker | None = None,
-             candidates: int = 30) -> Retrieved:
+             candidates: int = 30, exclude: Coords[tuple[int, int, int]] = ()
+             ) -> Retrieved:
     """Algorithm 1, lines 7–22.
 
     ``query`` may be a list (with one dense vector per query): each query ranks its own
@@ -65,6 +67,11 @@ def retrieve(collection: Collection, query: str | Sequence[str],
     second hit, …), repeated coordinates kept once, then windowed and de-duplicated as
     for one query. With a ``reranker``, the first stage takes ``candidates`` hits and the
     reranker keeps ``k``.
+
+    ``exclude``: coordinates that may not be hits (the paragraphs a reader has already
+    been shown): the ranking goes on past them, so the hits are the best ``k`` of the
+    rest — the next results page of the same query. Excluded paragraphs may still come
+    back inside a hit's scanning window.
     """
     up, down = window
     if up < 0 or down < 0:
@@ -79,12 +86,17 @@ def retrieve(collection: Collection, query: str | Sequence[str],
     queries = [query] if isinstance(query, str) else list(query)
     vectors = [dense] if isinstance(query, str) else list(dense or [None] * len(queries))
     per_query = []
+    # Ranked past the excluded paragraphs: at most ``len(exclude)`` of the first hits
+    # are dropped, so that many more are asked for, ranked (and reranked) as on the
+    # first page so the order is that page's continued, then the excluded dropped.
+    extra = len(exclude)
     for text, vector in zip(queries, vectors, strict=True):
-        first = collection.rank(text, vector, max(k, candidates) if reranker else k, mode,
-                                doc_ids)
+        first = collection.rank(text, vector, (max(k, candidates) if reranker else k) + extra,
+                                mode, doc_ids)
         if reranker is not None:
             titles = [_section_title(collection, h.doc_id, h.sec_id) for h, _ in first]
-            first = reranker.rerank(text, first, titles, k)
+            first = reranker.rerank(text, first, titles, k + extra)
+        first = [(hit, para) for hit, para in first if para.coord not in exclude][:k]
         per_query.append(first)
     ranked: list[tuple[Hit, Paragraph]] = []
     taken: set[tuple[int, int, int]] = set()
