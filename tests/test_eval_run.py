@@ -166,6 +166,34 @@ def test_a_killed_run_resumes_with_the_unfinished_questions(corpus, tmp_path):
     assert run(corpus, tmp_path, modes=("deepread",), k=3).ran == 2
 
 
+def test_an_interrupted_run_starts_no_further_question_and_keeps_the_finished_ones(
+        corpus, tmp_path):
+    idx, _ = corpus
+    dataset = tmp_path / "many.jsonl"
+    dataset.write_text("".join(
+        json.dumps({**QUESTIONS[0], "id": f"q{i}", "question": f"Bananas, part {i}?"}) + "\n"
+        for i in range(6)), encoding="utf-8")
+    asked: list[str] = []
+
+    def interrupt_on_the_second(messages: list[BaseMessage]) -> AIMessage:
+        question = next(str(m.content) for m in messages if isinstance(m, HumanMessage))
+        asked.append(question)
+        if "part 1" in question:
+            raise KeyboardInterrupt  # Ctrl-C while the second question runs
+        return locate_then_read(messages)
+
+    policy = ScriptedChatModel(steps=[interrupt_on_the_second], cycle=True)
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(EvalConfig(dataset=dataset, collection="fruit", out=tmp_path / "out",
+                            workers=1, modes=("deepread",), plots=False),
+                 index=idx, model=policy, progress=False)
+    # The questions still queued were never started; the one the worker may have taken
+    # up meanwhile ran to its end and, like the first, was written: a resume skips both.
+    started = {f"q{q.split('part ')[1][0]}" for q in asked}
+    assert {"q0", "q1"} <= started <= {"q0", "q1", "q2"}
+    assert set(records(tmp_path / "out", "deepread")) == started - {"q1"}
+
+
 def test_a_context_default_from_the_environment_is_recorded_and_applied(
         corpus, tmp_path, monkeypatch):
     first = run(corpus, tmp_path, modes=("deepread",))

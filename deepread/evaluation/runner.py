@@ -14,7 +14,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -394,20 +394,39 @@ def _run(modes: list[_Mode], dataset: Dataset, out: Path, config: EvalConfig,
 
     bar = tqdm(total=len(tasks), desc="eval", unit="q", file=sys.stderr,
                disable=not progress or not tasks)
+    pool = ThreadPoolExecutor(max_workers=max(1, config.workers),
+                              thread_name_prefix="deepread-eval")
+    futures = {pool.submit(work, *task): task for task in tasks}
+    kept: set[Future] = set()
+
+    def keep(future: Future) -> None:
+        kept.add(future)
+        mode, q, _ = futures[future]
+        try:
+            writer.write(mode.variant, future.result())
+            result.ran += 1
+        except Exception as exc:  # one question's failure must not stop the run
+            result.failures.append(f"{mode.variant} {q.id}: {type(exc).__name__}: {exc}")
+        bar.set_postfix_str(mode.variant, refresh=False)
+        bar.update()
+
     try:
-        with ThreadPoolExecutor(max_workers=max(1, config.workers),
-                                thread_name_prefix="deepread-eval") as pool:
-            futures = {pool.submit(work, *task): task for task in tasks}
-            for future in as_completed(futures):
-                mode, q, _ = futures[future]
-                try:
-                    writer.write(mode.variant, future.result())
-                    result.ran += 1
-                except Exception as exc:  # one question's failure must not stop the run
-                    result.failures.append(f"{mode.variant} {q.id}: {type(exc).__name__}: "
-                                           f"{exc}")
-                bar.set_postfix_str(mode.variant, refresh=False)
-                bar.update()
+        for future in as_completed(futures):
+            keep(future)
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM): the questions not started are dropped at once
+        # rather than all answered unseen by the pool's shutdown, the ones running
+        # finish (a thread cannot be stopped) and are written, so a resumed run skips
+        # them; then the interrupt goes on.
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future in futures:
+            if future in kept or not future.done() or future.cancelled():
+                continue
+            # a question the interrupt itself ended is no result: it re-runs
+            if isinstance(future.exception(), Exception | None):
+                keep(future)
+        raise
     finally:
+        pool.shutdown(wait=True)
         bar.close()
     return result
