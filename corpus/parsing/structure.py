@@ -23,8 +23,8 @@ The rules of paper §3.2, in one place for every format:
   titles (TOC, tree, read headers); only a prose paragraph (text, list item, caption)
   takes them: a table's HTML, a figure or a code block would be corrupted by a line put
   before it, so a heading followed by one of those stays its title only;
-* headings that end the document, with no block after them, are also the last section's
-  one paragraph: otherwise their text would be in no paragraph at all.
+* headings that end a document with text, no block after them, are also the last
+  section's one paragraph: otherwise their text would be in no paragraph at all.
 """
 
 from __future__ import annotations
@@ -122,10 +122,11 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                                     caption=block.caption, label=block.label,
                                     image=block.image))
         current.n_para += 1
-    if pending:
+    if pending and paragraphs:
         # Headings with nothing after them (a schedule's last row read as a title, a
         # closing line in bold): their text would be in no paragraph at all, so no read
-        # and no search could show it. It is the last section's paragraph.
+        # and no search could show it. It is the last section's paragraph. A document of
+        # headings only is not given text this way: it has none (parse_file refuses it).
         paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id, para_idx=current.n_para,
                                     text="\n".join(" ".join(h.split()) for h in pending),
                                     kind="text", page=last_heading.page if last_heading else None))
