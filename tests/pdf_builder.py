@@ -24,6 +24,9 @@ class Doc:
 
     def __init__(self) -> None:
         self.pdf = FPDF(unit="pt", format="letter")
+        # Windows-1252 (the core fonts' WinAnsiEncoding) has the glyphs printed documents
+        # use beyond Latin-1: "•" bullets, "–" dashes, curly quotes.
+        self.pdf.core_fonts_encoding = "windows-1252"
         self.pdf.set_auto_page_break(False)
         self.y = TOP
 

@@ -244,6 +244,16 @@ def test_headings_without_paragraphs_of_their_own_go_to_the_next_paragraph(tmp_p
     assert doc.paragraphs[0].sec_id == 3
 
 
+def test_headings_that_end_the_document_are_its_last_paragraph(tmp_path):
+    path = tmp_path / "closing.md"
+    path.write_text("# Schedule\n\nWeek 1 readings.\n\n## Final project due Friday, 12/10\n",
+                    encoding="utf-8")
+    doc = parse_file(path)
+    last = doc.paragraphs[-1]
+    assert last.text == "Final project due Friday, 12/10"
+    assert doc.sections[last.sec_id].title == "Final project due Friday, 12/10"
+
+
 def test_a_heading_above_a_table_is_not_written_into_its_html(tmp_path):
     path = tmp_path / "grades.md"
     path.write_text("# Grading\n\n<table><tr><td>A</td><td>90</td></tr></table>\n\n"

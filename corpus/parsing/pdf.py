@@ -381,11 +381,11 @@ def _to_block(p: Para, vocab: Vocabulary) -> Block:
     if p.kind == "code":
         text = "\n".join(ln.text.rstrip() for ln in p.lines).strip("\n")
     else:
-        text = join_lines(p.lines, vocab)
-        if p.kind == "list_item":
-            text = _STRONG_BULLET.sub("", text, count=1)
-            text = re.sub(r"^[-*–]\s+", "", text)
-        text = norm(text)
+        # A list item keeps the marker the page printed ("• Backcasting", "* Available on
+        # Moodle."): it is the document's text (a quote of the page holds it) and it tells
+        # a reader the paragraph is one of a list. Markup readers (HTML, Markdown, DOCX)
+        # have no printed marker: there the list is markup, and their text is the item's.
+        text = norm(join_lines(p.lines, vocab))
     if p.kind == "heading":
         text = text.rstrip("¶").strip()
     level = p.level if p.kind == "heading" else None

@@ -25,6 +25,9 @@ __all__ = ["reading_order"]
 
 #: Fewest prose lines each column needs before a page is called two-column.
 MIN_COLUMN_LINES = 5
+#: Largest rise, in line heights, from one line of a column to the next in stream order
+#: that still reads top-down: a label centred beside a cell of up to seven lines.
+CELL_RISE = 3
 
 
 def _prose(line: Line) -> bool:
@@ -73,12 +76,13 @@ def reading_order(lines: list[Line], width: float) -> list[Line]:
         return lines
     ordered: list[Line] = []
     band: list[Line] = []
+    position = {id(ln): k for k, ln in enumerate(lines)}
 
     def flush() -> None:
         left = [ln for ln in band if ln.x1 <= g]
         right = [ln for ln in band if ln.x1 > g]
         for side in (left, right):
-            ordered.extend(sorted(side, key=lambda ln: -(ln.y0 + ln.y1)))
+            ordered.extend(_top_down(side, position))
         band.clear()
 
     for ln in sorted(lines, key=lambda ln: -(ln.y0 + ln.y1)):
@@ -94,6 +98,26 @@ def reading_order(lines: list[Line], width: float) -> list[Line]:
         return lines
     regroup(ordered)
     return ordered
+
+
+def _top_down(side: list[Line], position: dict[int, int]) -> list[Line]:
+    """One column's lines top to bottom: in content-stream order when that already runs
+    down the page, else sorted by height.
+
+    Within a column the stream is the producer's order, and sorting by height can only
+    lose it: a schedule's date set on the middle of its two-line topic ("9/12" beside
+    "Overview: …" / "The 5 Sources …") sits lower than the topic's first line, yet the
+    page reads it first, and the stream draws it first. A line may start up to
+    :data:`CELL_RISE` line heights above the one before it (the next row's first line
+    after such a centred label); anything more is a stream that jumps around, and then
+    height decides.
+    """
+    stream = sorted(side, key=lambda ln: position[id(ln)])
+    for above, below in itertools.pairwise(stream):
+        rise = (below.y0 + below.y1 - above.y0 - above.y1) / 2
+        if rise > CELL_RISE * max(above.size, below.size):
+            return sorted(side, key=lambda ln: -(ln.y0 + ln.y1))
+    return stream
 
 
 def _stream_follows_columns(lines: list[Line], g: float) -> bool:

@@ -476,8 +476,12 @@ def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
             return None
         first = p.lines[0]
         cut = m.end()
-        head = Line(m.group(1), first.x0, first.x0, first.y0, first.y1, first.size, first.mono,
-                    first.box, False, first.xs[:len(m.group(1))], first.bold)
+        # The title keeps the separator the page printed ("Exams:", "Late policy."): it is
+        # also the contextual header of the paragraph (structure.py), which should read
+        # as the page does, "Exams: Two preliminary exams.", not "Exams / Two …".
+        printed = m.group(1) + m.group(2)
+        head = Line(printed, first.x0, first.x0, first.y0, first.y1, first.size, first.mono,
+                    first.box, False, first.xs[:len(printed)], first.bold)
         rest = Line(first.text[cut:], first.x0, first.x1, first.y0, first.y1, first.size,
                     first.mono, first.box, first.bullet, first.xs[cut:], first.bold,
                     first.bold_end)

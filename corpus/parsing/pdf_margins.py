@@ -32,7 +32,7 @@ __all__ = ["drop_running_lines"]
 #: How many baselines at the top and at the bottom of a page may hold furniture.
 MARGIN_LINES = 3
 _PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?[-–—]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
+    r"^(?:page\s+)?[-–—]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—]?(?:\s*(?:of|/)\s*(\d{1,4}))?$", re.I)
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:[,.]\d{3})*")
@@ -94,6 +94,27 @@ def _runs_with_pages(lines: list[tuple[int, str]]) -> bool:
     return True
 
 
+def _page_numbers(margin: list[tuple[str, Line]], index: int) -> dict[int, int]:
+    """The margin lines that read as a page number: id(line) -> number minus ``index``.
+
+    "3 / 9" is page 3 of 9, but "3/13" (a date) is not when the "of" part is smaller
+    than the page (no "3 of 1"); and a page number stands alone on its baseline: several
+    number-like lines side by side ("3/13   3/15   3/17", a schedule's row of dates)
+    are a table's row.
+    """
+    found: dict[int, tuple[int, int]] = {}
+    for _band, ln in margin:
+        m = _PAGE_NUMBER.match(norm(ln.text).casefold())
+        if not m:
+            continue
+        value = int(m.group(1)) if m.group(1).isdigit() else _roman(m.group(1))
+        if value is None or (m.group(2) is not None and int(m.group(2)) < value):
+            continue
+        found[id(ln)] = (value - index, _mid(ln))
+    per_baseline = Counter(mid for _, mid in found.values())
+    return {i: off for i, (off, mid) in found.items() if per_baseline[mid] == 1}
+
+
 def _figure_baselines(margin: list[tuple[str, Line]], numbers: dict[int, int]) -> set[int]:
     """Baselines of a page's margin lines that hold figures but no words nor page number.
 
@@ -120,12 +141,7 @@ def drop_running_lines(pages: list[PageText]) -> None:
     texts: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for index, page in enumerate(pages):
         margin = _margin_lines(page)
-        for _band, ln in margin:
-            m = _PAGE_NUMBER.match(norm(ln.text).casefold())
-            if m:
-                value = int(m.group(1)) if m.group(1).isdigit() else _roman(m.group(1))
-                if value is not None:
-                    numbers[id(ln)] = value - index
+        numbers.update(_page_numbers(margin, index))
         rows = _figure_baselines(margin, numbers)
         for band, ln in margin:
             text = norm(ln.text).casefold()

@@ -39,6 +39,9 @@ __all__ = ["CELL_GAP", "MIN_ROWS", "FigureTable", "Table", "find_figure_tables",
 MIN_ROWS = 3
 #: Least gap between two cells of a row, in font sizes (a word space is ~0.25).
 CELL_GAP = 0.5
+#: A cell that is only a list bullet: a first column of these is a bulleted list whose
+#: glyphs stand apart from their text (a tab after the bullet), not a table's column.
+_BULLET = re.compile(r"^[•◦▪▫‣⁃∙●○■□►➢✓✔*–-]$")
 
 
 @dataclass(slots=True)
@@ -73,7 +76,7 @@ def find_tables(lines: list[Line]) -> list[Table]:
                        for (a, b), ln in zip(columns, rows[j][2], strict=True)]
             last = rows[j][1]
             j += 1
-        if len(grid) >= MIN_ROWS:
+        if len(grid) >= MIN_ROWS and not all(_BULLET.match(row[0]) for row in grid):
             tables.append(Table(start, last, grid))
             k = j
         else:
@@ -214,7 +217,7 @@ def find_figure_tables(lines: list[Line]) -> list[FigureTable]:
     activities:", the first line of a wrapped label) stay inside the table when they
     sit at the labels' left edge and end before the first column of figures.
     """
-    rows = [_split_row(lines, r) for r in _geometric_rows(lines)]
+    rows = _join_wrapped_cells(lines, [_split_row(lines, r) for r in _geometric_rows(lines)])
     tables: list[FigureTable] = []
     k = 0
     while k < len(rows):
@@ -256,6 +259,76 @@ def find_figure_tables(lines: list[Line]) -> list[FigureTable]:
             tables.append(FigureTable(member_lines, grid, member_lines[0]))
         k = j + 1
     return tables
+
+
+def _join_wrapped_cells(lines: list[Line], rows: list[_Row]) -> list[_Row]:
+    """Rows whose cell wraps over several lines hold all of them, in reading order.
+
+    A cell of two lines ("(will be held on 3/30 from 7pm-9pm" / "and will cover
+    sections 1.1 - 3.4 )") has its row's figure ("30%") set on the cell's middle, so one
+    of its lines shares the figure's baseline and the other sits on a baseline of its
+    own, where it would be a label-only row of another row's cell, or fall out of the
+    table. The lines of one text box (:mod:`~deepread.corpus.parsing.pdf_lines`) with
+    lines both above and below the middle of exactly one row of figures, all of them
+    words, are one cell of that row (its label, or a text cell after its figures). A
+    label whose figures sit on its last line ("…, net of" / "proceeds" above "Net cash
+    used" in one box) has nothing below them: those are rows of their own.
+    A box spanning several rows of figures (a producer that draws all the labels first)
+    is a column, not a cell, and is left alone.
+    """
+    row_of = {i: k for k, r in enumerate(rows) for i in r.lines}
+    boxes: dict[int, list[int]] = {}
+    for r in rows:
+        if not _figure_row(lines, r):  # a box with a line on no row of figures may join one
+            for i in r.lines:
+                if lines[i].box >= 0:
+                    boxes.setdefault(lines[i].box, [])
+    if not boxes:
+        return rows
+    for i, ln in enumerate(lines):
+        if ln.box in boxes:
+            boxes[ln.box].append(i)
+    figure_mids = [(k, (lines[r.values[0]].y0 + lines[r.values[0]].y1) / 2)
+                   for k, r in enumerate(rows) if _figure_row(lines, r)]
+    targets: set[int] = set()
+    for members in boxes.values():
+        if len(members) < 2 or any(i not in row_of or _is_figure(lines[i].text)
+                                   for i in members):
+            continue
+        mids = [(lines[i].y0 + lines[i].y1) / 2 for i in members]
+        step = 0.25 * max(lines[i].size for i in members)
+        held = [k for k, mid in figure_mids
+                if max(mids) > mid + step and min(mids) < mid - step]
+        if len(held) != 1:
+            continue
+        target = rows[held[0]]
+        others = {row_of[i] for i in members} - {held[0]}
+        if not others or any(set(rows[k].lines) - set(members) for k in others):
+            continue  # nothing to join, or another cell on a baseline to be joined
+        # Left of the row's first figure, the cell is (part of) the label; else a text
+        # cell among the values, placed in its column like them.
+        first_figure = min(lines[i].x0 for i in target.values if _is_figure(lines[i].text))
+        part = target.label if min(lines[i].x0 for i in members) < first_figure \
+            else target.values
+        if any(i in (target.values if part is target.label else target.label)
+               for i in members):
+            continue  # the box straddles the label and the figures: not one cell
+        for k in others:
+            for i in rows[k].lines:
+                target.lines.append(i)
+                part.append(i)
+                row_of[i] = held[0]
+            rows[k] = _Row([], [], [])
+        targets.add(held[0])
+    for k in targets:
+        r = rows[k]
+        # Cells left to right; a cell's lines top to bottom (content-stream order).
+        left: dict[int, float] = {}
+        for i in r.lines:
+            left[lines[i].box] = min(left.get(lines[i].box, lines[i].x0), lines[i].x0)
+        for part in (r.label, r.values, r.lines):
+            part.sort(key=lambda i: (left[lines[i].box], i))
+    return [r for r in rows if r.lines]
 
 
 def _figure_row(lines: list[Line], row: _Row) -> bool:

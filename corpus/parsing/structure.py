@@ -22,7 +22,9 @@ The rules of paper §3.2, in one place for every format:
   hit and a quote that no longer says what it is about. Titles stay the sections'
   titles (TOC, tree, read headers); only a prose paragraph (text, list item, caption)
   takes them: a table's HTML, a figure or a code block would be corrupted by a line put
-  before it, so a heading followed by one of those stays its title only.
+  before it, so a heading followed by one of those stays its title only;
+* headings that end a document with text, no block after them, are also the last
+  section's one paragraph: otherwise their text would be in no paragraph at all.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
     stack: list[Section] = [sections[0]]  # open ancestors, levels strictly increasing
     current = sections[0]
     pending: list[str] = []  # headings not yet put before a paragraph
+    last_heading: Block | None = None
     for block in _split_blocks(parsed.blocks):
         if block.kind == "heading":
             level = max(1, block.level or 1)
@@ -110,6 +113,7 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
             stack.append(current)
             if block.text.strip():
                 pending.append(block.text)
+                last_heading = block
             continue
         paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id,
                                     para_idx=current.n_para,
@@ -117,6 +121,15 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                                     kind=block.kind, page=block.page,
                                     caption=block.caption, label=block.label,
                                     image=block.image))
+        current.n_para += 1
+    if pending and paragraphs:
+        # Headings with nothing after them (a schedule's last row read as a title, a
+        # closing line in bold): their text would be in no paragraph at all, so no read
+        # and no search could show it. It is the last section's paragraph. A document of
+        # headings only is not given text this way: it has none (parse_file refuses it).
+        paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id, para_idx=current.n_para,
+                                    text="\n".join(" ".join(h.split()) for h in pending),
+                                    kind="text", page=last_heading.page if last_heading else None))
         current.n_para += 1
     for para, n_tok in zip(paragraphs, count_tokens_batch([p.text for p in paragraphs]),
                            strict=True):
