@@ -7,7 +7,9 @@ tools as an LLM would:
    view is titled as the statement it is computed from (:mod:`deepread.nodes.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
    first, with its subtree, as an analyst turns to it (with several documents in view,
-   after step 1, in the hits' documents);
+   after step 1, in the hits' documents); before it, in a filing, the MD&A discussion
+   of a metric the question asks the causes of, or the section disclosing a topic it
+   asks about (legal proceedings, acquisitions, …), with at most half the budget;
 1. ``retrieve`` what the question asks (:func:`~deepread.nodes.query.asked`: its
    questions, not the instructions around them);
 2. ``read_section`` the sections of the hits in rank order, then the sections of their

@@ -1,5 +1,6 @@
 """Where financial quantities live: a reader's lexicon of the three primary financial
-statements, for the offline policy to locate them by TOC title.
+statements and of a filing's other standard sections, for the offline policy to locate
+them by TOC title.
 
 An analyst asked for a company's quick ratio does not search the filing for the words
 "quick ratio" — a 10-K rarely prints them — but turns to the balance sheet, because the
@@ -17,10 +18,16 @@ TOC does the same. This module holds that knowledge as general finance-textbook 
   of Operations", "Balance Sheets", "Statements of Cash Flows"): :data:`NAMES`,
   :data:`TITLES`.
 
-It acts only when the question asks for a financial quantity (a metric or line item in
-:data:`METRICS`, or a statement named outright) *and* the TOC has a section titled as
-that statement; a syllabus, a manual or an earnings release without statement headings
-gets ``[]`` and the policy runs as without it.
+Beyond the statements (:func:`disclosure_sections`): a question asking *why* a metric
+moved is sent to the MD&A discussion of the line items the metric is made of
+(:data:`DISCUSSED`), and a question about a topic every annual report has a section for
+— the business description, legal proceedings, acquisitions, geographic information —
+to that section (:data:`TOPICS`); only in a document that has a statement.
+
+The statements part acts only when the question asks for a financial quantity (a
+metric or line item in :data:`METRICS`, or a statement named outright) *and* the TOC
+has a section titled as that statement; a syllabus, a manual or an earnings release
+without statement headings gets ``[]`` and the policy runs as without it.
 """
 
 from __future__ import annotations
@@ -168,9 +175,10 @@ def statement_sections(question: str, outlines: dict[int, Sequence[Section]],
 # change" is answered by management's discussion of the line items the margin is made
 # of (Item 7, MD&A: "Cost of sales / gross margin", "Cost of products sold …"). And
 # some topics have a section every annual report must give them (Regulation S-K and
-# GAAP): legal proceedings (S-K Item 103, the contingencies note), business
-# combinations (ASC 805, the acquisitions note), geographic information (ASC 280, the
-# segment note). An analyst turns to those sections as to a statement.
+# GAAP): the description of the business (S-K Item 101), legal proceedings (S-K Item
+# 103, the contingencies note), business combinations (ASC 805, the acquisitions
+# note), geographic information (ASC 280, the segment note). An analyst turns to
+# those sections as to a statement.
 
 #: A question asking what caused a figure, not the figure (after :func:`asked` has
 #: dropped instruction sentences such as "… then state that and explain why").
@@ -203,6 +211,10 @@ TOPICS: dict[str, tuple[str, ...]] = {
         (r"\bacquisitions?\b|\bbusiness combinations?\b",),
     r"\bgeograph\w*|\bregions?\b|\bregional\b|\bcountries\b|\binternational\b":
         (r"\bgeograph\w*|\bregional\b",),
+    # What the company does: the description of the business (S-K Item 101, "Item 1.
+    # Business"; not Item 1A, the risk factors).
+    r"\bindustr(?:y|ies)\b|\b(?:line|nature|description) of (?:the |its )?business\b"
+    r"|\bbusiness model\b": (r"^\W*item\s*1\b\W*business\b",),
 }
 _DISCUSSED = [(re.compile(rf"\b(?:{q})", re.I), re.compile(t, re.I))
               for q, t in DISCUSSED.items()]
@@ -234,10 +246,10 @@ def discussion_sections(question: str, sections: Sequence[Section]) -> list[int]
 def topic_sections(question: str, sections: Sequence[Section],
                    weight: Callable[[int], int]) -> list[int]:
     """For each disclosure topic the question asks about (legal proceedings,
-    acquisitions, geographic information), the section disclosing it: of the sections
-    whose titles name it by its most specific wording, the deepest (the "Acquisitions"
-    part of "Acquisitions and Divestitures"), the one holding most tokens
-    (``weight(sec_id)``: the note, not the Item 3 pointer to it)."""
+    acquisitions, geographic information, the industry it is in), the section
+    disclosing it: of the sections whose titles name it by its most specific wording,
+    the deepest (the "Acquisitions" part of "Acquisitions and Divestitures"), the one
+    holding most tokens (``weight(sec_id)``: the note, not the Item 3 pointer to it)."""
     out: list[int] = []
     for asks, wordings in _TOPICS:
         if not asks.search(question):

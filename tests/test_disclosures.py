@@ -89,3 +89,11 @@ def test_in_a_filing_the_discussion_comes_before_the_topic_section():
     picked = disclosure_sections(question, {3: FILING}, lambda d, s: weight(s))
 
     assert picked == [(3, 4), (3, 8)]
+
+
+def test_an_industry_question_goes_to_the_business_item_not_the_risk_factors():
+    report = outline(("Item 1. Business", None), ("Overview", 1),
+                     ("Item 1A. Risk Factors", None), ("Industry risks", 3))
+
+    assert topic_sections("What industry does the company primarily operate in?", report,
+                          lambda s: 100) == [1]
