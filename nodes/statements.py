@@ -210,7 +210,9 @@ TOPICS: dict[str, tuple[str, ...]] = {
     r"\bacquisitions?\b|\bacquired\b|\bbusiness combinations?\b|\bmergers?\b":
         (r"\bacquisitions?\b|\bbusiness combinations?\b",),
     r"\bgeograph\w*|\bregions?\b|\bregional\b|\bcountries\b|\binternational\b":
-        (r"\bgeograph\w*|\bregional\b",),
+        # "Regional sales results", not a segment named "Regional Operations".
+        (r"\bgeograph\w*|\b(?:regional|by region) (?:sales|revenues?|results|"
+         r"information|data)\b|\bby (?:region|geography)\b",),
     # What the company does: the description of the business (S-K Item 101, "Item 1.
     # Business"; not Item 1A, the risk factors).
     r"\bindustr(?:y|ies)\b|\b(?:line|nature|description) of (?:the |its )?business\b"

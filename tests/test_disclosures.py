@@ -97,3 +97,11 @@ def test_an_industry_question_goes_to_the_business_item_not_the_risk_factors():
 
     assert topic_sections("What industry does the company primarily operate in?", report,
                           lambda s: 100) == [1]
+
+
+def test_a_segment_named_regional_is_not_the_geographic_information():
+    release = outline(("Consolidated Statements of Operations", None),
+                      ("Regional Operations", None), ("Regional sales results", None))
+
+    assert topic_sections("Which region had the highest EBITDAR?", release,
+                          lambda s: 100) == [3]
