@@ -213,10 +213,11 @@ TOPICS: dict[str, tuple[str, ...]] = {
         # "Regional sales results", not a segment named "Regional Operations".
         (r"\bgeograph\w*|\b(?:regional|by region) (?:sales|revenues?|results|"
          r"information|data)\b|\bby (?:region|geography)\b",),
-    # What the company does: the description of the business (S-K Item 101, "Item 1.
-    # Business"; not Item 1A, the risk factors).
+    # What the company does, its industry and principal products and services: the
+    # description of the business (S-K Item 101, "Item 1. Business"; not Item 1A).
     r"\bindustr(?:y|ies)\b|\b(?:line|nature|description) of (?:the |its )?business\b"
-    r"|\bbusiness model\b": (r"^\W*item\s*1\b\W*business\b",),
+    r"|\bbusiness model\b|\b(?:principal|major|main) products\b|\bproducts and services\b":
+        (r"^\W*item\s*1\b\W*business\b",),
 }
 _DISCUSSED = [(re.compile(rf"\b(?:{q})", re.I), re.compile(t, re.I))
               for q, t in DISCUSSED.items()]

@@ -99,6 +99,13 @@ def test_an_industry_question_goes_to_the_business_item_not_the_risk_factors():
                           lambda s: 100) == [1]
 
 
+def test_a_products_and_services_question_goes_to_the_business_item():
+    report = outline(("Item 1. Business", None), ("Item 7. Management's Discussion", None))
+
+    assert topic_sections("What are the major products and services it offers?", report,
+                          lambda s: 100) == [1]
+
+
 def test_a_segment_named_regional_is_not_the_geographic_information():
     release = outline(("Consolidated Statements of Operations", None),
                       ("Regional Operations", None), ("Regional sales results", None))
