@@ -270,6 +270,7 @@ def topic_sections(question: str, sections: Sequence[Section],
 
 
 def _descendants(sections: Sequence[Section], roots: list[int]) -> set[int]:
+    """``roots`` and every section under them."""
     out: set[int] = set()
     stack = list(roots)
     while stack:
