@@ -7,7 +7,9 @@ tools as an LLM would:
    view is titled as the statement it is computed from (:mod:`deepread.nodes.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
    first, with its subtree, as an analyst turns to it (with several documents in view,
-   after step 1, in the hits' documents);
+   after step 1, in the hits' documents); before it, in a filing, the MD&A discussion
+   of a metric the question asks the causes of, or the section disclosing a topic it
+   asks about (legal proceedings, acquisitions, …), with at most half the budget;
 1. ``retrieve`` what the question asks (:func:`~deepread.nodes.query.asked`: its
    questions, not the instructions around them);
 2. ``read_section`` the sections of the hits in rank order; then, when the budget left
@@ -46,7 +48,7 @@ from deepread.nodes.observation import Observation, ShownParagraph
 from deepread.nodes.prompt import is_notice
 from deepread.nodes.query import asked
 from deepread.nodes.read_plan import FRAME, Sections, fit
-from deepread.nodes.statements import statement_sections
+from deepread.nodes.statements import disclosure_sections, statement_sections
 from deepread.nodes.tool_specs import READ_SECTION, RETRIEVE, read_window
 from deepread.stores.embeddings import local_embeddings
 from deepread.stores.terms import terms
@@ -184,19 +186,22 @@ class ExtractiveChatModel(BaseChatModel):
             docs = {e.doc_id for e in self.toc}
             if len(docs) != 1:
                 return None
+        # In a filing, a why-question's MD&A discussion of the metric and a disclosure
+        # topic's section (legal proceedings, acquisitions, geographic information)
+        # first (nodes/statements.py), with at most half the budget: the search after
+        # them must still have room, its hits are what the question's own words match.
+        room = left - self.observation_budget // 2
+        if room - FRAME >= 20:
+            got = self._in_order(self._disclosure_reads(question, docs), read, room, shown)
+            if got:
+                return got
         # A question about a financial quantity: the statement it is computed from
         # first, as an analyst turns to it (nodes/statements.py); none for any other
-        # question or document. A statement is read in order: where a part of it does
-        # not fit, what follows that part is not read either.
-        for tree in self._statement_reads(question, docs, shown_rows):
-            for doc_id, sec_id in tree:
-                if (doc_id, sec_id) in read:
-                    continue
-                got = self._fit(doc_id, sec_id, 0, left, shown)
-                if got is None:
-                    break
-                if got:
-                    return got
+        # question or document.
+        got = self._in_order(self._statement_reads(question, docs, shown_rows), read, left,
+                             shown)
+        if got:
+            return got
         if before_retrieve:
             return None
         # Then the hits' own sections, then the sections of their documents whose
@@ -205,6 +210,22 @@ class ExtractiveChatModel(BaseChatModel):
         for doc_id, sec_id, para in [*hits, *by_title]:
             if (doc_id, sec_id) not in read:
                 got = self._fit(doc_id, sec_id, para, left, shown)
+                if got:
+                    return got
+        return None
+
+    def _in_order(self, trees: list[list[tuple[int, int]]], read: list[tuple[int, int]],
+                  left: int, shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
+        """The next read of ``trees`` (each the sections of one statement or disclosure,
+        in reading order), sized to ``left``: a tree is read in order, and where a part
+        of it does not fit, what follows that part is not read either."""
+        for tree in trees:
+            for doc_id, sec_id in tree:
+                if (doc_id, sec_id) in read:
+                    continue
+                got = self._fit(doc_id, sec_id, 0, left, shown)
+                if got is None:
+                    break
                 if got:
                     return got
         return None
@@ -241,6 +262,16 @@ class ExtractiveChatModel(BaseChatModel):
                        for r in shown for s in tree):
                 out.append([(doc_id, s) for s in tree])
         return out
+
+    def _disclosure_reads(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:
+        """The filing sections besides the statements the question turns to
+        (:func:`~deepread.nodes.statements.disclosure_sections`), each with its
+        subtree in reading order."""
+        assert self.sections is not None
+        outlines = {d: self.sections.outline(d) for d in docs}
+        return [[(doc_id, s) for s in self.sections.subtree(doc_id, sec_id)]
+                for doc_id, sec_id in disclosure_sections(asked(question), outlines,
+                                                          self.sections.subtree_tokens)]
 
     def sections_by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
         """The TOC's sections of ``docs`` (those with paragraphs), the title most

@@ -1,5 +1,6 @@
 """Where financial quantities live: a reader's lexicon of the three primary financial
-statements, for the offline policy to locate them by TOC title.
+statements and of a filing's other standard sections, for the offline policy to locate
+them by TOC title.
 
 An analyst asked for a company's quick ratio does not search the filing for the words
 "quick ratio" — a 10-K rarely prints them — but turns to the balance sheet, because the
@@ -17,10 +18,16 @@ TOC does the same. This module holds that knowledge as general finance-textbook 
   of Operations", "Balance Sheets", "Statements of Cash Flows"): :data:`NAMES`,
   :data:`TITLES`.
 
-It acts only when the question asks for a financial quantity (a metric or line item in
-:data:`METRICS`, or a statement named outright) *and* the TOC has a section titled as
-that statement; a syllabus, a manual or an earnings release without statement headings
-gets ``[]`` and the policy runs as without it.
+Beyond the statements (:func:`disclosure_sections`): a question asking *why* a metric
+moved is sent to the MD&A discussion of the line items the metric is made of
+(:data:`DISCUSSED`), and a question about a topic every annual report has a section for
+— the business description, legal proceedings, acquisitions, geographic information —
+to that section (:data:`TOPICS`); only in a document that has a statement.
+
+The statements part acts only when the question asks for a financial quantity (a
+metric or line item in :data:`METRICS`, or a statement named outright) *and* the TOC
+has a section titled as that statement; a syllabus, a manual or an earnings release
+without statement headings gets ``[]`` and the policy runs as without it.
 """
 
 from __future__ import annotations
@@ -160,3 +167,139 @@ def statement_sections(question: str, outlines: dict[int, Sequence[Section]],
                 best[key] = here
     docs = sorted({d for d, _ in best})
     return [best[(d, s)][:2] for s in wanted for d in docs if (d, s) in best]
+
+
+# --- Where a filing discusses or discloses a topic, beyond the statements. ----------
+#
+# A statement gives a metric's figures, not their causes: "what drove the gross margin
+# change" is answered by management's discussion of the line items the margin is made
+# of (Item 7, MD&A: "Cost of sales / gross margin", "Cost of products sold …"). And
+# some topics have a section every annual report must give them (Regulation S-K and
+# GAAP): the description of the business (S-K Item 101), legal proceedings (S-K Item
+# 103, the contingencies note), business combinations (ASC 805, the acquisitions
+# note), geographic information (ASC 280, the segment note). An analyst turns to
+# those sections as to a statement.
+
+#: A question asking what caused a figure, not the figure (after :func:`asked` has
+#: dropped instruction sentences such as "… then state that and explain why").
+_WHY = re.compile(
+    r"\bwhy\b|\bwhat (?:drove|drives|driven|caused|causes|explains?|led to|contributed)\b"
+    r"|\b(?:drivers?|reasons?|causes?|factors?) (?:of|for|behind)\b|\bdriven by\b"
+    r"|\bexplain\b|\battributable\b", re.I)
+#: A management's discussion and analysis section (the narrative about the figures).
+_MDA = re.compile(r"\bmanagement['’]?s discussion\b|\bmd&a\b", re.I)
+#: Metric → the titles of the MD&A subsections that discuss it or the line items it is
+#: made of (a margin is discussed as its costs: "Cost of sales / gross margin").
+_COSTS = r"cost of (?:sales|goods sold|products sold|revenues?)"
+DISCUSSED: dict[str, str] = {
+    r"gross (?:profit )?margins?|gross profits?": rf"gross (?:margin|profit)|{_COSTS}",
+    r"operating (?:profit )?margins?|operating income|operating profits?":
+        rf"operating (?:income|margin|profit|expenses?)|gross (?:margin|profit)|{_COSTS}",
+    r"(?:net|profit) margins?|net (?:income|earnings|loss)": r"net (?:income|earnings)",
+    r"revenues?|(?:net )?sales": r"\b(?:net )?(?:sales|revenues?)\b",
+    r"effective tax rate|income tax expense|provision for income taxes|income taxes":
+        r"income tax|taxes on income|tax rate",
+    r"cost of (?:goods sold|sales|revenues?)|\bcogs\b": _COSTS,
+}
+#: Topic a question asks about → the titles of the section that discloses it, most
+#: specific first (a "Legal Proceedings" note before the "Commitments and
+#: Contingencies" note around it).
+TOPICS: dict[str, tuple[str, ...]] = {
+    r"\blegal\b|\blitigation\b|\blawsuits?\b|\bsued\b":
+        (r"\blegal proceedings\b|\blitigation\b", r"\bcontingenc(?:y|ies)\b"),
+    r"\bacquisitions?\b|\bacquired\b|\bbusiness combinations?\b|\bmergers?\b":
+        (r"\bacquisitions?\b|\bbusiness combinations?\b",),
+    r"\bgeograph\w*|\bregions?\b|\bregional\b|\bcountries\b|\binternational\b":
+        # "Regional sales results", not a segment named "Regional Operations".
+        (r"\bgeograph\w*|\b(?:regional|by region) (?:sales|revenues?|results|"
+         r"information|data)\b|\bby (?:region|geography)\b",),
+    # What the company does, its industry and principal products and services: the
+    # description of the business (S-K Item 101, "Item 1. Business"; not Item 1A).
+    r"\bindustr(?:y|ies)\b|\b(?:line|nature|description) of (?:the |its )?business\b"
+    r"|\bbusiness model\b|\b(?:principal|major|main) products\b|\bproducts and services\b":
+        (r"^\W*item\s*1\b\W*business\b",),
+}
+_DISCUSSED = [(re.compile(rf"\b(?:{q})", re.I), re.compile(t, re.I))
+              for q, t in DISCUSSED.items()]
+_TOPICS = [(re.compile(q, re.I), tuple(re.compile(t, re.I) for t in titles))
+           for q, titles in TOPICS.items()]
+
+
+def why_asked(question: str) -> bool:
+    """Whether the question asks what caused or explains a figure (``question`` as
+    :func:`~deepread.nodes.query.asked` gives it: no instruction sentences)."""
+    return bool(_WHY.search(question))
+
+
+def discussion_sections(question: str, sections: Sequence[Section]) -> list[int]:
+    """For a question asking why a metric moved, the sections of the document's MD&A
+    whose titles name the metric or the line items it is made of, in reading order
+    (the deepest such: "Cost of sales" rather than "Results of operations" above it);
+    ``[]`` for any other question or a document without an MD&A."""
+    if not why_asked(question):
+        return []
+    titles = [t for q, t in _DISCUSSED if q.search(question)]
+    if not titles:
+        return []
+    within = _descendants(sections, [s.sec_id for s in sections if _MDA.search(s.title)])
+    hits = {s for s in within if any(t.search(sections[s].title) for t in titles)}
+    return sorted(_deepest(sections, hits))
+
+
+def topic_sections(question: str, sections: Sequence[Section],
+                   weight: Callable[[int], int]) -> list[int]:
+    """For each disclosure topic the question asks about (legal proceedings,
+    acquisitions, geographic information, the industry it is in), the section
+    disclosing it: of the sections whose titles name it by its most specific wording,
+    the deepest (the "Acquisitions" part of "Acquisitions and Divestitures"), the one
+    holding most tokens (``weight(sec_id)``: the note, not the Item 3 pointer to it)."""
+    out: list[int] = []
+    for asks, wordings in _TOPICS:
+        if not asks.search(question):
+            continue
+        for wording in wordings:
+            named = {s.sec_id for s in sections if s.sec_id and wording.search(s.title)
+                     and title_statement(s.title) is None}
+            leaves = [s for s in _deepest(sections, named) if weight(s) > 0]
+            if leaves:
+                best = max(leaves, key=lambda s: (weight(s), -s))
+                if best not in out:
+                    out.append(best)
+                break
+    return out
+
+
+def _descendants(sections: Sequence[Section], roots: list[int]) -> set[int]:
+    """``roots`` and every section under them."""
+    out: set[int] = set()
+    stack = list(roots)
+    while stack:
+        sec = stack.pop()
+        if sec not in out:
+            out.add(sec)
+            stack.extend(sections[sec].children)
+    return out
+
+
+def _deepest(sections: Sequence[Section], chosen: set[int]) -> set[int]:
+    """The members of ``chosen`` none of whose descendants is also chosen."""
+    return {s for s in chosen
+            if not (_descendants(sections, [s]) - {s}) & chosen}
+
+
+def disclosure_sections(question: str, outlines: dict[int, Sequence[Section]],
+                        weight: Callable[[int, int], int]) -> list[tuple[int, int]]:
+    """``(doc_id, sec_id)`` of the sections a question about a financial filing turns
+    to besides the statements: the MD&A discussion of the metric it asks the causes
+    of (:func:`discussion_sections`), then the section disclosing a topic it asks
+    about (:func:`topic_sections`). Only in a document with a section titled as a
+    primary statement — an annual or quarterly report, whose Items and notes these
+    are; a syllabus or a manual gets ``[]``."""
+    out: list[tuple[int, int]] = []
+    for doc_id, sections in sorted(outlines.items()):
+        if not any(title_statement(s.title) for s in sections):
+            continue
+        found = [*discussion_sections(question, sections),
+                 *topic_sections(question, sections, lambda s, d=doc_id: weight(d, s))]
+        out += [(doc_id, s) for s in dict.fromkeys(found)]
+    return out

@@ -13,8 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
 import deepread
+from deepread.graphs.agent import build_graph
+from deepread.nodes.context import Context
 
 # The sample pages shipped with the repository (tests/data/README.md: Python 3.11
 # documentation pages, PSF licence) and questions written for the tests over them. The
@@ -82,6 +85,19 @@ def markdown_index(tmp_path_factory: pytest.TempPathFactory, collection: str,
     with deepread.Index.open(store=folder / "store", collection=collection) as idx:
         idx.ingest([path])
         yield idx
+
+
+def titled(index: deepread.Index, title: str) -> int:
+    """The sec_id of the section titled ``title`` in the index's first document."""
+    doc = index.documents()[0]
+    return next(s.sec_id for s in doc.sections if s.title == title)
+
+
+def run_agent(index: deepread.Index, question: str, thread: str) -> dict:
+    """The final state of one agent run on ``question`` (default context, in memory)."""
+    graph = build_graph(index=index, checkpointer=InMemorySaver())
+    return graph.invoke({"question": question}, {"configurable": {"thread_id": thread}},
+                        context=Context())
 
 
 @pytest.fixture(scope="session")
