@@ -46,7 +46,6 @@ Writes bench/out/abstention-<collection>.json.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 import sys
@@ -57,6 +56,7 @@ import numpy as np
 from _common import machine, machine_line, table, write_json
 
 from deepread.corpus.index import Index
+from deepread.evaluation.records import read_records, trajectory_path
 from deepread.nodes.answer_type import missing
 from deepread.nodes.context import Context
 from deepread.nodes.query import asked
@@ -260,9 +260,8 @@ def main() -> int:
     ap.add_argument("--store", required=True)
     ap.add_argument("--collection", required=True)
     args = ap.parse_args()
-    path = Path(args.out) / "trajectories" / f"{args.variant}.jsonl"
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    # the last record per question, as the run's summary counts a resumed run
+    records = list(read_records(trajectory_path(Path(args.out), args.variant)).values())
     stats: dict[int, DocStats] = {}
     per: list[dict] = []
     with Index.open(args.store, args.collection) as index:

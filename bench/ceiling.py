@@ -33,6 +33,7 @@ from _common import machine, machine_line, table, write_json
 
 from deepread.corpus.index import Index
 from deepread.evaluation.flat_windows import text_layer
+from deepread.evaluation.records import read_records, trajectory_path
 from deepread.evaluation.shingles import is_read, shown_text
 
 
@@ -85,9 +86,8 @@ def main() -> int:
     ap.add_argument("--data", default=None,
                     help="the dataset folder holding the PDFs (default: the run's)")
     args = ap.parse_args()
-    path = Path(args.out) / "trajectories" / "deepread.jsonl"
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    # the last record per question, as the run's summary counts a resumed run
+    records = list(read_records(trajectory_path(Path(args.out), "deepread")).values())
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     folder = Path(args.data or Path(summary.get("dataset", ".")).parent)
     where: dict[str, int] = {}

@@ -20,7 +20,6 @@ Writes bench/out/read-value-<collection>.json.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 from _common import machine, machine_line, table, write_json
 
 from deepread.corpus.index import Index
+from deepread.evaluation.records import read_records, trajectory_path
 from deepread.evaluation.shingles import is_read, shown_text
 
 GROUPS = ("first retrieve", "first-page hit reads", "next page", "next-page hit reads",
@@ -67,9 +67,8 @@ def main() -> int:
     ap.add_argument("--store", required=True)
     ap.add_argument("--collection", required=True)
     args = ap.parse_args()
-    path = Path(args.out) / "trajectories" / "deepread.jsonl"
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    # the last record per question, as the run's summary counts a resumed run
+    records = list(read_records(trajectory_path(Path(args.out), "deepread")).values())
     calls: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
     credit: Counter[str] = Counter()
