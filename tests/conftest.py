@@ -93,11 +93,13 @@ def titled(index: deepread.Index, title: str) -> int:
     return next(s.sec_id for s in doc.sections if s.title == title)
 
 
-def run_agent(index: deepread.Index, question: str, thread: str) -> dict:
-    """The final state of one agent run on ``question`` (default context, in memory)."""
+def run_agent(index: deepread.Index, question: str, thread: str = "t1",
+              **context: object) -> dict:
+    """The final state of one agent run on ``question`` (a context of ``context``'s
+    fields, the rest defaults; checkpoints in memory)."""
     graph = build_graph(index=index, checkpointer=InMemorySaver())
     return graph.invoke({"question": question}, {"configurable": {"thread_id": thread}},
-                        context=Context())
+                        context=Context(**context))
 
 
 @pytest.fixture(scope="session")

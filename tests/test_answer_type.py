@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import markdown_index
+from conftest import markdown_index, run_agent
 
 import deepread
-from deepread.graphs.agent import build_graph
 from deepread.nodes.answer_type import expected, missing
-from deepread.nodes.context import Context
 
 UNDATED_MD = (
     "# Introductory Chemistry\n\n"
@@ -38,11 +36,6 @@ def title_dated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.I
     with markdown_index(tmp_path_factory, "dated", "chem-syllabus.md",
                         TITLE_DATED_MD) as idx:
         yield idx
-
-
-def ask(index: deepread.Index, question: str, **context: object) -> dict:
-    return build_graph(index=index).invoke({"question": question},
-                                           context=Context(**context))
 
 
 def test_a_when_question_is_not_met_by_a_passage_without_a_time_or_date():
@@ -122,24 +115,24 @@ def test_a_yes_no_question_expects_nothing():
 
 
 def test_the_check_abstains_when_the_passages_found_hold_no_date(undated):
-    out = ask(undated, "When is the final exam?")
+    out = run_agent(undated, "When is the final exam?")
 
     assert (out["stop_reason"], out["sufficiency"]) == ("no_evidence", "insufficient")
 
 
 def test_with_the_answer_type_check_off_the_same_passages_answer(undated):
-    out = ask(undated, "When is the final exam?", answer_type_check=False)
+    out = run_agent(undated, "When is the final exam?", answer_type_check=False)
 
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
 
 
 def test_a_date_in_the_cited_paragraphs_section_title_meets_the_question(title_dated):
-    out = ask(title_dated, "When is the final exam?")
+    out = run_agent(title_dated, "When is the final exam?")
 
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
 
 
 def test_the_check_passes_a_question_its_passages_answer_in_kind(undated):
-    out = ask(undated, "What percentage of the grade are the exams?")
+    out = run_agent(undated, "What percentage of the grade are the exams?")
 
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")

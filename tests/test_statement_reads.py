@@ -7,12 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import markdown_index
-from langgraph.checkpoint.memory import InMemorySaver
+from conftest import markdown_index, run_agent, titled
 
 import deepread
-from deepread.graphs.agent import build_graph
-from deepread.nodes.context import Context
 
 FILING_MD = """\
 # Annual report
@@ -78,15 +75,8 @@ def filing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]
         yield idx
 
 
-def titled(index: deepread.Index, title: str) -> int:
-    doc = index.documents()[0]
-    return next(s.sec_id for s in doc.sections if s.title == title)
-
-
 def calls(index: deepread.Index, question: str, thread: str) -> list[tuple[str, int | None]]:
-    graph = build_graph(index=index, checkpointer=InMemorySaver())
-    out = graph.invoke({"question": question}, {"configurable": {"thread_id": thread}},
-                       context=Context())
+    out = run_agent(index, question, thread)
     return [(c["name"], c["args"].get("sec_id")) for c in out["tool_calls"]]
 
 
@@ -130,9 +120,7 @@ def test_with_two_filings_in_view_the_search_comes_before_the_statement(tmp_path
     with deepread.Index.open(store=tmp_path / "store", collection="two") as idx:
         idx.ingest(paths)
 
-        graph = build_graph(index=idx, checkpointer=InMemorySaver())
-        out = graph.invoke({"question": "Has the quick ratio improved between 2022 and 2023?"},
-                           {"configurable": {"thread_id": "two"}}, context=Context())
+        out = run_agent(idx, "Has the quick ratio improved between 2022 and 2023?", "two")
         sheet = titled(idx, "Consolidated Balance Sheets")
 
     assert out["tool_calls"][0]["name"] == "retrieve"

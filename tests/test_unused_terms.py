@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import markdown_index
+from conftest import markdown_index, run_agent
 
 import deepread
-from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.unused_terms import document_words, is_common, unused_terms, words_of
 
@@ -33,11 +32,6 @@ SYLLABUS_MD = (
 def syllabus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
     with markdown_index(tmp_path_factory, "syllabus", "chem-syllabus.md", SYLLABUS_MD) as idx:
         yield idx
-
-
-def ask(index: deepread.Index, question: str, **context: object) -> dict:
-    return build_graph(index=index).invoke({"question": question},
-                                           context=Context(**context))
 
 
 def test_a_specific_word_the_document_never_uses_is_unused():
@@ -78,13 +72,13 @@ def test_the_document_words_include_its_titles_and_file_name(syllabus):
 
 
 def test_a_question_about_something_the_document_never_mentions_abstains(syllabus):
-    out = ask(syllabus, "Do students need to wear lab aprons?")
+    out = run_agent(syllabus, "Do students need to wear lab aprons?")
 
     assert (out["stop_reason"], out["sufficiency"]) == ("no_evidence", "insufficient")
 
 
 def test_a_question_the_document_answers_is_answered(syllabus):
-    out = ask(syllabus, "Do I have to wear safety goggles in the lab?")
+    out = run_agent(syllabus, "Do I have to wear safety goggles in the lab?")
 
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
     assert "Safety goggles must be worn" in out["answer"]
@@ -93,7 +87,7 @@ def test_a_question_the_document_answers_is_answered(syllabus):
 def test_with_unused_term_support_off_only_the_similarity_decides(syllabus):
     # The lab paragraph is close enough to the aprons question for support_threshold
     # alone (cosine ~0.37): the unused word is what made the check want more.
-    out = ask(syllabus, "Do students need to wear lab aprons?", unused_term_support=0.0)
+    out = run_agent(syllabus, "Do students need to wear lab aprons?", unused_term_support=0.0)
 
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
 
