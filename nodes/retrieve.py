@@ -9,7 +9,7 @@ matches without being sent the same paragraphs again as pointers.
 from __future__ import annotations
 
 from deepread.nodes.observation import Observation
-from deepread.nodes.state import Regions
+from deepread.nodes.state import coords_of
 from deepread.nodes.tool_call import Outcome, ToolEnv
 from deepread.nodes.tool_specs import RetrieveArgs, check_scope
 
@@ -22,7 +22,7 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
     if args.doc_id is not None:
         check_scope(args.doc_id, scope)
         scope = [args.doc_id]
-    exclude = shown_coords(env.shown, scope) if args.exclude_shown else set()
+    exclude = coords_of(env.shown, scope) if args.exclude_shown else set()
     result = index.search(args.query, k=context.k, window=tuple(context.window),
                           doc_id=scope, mode=context.retrieval_mode,  # type: ignore[arg-type]
                           exclude=exclude)
@@ -43,14 +43,3 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
     return Outcome(result.paragraphs, header,
                    observation=Observation(hits=list(result.hits), sections=sections),
                    widens=[p.doc_id for p in result.paragraphs])
-
-
-def shown_coords(shown: Regions, scope: list[int] | None) -> set[tuple[int, int, int]]:
-    """The coordinates of the shown paragraphs in the documents of ``scope`` (all
-    documents when None): those a search in that scope must skip."""
-    out: set[tuple[int, int, int]] = set()
-    for key, spans in shown.items():
-        doc_id, sec_id = map(int, key.split(":"))
-        if scope is None or doc_id in scope:
-            out.update((doc_id, sec_id, p) for a, b in spans for p in range(a, b + 1))
-    return out

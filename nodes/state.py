@@ -72,6 +72,17 @@ def regions_of(coords: list[tuple[int, int, int]]) -> Regions:
     return {k: merge_intervals(v) for k, v in out.items()}
 
 
+def coords_of(regions: Regions, docs: list[int] | None = None) -> set[tuple[int, int, int]]:
+    """The paragraph coordinates ``regions`` cover (the inverse of :func:`regions_of`),
+    only those of ``docs`` when given."""
+    out: set[tuple[int, int, int]] = set()
+    for key, spans in regions.items():
+        doc_id, sec_id = map(int, key.split(":"))
+        if docs is None or doc_id in docs:
+            out.update((doc_id, sec_id, p) for a, b in spans for p in range(a, b + 1))
+    return out
+
+
 class Citation(TypedDict):
     doc_id: int
     sec_id: int

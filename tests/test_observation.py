@@ -11,7 +11,7 @@ from deepread.nodes.observation import (
     format_paragraphs,
     result_message,
 )
-from deepread.nodes.state import regions_of
+from deepread.nodes.state import coords_of, regions_of
 from deepread.stores.records import Document, Hit, Paragraph, Section
 
 CALL = {"name": "retrieve", "args": {"query": "q"}, "id": "c1", "type": "tool_call"}
@@ -73,3 +73,10 @@ def test_a_page_is_named_under_a_title_where_it_changes_and_after_a_pointer():
     assert [ln for ln in text.splitlines() if ln.startswith("[")] == [
         "[1:1:0] (p.3) row 0", "[1:1:1] row 1", "[1:1:2] (p.4) row 2",
         "[1:1:3] (already shown above; not repeated)", "[1:1:4] (p.4) row 4"]
+
+
+def test_the_coordinates_of_read_regions_are_those_they_were_made_of():
+    coords = [(1, 2, 0), (1, 2, 1), (1, 2, 4), (3, 0, 7)]
+
+    assert coords_of(regions_of(coords)) == set(coords)
+    assert coords_of(regions_of(coords), [3]) == {(3, 0, 7)}
