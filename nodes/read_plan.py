@@ -73,19 +73,24 @@ class Sections:
         "with its subtree" reads. A statement whose title heads a one-line paragraph
         and whose table sits under a child heading (the table's header line parsed as
         a heading) is read whole this way."""
-        sections = self.outline(doc_id)
-        out: list[int] = []
-        stack = [sec_id]
-        while stack:
-            sec = sections[stack.pop()]
-            out.append(sec.sec_id)
-            stack.extend(reversed(sec.children))
-        return out
+        return subtree(self.outline(doc_id), sec_id)
 
     def subtree_tokens(self, doc_id: int, sec_id: int) -> int:
         """Tokens of the section's paragraphs and all its descendants' (records)."""
         sections = self.outline(doc_id)
         return sum(sections[s].n_tok for s in self.subtree(doc_id, sec_id))
+
+
+def subtree(sections: Sequence[Section], sec_id: int) -> list[int]:
+    """``sec_id`` and its descendants in ``sections`` (a document's outline), in reading
+    order: each section, then its children in order, depth first."""
+    out: list[int] = []
+    stack = [sec_id]
+    while stack:
+        sec = sections[stack.pop()]
+        out.append(sec.sec_id)
+        stack.extend(reversed(sec.children))
+    return out
 
 
 def range_cost(sizes: list[int], start: int, end: int, shown: Collection[int],

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from deepread.nodes.read_plan import subtree
 from deepread.stores.records import Section
 
 INCOME, BALANCE, CASH_FLOW = "income statement", "balance sheet", "cash flow statement"
@@ -271,14 +272,7 @@ def topic_sections(question: str, sections: Sequence[Section],
 
 def _descendants(sections: Sequence[Section], roots: list[int]) -> set[int]:
     """``roots`` and every section under them."""
-    out: set[int] = set()
-    stack = list(roots)
-    while stack:
-        sec = stack.pop()
-        if sec not in out:
-            out.add(sec)
-            stack.extend(sections[sec].children)
-    return out
+    return {s for root in roots for s in subtree(sections, root)}
 
 
 def _deepest(sections: Sequence[Section], chosen: set[int]) -> set[int]:
