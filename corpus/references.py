@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepread.stores.markup import untagged
 from deepread.stores.records import Document, Paragraph
 
 _NUM = r"\d{1,3}(?:\.\d{1,3})*"
@@ -45,7 +46,6 @@ _NAMED = re.compile(r"\b(?:[Ss]ection|[Cc]hapter)\s+(?=[A-Z])([^\n]{1,120})")
 _BARE = re.compile(rf"^\s*({_NUM})\.?\s*$")
 _TITLE_NUMBER = re.compile(rf"^\s*(?:(?:section|chapter|part)\s+)?({_NUM})\.?(?=\s|:|$)",
                            re.IGNORECASE)
-_TAGS = re.compile(r"<[^>]+>")
 
 
 def _kind(word: str) -> str:
@@ -114,7 +114,7 @@ def section_number(title: str) -> str | None:
 
 
 def _norm(text: str) -> str:
-    return " ".join(_TAGS.sub(" ", text).lower().replace("’", "'").split())
+    return " ".join(untagged(text).lower().replace("’", "'").split())
 
 
 def section_name(title: str) -> str:

@@ -32,7 +32,6 @@ the TOC section whose title best matches the question.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -51,12 +50,12 @@ from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.statements import disclosure_sections, statement_sections
 from deepread.nodes.tool_specs import READ_SECTION, RETRIEVE, read_window
 from deepread.stores.embeddings import local_embeddings
+from deepread.stores.markup import plain
 from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
 
 NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verbatim from "
           "the documents as the best matches for the question.")
-_TAGS = re.compile(r"<[^>]+>")
 
 
 class TocEntry(NamedTuple):
@@ -333,13 +332,13 @@ class ExtractiveChatModel(BaseChatModel):
         for coord, row_text in ranked:
             # The same passage in two copies of a document (an HTML page and its PDF
             # print) is quoted once.
-            picked.setdefault(_plain(row_text), coord)
+            picked.setdefault(plain(row_text), coord)
             if len(picked) == self.quotes:
                 break
         chosen = sorted(picked.values())
         parts = [NOTICE, ""]
         for coord in chosen:
-            text = _plain(texts[coord])
+            text = plain(texts[coord])
             if len(text) > self.quote_chars:
                 text = text[: self.quote_chars].rsplit(" ", 1)[0] + " …"
             parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
@@ -347,18 +346,13 @@ class ExtractiveChatModel(BaseChatModel):
         return "\n".join(parts).rstrip()
 
 
-def _plain(text: str) -> str:
-    """``text`` without markup, its whitespace collapsed: what a quote shows."""
-    return " ".join(_TAGS.sub(" ", text).split())
-
-
 def _closest(query: str, texts: dict[tuple[int, int, int], str]
              ) -> tuple[tuple[int, int, int], str]:
     """The item of ``texts`` whose paragraph (markup removed) is most similar to
     ``query`` by the local MiniLM model."""
     items = list(texts.items())
-    plain = [_plain(text) or "." for _, text in items]
-    vectors = local_embeddings().embed_array([query, *plain])  # L2-normalised
+    bare = [plain(text) or "." for _, text in items]
+    vectors = local_embeddings().embed_array([query, *bare])  # L2-normalised
     return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 

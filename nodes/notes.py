@@ -28,6 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from deepread.corpus.models import message_text
 from deepread.nodes.observation import Observation, ShownParagraph
 from deepread.nodes.state import Regions, regions_of
+from deepread.stores.markup import plain
 from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
 
@@ -35,7 +36,6 @@ NOTE_MARK = "[note: an older observation, compacted to save context]"
 _QUOTES = 2
 _QUOTE_CHARS = 160
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
-_TAGS = re.compile(r"<[^>]+>")
 
 
 #: The same messages are measured before every model call of a run: their counts are
@@ -52,7 +52,7 @@ def message_tokens(message: BaseMessage) -> int:
 
 
 def _sentences(text: str) -> list[str]:
-    flat = " ".join(_TAGS.sub(" ", text).split())
+    flat = plain(text)
     return [s for s in _SENTENCE.split(flat) if s]
 
 

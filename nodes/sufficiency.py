@@ -54,6 +54,7 @@ from deepread.nodes.query import asked
 from deepread.nodes.read_plan import Sections, fit
 from deepread.nodes.state import Regions, was_read
 from deepread.prompts import load
+from deepread.stores.markup import plain, untagged
 from deepread.stores.terms import stem, terms
 
 #: Tokens of the section read in the extra step.
@@ -66,7 +67,6 @@ _ABSTAINS = re.compile(
     r"no (?:information|evidence|mention)|could(?:n't| not) find|cannot (?:find|answer|"
     r"determine)|unable to (?:find|answer|determine)|not answerable|returned nothing)\b",
     re.IGNORECASE)
-_TAGS = re.compile(r"<[^>]+>")
 # Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code).
 _CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\]")
 _QUOTED = re.compile(r"[\"“]([^\"”]{20,})[\"”]")
@@ -81,7 +81,7 @@ class Verdict:
 
 
 def _flat(text: str) -> str:
-    text = _TAGS.sub(" ", text).replace("’", "'").replace("‘", "'")
+    text = untagged(text).replace("’", "'").replace("‘", "'")
     return " ".join(text.replace("“", '"').replace("”", '"').split()).lower()
 
 
@@ -152,7 +152,7 @@ def dense_support(question: str, evidence: list[str]) -> float:
     ``evidence`` paragraphs (markup removed), by the local MiniLM model."""
     from deepread.stores.embeddings import local_embeddings
 
-    texts = [" ".join(_TAGS.sub(" ", t).split()) for t in evidence]
+    texts = [plain(t) for t in evidence]
     texts = [t for t in texts if t]
     if not texts:
         return 0.0

@@ -43,6 +43,7 @@ from functools import cache
 from deepread.corpus.index import Index
 from deepread.nodes.sufficiency import META_WORDS
 from deepread.stores.embeddings import TOKENIZER_FILE
+from deepread.stores.markup import untagged
 from deepread.stores.terms import stem, terms
 
 #: Vocabulary entries below this are the commonest words (see the module docstring).
@@ -56,7 +57,6 @@ DOCUMENT_KINDS = frozenset(
     "article articles paper papers book booklet brochure policy policies transcript "
     "memo letter contract agreement specification spec readme".split())
 _RUNS = re.compile(r"[a-z]{3,}|[0-9]{3,}")
-_TAGS = re.compile(r"<[^>]+>")
 #: Documents whose vocabulary is kept (a few syllabi or filings per run).
 _KEPT = 32
 _vocabularies: OrderedDict[tuple[str, int, str], frozenset[str]] = OrderedDict()
@@ -79,7 +79,7 @@ def is_common(word: str) -> bool:
 
 def words_of(text: str) -> set[str]:
     """The crude stems of ``text``'s words (:func:`deepread.stores.terms.terms`)."""
-    return {stem(w) for w in terms(_TAGS.sub(" ", text))}
+    return {stem(w) for w in terms(untagged(text))}
 
 
 def _used(word: str, vocabulary: frozenset[str] | set[str]) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import re
 
-_TAG = re.compile(r"<[^>]+>")
+from deepread.stores.markup import untagged
 
 
 def plain_table(markup: str) -> str:
@@ -26,7 +26,7 @@ def plain_table(markup: str) -> str:
     rows = re.split(r"</tr\s*>", markup, flags=re.IGNORECASE)
     out = []
     for row in rows:
-        cells = [html.unescape(_TAG.sub(" ", c)).strip()
+        cells = [html.unescape(untagged(c)).strip()
                  for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)]
         cells = [" ".join(c.split()) for c in cells if c.strip()]
         if cells:

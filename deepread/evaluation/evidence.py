@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from deepread.evaluation.dataset import Evidence
+from deepread.stores.markup import untagged
 from deepread.stores.records import Document
 
-_TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
 
 #: A piece of text shown to the model: the source path of its document, and the text.
@@ -30,7 +30,7 @@ Piece = tuple[str, str]
 
 def normalize(text: str) -> str:
     """Text as compared: tags stripped, unescaped, NFKC, no pilcrows, one-space runs."""
-    text = html.unescape(_TAG.sub(" ", text or ""))
+    text = html.unescape(untagged(text or ""))
     text = unicodedata.normalize("NFKC", text).replace("\u00b6", " ")
     return _SPACE.sub(" ", text).strip()
 
