@@ -162,7 +162,7 @@ class ServerBackend:
     def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
               match: Match, limit: int, candidates: int) -> list[ScoredPayload]:
         flt = server_filter(match)
-        sparse = _sparse(text, query=True)
+        sparse = _sparse(text, query=True) if mode != "dense" else None  # as the edge does
 
         def search(using: str, n: int) -> list[ScoredPayload]:
             query = dense if using == "dense" else sparse
