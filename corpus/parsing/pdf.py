@@ -50,7 +50,7 @@ from deepread.corpus.parsing.pdf_headings import (
     strong_label,
     sub_headings,
 )
-from deepread.corpus.parsing.pdf_lines import Line
+from deepread.corpus.parsing.pdf_lines import BULLET_GLYPHS, Line
 from deepread.corpus.parsing.pdf_margins import drop_running_lines
 from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, norm
 from deepread.corpus.parsing.pdf_tables import find_figure_tables, find_tables, table_html
@@ -60,7 +60,7 @@ __all__ = ["PdfError", "read_pdf"]
 
 
 # Glyph bullets that never start an ordinary wrapped line, so they may split a box.
-_STRONG_BULLET = re.compile(r"^\s*[•◦▪▫‣⁃∙●○■□►➢✓✔]\s*")
+_STRONG_BULLET = re.compile(rf"^\s*[{BULLET_GLYPHS}]\s*")
 # Weaker markers ("- item", "1. item", "(a) item") count only at the start of a box,
 # because a wrapped line can begin with a dash or a number.
 _WEAK_MARKER = re.compile(

@@ -42,10 +42,13 @@ from itertools import repeat
 import numpy as np
 import pypdfium2.raw as pdfium_c
 
-__all__ = ["PDFIUM_LOCK", "Line", "PageText", "PdfTextError", "read_page", "regroup"]
+__all__ = ["BULLET_GLYPHS", "PDFIUM_LOCK", "Line", "PageText", "PdfTextError", "read_page",
+           "regroup"]
 
 #: Held around every PDFium call in the process (PDFium has global state).
 PDFIUM_LOCK = threading.RLock()
+#: Printed list-bullet glyphs (a drawn bullet is :attr:`Line.bullet` instead).
+BULLET_GLYPHS = "•◦▪▫‣⁃∙●○■□►➢✓✔"
 
 _MONO_FONT = re.compile(r"mono|courier|consol|menlo|typewriter|inconsolata|code|fixed", re.I)
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|extrab", re.I)

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from deepread.corpus.parsing.pdf_lines import Line
+from deepread.corpus.parsing.pdf_lines import BULLET_GLYPHS, Line
 
 __all__ = ["CELL_GAP", "MIN_ROWS", "FigureTable", "Table", "find_figure_tables", "find_tables",
            "table_html"]
@@ -41,7 +41,7 @@ MIN_ROWS = 3
 CELL_GAP = 0.5
 #: A cell that is only a list bullet: a first column of these is a bulleted list whose
 #: glyphs stand apart from their text (a tab after the bullet), not a table's column.
-_BULLET = re.compile(r"^[•◦▪▫‣⁃∙●○■□►➢✓✔*–-]$")
+_BULLET = re.compile(rf"^[{BULLET_GLYPHS}*–-]$")
 
 
 @dataclass(slots=True)
