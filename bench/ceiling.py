@@ -23,17 +23,15 @@ Writes bench/out/ceiling-<collection>.json.
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
-from _common import machine, machine_line, table, write_json
+from _common import table, write_json
+from _runs import agent_and_flat, print_shares, run_parser, run_records
 
 from deepread.corpus.index import Index
 from deepread.evaluation.flat_windows import text_layer
-from deepread.evaluation.records import read_records, trajectory_path
 from deepread.evaluation.shingles import is_read, shown_text
 
 
@@ -78,16 +76,11 @@ def located(index: Index, record: dict, pages: dict) -> str | None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="a deepread eval output folder")
-    ap.add_argument("--store", required=True)
-    ap.add_argument("--collection", required=True)
+    ap = run_parser(__doc__)
     ap.add_argument("--data", default=None,
                     help="the dataset folder holding the PDFs (default: the run's)")
     args = ap.parse_args()
-    # the last record per question, as the run's summary counts a resumed run
-    records = list(read_records(trajectory_path(Path(args.out), "deepread")).values())
+    records = run_records(args.out)
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     folder = Path(args.data or Path(summary.get("dataset", ".")).parent)
     where: dict[str, int] = {}
@@ -109,14 +102,10 @@ def main() -> int:
                                           or texts[f"{Path(e['doc']).name}.pdf"])[i])
                      for e in evidence]
             rows[name].append(sum(found) / len(found))
-        rows["agent"].append(r["metrics"].get("evidence_read") or 0.0)
-        rows["flat"].append(((r.get("flat") or {}).get("metrics") or {})
-                            .get("evidence_read") or 0.0)
-    m = machine()
-    print(machine_line(m))
-    means = {k: round(statistics.mean(v), 3) for k, v in rows.items() if v}
-    print(f"{len(rows['agent'])} questions with evidence ({args.out})\n")
-    print(table(["evidence read if shown", "share"], [[k, v] for k, v in means.items()]))
+        agent, flat = agent_and_flat(r)
+        rows["agent"].append(agent)
+        rows["flat"].append(flat)
+    m, means = print_shares(rows, args.out, "evidence read if shown")
     if where:
         print("\n" + table(["first retrieve vs gold page", "questions"],
                            [[k, v] for k, v in sorted(where.items())]))

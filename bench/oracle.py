@@ -20,15 +20,13 @@ Writes bench/out/oracle-<collection>.json.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 from pathlib import Path
 
-from _common import machine, machine_line, table, write_json
+from _common import write_json
+from _runs import agent_and_flat, print_shares, run_parser, run_records
 
 from deepread.corpus.index import Index
-from deepread.evaluation.records import read_records, trajectory_path
 from deepread.evaluation.shingles import is_read, squash
 from deepread.nodes.read_plan import FRAME, Sections
 
@@ -96,16 +94,12 @@ def oracle_share(quotes: list[str], rows: list[Row], budget: int) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="a deepread eval output folder")
-    ap.add_argument("--store", required=True)
-    ap.add_argument("--collection", required=True)
+    ap = run_parser(__doc__)
     ap.add_argument("--budget", type=int, action="append",
                     help="observation tokens (tiktoken); repeatable (default 1500)")
     args = ap.parse_args()
     budgets = args.budget or [1500]
-    records = list(read_records(trajectory_path(Path(args.out), "deepread")).values())
+    records = run_records(args.out)
     with Index.open(args.store, args.collection) as index:
         docs = document_rows(index)
     rows: dict[str, list[float]] = {f"oracle @ {b:,}": [] for b in budgets}
@@ -119,14 +113,10 @@ def main() -> int:
             continue
         for b in budgets:
             rows[f"oracle @ {b:,}"].append(oracle_share(quotes, paragraphs, b))
-        rows["agent"].append(r["metrics"].get("evidence_read") or 0.0)
-        rows["flat"].append(((r.get("flat") or {}).get("metrics") or {})
-                            .get("evidence_read") or 0.0)
-    m = machine()
-    print(machine_line(m))
-    means = {k: round(statistics.mean(v), 3) for k, v in rows.items() if v}
-    print(f"{len(rows['agent'])} questions with evidence ({args.out})\n")
-    print(table(["evidence read", "share"], [[k, v] for k, v in means.items()]))
+        agent, flat = agent_and_flat(r)
+        rows["agent"].append(agent)
+        rows["flat"].append(flat)
+    m, means = print_shares(rows, args.out, "evidence read")
     write_json(f"oracle-{args.collection}", {"machine": m, "run": str(args.out),
                                              "budgets": budgets, "means": means})
     return 0
