@@ -324,3 +324,13 @@ def test_bad_files_get_a_specific_error(tmp_path, name, content, reason):
     path.write_bytes(content)
     with pytest.raises(ParseError, match=reason):
         parse_file(path)
+
+
+def test_a_contents_heading_is_never_the_documents_title(tmp_path):
+    path = tmp_path / "guide.md"
+    path.write_text("## Contents\n\n- Installing\n- Using\n\n## Installing widgets\n\n"
+                    "Run the installer.\n\n## Using widgets\n\nTurn the crank.\n",
+                    encoding="utf-8")
+    doc = parse_file(path)
+    assert doc.title == "Installing widgets"
+    assert doc.sections[1].title == "Contents"  # still a section of its own

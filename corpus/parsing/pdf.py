@@ -55,6 +55,7 @@ from deepread.corpus.parsing.pdf_margins import drop_running_lines
 from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, norm
 from deepread.corpus.parsing.pdf_tables import find_figure_tables, find_tables, table_html
 from deepread.corpus.parsing.pdf_words import Vocabulary, join_lines, vocabulary
+from deepread.corpus.parsing.structure import CONTENTS_HEADING
 
 __all__ = ["PdfError", "read_pdf"]
 
@@ -429,11 +430,14 @@ def _absorb_lone_figures(blocks: list[Block]) -> list[Block]:
 
 
 def _title(meta: str | None, blocks: list[Block]) -> str | None:
-    """The metadata title when it says something, else the first page's main heading."""
+    """The metadata title when it says something, else the first page's main heading
+    (a contents label is never one: :data:`~deepread.corpus.parsing.structure.
+    CONTENTS_HEADING`)."""
     meta = norm(meta or "")
     if meta and _WORD.search(meta) and not _USELESS_TITLE.match(meta):
         return meta
-    headings = [b for b in blocks if b.kind == "heading"]
+    headings = [b for b in blocks
+                if b.kind == "heading" and not CONTENTS_HEADING.match(b.text)]
     if not headings:
         return None
     first_page = [b for b in headings if b.page == headings[0].page and (b.level or 99) >= 3]

@@ -90,10 +90,18 @@ class Structured:
     paragraphs: list[Paragraph]  # doc_id 0 until the store assigns one
 
 
+#: A heading that is only the name of a document's list of contents or its index: a
+#: part of the document, never its title (the sidebar "Table of Contents" a browser
+#: prints at the top of a web page's PDF; a report's "Contents" page before chapter 1).
+CONTENTS_HEADING = re.compile(r"^\W*(table of contents|contents|index)\W*$", re.I)
+
+
 def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
-    """Sections and paragraphs of ``parsed``; ``fallback_title`` names an untitled doc."""
-    headings = [b for b in parsed.blocks if b.kind == "heading"]
-    title = parsed.title or (headings[0].text if headings else "") or fallback_title
+    """Sections and paragraphs of ``parsed``; ``fallback_title`` names an untitled doc
+    (the file's own title first, else its first heading that is not a contents label)."""
+    headings = [b.text for b in parsed.blocks
+                if b.kind == "heading" and not CONTENTS_HEADING.match(b.text)]
+    title = parsed.title or (headings[0] if headings else "") or fallback_title
     sections = [Section(sec_id=0, title=title, level=0, parent=None)]
     paragraphs: list[Paragraph] = []
     stack: list[Section] = [sections[0]]  # open ancestors, levels strictly increasing
