@@ -213,6 +213,24 @@ def test_binary_data_named_as_text_is_refused_as_binary(tmp_path: Path, name: st
     assert reason_of(path) == "looks like binary data, not text (it contains NUL bytes)"
 
 
+UTF16_TEXTS = {
+    "notes.txt": "Walruses haul out on ice floes – “every” spring.\n\nThey eat clams.",
+    "notes.md": "Walruses haul out on ice floes – “every” spring.\n\nThey eat clams.",
+    "notes.html": "<p>Walruses haul out on ice floes – “every” spring.</p>"
+                  "<p>They eat clams.</p>",
+}
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("name", sorted(UTF16_TEXTS))
+def test_utf16_without_a_byte_order_mark_is_read_as_text(tmp_path: Path, name: str,
+                                                         encoding: str) -> None:
+    path = write(tmp_path / name, UTF16_TEXTS[name].encode(encoding))
+
+    assert [p.text for p in parse_file(path).paragraphs] == [
+        "Walruses haul out on ice floes – “every” spring.", "They eat clams."]
+
+
 def test_cp1252_text_keeps_its_accents_and_quotes(tmp_path: Path) -> None:
     path = write(tmp_path / "legacy.txt", CP1252_TEXT.encode("cp1252"))
 

@@ -33,11 +33,39 @@ def decode_bom(raw: bytes) -> str | None:
     return None
 
 
+def decode_utf16_unmarked(raw: bytes) -> str | None:
+    """``raw`` as UTF-16 written without a byte-order mark, or None when it is not that.
+
+    Some exporters write UTF-16 with no mark. Text in the Latin, Greek or Cyrillic
+    ranges then has a NUL as the high byte of nearly every character, always on the same
+    side of each pair (odd offsets little-endian, even ones big-endian), while the other
+    side holds none; binary data has NULs on both sides. Taken as that only when the
+    whole file decodes strictly and reads as text (printable or whitespace), so a binary
+    file is still refused as binary.
+    """
+    head = raw[:8192]
+    pairs = len(head) // 2
+    if pairs < 2 or len(raw) % 2:
+        return None
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    for nuls, other, encoding in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if other == 0 and nuls >= pairs * 0.3:
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError:
+                return None
+            shown = sum(c.isprintable() or c.isspace() for c in text[:4096])
+            return text if shown >= 0.98 * min(len(text), 4096) else None
+    return None
+
+
 def decode_text(path: Path) -> str:
-    """The file as text, lines ending in ``\n``: by its BOM, else UTF-8, else cp1252;
-    binary data refused."""
+    """The file as text, lines ending in ``\n``: by its BOM, else UTF-16 without one,
+    else UTF-8, else cp1252; binary data refused."""
     raw = path.read_bytes()
     text = decode_bom(raw)
+    if text is None:
+        text = decode_utf16_unmarked(raw)
     if text is None:
         if b"\x00" in raw[:8192]:
             raise ParseError(path, "looks like binary data, not text (it contains NUL bytes)")
