@@ -334,3 +334,10 @@ def test_a_contents_heading_is_never_the_documents_title(tmp_path):
     doc = parse_file(path)
     assert doc.title == "Installing widgets"
     assert doc.sections[1].title == "Contents"  # still a section of its own
+
+
+def test_parse_file_takes_a_path_given_as_a_string(tmp_path):
+    path = tmp_path / "note.md"
+    path.write_text("# Note\n\nKeep the walrus fed.\n", encoding="utf-8")
+    assert [p.text for p in parse_file(str(path)).paragraphs] == \
+        [p.text for p in parse_file(path).paragraphs]

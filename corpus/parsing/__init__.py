@@ -39,8 +39,9 @@ def _reader(suffix: str) -> Callable[[Path], ParsedDocument]:
 SUPPORTED_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".xhtml", ".md", ".markdown", ".txt")
 
 
-def read_blocks(path: Path) -> ParsedDocument:
+def read_blocks(path: str | Path) -> ParsedDocument:
     """The raw block stream of ``path`` (no tree yet)."""
+    path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise ParseError(path, f"unsupported file type {suffix or '(no extension)'}; "
@@ -58,8 +59,9 @@ def read_blocks(path: Path) -> ParsedDocument:
     return _reader(suffix)(path)
 
 
-def parse_file(path: Path) -> Structured:
+def parse_file(path: str | Path) -> Structured:
     """Parse ``path`` into sections and paragraphs; ``ParseError`` says why not."""
+    path = Path(path)
     parsed = read_blocks(path)
     structured = build_structure(parsed, fallback_title=path.stem)
     if not structured.paragraphs:
