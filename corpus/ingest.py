@@ -119,6 +119,14 @@ class _Pipeline:
                 result.failures.append(IngestFailure(str(path), exc.strerror or str(exc)))
                 continue
             known = self._collection.find_source(source)
+            if known is None:
+                # The same bytes under another path are the same document — a file moved
+                # or copied, a store copied with the files beside it: not parsed, embedded
+                # and stored twice (its hits would come back twice); it is named by the
+                # path it was last ingested from.
+                same = self._collection.find_content(digest)
+                if same is not None:
+                    known = self._collection.move_source(same.doc_id, source)
             if known is not None and known.content_hash == digest:
                 result.skipped.append(known)
                 if self._progress:

@@ -116,6 +116,24 @@ class Collection:
         source = storable(source)  # as put_document stored it
         return next((d for d in self.documents() if d.source == source), None)
 
+    def find_content(self, content_hash: str) -> Document | None:
+        """The stored document whose file had exactly this content (sha256), if any."""
+        if not content_hash:
+            return None
+        return next((d for d in self.documents() if d.content_hash == content_hash), None)
+
+    def move_source(self, doc_id: int, source: str) -> Document:
+        """Name ``source`` as where document ``doc_id`` comes from now (the file moved,
+        or a store was copied with its files): one payload update of the document's
+        point, its paragraphs, vectors and ``doc_id`` untouched."""
+        doc = replace(self.document(doc_id), source=storable(source))
+        record = doc.to_dict() | {"content_hash": doc.content_hash}
+        self.backend.set_payload(Match(equals={"record": KIND_DOCUMENT, "doc_id": doc_id}),
+                                 {"source": doc.source, "document": record})
+        assert self._documents is not None
+        self._documents[doc_id] = doc
+        return doc
+
     def _committed_slot(self, doc_id: int) -> int | None:
         rows = self.backend.get([document_point_id(doc_id)])
         return rows[0]["slot"] if rows else None

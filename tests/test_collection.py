@@ -517,6 +517,43 @@ def test_documents_and_toc_survive_close_and_reopen(open_index: Callable[[str], 
     assert [p.text for p in idx.retrieve("part", k=1, mode="bm25")] == ["Part\nA part of A."]
 
 
+def test_a_moved_file_is_the_same_document_under_its_new_path(
+        open_index: Callable[[str], Index], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    idx = open_index("docs")
+    old = write_md(tmp_path / "report.md", "Report", ["Walruses haul out in spring."])
+    (first,) = idx.ingest([old])
+    new = tmp_path / "archive" / "report-2024.md"
+    new.parent.mkdir()
+    old.rename(new)
+
+    def no_writes(points: list[PointData]) -> None:
+        raise AssertionError("a moved file was stored again")
+
+    monkeypatch.setattr(idx.collection.backend, "upsert", no_writes)
+    (again,) = idx.ingest([new])
+
+    assert again.doc_id == first.doc_id
+    assert [(d.doc_id, d.source) for d in idx.documents()] == [
+        (first.doc_id, str(new.resolve()))]
+
+
+def test_a_moved_files_new_path_survives_reopening(open_index: Callable[[str], Index],
+                                                   tmp_path: Path) -> None:
+    idx = open_index("docs")
+    old = write_md(tmp_path / "a.md", "A", ["Otters hold hands."])
+    idx.ingest([old])
+    new = old.rename(tmp_path / "b.md")
+    idx.ingest([new])
+    idx = reopen(idx, open_index)
+    events: list[str] = []
+
+    idx.ingest([new], progress=lambda event, *_: events.append(event))
+
+    assert [d.source for d in idx.documents()] == [str(new.resolve())]
+    assert events == ["skip"]
+
+
 def test_reopened_store_still_skips_unchanged_files(open_index: Callable[[str], Index],
                                                     tmp_path: Path) -> None:
     idx = open_index("docs")
