@@ -41,7 +41,7 @@ from deepread.stores.disk_space import (
 )
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
-from deepread.stores.sparse import bm25_encoder
+from deepread.stores.sparse import bm25_document, bm25_query
 
 
 def edge_filter(match: Match) -> qe.Filter:
@@ -189,14 +189,13 @@ class EdgeBackend:
         ensure_space(self.path, needed, what)
 
     def upsert(self, points: list[PointData]) -> None:
-        bm25 = bm25_encoder()
         batch = []
         for p in points:
             vectors: dict[str, Any] = {}
             if p.dense is not None:
                 vectors[DENSE] = p.dense
             if p.bm25_text:
-                vectors[SPARSE] = bm25.embed_document(p.bm25_text)
+                vectors[SPARSE] = bm25_document(p.bm25_text)
             batch.append(qe.Point(p.id, vectors, p.payload))
         self._run(lambda: self.shard.update(qe.UpdateOperation.upsert_points(batch)))
 
@@ -229,7 +228,7 @@ class EdgeBackend:
         if mode != "bm25" and dense is None:
             raise ValueError(f"retrieval mode {mode!r} needs a query vector")
         flt = edge_filter(match)
-        sparse = bm25_encoder().embed_query(text) if mode != "dense" else None
+        sparse = bm25_query(text) if mode != "dense" else None
 
         def search(using: str, n: int) -> list[ScoredPayload]:
             query = (qe.Query.Nearest(dense, using=DENSE) if using == "dense"

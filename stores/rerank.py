@@ -10,11 +10,12 @@ semantic neighbours.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Protocol
 
 from deepread.stores.backend import UsageError
+from deepread.stores.dates import calendar_days
+from deepread.stores.markup import untagged
 from deepread.stores.records import Hit, Paragraph
 from deepread.stores.terms import content_words
 
@@ -39,12 +40,14 @@ class CoverageReranker:
 
     def rerank(self, query: str, candidates: Sequence[Candidate],
                section_titles: Sequence[str], k: int) -> list[Candidate]:
-        wanted = content_words(query)
+        # A date counts as a word whatever its spelling ("March 31st" is "3/31").
+        wanted = content_words(query) | set(calendar_days(query))
         if not wanted:
             return list(candidates[:k])
         scored = []
         for rank, (cand, title) in enumerate(zip(candidates, section_titles, strict=True)):
-            have = content_words(f"{title} {re.sub(r'<[^>]+>', ' ', cand[1].text)}")
+            text = f"{title} {untagged(cand[1].text)}"
+            have = content_words(text) | set(calendar_days(text))
             coverage = len(wanted & have) / len(wanted)
             scored.append((coverage + self.rank_weight / (1 + rank), -rank, cand))
         scored.sort(key=lambda s: (s[0], s[1]), reverse=True)

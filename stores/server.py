@@ -22,7 +22,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
-from deepread.stores.sparse import bm25_encoder
+from deepread.stores.sparse import bm25_document, bm25_query
 
 T = TypeVar("T")
 _UPSERT_BATCH = 256  # keeps one request well under the server's 32 MB body limit
@@ -40,8 +40,7 @@ def server_filter(match: Match) -> models.Filter:
 
 
 def _sparse(text: str, query: bool) -> models.SparseVector:
-    bm25 = bm25_encoder()
-    vec = bm25.embed_query(text) if query else bm25.embed_document(text)
+    vec = bm25_query(text) if query else bm25_document(text)
     return models.SparseVector(indices=list(vec.indices), values=list(vec.values))
 
 

@@ -2,7 +2,8 @@
 
 The engine applies IDF (the vectors are created with the IDF modifier), so a document
 vector holds only term frequencies; the same encoder feeds a Qdrant server, which keeps
-embedded and server collections scoring alike.
+embedded and server collections scoring alike. Both sides are encoded with their dates'
+calendar-day terms (:mod:`deepread.stores.dates`), so "March 31st" meets "3/31".
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import qdrant_edge as qe
+
+from deepread.stores.dates import with_calendar_days
 
 # Mean words per paragraph over the devset pages (HTML and PDF), rounded.
 AVG_PARAGRAPH_WORDS = 40.0
@@ -23,3 +26,13 @@ def bm25_encoder() -> qe.Bm25:
     chunks Qdrant's default assumes, so a long paragraph is not favoured over a short one.
     """
     return qe.Bm25(qe.Bm25Config(language="english", avg_len=AVG_PARAGRAPH_WORDS))
+
+
+def bm25_document(text: str) -> qe.SparseVector:
+    """The BM25 vector a paragraph's search text is indexed by."""
+    return bm25_encoder().embed_document(with_calendar_days(text))
+
+
+def bm25_query(text: str) -> qe.SparseVector:
+    """The BM25 vector a query searches with."""
+    return bm25_encoder().embed_query(with_calendar_days(text))

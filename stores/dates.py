@@ -1,0 +1,61 @@
+"""Calendar days written any way, as one search term each.
+
+A schedule writes "3/31", "Fri, Oct. 8" or "(May 23)"; a reader asks about "March 31st"
+or "Friday, October 8th". No word of the one is a word of the other, so neither BM25 nor
+the coverage reranker saw a match where the answer was, and a date question's hits were
+whatever shared its other words. Each date written as a month and a day becomes the term
+``monthday0331`` (month and day, two digits each; a year, when written, is left to the
+words around it), added to what BM25 indexes and to the query, and to the words the
+coverage reranker compares; the text shown is unchanged.
+
+Forms read: a month's name or its abbreviation with a day ("March 31st", "Mar. 31",
+"Oct 8"), a day with a month ("31 March", "8th of October"), and a numeric month/day
+("3/31", "10/8", "3/31/2023"), month first as in the US; a day above 12 written first
+("31/3") is read day first, as it can only be that. A fraction written like a date
+("1/2 of the grade") gains a term no question about January 2 is likely to ask.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
+           "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\.?,?\s+{_DAY}\b", re.I)
+_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)
+# Not inside a longer run of digits, slashes or dots (a version "1.2/3", a path "a/10/8/b").
+_NUMERIC = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(?:\d{4}|\d{2}))?(?![\d/])")
+
+
+def _term(month: int, day: int) -> str | None:
+    if 1 <= month <= 12 and 1 <= day <= 31:
+        return f"monthday{month:02d}{day:02d}"
+    return None
+
+
+def calendar_days(text: str) -> list[str]:
+    """The ``monthdayMMDD`` term of every month-and-day date in ``text``, in order."""
+    found: list[tuple[int, str]] = []
+    for m in _MONTH_DAY.finditer(text):
+        term = _term(_MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
+        if term:
+            found.append((m.start(), term))
+    for m in _DAY_MONTH.finditer(text):
+        term = _term(_MONTHS[m.group(2)[:3].lower()], int(m.group(1)))
+        if term:
+            found.append((m.start(), term))
+    for m in _NUMERIC.finditer(text):
+        first, second = int(m.group(1)), int(m.group(2))
+        term = _term(first, second) if first <= 12 else _term(second, first)
+        if term:
+            found.append((m.start(), term))
+    return [term for _, term in sorted(found)]
+
+
+def with_calendar_days(text: str) -> str:
+    """``text`` followed by its dates' terms (what BM25 indexes and is queried with)."""
+    days = calendar_days(text)
+    return f"{text}\n{' '.join(days)}" if days else text

@@ -1,0 +1,72 @@
+"""Dates written any way are one search term (stores/dates.py): "March 31st" finds "3/31"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import deepread
+from deepread.stores.dates import calendar_days, with_calendar_days
+from deepread.stores.records import Hit, Paragraph
+from deepread.stores.rerank import CoverageReranker
+
+SCHEDULE = """# Course schedule
+
+## Weeks
+
+3/24 Sensory processing in the classroom; reading due.
+
+3/31 Diagnosis: disparities in adulthood diagnosis.
+
+4/7 Intervention approaches; reading due.
+
+Fri, Oct. 8 Automated intervention and feedback.
+
+## Policies
+
+Late work loses ten percent a day; every topic is examined in the final.
+"""
+
+
+@pytest.mark.parametrize("text", ["March 31st", "Mar. 31", "31 March", "the 31st of March",
+                                  "3/31", "3/31/2023", "31/3"])
+def test_every_spelling_of_a_day_is_the_same_term(text: str) -> None:
+    assert calendar_days(text) == ["monthday0331"]
+
+
+def test_a_range_names_both_of_its_days() -> None:
+    assert calendar_days("away 10/7 - 10/11") == ["monthday1007", "monthday1011"]
+
+
+@pytest.mark.parametrize("text", ["version 1.2/3", "13/13", "0/5", "grade 95/100",
+                                  "page 4 of 12"])
+def test_numbers_that_cannot_be_a_day_add_no_term(text: str) -> None:
+    assert calendar_days(text) == []
+
+
+def test_text_without_dates_is_indexed_as_it_is() -> None:
+    assert with_calendar_days("No dates here.") == "No dates here."
+
+
+def test_a_question_naming_a_day_finds_the_row_written_as_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "schedule.md"
+    path.write_text(SCHEDULE, encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="course") as idx:
+        idx.ingest([path])
+
+        hits = idx.retrieve("What is the topic on March 31st?", k=1, mode="bm25")
+
+    assert hits[0].text.startswith("3/31 Diagnosis")
+
+
+def test_the_reranker_counts_a_date_match_as_a_word() -> None:
+    texts = ["Office hours are on Mondays.", "Lectures are recorded.",
+             "Fri, Oct. 8 Automated intervention."]
+    candidates = [(Hit(1, 1, i, 1.0 / (i + 1)), Paragraph(1, 1, i, t))
+                  for i, t in enumerate(texts)]
+
+    ranked = CoverageReranker().rerank("What happens on October 8th?", candidates,
+                                       ["", "", ""], k=2)
+
+    assert [p.para_idx for _, p in ranked] == [0, 2]
