@@ -11,13 +11,16 @@ coverage reranker compares; the text shown is unchanged.
 Forms read: a month's name or its abbreviation with a day ("March 31st", "Mar. 31",
 "Oct 8"), a day with a month ("31 March", "8th of October"), and a numeric month/day
 ("3/31", "10/8", "3/31/2023"), month first as in the US; a day above 12 written first
-("31/3") is read day first, as it can only be that. A fraction written like a date
-("1/2 of the grade") gains a term no question about January 2 is likely to ask.
+("31/3") is read day first, as it can only be that. A range ("10/7 - 10/11", "March 13 to
+17" is not read: both ends must be dates) names each day in it. A fraction written like a
+date ("1/2 of the grade") gains a term no question about January 2 is likely to ask.
 """
 
 from __future__ import annotations
 
 import re
+from calendar import monthrange
+from datetime import date, timedelta
 
 _MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
            "sep": 9, "oct": 10, "nov": 11, "dec": 12}
@@ -30,29 +33,50 @@ _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)
 _NUMERIC = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(?:\d{4}|\d{2}))?(?![\d/])")
 
 
-def _term(month: int, day: int) -> str | None:
-    if 1 <= month <= 12 and 1 <= day <= 31:
-        return f"monthday{month:02d}{day:02d}"
-    return None
+#: What joins the two ends of a range of days: "10/7 - 10/11", "March 13 to March 17".
+_RANGE = re.compile(r"\s*(?:-|–|—|to|through|thru|until)\s*", re.I)
+#: The longest range read as every day in it (a month: a spring break, an exam week).
+LONGEST_RANGE = 31
+_LEAP_YEAR = 2024  # any leap year: a range running over February 29 keeps that day
+
+
+def _dates(text: str) -> list[tuple[int, int, date]]:
+    """Every month-and-day date in ``text``: (start, end, the day in a leap year)."""
+    found: list[tuple[int, int, date]] = []
+
+    def add(m: re.Match[str], month: int, day: int) -> None:
+        # Only a day of the calendar ("13/13" and "2/30" are not).
+        if 1 <= month <= 12 and 1 <= day <= monthrange(_LEAP_YEAR, month)[1]:
+            found.append((m.start(), m.end(), date(_LEAP_YEAR, month, day)))
+
+    for m in _MONTH_DAY.finditer(text):
+        add(m, _MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
+    for m in _DAY_MONTH.finditer(text):
+        add(m, _MONTHS[m.group(2)[:3].lower()], int(m.group(1)))
+    for m in _NUMERIC.finditer(text):
+        first, second = int(m.group(1)), int(m.group(2))
+        add(m, *((first, second) if first <= 12 else (second, first)))
+    return sorted(found)
+
+
+def _term(day: date) -> str:
+    return f"monthday{day.month:02d}{day.day:02d}"
 
 
 def calendar_days(text: str) -> list[str]:
-    """The ``monthdayMMDD`` term of every month-and-day date in ``text``, in order."""
-    found: list[tuple[int, str]] = []
-    for m in _MONTH_DAY.finditer(text):
-        term = _term(_MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
-        if term:
-            found.append((m.start(), term))
-    for m in _DAY_MONTH.finditer(text):
-        term = _term(_MONTHS[m.group(2)[:3].lower()], int(m.group(1)))
-        if term:
-            found.append((m.start(), term))
-    for m in _NUMERIC.finditer(text):
-        first, second = int(m.group(1)), int(m.group(2))
-        term = _term(first, second) if first <= 12 else _term(second, first)
-        if term:
-            found.append((m.start(), term))
-    return [term for _, term in sorted(found)]
+    """The ``monthdayMMDD`` term of every month-and-day date in ``text``, in order; a
+    range of up to :data:`LONGEST_RANGE` days ("10/7 - 10/11") names every day in it,
+    as "I am away 10/7 - 10/11" asks about each of them."""
+    dates = _dates(text)
+    out: list[str] = []
+    for i, (_, end, day) in enumerate(dates):
+        out.append(_term(day))
+        if i + 1 < len(dates):
+            start, _, last = dates[i + 1]
+            span = (last - day).days
+            if 1 < span <= LONGEST_RANGE and _RANGE.fullmatch(text[end:start]):
+                out += [_term(day + timedelta(days=n)) for n in range(1, span)]
+    return out
 
 
 def with_calendar_days(text: str) -> str:

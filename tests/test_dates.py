@@ -35,12 +35,21 @@ def test_every_spelling_of_a_day_is_the_same_term(text: str) -> None:
     assert calendar_days(text) == ["monthday0331"]
 
 
-def test_a_range_names_both_of_its_days() -> None:
-    assert calendar_days("away 10/7 - 10/11") == ["monthday1007", "monthday1011"]
+def test_a_range_names_every_day_in_it() -> None:
+    assert calendar_days("away 10/7 - 10/11") == [
+        "monthday1007", "monthday1008", "monthday1009", "monthday1010", "monthday1011"]
+
+
+def test_two_dates_not_joined_as_a_range_are_just_two_days() -> None:
+    assert calendar_days("3/31 and 4/7") == ["monthday0331", "monthday0407"]
+
+
+def test_a_range_longer_than_a_month_names_only_its_ends() -> None:
+    assert calendar_days("1/1 - 12/31") == ["monthday0101", "monthday1231"]
 
 
 @pytest.mark.parametrize("text", ["version 1.2/3", "13/13", "0/5", "grade 95/100",
-                                  "page 4 of 12"])
+                                  "page 4 of 12", "2/30"])
 def test_numbers_that_cannot_be_a_day_add_no_term(text: str) -> None:
     assert calendar_days(text) == []
 
