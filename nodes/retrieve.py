@@ -49,7 +49,7 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
         sections[f"{hit.doc_id}:{hit.sec_id}"] = {"n_para": sec.n_para, "n_tok": sec.n_tok}
     observation = Observation(hits=list(result.hits), sections=sections)
     if not result.hits:
-        text = ("No hits among the paragraphs not shown yet: everything the query matches "
+        text = ("No hits among the paragraphs not shown yet: everything it matches "
                 "has been shown above." if exclude else "No hits.")
         return Outcome(text=text, observation=observation)
     # Documents a retrieve touches join the interaction space: the next prompt shows

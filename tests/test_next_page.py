@@ -127,6 +127,7 @@ def test_when_everything_was_shown_the_page_is_empty_and_says_so(tmp_path_factor
     assert second.status == "success"
     assert hits(second) == []
     assert "everything it matches has been shown" in second.content
+    assert QUERY not in second.content
 
 
 def test_a_bad_exclude_shown_value_is_an_error_the_model_can_act_on(handbook):
