@@ -23,13 +23,12 @@ Writes bench/out/frames-<collection>.json.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 
-from _common import machine, machine_line, table, write_json
+from _common import machine, machine_line, run_parser, table, write_json
 
 from deepread.corpus.framing import CLOSE, OPEN
 from deepread.corpus.index import Index
@@ -88,11 +87,7 @@ def split_lines(content: str, tool: str) -> Counter[str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="a deepread eval output folder")
-    ap.add_argument("--store", required=True)
-    ap.add_argument("--collection", required=True)
+    ap = run_parser(__doc__)
     ap.add_argument("--limit", type=int, default=0, help="replay the first N questions only")
     args = ap.parse_args()
     records = list(read_records(trajectory_path(Path(args.out), "deepread")).values())
