@@ -81,11 +81,11 @@ def test_a_title_stays_when_the_paragraph_holding_it_is_only_pointed_at():
 
 
 def test_the_prompts_describe_the_lines_the_tools_write():
-    system = load("system")
-    read = load("read_section")
+    system, read, retrieve = load("system"), load("read_section"), load("retrieve")
 
     assert f"[doc_id:sec_id:a-b] {POINTER}" in system
-    assert "## (doc_id) [sec_id] Title" in system and "(p.N)" in system
-    assert "## (doc_id) [sec_id] Title (paragraphs start-end of n)" in read
+    assert "(paragraphs start-end of n)" in read
     assert extent(3, 9, 24) == "paragraphs 3-9 of 24"  # the same template, filled in
-    assert "## (doc_id) [sec_id] Title" in load("retrieve")
+    assert "`[doc_id:sec_id:para_idx] text` (`(p.N)` where the page changes)" in retrieve
+    assert "`## (doc_id) [sec_id] Title`, best section first" in retrieve
+    assert section_line(1, 2, "Title") == "## (1) [2] Title"
