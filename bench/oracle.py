@@ -4,7 +4,8 @@
 budget). This bounds it at the agent's own observation budget: for each question an
 *oracle* reader, told which paragraphs hold each gold span, reads only those, each at
 what ``read_section`` would cost to show it (the paragraph's coordinate line with
-tiktoken, :class:`deepread.nodes.read_plan.Sections`, plus one read frame per section),
+tiktoken, :class:`deepread.nodes.read_plan.Sections`, plus a typical read frame,
+:data:`~deepread.nodes.read_plan.FRAME`, per section),
 cheapest span first, until the budget is spent. No search is paid for: it is the most
 any locate-then-read policy of deepread's parse and observation format can read at that
 budget, however well it locates.
@@ -43,7 +44,7 @@ def document_rows(index: Index) -> dict[str, list[Row]]:
         for sec in doc.sections:
             if not sec.n_para:
                 continue
-            costs = sections.costs(doc.doc_id, sec.sec_id)
+            costs = sections.read_cost(doc.doc_id, sec.sec_id).lines
             for p, cost in zip(index.read(doc.doc_id, sec.sec_id).paragraphs, costs,
                                strict=True):
                 rows.append((sec.sec_id, p.para_idx, squash(p.text), cost))

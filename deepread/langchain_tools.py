@@ -27,10 +27,9 @@ from pydantic import BaseModel, Field, ValidationError
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.nodes.context import Context
-from deepread.nodes.observation import Observation, format_paragraphs
 from deepread.nodes.read_section import read_section as read_section_handler
 from deepread.nodes.retrieve import retrieve as retrieve_handler
-from deepread.nodes.tool_call import ToolEnv
+from deepread.nodes.tool_call import Outcome, ToolEnv, render
 from deepread.nodes.tool_specs import (
     ReadSectionArgs,
     RetrieveArgs,
@@ -80,11 +79,10 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
         raise ValueError(f"window must be (up, down) with both >= 0, got {window}")
     scope = list(documents) if documents is not None else None
 
-    def shown(paragraphs: list, header: str, observation: Observation
-              ) -> tuple[str, dict[str, Any]]:
+    def shown(outcome: Outcome) -> tuple[str, dict[str, Any]]:
         by_id = {d.doc_id: d for d in index.documents()}
-        text, observation.paragraphs = format_paragraphs(paragraphs, by_id, {})
-        return f"{header}\n{text}", observation.artifact()
+        text, outcome.observation.paragraphs = render(outcome, by_id, {})
+        return text, outcome.observation.artifact()
 
     def guarded(fn):
         """Run ``fn``; what the model can fix becomes a ToolException (a tool error)."""
@@ -106,8 +104,7 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
                                                documents=scope))
 
     def run(handler: Any, args: BaseModel) -> tuple[str, dict[str, Any]]:
-        outcome = handler(args, env)
-        return shown(outcome.paragraphs, outcome.header, outcome.observation)
+        return shown(handler(args, env))
 
     def retrieve(query: str | list[str], doc_id: int | None = None):
         return run(retrieve_handler, RetrieveArgs(query=query, doc_id=doc_id))

@@ -234,11 +234,11 @@ class ExtractiveChatModel(BaseChatModel):
         """The read of the section sized to ``left`` around ``para``; ``{}`` when the
         section has nothing left to show, None when nothing unshown of it fits."""
         assert self.sections is not None
-        costs = self.sections.costs(doc_id, sec_id)
+        cost = self.sections.read_cost(doc_id, sec_id)
         seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
-        if all(i in seen for i in range(len(costs))):
+        if all(i in seen for i in range(len(cost.lines))):
             return {}
-        got = fit(costs, para, left, seen, self.sections.marks(doc_id, sec_id))
+        got = fit(cost, para, left, seen)
         if got is None:
             return None
         return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
@@ -286,9 +286,9 @@ class ExtractiveChatModel(BaseChatModel):
     def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
                         left: int) -> dict[str, int] | None:
         """The next hit's section sized from its mean paragraph size (no costs)."""
-        # Each observation carries ~40 tokens of frame and headers; below ~100 tokens of
-        # room a read would show next to nothing.
-        left = min(self.read_budget, left - 40)
+        # Each read carries its frame (~FRAME tokens); below ~100 tokens of room a read
+        # would show next to nothing.
+        left = min(self.read_budget, left - FRAME)
         if left < 100:
             return None
         for hit in located.hits or []:

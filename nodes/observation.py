@@ -12,7 +12,16 @@ The text follows the paper (§3.4, Format): each paragraph prefixed with
 inside ``<document_content>`` tags, with text that could close that frame or forge a
 coordinate line escaped. Paragraphs the model has already been shown (read-region
 memory) are not repeated: a run of them becomes one pointer line,
-``[3:9:18-52] (already shown above; not repeated)``.
+``[3:9:18-52] (shown above)``.
+
+Everything else is kept as small as a reader allows, because every policy pays it on
+every result — an LLM in its context and bill, the offline policy in the text its
+observation budget leaves room for. The legend of these lines is said once, in the
+system prompt and the tool descriptions (prompts/), not in every result: no result
+repeats the query it answers or explains its coordinates; a read's range and the
+section's size ride on the section's own line, ``## (3) [9] Grading (paragraphs 0-4 of
+12)``; a title is not printed right above a paragraph that begins with it; a page is
+named only where it changes.
 """
 
 from __future__ import annotations
@@ -26,7 +35,9 @@ from deepread.corpus.framing import CLOSE, OPEN, escape
 from deepread.nodes.state import Regions, was_read
 from deepread.stores.records import Document, Hit, Paragraph
 
-POINTER = "(already shown above; not repeated)"
+#: What a pointer line says after its coordinates: these paragraphs were shown in an
+#: earlier result of the conversation (the system prompt says so once).
+POINTER = "(shown above)"
 
 
 @dataclass(slots=True)
@@ -137,10 +148,52 @@ def error_message(call: dict[str, Any], why: str) -> ToolMessage:
     return result_message(call, f"Error: {why}", Observation(error=why))
 
 
+def extent(start: int, end: int, n_para: int) -> str:
+    """What a read's section line adds: the range read and the section's size."""
+    return f"paragraphs {start}-{end} of {n_para}"
+
+
+def section_line(doc_id: int, sec_id: int, title: str, note: str = "") -> str:
+    """The line a section's paragraphs are grouped under (the TOC's ``(d) [s] Title``),
+    the title escaped as document text (empty: left out); ``note`` (a read's
+    :func:`extent`) after it."""
+    line = f"## ({doc_id}) [{sec_id}]"
+    if title := " ".join(title.split()):
+        line += f" {escape(title)}"
+    return f"{line} ({note})" if note else line
+
+
+def opens_with(text: str, title: str) -> bool:
+    """Whether a paragraph's ``text`` begins with the section's ``title`` (whitespace
+    aside): its heading line parsed into the paragraph, so the section's line need not
+    print the same words right above it."""
+    title = " ".join(title.split())
+    return bool(title) and " ".join(text.split()).startswith(title)
+
+
+def pointer_line(doc_id: int, sec_id: int, first: int, last: int) -> str:
+    """The one line standing for paragraphs ``first..last`` shown before."""
+    span = f"{first}" if first == last else f"{first}-{last}"
+    return f"[{doc_id}:{sec_id}:{span}] {POINTER}"
+
+
+def paragraph_line(p: Paragraph, page: bool) -> str:
+    """A paragraph's line: its coordinates, its page when ``page`` (and it has one),
+    its escaped text."""
+    marker = f" (p.{p.page})" if page and p.page else ""
+    return f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{marker} {escape(p.text)}"
+
+
 def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document],
-                      regions: Regions) -> tuple[str, list[ShownParagraph]]:
+                      regions: Regions, notes: dict[tuple[int, int], str] | None = None
+                      ) -> tuple[str, list[ShownParagraph]]:
     """Observation text and its rows; a run of consecutive paragraphs of a section that
-    were shown before is one pointer line (``repeat`` rows).
+    were shown before is one pointer line (``repeat`` rows). ``notes``: what a section's
+    line says after its title (a read's range and size, :func:`extent`).
+
+    A section's title is left out of its line when the first paragraph under it begins
+    with the title (a heading the parser kept in the paragraph): the same words twice in
+    a row cost a read ~6 tokens and tell the reader nothing.
 
     A paragraph's page ``(p.N)`` is written where it is news: on the first paragraph
     under a section's title line and where the page changes. Written on every line it
@@ -156,9 +209,7 @@ def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document
     def close_run() -> None:
         nonlocal page_shown
         if run:
-            d, s, first, last = run
-            span = f"{first}" if first == last else f"{first}-{last}"
-            lines.append(f"[{d}:{s}:{span}] {POINTER}")
+            lines.append(pointer_line(*run))
             run.clear()
             page_shown = None  # the next line names its page again
 
@@ -168,7 +219,10 @@ def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document
             current = (p.doc_id, p.sec_id)
             doc = documents.get(p.doc_id)
             title = doc.sections[p.sec_id].title if doc and p.sec_id < len(doc.sections) else ""
-            lines.append(f"## ({p.doc_id}) [{p.sec_id}] {escape(' '.join(title.split()))}")
+            repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
+            if not repeat and opens_with(p.text, title):
+                title = ""  # the paragraph right below prints it
+            lines.append(section_line(p.doc_id, p.sec_id, title, (notes or {}).get(current, "")))
             page_shown = None
         repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
         rows.append(ShownParagraph.of(p, repeat))
@@ -179,9 +233,8 @@ def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document
             run.extend([p.doc_id, p.sec_id, p.para_idx, p.para_idx])
         else:
             close_run()
-            page = f" (p.{p.page})" if p.page and p.page != page_shown else ""
+            lines.append(paragraph_line(p, page=p.page != page_shown))
             page_shown = p.page
-            lines.append(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} {escape(p.text)}")
     close_run()
     if len(lines) == 1:
         lines.append("(no paragraphs)")

@@ -5,27 +5,63 @@ A section's record gives only its total tokens and paragraph count; sizing a rea
 their mean (:func:`deepread.nodes.tool_specs.read_window`) overshoots or undershoots
 wherever paragraph sizes vary — a section of one 1,400-token statement table and forty
 one-line paragraphs has a mean of 34. The planners here (the offline policy, the
-sufficiency check's extra read) instead count the lines the ``tools`` node will show
-(``[d:s:p] (p.N) text``, the page named where it changes; :func:`deepread.nodes.
-observation.format_paragraphs`) with tiktoken, paragraph by paragraph, and count
-paragraphs already shown as the one pointer line they become. A table is one
+sufficiency check's extra read) instead count, with tiktoken, exactly the text the
+``tools`` node will show (:func:`deepread.nodes.observation.format_paragraphs`, written
+by the same line functions): the frame's tags, the section's line with the range read,
+each paragraph's line ``[d:s:p] (p.N) text`` (the page named where it changes), and a
+pointer line for each run of paragraphs already shown. The count is exact because the
+tokenizer never merges across the start of a line (its pre-tokenizer splits there; at
+most a line's trailing punctuation takes the line break with it), so the text's tokens
+are the sum of each line's tokens counted with its line break. A table is one
 paragraph, so it is read whole or not at all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
-from deepread.corpus.framing import escape
+from deepread.corpus.framing import CLOSE, OPEN
 from deepread.corpus.index import Index
+from deepread.nodes.observation import (
+    extent,
+    opens_with,
+    paragraph_line,
+    pointer_line,
+    section_line,
+)
 from deepread.stores.records import Section
 from deepread.stores.tokens import count_tokens
 
-#: Tokens of a read's frame: the header line, the ``<document_content>`` tags and the
-#: section's title line (measured: 25–45 with a title of a few words).
-FRAME = 45
-#: Tokens of one "[d:s:a-b] (already shown above; not repeated)" pointer line.
-POINTER = 16
+#: Tokens of a typical read's frame — the tags and a section line with a title of a few
+#: words and its range (measured: 22–35). Only the policy's "is there room for a read at
+#: all" cut-offs use it; a planned read counts its own frame exactly.
+FRAME = 30
+
+
+def _line(text: str) -> int:
+    """Tokens of ``text`` as a line followed by another (its line break included)."""
+    return count_tokens(text + "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadCost:
+    """What reading a range of one section shows, in tokens, part by part."""
+
+    #: Each direct paragraph's line, its page marker counted where the page changes
+    #: from the paragraph before (as the observation writes it when that one is shown).
+    lines: Sequence[int]
+    #: What each paragraph's page marker adds where :attr:`lines` left it out: on a
+    #: line that opens what is shown (after the section line or a pointer line) the page
+    #: is named even when the paragraph before is on it.
+    marks: Sequence[int] = ()
+    #: The frame of a read of ``start..end``: the tags and the section's line (its
+    #: title left out when paragraph ``start`` is shown and begins with it;
+    #: ``start_shown``: it is, as text rather than a pointer).
+    frame: Callable[[int, int, bool], int] = lambda start, end, start_shown: 0
+    #: The pointer line standing for paragraphs ``first..last`` shown before.
+    pointer: Callable[[int, int], int] = lambda first, last: 0
+
 
 class Sections:
     """The shown tokens of each section's direct paragraphs, read once per instance
@@ -33,34 +69,34 @@ class Sections:
 
     def __init__(self, index: Index) -> None:
         self.index = index
-        self._costs: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
+        self._costs: dict[tuple[int, int], ReadCost] = {}
 
-    def costs(self, doc_id: int, sec_id: int) -> list[int]:
-        """Tokens each direct paragraph of the section takes when shown, in order, its
-        page marker counted where the page changes (as the observation writes it when
-        the paragraph before was shown too)."""
-        return self._measure(doc_id, sec_id)[0]
-
-    def marks(self, doc_id: int, sec_id: int) -> list[int]:
-        """Tokens each paragraph's page marker adds where :meth:`costs` left it out: on
-        a line that opens what is shown (after the title line or a pointer line), the
-        observation names the page even when the paragraph before is on it."""
-        return self._measure(doc_id, sec_id)[1]
-
-    def _measure(self, doc_id: int, sec_id: int) -> tuple[list[int], list[int]]:
+    def read_cost(self, doc_id: int, sec_id: int) -> ReadCost:
+        """What a read of the section will show, in tokens, exactly as the ``tools``
+        node writes it (see the module docstring)."""
         key = (doc_id, sec_id)
         if key not in self._costs:
             paragraphs = self.index.read(doc_id, sec_id).paragraphs
-            costs, marks = [], []
+            lines, marks = [], []
             for i, p in enumerate(paragraphs):
-                head = f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]"
-                plain = count_tokens(f"{head} {escape(p.text)}") + 1
-                marked = (count_tokens(f"{head} (p.{p.page}) {escape(p.text)}") + 1
-                          if p.page else plain)
+                plain, marked = _line(paragraph_line(p, False)), _line(paragraph_line(p, True))
                 new_page = i == 0 or p.page != paragraphs[i - 1].page
-                costs.append(marked if new_page else plain)
+                lines.append(marked if new_page else plain)
                 marks.append(0 if new_page else marked - plain)
-            self._costs[key] = (costs, marks)
+            sec = self.outline(doc_id)[sec_id]
+            n_para = sec.n_para
+            titled = [opens_with(p.text, sec.title) for p in paragraphs]
+            tags = _line(OPEN) + count_tokens(CLOSE)
+
+            def frame(start: int, end: int, start_shown: bool) -> int:
+                title = "" if start_shown and titled[start] else sec.title
+                return tags + _line(section_line(doc_id, sec_id, title,
+                                                 extent(start, end, n_para)))
+
+            def pointer(first: int, last: int) -> int:
+                return _line(pointer_line(doc_id, sec_id, first, last))
+
+            self._costs[key] = ReadCost(lines, marks, frame, pointer)
         return self._costs[key]
 
     def outline(self, doc_id: int) -> list[Section]:
@@ -93,49 +129,52 @@ def subtree(sections: Sequence[Section], sec_id: int) -> list[int]:
     return out
 
 
-def range_cost(sizes: list[int], start: int, end: int, shown: Collection[int],
-               marks: Sequence[int] = ()) -> int:
-    """Tokens of reading paragraphs ``start..end``: the unshown ones in full (with the
-    page ``marks`` of those opening the range or following a pointer line), each run of
-    shown ones as a pointer line, plus the frame."""
-    total, in_run, opens = FRAME, False, True
+def range_cost(cost: ReadCost, start: int, end: int, shown: Collection[int]) -> int:
+    """Tokens of reading paragraphs ``start..end``: the frame, the unshown paragraphs in
+    full (with the page marks of those opening the range or following a pointer line)
+    and a pointer line for each run of shown ones."""
+    total, run, opens = cost.frame(start, end, start not in shown), None, True
     for i in range(start, end + 1):
         if i in shown:
-            total += 0 if in_run else POINTER
-            in_run = opens = True
-        else:
-            total += sizes[i] + (marks[i] if opens and marks else 0)
-            in_run = opens = False
+            run = i if run is None else run
+            opens = True
+            continue
+        if run is not None:
+            total += cost.pointer(run, i - 1)
+            run = None
+        total += cost.lines[i] + (cost.marks[i] if opens and cost.marks else 0)
+        opens = False
+    if run is not None:
+        total += cost.pointer(run, end)
     return total
 
 
-def fit(sizes: list[int], around: int, budget: int, shown: Collection[int] = (),
-        marks: Sequence[int] = ()) -> tuple[int, int] | None:
+def fit(cost: ReadCost, around: int, budget: int, shown: Collection[int] = ()
+        ) -> tuple[int, int] | None:
     """The range to read: the whole section when it fits ``budget``, else the widest
     window around paragraph ``around`` that does, grown a paragraph at a time — two
     below for one above, as a passage is more often continued than introduced — and
     None when not even one unshown paragraph fits (or none is left to show)."""
-    n = len(sizes)
+    n = len(cost.lines)
     if n == 0 or all(i in shown for i in range(n)):
         return None
-    if range_cost(sizes, 0, n - 1, shown, marks) <= budget:
+    if range_cost(cost, 0, n - 1, shown) <= budget:
         return 0, n - 1
     around = min(max(around, 0), n - 1)
     start = end = around
-    if range_cost(sizes, start, end, shown, marks) > budget:
+    if range_cost(cost, start, end, shown) > budget:
         return None
     step = 0
     while start > 0 or end < n - 1:
         down = end < n - 1 and (step % 3 != 2 or start == 0)
         lo, hi = (start, end + 1) if down else (start - 1, end)
         step += 1
-        if range_cost(sizes, lo, hi, shown, marks) > budget:
+        if range_cost(cost, lo, hi, shown) > budget:
             # The other side may still have room for a smaller paragraph.
             lo, hi = (start - 1, end) if down else (start, end + 1)
-            if lo < 0 or hi > n - 1 or range_cost(sizes, lo, hi, shown, marks) > budget:
+            if lo < 0 or hi > n - 1 or range_cost(cost, lo, hi, shown) > budget:
                 break
         start, end = lo, hi
     if all(i in shown for i in range(start, end + 1)):
         return None
     return start, end
-

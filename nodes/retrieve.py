@@ -4,6 +4,13 @@ Beyond the paper, ``exclude_shown`` asks for the next results page: the best hit
 the paragraphs the conversation has not been shown yet (read-region memory), so a
 reader who has read the first hits and their sections can see what else the query
 matches without being sent the same paragraphs again as pointers.
+
+The result is the hits' paragraphs under their sections' lines, sections best first
+(the order of their best hit), each section once with its paragraphs in document order:
+two hits of one section interleaved with another's would pay its line twice and split
+a passage. It has no header: the model wrote the query and knows whether it asked for
+the next page, and the format is told once in the tool's description
+(prompts/retrieve.md). The ranked hits stay in the observation (``hits``).
 """
 
 from __future__ import annotations
@@ -12,6 +19,16 @@ from deepread.nodes.observation import Observation
 from deepread.nodes.state import coords_of
 from deepread.nodes.tool_call import Outcome, ToolEnv
 from deepread.nodes.tool_specs import RetrieveArgs, check_scope
+from deepread.stores.records import Paragraph
+
+
+def by_section(paragraphs: list[Paragraph]) -> list[Paragraph]:
+    """``paragraphs`` grouped by section, sections in order of first appearance (rank),
+    each section's paragraphs in document order."""
+    order: dict[tuple[int, int], int] = {}
+    for p in paragraphs:
+        order.setdefault((p.doc_id, p.sec_id), len(order))
+    return sorted(paragraphs, key=lambda p: (order[(p.doc_id, p.sec_id)], p.para_idx))
 
 
 def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
@@ -30,16 +47,12 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
     for hit in result.hits:
         sec = index.collection.document(hit.doc_id).sections[hit.sec_id]
         sections[f"{hit.doc_id}:{hit.sec_id}"] = {"n_para": sec.n_para, "n_tok": sec.n_tok}
-    if exclude and not result.hits:
-        header = (f"No hits for {args.query!r} among the paragraphs not shown yet: "
-                  "everything it matches has been shown above.")
-    else:
-        fresh = " not shown before" if exclude else ""
-        header = (f"{len(result.hits)} hit(s){fresh} for {args.query!r}, best first "
-                  "(coordinates [doc_id:sec_id:para_idx]); read a section with "
-                  "read_section.")
+    observation = Observation(hits=list(result.hits), sections=sections)
+    if not result.hits:
+        text = ("No hits among the paragraphs not shown yet: everything it matches "
+                "has been shown above." if exclude else "No hits.")
+        return Outcome(text=text, observation=observation)
     # Documents a retrieve touches join the interaction space: the next prompt shows
     # their TOCs (nodes/space.py).
-    return Outcome(result.paragraphs, header,
-                   observation=Observation(hits=list(result.hits), sections=sections),
+    return Outcome(by_section(result.paragraphs), observation=observation,
                    widens=[p.doc_id for p in result.paragraphs])

@@ -222,8 +222,7 @@ def extra_read(index: Index, regions: Regions, coord: tuple[int, int, int],
         if sec.parent is None:
             return None
         sec_id, para = sec.parent, 0
-    got = fit(sections.costs(doc.doc_id, sec_id), para, budget, shown,
-              sections.marks(doc.doc_id, sec_id))
+    got = fit(sections.read_cost(doc.doc_id, sec_id), para, budget, shown)
     if got is None:
         return None
     return {"doc_id": doc.doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}

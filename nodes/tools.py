@@ -27,12 +27,7 @@ from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
 from deepread.nodes.follow_reference import follow_reference
-from deepread.nodes.observation import (
-    Observation,
-    error_message,
-    format_paragraphs,
-    result_message,
-)
+from deepread.nodes.observation import Observation, error_message, result_message
 from deepread.nodes.open_toc import open_toc
 from deepread.nodes.read_section import read_section
 from deepread.nodes.resources import Resources
@@ -45,7 +40,7 @@ from deepread.nodes.state import (
     regions_of,
     subtract_regions,
 )
-from deepread.nodes.tool_call import Handler, Outcome, ToolEnv
+from deepread.nodes.tool_call import Handler, Outcome, ToolEnv, render
 from deepread.nodes.tool_specs import (
     FOLLOW_REFERENCE,
     OPEN_TOC,
@@ -89,8 +84,7 @@ def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv,
     if outcome.text is not None:
         return result_message(call, outcome.text, observation)
     documents = {d.doc_id: d for d in env.index.documents()}
-    text, observation.paragraphs = format_paragraphs(outcome.paragraphs, documents, regions)
-    content = f"{outcome.header}\n{text}" if outcome.header else text
+    content, observation.paragraphs = render(outcome, documents, regions)
     return result_message(call, content, observation)
 
 

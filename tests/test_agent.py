@@ -42,7 +42,7 @@ from deepread.nodes.extractive import NOTICE, ExtractiveChatModel, TocEntry
 from deepread.nodes.prompt import NOTICE_KEY
 from deepread.nodes.tool_specs import tool_schemas
 
-POINTER = "(already shown above; not repeated)"
+POINTER = "(shown above)"
 
 
 # -- fixtures and helpers -------------------------------------------------------------
@@ -275,7 +275,9 @@ def test_a_range_past_the_section_is_clipped_and_the_range_read_reported(shapes)
     result = last_tool_message(model.calls[1])
     assert result.status == "success"
     assert result.artifact["range"] == [0, 4]
-    assert f"Section ({five[0]}) [{five[1]}], paragraphs 0..4 of 0..4:" in result.content
+    # No header line: the section's line says the range read and the section's size.
+    assert result.content.splitlines()[:2] == [
+        "<document_content>", f"## ({five[0]}) [{five[1]}] Five (paragraphs 0-4 of 5)"]
     assert shown_coords(result) == [(*five, p) for p in range(5)]
 
 
@@ -288,7 +290,7 @@ def test_a_range_outside_the_section_reports_the_valid_range(shapes):
 
     result = last_tool_message(model.calls[1])
     assert result.status == "success"
-    assert "the range 7..9 holds none (valid: 0..4)" in result.content
+    assert "the range 7-9 holds none (valid: 0-4)" in result.content
     assert shown_coords(result) == []
     assert out["stop_reason"] == "answered"
 
@@ -466,7 +468,7 @@ def test_a_run_of_re_read_paragraphs_is_one_pointer_line(shapes):
     graph.invoke({"question": "all of Five?"}, context=Context())
 
     first, again = [m for m in model.calls[2] if isinstance(m, ToolMessage)]
-    body = again.content.split("\n")[1:]  # after the header line
+    body = again.content.split("\n")
     assert body[2:4] == [f"[{five[0]}:{five[1]}:0-3] {POINTER}",
                          f"[{five[0]}:{five[1]}:4] Echo paragraph about elderberries."]
     assert len(again.content) < len(first.content)

@@ -275,7 +275,7 @@ def test_ask_with_thread_continues_the_conversation(json_store: Path, capsys):
     # The first read is the section the first turn read first: all pointers. (With the
     # budget those pointers leave, later reads may show sections not read before.)
     assert read and all(r["repeat"] for r in read[0].artifact["paragraphs"])
-    assert "already shown above; not repeated" in read[0].content
+    assert "(shown above)" in read[0].content
 
 
 def test_ask_without_thread_starts_a_new_conversation(json_store: Path, capsys):

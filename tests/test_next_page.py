@@ -100,8 +100,8 @@ def test_a_repeated_retrieve_with_exclude_shown_shows_only_new_paragraphs(handbo
     second = last_tool_message(model.calls[2])
     assert len(hits(second)) == 5
     assert not set(shown_coords(first)) & set(hits(second))
-    assert "(already shown above; not repeated)" not in second.content
-    assert "not shown before" in second.content.splitlines()[0]
+    assert "(shown above)" not in second.content
+    assert QUERY not in second.content  # a result does not echo the query
 
 
 def test_paragraphs_shown_by_a_section_read_are_skipped_too(handbook):
@@ -127,6 +127,7 @@ def test_when_everything_was_shown_the_page_is_empty_and_says_so(tmp_path_factor
     assert second.status == "success"
     assert hits(second) == []
     assert "everything it matches has been shown" in second.content
+    assert QUERY not in second.content
 
 
 def test_a_bad_exclude_shown_value_is_an_error_the_model_can_act_on(handbook):

@@ -72,7 +72,7 @@ def test_a_page_is_named_under_a_title_where_it_changes_and_after_a_pointer():
 
     assert [ln for ln in text.splitlines() if ln.startswith("[")] == [
         "[1:1:0] (p.3) row 0", "[1:1:1] row 1", "[1:1:2] (p.4) row 2",
-        "[1:1:3] (already shown above; not repeated)", "[1:1:4] (p.4) row 4"]
+        "[1:1:3] (shown above)", "[1:1:4] (p.4) row 4"]
 
 
 def test_the_coordinates_of_read_regions_are_those_they_were_made_of():

@@ -116,7 +116,7 @@ def test_two_processes_continue_one_thread_through_the_same_database(
     assert questions.count("Which paragraph is about bananas?") == 2
     # the second process saw what the first had read: repeats came back as pointers
     later = messages[len(turn1):]
-    assert any(m.type == "tool" and "already shown above" in m.content for m in later)
+    assert any(m.type == "tool" and "(shown above)" in m.content for m in later)
     # nothing went to the SQLite default
     assert not (shapes_store / "checkpoints.sqlite").exists()
 

@@ -173,7 +173,7 @@ def test_second_run_on_the_same_thread_answers_again_from_persisted_state(
     assert len(values["messages"]) > len(before["messages"])
     # the second turn saw the first turn's read regions: repeats came back as pointers
     second_turn = values["messages"][len(before["messages"]):]
-    assert any(m["type"] == "tool" and "already shown above" in m["content"]
+    assert any(m["type"] == "tool" and "(shown above)" in m["content"]
                for m in second_turn)
     runs = client.runs.list(thread_id)
     assert len(runs) == 2 and all(r["status"] == "success" for r in runs)

@@ -67,8 +67,8 @@ def test_with_checkpointer_true_the_agent_remembers_its_thread_inside_a_parent(
     assert len(turns) == 2
     first_tool = [next(m for m in messages[i:] if m.type == "tool") for i in turns]
     # turn 2's first retrieve shows what turn 1 read as pointers: the memory persisted
-    assert "already shown above" not in first_tool[0].content
-    assert "already shown above" in first_tool[1].content
+    assert "(shown above)" not in first_tool[0].content
+    assert "(shown above)" in first_tool[1].content
 
 
 def test_without_it_the_agent_starts_afresh_on_every_parent_turn(
