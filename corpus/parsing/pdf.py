@@ -149,6 +149,10 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
         marker = marker_of(ln.text)
         nxt = (marker is not None and last is not None and last[0].followed_by(marker)
                and abs(ln.x0 - last[1]) <= 0.25 * ln.size)
+        # A list's first marker ("1)", "a.", a dash) after a line that ended ("…the
+        # following:") opens the list even inside a box; a wrapped line never starts so.
+        nxt = nxt or (marker is not None and marker.ordinal <= 1 and cur is not None
+                      and _SENTENCE_END.search(cur.lines[-1].text) is not None)
         item = (ln.bullet or strong or nxt
                 or (new_box and WEAK_MARKER.match(ln.text) is not None))
         if (cur is None or new_box or ln.bullet or strong or nxt
