@@ -22,9 +22,12 @@ The steps, per document:
 1. Lines of every page; furniture (headers, footers, page numbers) removed.
 2. Per page, tables first (rows of cells aligned in columns, statements with their
    figures), then paragraphs: lines split into blocks at box boundaries (pdfminer's
-   rules), bullets, size or weight changes; a label alone on a baseline ("Item 1.")
-   joined with the title beside it; a paragraph's indented first line joined with the
-   rest; pages whose text runs in two columns read column by column.
+   rules), bullets and the next marker of a list
+   (:mod:`~deepread.corpus.parsing.pdf_lists`), size or weight changes; a label alone on
+   a baseline ("Item 1.") joined with the title beside it; a paragraph's indented first
+   line, a list item's wrapped lines and the lines of a document set at 1.5 or double
+   spacing (:mod:`~deepread.corpus.parsing.pdf_leading`) joined with the rest; pages
+   whose text runs in two columns read column by column.
 3. Blocks joined across page breaks when a sentence runs on; code boxes split at blank
    lines merged into one ``pre``.
 4. Headings: the outline when it names printed text (plus the labelled and typographic
