@@ -37,13 +37,15 @@ class Doc:
         return self
 
     def line(self, text: str, *, x: float = LEFT, y: float | None = None, size: float = 10,
-             bold: bool = False, font: str = "Helvetica", advance: bool = True) -> Doc:
-        """One line of text at (x, y); ``y`` defaults to the running position."""
+             bold: bool = False, font: str = "Helvetica", advance: bool = True,
+             leading: float = LEADING) -> Doc:
+        """One line of text at (x, y); ``y`` defaults to the running position, which then
+        moves down ``leading`` × ``size`` (1.25: single spacing; 2.0: double)."""
         self.pdf.set_font(font, "B" if bold else "", size)
         at = self.y if y is None else y
         self.pdf.text(x, at + size, text)
         if advance and y is None:
-            self.y += size * LEADING
+            self.y += size * leading
         return self
 
     def mixed(self, *pieces: tuple[str, bool], size: float = 10, x: float = LEFT) -> Doc:
@@ -68,9 +70,20 @@ class Doc:
         return self
 
     def para(self, text: str, *, size: float = 10, x: float = LEFT, width: float = RIGHT - LEFT,
-             indent: float = 0.0, hang: float = 0.0, space_after: float = 6.0) -> Doc:
+             indent: float = 0.0, hang: float = 0.0, space_after: float = 6.0,
+             leading: float = LEADING) -> Doc:
         """A paragraph wrapped to ``width``: first line indented by ``indent``, the others
-        by ``hang`` (a hanging indent, as in a reference list)."""
+        by ``hang`` (a hanging indent, as in a reference list); lines ``leading`` sizes
+        apart."""
+        for i, ln in enumerate(self.wrap(text, size=size, width=width, indent=indent,
+                                         hang=hang)):
+            self.line(ln, x=x + (indent if i == 0 else hang), size=size, leading=leading)
+        self.y += space_after
+        return self
+
+    def wrap(self, text: str, *, size: float = 10, width: float = RIGHT - LEFT,
+             indent: float = 0.0, hang: float = 0.0) -> list[str]:
+        """``text`` broken into the lines :meth:`para` would print (greedy, Helvetica)."""
         self.pdf.set_font("Helvetica", "", size)
         lines: list[str] = []
         current = ""
@@ -83,10 +96,7 @@ class Doc:
             else:
                 current = trial
         lines.append(current)
-        for i, ln in enumerate(lines):
-            self.line(ln, x=x + (indent if i == 0 else hang), size=size)
-        self.y += space_after
-        return self
+        return lines
 
     def image(self, picture: object, *, width: float, height: float, x: float = LEFT) -> Doc:
         """An embedded raster image (a PIL image or encoded bytes in a BytesIO) placed at

@@ -22,9 +22,12 @@ The steps, per document:
 1. Lines of every page; furniture (headers, footers, page numbers) removed.
 2. Per page, tables first (rows of cells aligned in columns, statements with their
    figures), then paragraphs: lines split into blocks at box boundaries (pdfminer's
-   rules), bullets, size or weight changes; a label alone on a baseline ("Item 1.")
-   joined with the title beside it; a paragraph's indented first line joined with the
-   rest; pages whose text runs in two columns read column by column.
+   rules), bullets and the next marker of a list
+   (:mod:`~deepread.corpus.parsing.pdf_lists`), size or weight changes; a label alone on
+   a baseline ("Item 1.") joined with the title beside it; a paragraph's indented first
+   line, a list item's wrapped lines and the lines of a document set at 1.5 or double
+   spacing (:mod:`~deepread.corpus.parsing.pdf_leading`) joined with the rest; pages
+   whose text runs in two columns read column by column.
 3. Blocks joined across page breaks when a sentence runs on; code boxes split at blank
    lines merged into one ``pre``.
 4. Headings: the outline when it names printed text (plus the labelled and typographic
@@ -50,7 +53,16 @@ from deepread.corpus.parsing.pdf_headings import (
     strong_label,
     sub_headings,
 )
-from deepread.corpus.parsing.pdf_lines import BULLET_GLYPHS, Line
+from deepread.corpus.parsing.pdf_leading import Leading, leading
+from deepread.corpus.parsing.pdf_lines import Line
+from deepread.corpus.parsing.pdf_lists import (
+    MARKER_ONLY,
+    STRONG_BULLET,
+    WEAK_MARKER,
+    Marker,
+    marker_of,
+    text_column,
+)
 from deepread.corpus.parsing.pdf_margins import drop_running_lines
 from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, norm
 from deepread.corpus.parsing.pdf_tables import find_figure_tables, find_tables, table_html
@@ -60,15 +72,11 @@ from deepread.corpus.parsing.structure import CONTENTS_HEADING
 __all__ = ["PdfError", "read_pdf"]
 
 
-# Glyph bullets that never start an ordinary wrapped line, so they may split a box.
-_STRONG_BULLET = re.compile(rf"^\s*[{BULLET_GLYPHS}]\s*")
-# Weaker markers ("- item", "1. item", "(a) item") count only at the start of a box,
-# because a wrapped line can begin with a dash or a number.
-_WEAK_MARKER = re.compile(
-    r"^\s*(?:[-*–](?=\s)|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)](?=\s))")
-_MARKER_ONLY = re.compile(r"^\s*(?:[•◦▪▫‣⁃∙●○■□►➢✓✔\-*–]|\(?(?:\d{1,3}|[a-zA-Z])[.)])\s*$")
 _SENTENCE_END = re.compile(r"[.!?:;]['\"’”)\]]*$")
 _WORD = re.compile(r"[^\W\d_]+")
+# A contents row: leader dots (or an ellipsis) up to a page number. It fills its line
+# by design, so being full says nothing about the next row.
+_CONTENTS_ROW = re.compile(r"(?:(?:\.\s*){3,}|…+\s*)(?:\d{1,4}|[ivxlc]{1,6})$", re.I)
 _USELESS_TITLE = re.compile(
     r"^(untitled|document\d*|microsoft word\b.*|.*\.(pdf|docx?|html?|tex|txt))$", re.I)
 
@@ -82,10 +90,13 @@ def read_pdf(path: Path) -> ParsedDocument:
                              "Run OCR on it first (e.g. `ocrmypdf in.pdf out.pdf`) and parse "
                              "the result.")
     drop_running_lines(pages)
+    for page in pages:
+        page.lines[:] = reading_order(page.lines, page.width)
+    spacing = leading(pages)
     paras: list[Para] = []
     for i, page in enumerate(pages, start=1):
-        page.lines[:] = reading_order(page.lines, page.width)
-        paras.extend(_join_indented(_merge_labels(list(_segment(page.lines, i, page.width)))))
+        paras.extend(_join_indented(_merge_labels(list(_segment(page.lines, i, page.width))),
+                                    spacing))
     paras = _merge_code(paras)
     paras = _join_page_breaks(paras)
     if not (content.outline and apply_outline(paras, content.outline)):
@@ -115,13 +126,16 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
     tables = {t.start: t for t in find_tables(lines)
               if not members.intersection(range(t.start, t.end))}
     skip_to = 0
+    # The last list item's marker and its x: a line starting with the next marker there
+    # is the next item, even inside a box (see pdf_lists).
+    last: tuple[Marker, float] | None = None
     for i, ln in enumerate(lines):
         if i < skip_to:
             continue
         if i in starts or i in tables:
             if cur is not None:
                 yield cur
-            cur, pending_marker = None, False
+            cur, pending_marker, last = None, False, None
             if i in starts:
                 fig = starts[i]
                 yield Para(lines=[lines[m] for m in fig.members], page=page, kind="table",
@@ -134,10 +148,18 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
             continue
         if i in members:
             continue
-        strong = _STRONG_BULLET.match(ln.text) is not None
+        strong = STRONG_BULLET.match(ln.text) is not None
         new_box = cur is None or ln.box != cur.lines[-1].box
-        item = ln.bullet or strong or (new_box and _WEAK_MARKER.match(ln.text) is not None)
-        if (cur is None or new_box or ln.bullet or strong
+        marker = marker_of(ln.text)
+        nxt = (marker is not None and last is not None and last[0].followed_by(marker)
+               and abs(ln.x0 - last[1]) <= 0.25 * ln.size)
+        # A list's first marker ("1)", "a.", a dash) after a line that ended ("…the
+        # following:") opens the list even inside a box; a wrapped line never starts so.
+        nxt = nxt or (marker is not None and marker.ordinal <= 1 and cur is not None
+                      and _SENTENCE_END.search(cur.lines[-1].text) is not None)
+        item = (ln.bullet or strong or nxt
+                or (new_box and WEAK_MARKER.match(ln.text) is not None))
+        if (cur is None or new_box or ln.bullet or strong or nxt
                 or abs(ln.size - cur.lines[-1].size) > 1
                 or _weight_changes(cur.lines[-1], ln) or _label_starts(cur.lines[-1], ln)
                 or _label_ends(cur, ln, right) or _indent_starts(cur, ln)):
@@ -150,8 +172,11 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
             if cur is not None:
                 yield cur
             cur = Para(lines=[ln], page=page, kind="list_item" if item else "text",
-                       text_x0=ln.x0, right_edge=_right_edge(lines, ln, right, edges))
-            pending_marker = _MARKER_ONLY.match(ln.text) is not None
+                       text_x0=text_column(ln) if item else ln.x0,
+                       right_edge=_right_edge(lines, ln, right, edges))
+            pending_marker = MARKER_ONLY.match(ln.text) is not None
+            if item and marker is not None:
+                last = (marker, ln.x0)
         else:
             cur.lines.append(ln)
             if cur.kind == "list_item" and len(cur.lines) == 2:
@@ -203,9 +228,13 @@ def _indent_starts(cur: Para, line: Line) -> bool:
     """``line`` starts a new paragraph in the same box: the line above stopped short (the
     next word would have fitted, so the break was deliberate) and either ended a sentence
     or this line starts further right or left (an indented first line, a run-in title
-    back at the margin)."""
+    back at the margin). A list item's first wrapped line moves right to the item's text
+    column by design: that is no new paragraph."""
     above = cur.lines[-1]
     if above.mono >= 0.5:
+        return False
+    if (cur.kind == "list_item" and len(cur.lines) == 1
+            and abs(line.x0 - cur.text_x0) <= 0.5 * line.size):
         return False
     moved = abs(line.x0 - above.x0) > 0.8 * line.size
     if len(cur.lines) < 2 and not moved:
@@ -277,41 +306,53 @@ def _same_baseline(a: Line, b: Line) -> bool:
     return abs((a.y0 + a.y1) - (b.y0 + b.y1)) / 2 <= 0.4 * max(a.size, b.size)
 
 
-def _join_indented(paras: list[Para]) -> list[Para]:
-    """Join a paragraph cut into boxes by its indentation.
+def _join_indented(paras: list[Para], spacing: Leading) -> list[Para]:
+    """Join a paragraph cut into boxes by its indentation or its line spacing.
 
-    pdfminer's box rule needs lines aligned on some edge. An indented first line of a
-    ragged-right paragraph aligns with nothing below it, and the indented continuation
-    lines of a hanging-indent paragraph (a reference list) with nothing above them: each
-    comes out as a box of its own. The next box continues the paragraph when it starts
-    one line below, in the same font, and the line above it was full (its next word
-    would not have fitted) without ending a sentence on a short line.
+    pdfminer's box rule needs lines aligned on some edge and at most 1.5 font sizes
+    apart. An indented first line of a ragged-right paragraph aligns with nothing below
+    it, the indented continuation lines of a hanging-indent paragraph (a reference list,
+    a list item's wrapped lines) with nothing above them, and in a document set at 1.5
+    or double spacing no two lines are close enough: each comes out as a box of its
+    own. The next box continues the paragraph when it starts one line below (at most
+    the document's own leading, :mod:`~deepread.corpus.parsing.pdf_leading`), in the
+    same font, and the line above it was full (its next word would not have fitted):
+    a line that stops short ends its paragraph, wherever the next one starts.
     """
     out: list[Para] = []
     for p in paras:
         prev = out[-1] if out else None
-        if (prev is not None and prev.kind == p.kind == "text"
-                and _runs_on(prev, p.lines[0])):
+        if (prev is not None and prev.kind in ("text", "list_item") and p.kind == "text"
+                and _runs_on(prev, p.lines[0], spacing)):
             prev.lines.extend(p.lines)
             continue
         out.append(p)
     return out
 
 
-def _runs_on(prev: Para, below: Line) -> bool:
+def _runs_on(prev: Para, below: Line, spacing: Leading) -> bool:
     """``below`` continues the paragraph ``prev``."""
     above = prev.lines[-1]
     if abs(above.size - below.size) > 0.5 or _weight_changes(above, below):
         return False
     pitch = (above.y0 + above.y1 - below.y0 - below.y1) / 2
-    if not 0 < pitch <= 1.6 * max(above.size, below.size):
+    if not 0 < pitch <= spacing.limit(max(above.size, below.size)):
         return False
     first_word = below.text.split(" ", 1)[0]
     full = above.x1 + len(first_word) * 0.5 * below.size >= prev.right_edge - 0.5 * below.size
-    if not full:
+    if not full or _CONTENTS_ROW.search(above.text):
         return False
+    if prev.kind == "list_item":
+        # A list item goes on only at its text column; a line back at the marker's x
+        # (or further left) after the last item is the text after the list.
+        return abs(below.x0 - prev.text_x0) <= 0.5 * below.size
     if len(prev.lines) == 1 and below.x0 <= above.x0 + 0.5 * below.size:
         return below.x0 >= above.x0 - 4 * below.size  # an indented first line
+    if abs(below.x0 - above.x0) <= 0.5 * below.size:
+        # Aligned with the paragraph's body lines: one more line of it when no further
+        # below than the document's own leading (the boxes split only because its lines
+        # are further apart than the box rule allows; a wider gap is a paragraph break).
+        return pitch <= spacing.strict(max(above.size, below.size))
     # A hanging indent: every line after the first sits further right.
     first = prev.lines[0]
     return (below.x0 > first.x0 + 0.5 * below.size

@@ -147,8 +147,10 @@ def _texts(cells: list[Line]) -> list[str]:
 
 # --- financial statements and other tables of figures -----------------------------------
 
-#: A cell holding a figure: "1,058", "(1,577)", "$ 4,869", "12.5%", "—", "2023".
-_FIGURE = re.compile(r"^[(\-–—]?\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?\s*\)?\s*%?$"
+#: A cell holding a figure: "1,058", "(1,577)", "$ 4,869", "12.5%", "—", "2023". A closing
+#: parenthesis only closes an opening one: "4)" alone is a list number, not a figure.
+_FIGURE = re.compile(r"^(?:\(\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?\s*\)?"
+                     r"|[\-–—]?\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?)\s*%?$"
                      r"|^[—–-]{1,2}$|^n/?[am]$|^nm$", re.I)
 _CURRENCY = re.compile(r"^[$€£¥]$")
 #: Fewest rows holding figures for a block of rows to be a table of figures: one. A
