@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -88,3 +89,14 @@ class Timer:
 
     def __exit__(self, *exc: object) -> None:
         self.s = time.perf_counter() - self._t0
+
+
+def run_arguments(description: str | None) -> argparse.ArgumentParser:
+    """The arguments of a bench that reads a finished ``deepread eval`` run: its output
+    folder and the store and collection it ran on (ceiling, read_value, places)."""
+    ap = argparse.ArgumentParser(description=description,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, help="a deepread eval output folder")
+    ap.add_argument("--store", required=True)
+    ap.add_argument("--collection", required=True)
+    return ap

@@ -23,13 +23,12 @@ Writes bench/out/ceiling-<collection>.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 from pathlib import Path
 
-from _common import machine, machine_line, table, write_json
+from _common import machine, machine_line, run_arguments, table, write_json
 
 from deepread.corpus.index import Index
 from deepread.evaluation.flat_windows import text_layer
@@ -78,11 +77,7 @@ def located(index: Index, record: dict, pages: dict) -> str | None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="a deepread eval output folder")
-    ap.add_argument("--store", required=True)
-    ap.add_argument("--collection", required=True)
+    ap = run_arguments(__doc__)
     ap.add_argument("--data", default=None,
                     help="the dataset folder holding the PDFs (default: the run's)")
     args = ap.parse_args()

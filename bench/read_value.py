@@ -19,12 +19,11 @@ Writes bench/out/read-value-<collection>.json.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from pathlib import Path
 
-from _common import machine, machine_line, table, write_json
+from _common import machine, machine_line, run_arguments, table, write_json
 
 from deepread.corpus.index import Index
 from deepread.evaluation.records import read_records, trajectory_path
@@ -61,11 +60,7 @@ def group(observation: dict, first_page: set, next_page: set) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="a deepread eval output folder")
-    ap.add_argument("--store", required=True)
-    ap.add_argument("--collection", required=True)
+    ap = run_arguments(__doc__)
     args = ap.parse_args()
     # the last record per question, as the run's summary counts a resumed run
     records = list(read_records(trajectory_path(Path(args.out), "deepread")).values())
