@@ -33,9 +33,10 @@ from deepread.nodes.observation import (
 from deepread.stores.records import Section
 from deepread.stores.tokens import count_tokens
 
-#: Tokens of a typical read's frame — the tags and a section line with a title of a few
-#: words and its range (measured: 22–35). Only the policy's "is there room for a read at
-#: all" cut-offs use it; a planned read counts its own frame exactly.
+#: Tokens of a typical read's frame — the tags and a section line with its title and
+#: range (measured over SyllabusQA-dev's reads: median 31, 10–90 % 29–37). Only the
+#: policy's "is there room for a read at all" cut-offs use it; a planned read counts its
+#: own frame exactly.
 FRAME = 30
 
 
