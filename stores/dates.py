@@ -14,6 +14,8 @@ Forms read: a month's name or its abbreviation with a day ("March 31st", "Mar. 3
 ("31/3") is read day first, as it can only be that. A range ("10/7 - 10/11", "March 13 to
 17" is not read: both ends must be dates) names each day in it. A fraction written like a
 date ("1/2 of the grade") gains a term no question about January 2 is likely to ask.
+A month named alone, and on a document's side the month of each of its dates, is a
+``month09`` term too (:func:`months`).
 """
 
 from __future__ import annotations
@@ -79,7 +81,30 @@ def calendar_days(text: str) -> list[str]:
     return out
 
 
-def with_calendar_days(text: str) -> str:
-    """``text`` followed by its dates' terms (what BM25 indexes and is queried with)."""
-    days = calendar_days(text)
-    return f"{text}\n{' '.join(days)}" if days else text
+#: A month named on its own ("in September", "the month of Nov."), capitalised as a name
+#: is: "May" is left out, as a capitalised "May I …" is the verb far more often.
+_MONTH_ALONE = re.compile(r"\b(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|July?"
+                          r"|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?"
+                          r"|Dec(?:ember)?)\b")
+
+
+def months(text: str, *, of_dates: bool) -> list[str]:
+    """The ``monthMM`` term of every month ``text`` names on its own and, with
+    ``of_dates``, of every month-and-day date in it: a document's "9/23" row is in
+    September, which "How often does the class meet in September?" asks about. A query
+    names only its lone months (``of_dates`` False): "on October 8" asks about that
+    day, not every day of October."""
+    dates = _dates(text)
+    spans = [(start, end) for start, end, _ in dates]
+    out = [f"month{day.month:02d}" for _, _, day in dates] if of_dates else []
+    for m in _MONTH_ALONE.finditer(text):
+        if not any(start <= m.start() < end for start, end in spans):
+            out.append(f"month{_MONTHS[m.group(1)[:3].lower()]:02d}")
+    return out
+
+
+def with_calendar_days(text: str, *, query: bool = False) -> str:
+    """``text`` followed by its dates' day terms and month terms (:func:`months`): what
+    BM25 indexes (``query`` False) and is queried with (``query`` True)."""
+    terms = calendar_days(text) + months(text, of_dates=not query)
+    return f"{text}\n{' '.join(terms)}" if terms else text

@@ -35,4 +35,4 @@ def bm25_document(text: str) -> qe.SparseVector:
 
 def bm25_query(text: str) -> qe.SparseVector:
     """The BM25 vector a query searches with."""
-    return bm25_encoder().embed_query(with_calendar_days(text))
+    return bm25_encoder().embed_query(with_calendar_days(text, query=True))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import deepread
-from deepread.stores.dates import calendar_days, with_calendar_days
+from deepread.stores.dates import calendar_days, months, with_calendar_days
 from deepread.stores.records import Hit, Paragraph
 from deepread.stores.rerank import CoverageReranker
 
@@ -79,3 +79,27 @@ def test_the_reranker_counts_a_date_match_as_a_word() -> None:
                                        ["", "", ""], k=2)
 
     assert [p.para_idx for _, p in ranked] == [0, 2]
+
+
+def test_a_documents_dates_name_their_month() -> None:
+    assert months("9/23 Quiz; Sept. 30 lab", of_dates=True) == ["month09", "month09"]
+
+
+def test_a_query_names_only_the_months_it_names_alone() -> None:
+    assert months("How often do we meet in September?", of_dates=False) == ["month09"]
+    assert months("What is due on October 8?", of_dates=False) == []
+
+
+def test_the_verb_may_is_no_month() -> None:
+    assert months("May I submit late?", of_dates=False) == []
+
+
+def test_a_question_naming_a_month_finds_the_rows_dated_in_it(tmp_path: Path) -> None:
+    path = tmp_path / "schedule.md"
+    path.write_text(SCHEDULE, encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="course") as idx:
+        idx.ingest([path])
+
+        hits = idx.retrieve("Which sessions are in October?", k=1, mode="bm25")
+
+    assert hits[0].text.startswith("Fri, Oct. 8")
