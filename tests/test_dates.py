@@ -58,15 +58,18 @@ def test_text_without_dates_is_indexed_as_it_is() -> None:
     assert with_calendar_days("No dates here.") == "No dates here."
 
 
-def test_a_question_naming_a_day_finds_the_row_written_as_numbers(tmp_path: Path) -> None:
-    path = tmp_path / "schedule.md"
+def top_bm25_hit(folder: Path, question: str) -> str:
+    """The first BM25 hit's text for ``question`` in :data:`SCHEDULE`."""
+    path = folder / "schedule.md"
     path.write_text(SCHEDULE, encoding="utf-8")
-    with deepread.Index.open(store=tmp_path / "store", collection="course") as idx:
+    with deepread.Index.open(store=folder / "store", collection="course") as idx:
         idx.ingest([path])
+        return idx.retrieve(question, k=1, mode="bm25")[0].text
 
-        hits = idx.retrieve("What is the topic on March 31st?", k=1, mode="bm25")
 
-    assert hits[0].text.startswith("3/31 Diagnosis")
+def test_a_question_naming_a_day_finds_the_row_written_as_numbers(tmp_path: Path) -> None:
+    assert top_bm25_hit(tmp_path, "What is the topic on March 31st?").startswith(
+        "3/31 Diagnosis")
 
 
 def test_the_reranker_counts_a_date_match_as_a_word() -> None:
@@ -95,11 +98,4 @@ def test_the_verb_may_is_no_month() -> None:
 
 
 def test_a_question_naming_a_month_finds_the_rows_dated_in_it(tmp_path: Path) -> None:
-    path = tmp_path / "schedule.md"
-    path.write_text(SCHEDULE, encoding="utf-8")
-    with deepread.Index.open(store=tmp_path / "store", collection="course") as idx:
-        idx.ingest([path])
-
-        hits = idx.retrieve("Which sessions are in October?", k=1, mode="bm25")
-
-    assert hits[0].text.startswith("Fri, Oct. 8")
+    assert top_bm25_hit(tmp_path, "Which sessions are in October?").startswith("Fri, Oct. 8")
