@@ -214,17 +214,16 @@ def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document
             page_shown = None  # the next line names its page again
 
     for p in paragraphs:
+        repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
         if (p.doc_id, p.sec_id) != current:
             close_run()
             current = (p.doc_id, p.sec_id)
             doc = documents.get(p.doc_id)
             title = doc.sections[p.sec_id].title if doc and p.sec_id < len(doc.sections) else ""
-            repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
             if not repeat and opens_with(p.text, title):
                 title = ""  # the paragraph right below prints it
             lines.append(section_line(p.doc_id, p.sec_id, title, (notes or {}).get(current, "")))
             page_shown = None
-        repeat = was_read(regions, p.doc_id, p.sec_id, p.para_idx)
         rows.append(ShownParagraph.of(p, repeat))
         if repeat and run and run[3] + 1 == p.para_idx:
             run[3] = p.para_idx
