@@ -26,8 +26,12 @@ from datetime import date, timedelta
 
 _MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
            "sep": 9, "oct": 10, "nov": 11, "dec": 12}
-_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+#: Each month's name and its abbreviations, as a pattern (the first three letters key
+#: :data:`_MONTHS`).
+_NAMES = ("jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "june?",
+          "july?", "aug(?:ust)?", "sep(?:t(?:ember)?)?", "oct(?:ober)?", "nov(?:ember)?",
+          "dec(?:ember)?")
+_MONTH = f"({'|'.join(_NAMES)})"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\.?,?\s+{_DAY}\b", re.I)
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)
@@ -69,7 +73,10 @@ def calendar_days(text: str) -> list[str]:
     """The ``monthdayMMDD`` term of every month-and-day date in ``text``, in order; a
     range of up to :data:`LONGEST_RANGE` days ("10/7 - 10/11") names every day in it,
     as "I am away 10/7 - 10/11" asks about each of them."""
-    dates = _dates(text)
+    return _day_terms(text, _dates(text))
+
+
+def _day_terms(text: str, dates: list[tuple[int, int, date]]) -> list[str]:
     out: list[str] = []
     for i, (_, end, day) in enumerate(dates):
         out.append(_term(day))
@@ -83,9 +90,8 @@ def calendar_days(text: str) -> list[str]:
 
 #: A month named on its own ("in September", "the month of Nov."), capitalised as a name
 #: is: "May" is left out, as a capitalised "May I …" is the verb far more often.
-_MONTH_ALONE = re.compile(r"\b(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|July?"
-                          r"|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?"
-                          r"|Dec(?:ember)?)\b")
+_MONTH_ALONE = re.compile(
+    rf"\b({'|'.join(name.capitalize() for name in _NAMES if name != 'may')})\b")
 
 
 def months(text: str, *, of_dates: bool) -> list[str]:
@@ -94,7 +100,10 @@ def months(text: str, *, of_dates: bool) -> list[str]:
     September, which "How often does the class meet in September?" asks about. A query
     names only its lone months (``of_dates`` False): "on October 8" asks about that
     day, not every day of October."""
-    dates = _dates(text)
+    return _month_terms(text, _dates(text), of_dates)
+
+
+def _month_terms(text: str, dates: list[tuple[int, int, date]], of_dates: bool) -> list[str]:
     spans = [(start, end) for start, end, _ in dates]
     out = [f"month{day.month:02d}" for _, _, day in dates] if of_dates else []
     for m in _MONTH_ALONE.finditer(text):
@@ -106,5 +115,6 @@ def months(text: str, *, of_dates: bool) -> list[str]:
 def with_calendar_days(text: str, *, query: bool = False) -> str:
     """``text`` followed by its dates' day terms and month terms (:func:`months`): what
     BM25 indexes (``query`` False) and is queried with (``query`` True)."""
-    terms = calendar_days(text) + months(text, of_dates=not query)
+    dates = _dates(text)  # found once for both kinds of term
+    terms = _day_terms(text, dates) + _month_terms(text, dates, of_dates=not query)
     return f"{text}\n{' '.join(terms)}" if terms else text
