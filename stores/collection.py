@@ -40,6 +40,13 @@ _WRITE_BATCH = 256
 _SCHEMA_VERSION = 1
 
 
+def _stored(doc: Document) -> dict[str, Any]:
+    """The document point's ``document`` record: the document with its content hash
+    (:meth:`Document.to_dict` leaves the hash out; the store keeps it to skip unchanged
+    and moved files)."""
+    return doc.to_dict() | {"content_hash": doc.content_hash}
+
+
 def _paragraph(payload: dict[str, Any]) -> Paragraph:
     return Paragraph(doc_id=payload["doc_id"], sec_id=payload["sec_id"],
                      para_idx=payload["para_idx"], text=payload["text"],
@@ -127,9 +134,8 @@ class Collection:
         or a store was copied with its files): one payload update of the document's
         point, its paragraphs, vectors and ``doc_id`` untouched."""
         doc = replace(self.document(doc_id), source=storable(source))
-        record = doc.to_dict() | {"content_hash": doc.content_hash}
         self.backend.set_payload(Match(equals={"record": KIND_DOCUMENT, "doc_id": doc_id}),
-                                 {"source": doc.source, "document": record})
+                                 {"source": doc.source, "document": _stored(doc)})
         assert self._documents is not None
         self._documents[doc_id] = doc
         return doc
@@ -182,10 +188,9 @@ class Collection:
         # 2. Commit: the document point now names the new slot.
         doc = Document(doc_id=doc_id, title=title, source=source, sections=sections,
                        content_hash=content_hash)
-        record = doc.to_dict() | {"content_hash": content_hash}
         self.backend.upsert([PointData(document_point_id(doc_id), {
             "record": KIND_DOCUMENT, "doc_id": doc_id, "slot": slot, "source": source,
-            "document": record})])
+            "document": _stored(doc)})])
         # 3. Publish the new slot and drop the old one (repair() redoes this if killed).
         self._publish(doc_id, slot)
         if self._documents is not None:
