@@ -25,7 +25,7 @@ from deepread.corpus.parsing.figures import (
 )
 from deepread.corpus.parsing.html_chunks import CHUNK_CHARS, html_chunks
 from deepread.corpus.parsing.offline import partitioner
-from deepread.corpus.parsing.text import decode_bom, decode_utf16_unmarked
+from deepread.corpus.parsing.text import decode_by_bytes
 from deepread.stores.hygiene import storable
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
@@ -149,9 +149,7 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
 def read_html(path: Path) -> ParsedDocument:
     """Blocks of an HTML page, its title from the first h1 or ``<title>``."""
     raw = path.read_bytes()
-    markup = decode_bom(raw)
-    if markup is None:
-        markup = decode_utf16_unmarked(raw)
+    markup = decode_by_bytes(raw)
     if markup is None:
         try:
             markup = raw.decode("utf-8")

@@ -59,13 +59,19 @@ def decode_utf16_unmarked(raw: bytes) -> str | None:
     return None
 
 
+def decode_by_bytes(raw: bytes) -> str | None:
+    """``raw`` decoded where its bytes alone say the encoding — a byte-order mark
+    (:func:`decode_bom`), or UTF-16 without one (:func:`decode_utf16_unmarked`) — else
+    None: what every text format tries before UTF-8 and its 8-bit fallback."""
+    text = decode_bom(raw)
+    return text if text is not None else decode_utf16_unmarked(raw)
+
+
 def decode_text(path: Path) -> str:
     """The file as text, lines ending in ``\n``: by its BOM, else UTF-16 without one,
     else UTF-8, else cp1252; binary data refused."""
     raw = path.read_bytes()
-    text = decode_bom(raw)
-    if text is None:
-        text = decode_utf16_unmarked(raw)
+    text = decode_by_bytes(raw)
     if text is None:
         if b"\x00" in raw[:8192]:
             raise ParseError(path, "looks like binary data, not text (it contains NUL bytes)")
