@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from deepread.corpus.parsing.pdf_document import OutlineEntry
 from deepread.corpus.parsing.pdf_lines import Line, PageText
 from deepread.corpus.parsing.pdf_paras import BARE_LABEL, Para, key, norm
+from deepread.corpus.parsing.structure import CONTENTS_LABELS
 
 __all__ = ["apply_headings", "apply_outline", "label_level", "strong_label", "sub_headings",
            "toc_pages"]
@@ -53,7 +54,7 @@ _FIXED_LEVEL = {"part": 1, "exhibit": 1, "item": 2, "chapter": 2, "note": 3, "se
 _SENTENCE_END = re.compile(r"[.!?;,]['\"’”)\]]*$")
 _WORD = re.compile(r"[^\W\d_]+")
 _CONTINUED = re.compile(r"\(?\bcontinued\b\)?", re.I)
-_TOC_TITLE = re.compile(r"^(table of contents|contents|index)\b", re.I)
+_TOC_TITLE = re.compile(rf"^({CONTENTS_LABELS})\b", re.I)
 # A TOC row ends in a page number, maybe after dot leaders.
 _TOC_ROW_END = re.compile(r"(?:\.{2,}|…|\s)\s*(\d{1,3}|[ivxlc]{1,6})$", re.I)
 _LEADERS = re.compile(r"\s*(?:\.\s*){2,}|\s*…+\s*")

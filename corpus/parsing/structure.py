@@ -93,7 +93,10 @@ class Structured:
 #: A heading that is only the name of a document's list of contents or its index: a
 #: part of the document, never its title (the sidebar "Table of Contents" a browser
 #: prints at the top of a web page's PDF; a report's "Contents" page before chapter 1).
-CONTENTS_HEADING = re.compile(r"^\W*(table of contents|contents|index)\W*$", re.I)
+#: The names a list of contents or an index goes by (also what marks a printed contents
+#: page: pdf_headings).
+CONTENTS_LABELS = "table of contents|contents|index"
+CONTENTS_HEADING = re.compile(rf"^\W*({CONTENTS_LABELS})\W*$", re.I)
 
 
 def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
