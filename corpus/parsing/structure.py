@@ -90,12 +90,12 @@ class Structured:
     paragraphs: list[Paragraph]  # doc_id 0 until the store assigns one
 
 
-#: A heading that is only the name of a document's list of contents or its index: a
-#: part of the document, never its title (the sidebar "Table of Contents" a browser
-#: prints at the top of a web page's PDF; a report's "Contents" page before chapter 1).
 #: The names a list of contents or an index goes by (also what marks a printed contents
 #: page: pdf_headings).
 CONTENTS_LABELS = "table of contents|contents|index"
+#: A heading that is only the name of a document's list of contents or its index: a
+#: part of the document, never its title (the sidebar "Table of Contents" a browser
+#: prints at the top of a web page's PDF; a report's "Contents" page before chapter 1).
 CONTENTS_HEADING = re.compile(rf"^\W*({CONTENTS_LABELS})\W*$", re.I)
 
 
