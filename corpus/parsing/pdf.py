@@ -335,7 +335,7 @@ def _runs_on(prev: Para, below: Line, spacing: Leading) -> bool:
     above = prev.lines[-1]
     if abs(above.size - below.size) > 0.5 or _weight_changes(above, below):
         return False
-    pitch = (above.y0 + above.y1 - below.y0 - below.y1) / 2
+    pitch = above.pitch_to(below)
     if not 0 < pitch <= spacing.limit(max(above.size, below.size)):
         return False
     first_word = below.text.split(" ", 1)[0]

@@ -114,7 +114,7 @@ def _top_down(side: list[Line], position: dict[int, int]) -> list[Line]:
     """
     stream = sorted(side, key=lambda ln: position[id(ln)])
     for above, below in itertools.pairwise(stream):
-        rise = (below.y0 + below.y1 - above.y0 - above.y1) / 2
+        rise = below.pitch_to(above)
         if rise > CELL_RISE * max(above.size, below.size):
             return sorted(side, key=lambda ln: -(ln.y0 + ln.y1))
     return stream

@@ -75,7 +75,7 @@ def leading(pages: list[PageText]) -> Leading:
             if (abs(above.size - below.size) > 0.25 or abs(above.x0 - below.x0) > 1
                     or above.x1 - above.x0 < LONG * width):
                 continue
-            pitch = (above.y0 + above.y1 - below.y0 - below.y1) / 2
+            pitch = above.pitch_to(below)
             if 0.5 * above.size < pitch <= MAX_SPACING * above.size:
                 pitches[round(above.size * 2) / 2][round(pitch * 2) / 2] += 1
     return Leading({size: counts.most_common(1)[0][0] for size, counts in pitches.items()

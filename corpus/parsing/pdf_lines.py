@@ -101,6 +101,11 @@ class Line:
     def height(self) -> float:
         return self.y1 - self.y0
 
+    def pitch_to(self, below: Line) -> float:
+        """How far ``below``'s centre line sits under this one's (points; a baseline
+        distance that does not depend on glyph boxes)."""
+        return (self.y0 + self.y1 - below.y0 - below.y1) / 2
+
 
 @dataclass(slots=True)
 class PageText:
@@ -526,7 +531,7 @@ def _joins(box: list[Line], line: Line) -> bool:
     """
     above = box[-1]
     d = _LINE_MARGIN * max(above.size, line.size)
-    pitch = (above.y0 + above.y1 - line.y0 - line.y1) / 2
+    pitch = above.pitch_to(line)
     if not (abs(above.size - line.size) <= d and 0 < pitch <= max(above.size, line.size) + d):
         return False
     return any(line.x0 < other.x1 and line.x1 > other.x0
