@@ -36,7 +36,6 @@ from read_value import shown_coords
 from deepread.corpus.index import Index
 from deepread.evaluation.shingles import is_read, shown_text
 from deepread.stores.markup import plain
-from deepread.stores.reading import _section_title
 from deepread.stores.terms import content_words, stem, terms
 from deepread.stores.tokens import count_tokens
 
@@ -45,13 +44,10 @@ DEPTHS = (5, 10, 15, 20, 30)
 
 
 def ranking(index: Index, query: str, doc_id: int, depth: int) -> list[Coord]:
-    """The coordinates of ``doc_id`` ranked for ``query`` as the retrieve tool ranks."""
-    coll = index.collection
-    first = coll.rank(query, index.embeddings.embed_query(query), depth, index.mode, [doc_id])
-    if index.reranker is not None:
-        titles = [_section_title(coll, h.doc_id, h.sec_id) for h, _ in first]
-        first = index.reranker.rerank(query, first, titles, depth)
-    return [p.coord for _, p in first]
+    """The coordinates of ``doc_id`` ranked for ``query`` by the retrieve tool's own
+    search (first stage and reranker), ``depth`` deep."""
+    return [(h.doc_id, h.sec_id, h.para_idx)
+            for h in index.search(query, k=depth, doc_id=doc_id).hits]
 
 
 def diverse(ranked: list[Coord], k: int, per_section: int) -> list[Coord]:
