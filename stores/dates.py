@@ -100,21 +100,39 @@ def months(text: str, *, of_dates: bool) -> list[str]:
     September, which "How often does the class meet in September?" asks about. A query
     names only its lone months (``of_dates`` False): "on October 8" asks about that
     day, not every day of October."""
-    return _month_terms(text, _dates(text), of_dates)
+    return _read(text, _dates(text), of_dates)[1]
 
 
-def _month_terms(text: str, dates: list[tuple[int, int, date]], of_dates: bool) -> list[str]:
+def _read(text: str, dates: list[tuple[int, int, date]], of_dates: bool
+          ) -> tuple[list[tuple[int, int]], list[str]]:
+    """Where ``text`` names dates and lone months, and their month terms."""
     spans = [(start, end) for start, end, _ in dates]
     out = [f"month{day.month:02d}" for _, _, day in dates] if of_dates else []
     for m in _MONTH_ALONE.finditer(text):
         if not any(start <= m.start() < end for start, end in spans):
             out.append(f"month{_MONTHS[m.group(1)[:3].lower()]:02d}")
-    return out
+            spans.append(m.span())
+    return spans, out
+
+
+def date_terms(text: str, *, query: bool = False) -> tuple[str, list[str]]:
+    """``text`` with each date and lone month it names blanked out, and their day and
+    month terms (a query's as :func:`with_calendar_days` reads them).
+
+    For word-overlap judgements: "March 31st" is the term ``monthday0331`` and not also
+    the words "march" and "31st", which a row written "3/31" does not hold, so a date
+    match counts once, as one word, whatever the spelling on either side.
+    """
+    dates = _dates(text)
+    spans, months_named = _read(text, dates, of_dates=not query)
+    rest = list(text)
+    for start, end in spans:
+        rest[start:end] = " " * (end - start)
+    return "".join(rest), _day_terms(text, dates) + months_named
 
 
 def with_calendar_days(text: str, *, query: bool = False) -> str:
     """``text`` followed by its dates' day terms and month terms (:func:`months`): what
     BM25 indexes (``query`` False) and is queried with (``query`` True)."""
-    dates = _dates(text)  # found once for both kinds of term
-    terms = _day_terms(text, dates) + _month_terms(text, dates, of_dates=not query)
+    terms = date_terms(text, query=query)[1]
     return f"{text}\n{' '.join(terms)}" if terms else text

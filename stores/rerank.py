@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from deepread.stores.backend import UsageError
-from deepread.stores.dates import calendar_days
+from deepread.stores.dates import date_terms
 from deepread.stores.markup import untagged
 from deepread.stores.records import Hit, Paragraph
 from deepread.stores.terms import content_words
@@ -40,19 +40,26 @@ class CoverageReranker:
 
     def rerank(self, query: str, candidates: Sequence[Candidate],
                section_titles: Sequence[str], k: int) -> list[Candidate]:
-        # A date counts as a word whatever its spelling ("March 31st" is "3/31").
-        wanted = content_words(query) | set(calendar_days(query))
+        wanted = _words(query, query=True)
         if not wanted:
             return list(candidates[:k])
         scored = []
         for rank, (cand, title) in enumerate(zip(candidates, section_titles, strict=True)):
             text = f"{title} {untagged(cand[1].text)}"
-            have = content_words(text) | set(calendar_days(text))
+            have = _words(text, query=False)
             coverage = len(wanted & have) / len(wanted)
             scored.append((coverage + self.rank_weight / (1 + rank), -rank, cand))
         scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
         return [(Hit(c[0].doc_id, c[0].sec_id, c[0].para_idx, float(score)), c[1])
                 for score, _, c in scored[:k]]
+
+
+def _words(text: str, *, query: bool) -> set[str]:
+    """Content words, a date or month being one word whatever its spelling: "March 31st"
+    is the row "3/31", and "in September" is any row dated in it (:mod:`~deepread.stores.
+    dates`, the same terms BM25 indexes)."""
+    rest, dated = date_terms(text, query=query)
+    return content_words(rest) | set(dated)
 
 
 def resolve_reranker(spec: Reranker | str | None) -> Reranker | None:

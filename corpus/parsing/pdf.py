@@ -281,25 +281,57 @@ def _right_edge(lines: list[Line], line: Line, page_right: float,
 
 
 def _merge_labels(paras: list[Para]) -> list[Para]:
-    """Join a bare label ("Item 1.", "PART II", "Note 3") with the title beside it."""
+    """Join a label or a cell with the text beside it on its baseline.
+
+    - A bare label ("Item 1.", "PART II", "Note 3") and the title beside it.
+    - A row set with tabs: a schedule's "Th | 9/23 | John Okada, No-No Boy (1957)", a
+      form's "Office: | GSE 439". Each piece is a box of its own, so each came out a
+      paragraph: a lone "9/23" that no question about the reading matches, and a
+      reading no question naming the day finds. A one-line paragraph of a few words
+      (:func:`_is_cell`) followed by text starting to its right on the same baseline,
+      in the same type, is one row: the text's wrapped lines below stay with it.
+      Aligned rows of cells were taken as tables before this step.
+    """
     out: list[Para] = []
     for p in paras:
         prev = out[-1] if out else None
-        if (prev is not None and len(prev.lines) == 1 and len(p.lines) == 1
-                and prev.kind in ("text", "list_item") and p.kind == "text"
-                and BARE_LABEL.match(prev.lines[0].text)
-                and _same_baseline(prev.lines[0], p.lines[0])
-                and p.lines[0].x0 > prev.lines[0].x1):
-            label, title = prev.lines[0], p.lines[0]
-            gap = " " * max(1, round((title.x0 - label.x1) / max(label.size * 0.25, 1)))
-            prev.lines[0] = Line(f"{label.text}{gap}{title.text}", label.x0, title.x1,
-                                 min(label.y0, title.y0), max(label.y1, title.y1),
-                                 label.size, 0.0, label.box, label.bullet,
-                                 bold=min(label.bold, title.bold), bold_end=title.bold_end)
-            prev.kind = "text"
-            continue
+        # prev is one line, or the cells of one row so far ("Th", "9/23").
+        if (prev is not None and prev.kind in ("text", "list_item") and p.kind == "text"
+                and all(_same_baseline(ln, p.lines[0]) for ln in prev.lines)
+                and p.lines[0].x0 > prev.lines[-1].x1):
+            label, beside = prev.lines[-1], p.lines[0]
+            if len(prev.lines) == 1 and len(p.lines) == 1 and BARE_LABEL.match(label.text):
+                gap = " " * max(1, round((beside.x0 - label.x1) / max(label.size * 0.25, 1)))
+                prev.lines[0] = Line(f"{label.text}{gap}{beside.text}", label.x0, beside.x1,
+                                     min(label.y0, beside.y0), max(label.y1, beside.y1),
+                                     label.size, 0.0, label.box, label.bullet,
+                                     bold=min(label.bold, beside.bold),
+                                     bold_end=beside.bold_end)
+                prev.kind = "text"
+                continue
+            if _is_cell(label, beside):
+                # The cells stay lines of their own: the heading pass knows them as
+                # cells (a row of a table is no title), and the text joins them.
+                prev.lines.extend(p.lines)
+                continue
         out.append(p)
     return out
+
+
+#: Most characters in the first cell of a tab-set row: a day, a date, a week, a short key
+#: ("Th", "9/23", "Fri, Sep. 3", "Office hours:"). A longer line beside a text is a title
+#: of its own ("Consolidated Balance Sheets" left of the company's name) or a column.
+_CELL_CHARS = 16
+
+
+def _is_cell(label: Line, beside: Line) -> bool:
+    """``label`` is the first cell of a row whose next cell is ``beside``: a few words,
+    no numbered label ("Section 1.2" heads the clause beside it), in the size and weight
+    of the text beside it (a bold run-in heading left of its text stays a heading)."""
+    text = label.text.strip()
+    return (len(text) <= _CELL_CHARS and BARE_LABEL.match(text) is None
+            and not strong_label(text) and abs(label.size - beside.size) <= 1
+            and not _weight_changes(label, beside) and label.mono < 0.5)
 
 
 def _same_baseline(a: Line, b: Line) -> bool:
