@@ -77,15 +77,25 @@ def calendar_days(text: str) -> list[str]:
 
 
 def _day_terms(text: str, dates: list[tuple[int, int, date]]) -> list[str]:
-    out: list[str] = []
+    return [term for group in _day_groups(text, dates) for term in group]
+
+
+def _day_groups(text: str, dates: list[tuple[int, int, date]]) -> list[list[str]]:
+    """The day terms of each date, a range's days (both ends too) as one group."""
+    groups: list[list[str]] = []
+    joined = False  # this date ended the range before it: already in that group
     for i, (_, end, day) in enumerate(dates):
-        out.append(_term(day))
+        if not joined:
+            groups.append([])
+        groups[-1].append(_term(day))
+        joined = False
         if i + 1 < len(dates):
             start, _, last = dates[i + 1]
             span = (last - day).days
             if 1 < span <= LONGEST_RANGE and _RANGE.fullmatch(text[end:start]):
-                out += [_term(day + timedelta(days=n)) for n in range(1, span)]
-    return out
+                groups[-1] += [_term(day + timedelta(days=n)) for n in range(1, span)]
+                joined = True
+    return groups
 
 
 #: A month named on its own ("in September", "the month of Nov."), capitalised as a name
@@ -115,24 +125,25 @@ def _read(text: str, dates: list[tuple[int, int, date]], of_dates: bool
     return spans, out
 
 
-def date_terms(text: str, *, query: bool = False) -> tuple[str, list[str]]:
-    """``text`` with each date and lone month it names blanked out, and their day and
-    month terms (a query's as :func:`with_calendar_days` reads them).
+def date_terms(text: str, *, query: bool = False) -> tuple[str, list[list[str]]]:
+    """``text`` with each date and lone month it names blanked out, and their terms, one
+    group per date, range or lone month (a query's as :func:`with_calendar_days` reads
+    them; on a document's side a date's month term is a group of its own).
 
     For word-overlap judgements: "March 31st" is the term ``monthday0331`` and not also
-    the words "march" and "31st", which a row written "3/31" does not hold, so a date
-    match counts once, as one word, whatever the spelling on either side.
+    the words "march" and "31st", which a row written "3/31" does not hold, and "from
+    9/23 through 9/30" is one thing asked, met by a row of any day in it.
     """
     dates = _dates(text)
     spans, months_named = _read(text, dates, of_dates=not query)
     rest = list(text)
     for start, end in spans:
         rest[start:end] = " " * (end - start)
-    return "".join(rest), _day_terms(text, dates) + months_named
+    return "".join(rest), _day_groups(text, dates) + [[m] for m in months_named]
 
 
 def with_calendar_days(text: str, *, query: bool = False) -> str:
     """``text`` followed by its dates' day terms and month terms (:func:`months`): what
     BM25 indexes (``query`` False) and is queried with (``query`` True)."""
-    terms = date_terms(text, query=query)[1]
+    terms = [term for group in date_terms(text, query=query)[1] for term in group]
     return f"{text}\n{' '.join(terms)}" if terms else text

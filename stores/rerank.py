@@ -32,7 +32,9 @@ class CoverageReranker:
     """Query-term coverage blended with first-stage rank; offline and model-free.
 
     ``score = coverage + rank_weight / (1 + first_stage_rank)`` where ``coverage`` is the
-    share of the query's content words found in the paragraph or its section title.
+    share of the query's content words found in the paragraph or its section title (a
+    date, a range of dates or a month named counting as one word, :func:`_words`). When
+    the query names days or months, candidates holding more of them rank first.
     """
 
     def __init__(self, rank_weight: float = 1.0) -> None:
@@ -40,26 +42,31 @@ class CoverageReranker:
 
     def rerank(self, query: str, candidates: Sequence[Candidate],
                section_titles: Sequence[str], k: int) -> list[Candidate]:
-        wanted = _words(query, query=True)
-        if not wanted:
+        rest, dated = date_terms(query, query=True)
+        words = content_words(rest)
+        if not words and not dated:
             return list(candidates[:k])
         scored = []
         for rank, (cand, title) in enumerate(zip(candidates, section_titles, strict=True)):
-            text = f"{title} {untagged(cand[1].text)}"
-            have = _words(text, query=False)
-            coverage = len(wanted & have) / len(wanted)
-            scored.append((coverage + self.rank_weight / (1 + rank), -rank, cand))
-        scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+            have = _words(f"{title} {untagged(cand[1].text)}")
+            # A date or a range asked is one wanted word, met by any day of it.
+            days = sum(not have.isdisjoint(group) for group in dated)
+            coverage = (len(words & have) + days) / (len(words) + len(dated))
+            scored.append((days, coverage + self.rank_weight / (1 + rank), -rank, cand))
+        # A question naming a day asks about that day: the candidates that hold it come
+        # first, whatever else they share ("What do we discuss from 9/23 through 9/30?"
+        # is the schedule's rows of those days, not a paragraph on "discussion topics").
+        scored.sort(key=lambda s: s[:3], reverse=True)
         return [(Hit(c[0].doc_id, c[0].sec_id, c[0].para_idx, float(score)), c[1])
-                for score, _, c in scored[:k]]
+                for _, score, _, c in scored[:k]]
 
 
-def _words(text: str, *, query: bool) -> set[str]:
-    """Content words, a date or month being one word whatever its spelling: "March 31st"
-    is the row "3/31", and "in September" is any row dated in it (:mod:`~deepread.stores.
-    dates`, the same terms BM25 indexes)."""
-    rest, dated = date_terms(text, query=query)
-    return content_words(rest) | set(dated)
+def _words(text: str) -> set[str]:
+    """A candidate's content words and date terms, a date or month being one word
+    whatever its spelling: "March 31st" is the row "3/31", and "in September" any row
+    dated in it (:mod:`~deepread.stores.dates`, the same terms BM25 indexes)."""
+    rest, dated = date_terms(text)
+    return content_words(rest) | {term for group in dated for term in group}
 
 
 def resolve_reranker(spec: Reranker | str | None) -> Reranker | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import deepread
-from deepread.stores.dates import calendar_days, months, with_calendar_days
+from deepread.stores.dates import calendar_days, date_terms, months, with_calendar_days
 from deepread.stores.records import Hit, Paragraph
 from deepread.stores.rerank import CoverageReranker
 
@@ -72,16 +72,10 @@ def test_a_question_naming_a_day_finds_the_row_written_as_numbers(tmp_path: Path
         "3/31 Diagnosis")
 
 
-def test_the_reranker_counts_a_date_match_as_a_word() -> None:
+def test_the_row_of_the_day_asked_ranks_first_however_written() -> None:
     texts = ["Office hours are on Mondays.", "Lectures are recorded.",
              "Fri, Oct. 8 Automated intervention."]
-    candidates = [(Hit(1, 1, i, 1.0 / (i + 1)), Paragraph(1, 1, i, t))
-                  for i, t in enumerate(texts)]
-
-    ranked = CoverageReranker().rerank("What happens on October 8th?", candidates,
-                                       ["", "", ""], k=2)
-
-    assert [p.para_idx for _, p in ranked] == [0, 2]
+    assert reranked("What happens on October 8th?", texts) == [2, 0]
 
 
 def test_a_documents_dates_name_their_month() -> None:
@@ -99,3 +93,30 @@ def test_the_verb_may_is_no_month() -> None:
 
 def test_a_question_naming_a_month_finds_the_rows_dated_in_it(tmp_path: Path) -> None:
     assert top_bm25_hit(tmp_path, "Which sessions are in October?").startswith("Fri, Oct. 8")
+
+
+def reranked(query: str, texts: list[str], k: int = 2) -> list[int]:
+    """Paragraph numbers of the top ``k`` after reranking ``texts`` (first-stage order)."""
+    candidates = [(Hit(1, 1, i, 1.0 / (i + 1)), Paragraph(1, 1, i, t))
+                  for i, t in enumerate(texts)]
+    ranked = CoverageReranker().rerank(query, candidates, [""] * len(texts), k=k)
+    return [p.para_idx for _, p in ranked]
+
+
+def test_a_range_asked_is_met_by_a_row_of_any_day_in_it() -> None:
+    rest, groups = date_terms("What do we read from 9/23 through 9/25?", query=True)
+    assert "9/23" not in rest
+    assert groups == [["monthday0923", "monthday0924", "monthday0925"]]
+
+
+def test_a_row_of_a_day_in_the_range_asked_ranks_first() -> None:
+    texts = ["Discussion topics for class are posted each week before class.",
+             "Lectures are recorded.", "Th 9/24 Okada, No-No Boy"]
+    assert reranked("What topics will we discuss in class from 9/23 through 9/30?",
+                    texts) == [2, 0]
+
+
+def test_a_month_named_alone_is_met_by_a_row_dated_in_it() -> None:
+    texts = ["How often the class meets is set by the department.",
+             "Lectures are recorded.", "Fri, Sep. 3 The emerging era of big data"]
+    assert reranked("How many times does the class meet in September?", texts) == [2, 0]

@@ -107,3 +107,33 @@ def test_contents_rows_filled_with_leader_dots_stay_apart_at_double_spacing(tmp_
         doc.para(filler(90, k), leading=DOUBLE, space_after=SIZE * DOUBLE)
     rows = [t for t in texts(doc.save(tmp_path / "contents.pdf")) if "Section" in t]
     assert all(t.count("Section") == 1 for t in rows)
+
+
+def schedule(doc: Doc) -> Doc:
+    """Rows set with tabs: a day, a date and a reading, some readings wrapped below."""
+    rows = [("T", "9/21", ["Carlos Bulosan, America Is in the Heart (1946)"]),
+            ("Th", "9/23", ["John Okada, No-No Boy (1957), chapters one to four",
+                            "and the introduction by Ruth Ozeki"]),
+            ("T", "9/28", ["No-No Boy, chapters five to eleven"])]
+    for day, date, reading in rows:
+        doc.line(day, advance=False).line(date, x=LEFT + 36, advance=False)
+        for line in reading:
+            doc.line(line, x=LEFT + 72)
+        doc.gap(8)
+    return doc
+
+
+def test_a_row_set_with_tabs_is_one_paragraph_with_its_wrapped_lines(tmp_path: Path):
+    doc = schedule(Doc().page().para(filler(40), space_after=12))
+    rows = [t for t in texts(doc.save(tmp_path / "schedule.pdf")) if "/" in t]
+    assert rows == ["T 9/21 Carlos Bulosan, America Is in the Heart (1946)",
+                    "Th 9/23 John Okada, No-No Boy (1957), chapters one to four and the "
+                    "introduction by Ruth Ozeki",
+                    "T 9/28 No-No Boy, chapters five to eleven"]
+
+
+def test_a_long_title_left_of_a_line_on_its_baseline_is_no_cell(tmp_path: Path):
+    doc = Doc().page().line("Consolidated Balance Sheets", advance=False)
+    doc.right("Example Incorporated", RIGHT).gap(12).para(filler(60))
+    got = texts(doc.save(tmp_path / "title.pdf"))
+    assert "Example Incorporated" not in got[0] and "Consolidated" not in got[-1]
