@@ -54,10 +54,11 @@ class PolicyError(ContextError):
 
 #: Fields a server client may set, per context schema (everything else: operator only).
 CLIENT_FIELDS: dict[type, frozenset[str]] = {
-    Context: frozenset({"collection", "documents", "k", "window", "max_rounds", "toc_budget",
-                        "notes_budget", "retrieval_mode", "temperature", "follow_references",
-                        "check_sufficiency", "sufficiency_threshold",
-                        "support_threshold", "unused_term_support"}),
+    Context: frozenset({"collection", "documents", "k", "page_tokens", "window",
+                        "max_rounds", "toc_budget", "notes_budget", "retrieval_mode",
+                        "temperature", "follow_references", "check_sufficiency",
+                        "sufficiency_threshold", "support_threshold",
+                        "unused_term_support"}),
     IngestContext: frozenset({"collection"}),
 }
 

@@ -143,6 +143,9 @@ class Context(_ValidatedContext):
             "doc_ids in scope (TOC and retrieval); null: all documents."))
     k: Annotated[int, Limits(ge=1)] = field(default=5, metadata=_describe(
         "Hits per retrieve call (Algorithm 1's K)."))
+    page_tokens: Annotated[int, Limits(ge=0)] = field(default=750, metadata=_describe(
+        "A retrieve page of short hits goes on past the k best with the next ones, up to "
+        "2k in all, while it stays within this many tokens. 0: exactly k hits."))
     window: Annotated[list[Annotated[int, Limits(ge=0)]],
                       Limits(min_length=2, max_length=2)] = field(
         default_factory=lambda: [0, 0], metadata=_describe(

@@ -11,15 +11,22 @@ two hits of one section interleaved with another's would pay its line twice and 
 a passage. It has no header: the model wrote the query and knows whether it asked for
 the next page, and the format is told once in the tool's description
 (prompts/retrieve.md). The ranked hits stay in the observation (``hits``).
+
+A page holds the top ``k`` hits and, while it stays within ``Context.page_tokens``,
+the next best ones, up to ``2k`` in all: on a syllabus a hit is a sentence or two and
+five of them ~370 tokens, while the first results page yields more of the answers per
+token than any read (docs/benchmarks.md §12); on a filing, where hits are tables, five
+already average ~790 tokens and the page stays at ``k``.
 """
 
 from __future__ import annotations
 
 from deepread.nodes.observation import Observation
 from deepread.nodes.state import coords_of
-from deepread.nodes.tool_call import Outcome, ToolEnv
+from deepread.nodes.tool_call import Outcome, ToolEnv, render
 from deepread.nodes.tool_specs import RetrieveArgs, check_scope
-from deepread.stores.records import Paragraph
+from deepread.stores.records import Hit, Paragraph
+from deepread.stores.tokens import count_tokens
 
 
 def by_section(paragraphs: list[Paragraph]) -> list[Paragraph]:
@@ -40,19 +47,43 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
         check_scope(args.doc_id, scope)
         scope = [args.doc_id]
     exclude = coords_of(env.shown, scope) if args.exclude_shown else set()
-    result = index.search(args.query, k=context.k, window=tuple(context.window),
+    more = context.k if context.page_tokens > 0 else 0  # the fill-up's candidates
+    result = index.search(args.query, k=context.k + more, window=tuple(context.window),
                           doc_id=scope, mode=context.retrieval_mode,  # type: ignore[arg-type]
                           exclude=exclude)
+    hits, paragraphs = _within(result.hits, result.paragraphs, env)
     sections = {}
-    for hit in result.hits:
+    for hit in hits:
         sec = index.collection.document(hit.doc_id).sections[hit.sec_id]
         sections[f"{hit.doc_id}:{hit.sec_id}"] = {"n_para": sec.n_para, "n_tok": sec.n_tok}
-    observation = Observation(hits=list(result.hits), sections=sections)
-    if not result.hits:
+    observation = Observation(hits=hits, sections=sections)
+    if not hits:
         text = ("No hits among the paragraphs not shown yet: everything it matches "
                 "has been shown above." if exclude else "No hits.")
         return Outcome(text=text, observation=observation)
     # Documents a retrieve touches join the interaction space: the next prompt shows
     # their TOCs (nodes/space.py).
-    return Outcome(by_section(result.paragraphs), observation=observation,
-                   widens=[p.doc_id for p in result.paragraphs])
+    return Outcome(by_section(paragraphs), observation=observation,
+                   widens=[p.doc_id for p in paragraphs])
+
+
+def _within(hits: list[Hit], paragraphs: list[Paragraph], env: ToolEnv
+            ) -> tuple[list[Hit], list[Paragraph]]:
+    """The best ``k`` hits, then the next ones while the page, as the model will be
+    shown it, stays within ``page_tokens``; with the paragraphs of their windows."""
+    k, cap = env.context.k, env.context.page_tokens
+    up, down = env.context.window
+    documents = {d.doc_id: d for d in env.index.documents()} if len(hits) > k else {}
+
+    def page(n: int) -> list[Paragraph]:
+        return [p for p in paragraphs if any(
+            (h.doc_id, h.sec_id) == (p.doc_id, p.sec_id)
+            and h.para_idx - up <= p.para_idx <= h.para_idx + down for h in hits[:n])]
+
+    n = min(k, len(hits))
+    while n < len(hits):
+        text, _ = render(Outcome(by_section(page(n + 1))), documents, env.shown)
+        if count_tokens(text) > cap:
+            break
+        n += 1
+    return list(hits[:n]), page(n)

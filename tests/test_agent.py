@@ -418,7 +418,9 @@ def test_a_paragraph_already_retrieved_is_a_pointer_when_its_section_is_read(sha
                                      ai(read(five, 0, 4)), ai(content="Done.")])
     graph = build_graph(index=shapes, model=model)
 
-    graph.invoke({"question": "cherries?"}, context=Context())
+    # Exactly five hits: part of the section (a page filled up to page_tokens would
+    # take all of Five).
+    graph.invoke({"question": "cherries?"}, context=Context(k=5, page_tokens=0))
 
     retrieved = set(shown_coords(last_tool_message(model.calls[1])))
     assert (*five, 2) in retrieved  # "Charlie paragraph about cherries."

@@ -199,6 +199,7 @@ def test_a_context_default_from_the_environment_is_recorded_and_applied(
     first = run(corpus, tmp_path, modes=("deepread",))
     assert records(tmp_path, "deepread")["q1"]["settings"]["context"]["k"] == 5
     monkeypatch.setenv("DEEPREAD_K", "2")
+    monkeypatch.setenv("DEEPREAD_PAGE_TOKENS", "0")  # exactly k hits a page, no fill-up
     monkeypatch.setenv("DEEPREAD_SUPPORT_THRESHOLD", "0.5")
     # the environment changed the experiment: a resumed run re-answers every question
     again = run(corpus, tmp_path, modes=("deepread",))
