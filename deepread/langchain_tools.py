@@ -99,8 +99,9 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
 
     # The agent graph's own handlers (nodes/retrieve.py, nodes/read_section.py), under a
     # context holding these tools' k, window and scope: the same hits, ranges, headers
-    # and scope errors as inside deepread's graph.
-    env = ToolEnv(index=index, context=Context(k=k, window=list(window),
+    # and scope errors as inside deepread's graph. A caller who names k gets k hits: the
+    # graph's fill-up of short pages (Context.page_tokens) is its own default.
+    env = ToolEnv(index=index, context=Context(k=k, page_tokens=0, window=list(window),
                                                documents=scope))
 
     def run(handler: Any, args: BaseModel) -> tuple[str, dict[str, Any]]:

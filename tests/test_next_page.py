@@ -51,7 +51,7 @@ def run_script(index: deepread.Index, *steps) -> ScriptedChatModel:
     model = ScriptedChatModel(steps=[*steps, ai(content="Done.")])
     build_graph(index=index, model=model, checkpointer=InMemorySaver()).invoke(
         {"question": "What are the lab rules?"}, {"configurable": {"thread_id": "t"}},
-        context=Context(check_sufficiency=False))
+        context=Context(check_sufficiency=False, page_tokens=0))  # pages of exactly k
     return model
 
 
