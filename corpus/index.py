@@ -91,10 +91,14 @@ class Index:
     def ingest(self, paths: Iterable[str | Path] | str | Path, *,
                progress: Progress | None = None, ocr_model: ModelLike = None,
                vision_model: ModelLike = None, describe_model: ModelLike = None,
-               describe_budget: DescribeBudget | None = None) -> list[Document]:
+               describe_budget: DescribeBudget | None = None,
+               force: bool = False) -> list[Document]:
         """Ingest files and folders; returns the stored (or unchanged) documents.
 
-        A file whose content is unchanged since its last ingest is skipped. A file that
+        A file whose content is unchanged since its last ingest is skipped, unless
+        ``force``: then it is parsed and stored again under its doc_id, as after an
+        upgrade whose parser or search terms changed (a store keeps what the version that
+        wrote it made of each file). A file that
         fails to parse is reported in :class:`IngestError` after all others are stored;
         a document is replaced all at once or not at all.
 
@@ -106,7 +110,7 @@ class Index:
         """
         result = self.ingest_report(paths, progress=progress, ocr_model=ocr_model,
                                     vision_model=vision_model, describe_model=describe_model,
-                                    describe_budget=describe_budget)
+                                    describe_budget=describe_budget, force=force)
         if result.failures:
             raise IngestError(result.failures, result.documents + result.skipped)
         return result.documents + result.skipped
@@ -114,13 +118,15 @@ class Index:
     def ingest_report(self, paths: Iterable[str | Path] | str | Path, *,
                       progress: Progress | None = None, ocr_model: ModelLike = None,
                       vision_model: ModelLike = None, describe_model: ModelLike = None,
-                      describe_budget: DescribeBudget | None = None) -> IngestResult:
+                      describe_budget: DescribeBudget | None = None,
+                      force: bool = False) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
         models = IngestModels.build(self.store, ocr_model=ocr_model, vision_model=vision_model,
                                     describe_model=describe_model,
                                     describe_budget=describe_budget)
         try:
-            return ingest_files(self._collection, self._embeddings, paths, progress, models)
+            return ingest_files(self._collection, self._embeddings, paths, progress, models,
+                                force=force)
         finally:
             models.close()
 

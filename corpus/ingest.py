@@ -90,17 +90,19 @@ def search_texts(structured: Structured) -> list[str]:
 
 def ingest_files(collection: Collection, embeddings: Embeddings,
                  paths: Iterable[str | Path] | str | Path, progress: Progress | None,
-                 models: IngestModels) -> IngestResult:
-    """Ingest ``paths`` into ``collection``; failures are reported, not raised."""
-    return _Pipeline(collection, embeddings, progress).run(paths, models)
+                 models: IngestModels, *, force: bool = False) -> IngestResult:
+    """Ingest ``paths`` into ``collection``; failures are reported, not raised.
+    ``force``: store unchanged files again too (:meth:`deepread.Index.ingest`)."""
+    return _Pipeline(collection, embeddings, progress, force).run(paths, models)
 
 
 class _Pipeline:
     def __init__(self, collection: Collection, embeddings: Embeddings,
-                 progress: Progress | None) -> None:
+                 progress: Progress | None, force: bool = False) -> None:
         self._collection = collection
         self._embeddings = embeddings
         self._progress = progress
+        self._force = force
 
     def run(self, paths: Iterable[str | Path] | str | Path,
             models: IngestModels) -> IngestResult:
@@ -127,7 +129,7 @@ class _Pipeline:
                 same = self._collection.find_content(digest)
                 if same is not None:
                     known = self._collection.move_source(same.doc_id, source)
-            if known is not None and known.content_hash == digest:
+            if known is not None and known.content_hash == digest and not self._force:
                 result.skipped.append(known)
                 if self._progress:
                     self._progress("skip", path, len(result.skipped), len(files))

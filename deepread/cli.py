@@ -122,7 +122,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             args.paths, progress=progress, ocr_model=args.ocr_model,
             vision_model=args.vision_model, describe_model=args.describe_model,
             describe_budget=DescribeBudget(max_sections=args.describe_max_sections,
-                                           max_tokens=args.describe_max_tokens))
+                                           max_tokens=args.describe_max_tokens),
+            force=args.force)
     except ModelConfigError as exc:
         _fail(exc)
         return EXIT_USAGE
@@ -442,6 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--describe-max-tokens", type=int, default=200_000,
                    help="at most this many prompt tokens for section summaries per ingest "
                         "(default 200000)")
+    p.add_argument("--force", action="store_true",
+                   help="parse and store unchanged files again too (after an upgrade whose "
+                        "parser or search terms changed; they keep their doc_ids)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("toc", parents=[common], help="show the table of contents")

@@ -108,6 +108,14 @@ def test_ingesting_the_same_file_again_reports_it_unchanged(shapes_cli, capsys):
     assert data["documents"][0]["doc_id"] == first["documents"][0]["doc_id"]
 
 
+def test_ingest_force_stores_an_unchanged_file_again(shapes_cli, capsys):
+    store, path, first = shapes_cli
+    data = run_json(capsys, "ingest", path, "--store", store, "--force")
+
+    assert [d["unchanged"] for d in data["documents"]] == [False]
+    assert data["documents"][0]["doc_id"] == first["documents"][0]["doc_id"]
+
+
 def test_ingest_of_a_missing_path_exits_1_and_does_the_rest(tmp_path: Path, capsys):
     tiny = tmp_path / "tiny.md"
     tiny.write_text("# Tiny\n\nOne paragraph.\n", encoding="utf-8")

@@ -554,6 +554,23 @@ def test_a_moved_files_new_path_survives_reopening(open_index: Callable[[str], I
     assert events == ["skip"]
 
 
+def test_a_forced_ingest_stores_an_unchanged_file_again_under_its_doc_id(
+        open_index: Callable[[str], Index], tmp_path: Path) -> None:
+    idx = open_index("docs")
+    path = write_md(tmp_path / "same.md", "Same", ["Nothing changes here.", "Nor here."])
+    (first,) = idx.ingest([path])
+    events: list[str] = []
+
+    (again,) = idx.ingest([path], force=True,
+                          progress=lambda event, *_: events.append(event))
+
+    assert "skip" not in events and "stored" in events
+    assert (again.doc_id, again.n_para) == (first.doc_id, first.n_para)
+    assert [d.doc_id for d in idx.documents()] == [first.doc_id]
+    assert idx.collection.count_paragraphs(first.doc_id) == 2
+    assert hidden_points(idx) == 0
+
+
 def test_reopened_store_still_skips_unchanged_files(open_index: Callable[[str], Index],
                                                     tmp_path: Path) -> None:
     idx = open_index("docs")
