@@ -177,6 +177,29 @@ def test_a_second_run_reuses_the_ingested_pdfs_and_their_flat_windows(fb_run, tm
     assert sorted(p.name for p in flat.iterdir()) == ["ACME_2022_10K.txt", "BETA_2022_10K.txt"]
 
 
+def test_a_library_run_asks_every_question_of_the_whole_collection(fb_run, tmp_path):
+    config, _, _ = fb_run
+    again = EvalConfig(dataset=config.dataset, store=config.store, collection="fb",
+                       out=tmp_path, workers=1, plots=False, library=True)
+    result = run_eval(again, progress=False)
+    assert result.ran == 2 and list(result.summary["variants"]) == ["deepread"]  # no flat
+    got = records(tmp_path)
+    for r in got.values():
+        assert r["settings"]["library"] is True
+        assert r["metrics"]["own_document_read"] in (True, False)
+    # Asked of both filings, the same question's search sees both: no scope was set.
+    calls = [c for r in got.values() for c in r["tool_calls"] if c["name"] == "retrieve"]
+    assert calls and all("doc_id" not in c["args"] for c in calls)
+    overall = result.summary["variants"]["deepread"]["overall"]
+    assert overall["own_document_read"] is not None
+
+
+def test_a_scoped_run_reads_its_own_document(fb_run):
+    config, result, _ = fb_run
+    assert all(r["metrics"]["own_document_read"] for r in records(config.out).values())
+    assert result.summary["variants"]["deepread"]["overall"]["own_document_read"] == 1.0
+
+
 def test_without_ingest_the_run_says_exactly_what_to_ingest(financebench, tmp_path):
     config = EvalConfig(dataset=financebench, store=str(tmp_path / "store"),
                         collection="empty", out=tmp_path / "out", ingest=False, plots=False)

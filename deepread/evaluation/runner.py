@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from langchain_core.language_models import BaseChatModel
 
@@ -66,6 +66,10 @@ class EvalConfig:
     seed: int = 0
     ingest: bool = True  # benchmark documents missing from the collection: ingest them
     flat: bool = True  # benchmark formats: the flat PDF-window baseline beside each agent
+    #: Benchmark formats: ask each question of the whole collection instead of its own
+    #: document (no flat baseline then: it has no document to be cut from); the run
+    #: measures whether the agent finds the document (``own_document_read``).
+    library: bool = False
 
 
 @dataclass(slots=True)
@@ -160,7 +164,8 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
             say(f"warning: evidence documents not in collection {index.name!r} (their "
                 f"quotes are looked for in all documents): {', '.join(missing)}")
         setup = _Setup(config, dataset, index, opened, resolver, model, model_name, say)
-        if dataset.scoped and config.flat and any(s.is_agent for s in specs):
+        if (dataset.scoped and config.flat and not config.library
+                and any(s.is_agent for s in specs)):
             pdfs = sorted({Path(resolver.by_id[i]) for q in questions
                            for i in scope_of(resolver, q)
                            if resolver.by_id[i].lower().endswith(".pdf")})
@@ -181,14 +186,19 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
 
 
 def _scope(setup: _Setup, q: Question) -> list[int] | None:
-    """The doc_ids a question is answered from: its document's, or None (everything)."""
+    """The doc_ids a question is answered from: its document's, or None (everything:
+    a question without one, or any in a ``library`` run)."""
     if not q.doc:
         return None
     ids = scope_of(setup.resolver, q)
-    if not ids:
-        raise EvalError(f"question {q.id}: its document {q.doc!r} is not in collection "
-                        f"{setup.index.name!r}")
-    return ids
+    if setup.config.library:
+        return None if ids else _missing(setup, q)
+    return ids or _missing(setup, q)
+
+
+def _missing(setup: _Setup, q: Question) -> NoReturn:
+    raise EvalError(f"question {q.id}: its document {q.doc!r} is not in collection "
+                    f"{setup.index.name!r}")
 
 
 def _pieces(setup: _Setup, rows: list[Piece]) -> list[Shown]:
@@ -251,6 +261,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
                     "context": fixed}
         if setup.dataset.scoped:
             settings["scoring"] = SCORING
+            if config.library:
+                settings["library"] = True
             if setup.flat is not None:
                 settings["flat"] = {"words": WORDS, "step": STEP, "min_budget": MIN_BUDGET}
 
