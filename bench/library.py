@@ -41,7 +41,11 @@ from _common import BENCH_DIR, Timer, machine, machine_line, table, write_json
 from deepread import Index
 from deepread.evaluation import EvalConfig, run_eval
 
-DATA = BENCH_DIR.parent.parent / "shared" / "data"
+#: Where the benchmarks' folders are: beside the checkout (``/work/main`` →
+#: ``/work/shared/data``) or beside its worktrees' folder (``/work/wt/NAME``).
+DATA = next((p for p in (BENCH_DIR.parents[1] / "shared" / "data",
+                         BENCH_DIR.parents[2] / "shared" / "data") if p.is_dir()),
+            BENCH_DIR.parents[1] / "shared" / "data")
 SPLITS = {"dev": DATA / "financebench-dev", "val": DATA / "financebench-val"}
 MODES = ("scoped", "library")
 MEASURES = ("own_document_read", "gold_page_shown", "evidence_read")
