@@ -20,7 +20,7 @@ beside issue 25's targets (unscoped own document ≥ 0.95, gold page and evidenc
 ≥ 0.9 × scoped on dev; scoped val gold page ≥ 0.75, evidence read ≥ 0.40 and ≥ 1.3 ×
 flat), and checks the documents' titles: every title distinct, none shared.
 
-Run:  python bench/library.py --store /work/tmp/library/store [--only dev|val]
+Run:  python bench/library.py --store /work/tmp/library/store [--only dev|val] [--data DIR]
       [--modes scoped library] [--no-flat] [--force] [--sample N] [--out DIR]
 A fresh ``--out`` (the default: a new timestamped folder) answers every question again;
 reusing one resumes it (questions answered with the same settings are not re-run — a
@@ -47,6 +47,11 @@ DATA = next((p for p in (BENCH_DIR.parents[1] / "shared" / "data",
                          BENCH_DIR.parents[2] / "shared" / "data") if p.is_dir()),
             BENCH_DIR.parents[1] / "shared" / "data")
 SPLITS = {"dev": DATA / "financebench-dev", "val": DATA / "financebench-val"}
+
+
+def use_data(folder: Path) -> None:
+    """Read the benchmarks' folders from ``folder`` (``--data``)."""
+    SPLITS.update(dev=folder / "financebench-dev", val=folder / "financebench-val")
 MODES = ("scoped", "library")
 MEASURES = ("own_document_read", "gold_page_shown", "evidence_read")
 
@@ -141,7 +146,10 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=None,
                     help="a seeded random sample of N questions per folder (reported)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--data", type=Path, default=DATA,
+                    help=f"folder of financebench-dev and -val (default {DATA})")
     args = ap.parse_args()
+    use_data(args.data)
     out = Path(args.out or f"/tmp/deepread-library/"
                            f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}")
     m = machine()
