@@ -1,4 +1,4 @@
-"""The ``deepread`` command line: ingest, toc, search, read, ask.
+"""The ``deepread`` command line: ingest, docs, toc, search, read, ask.
 
 Every command takes ``--store PATH|URL`` (default ``DEEPREAD_STORE`` / ``QDRANT_URL`` /
 the per-user data directory), ``--collection NAME`` (default ``default``) and
@@ -178,6 +178,30 @@ def cmd_toc(args: argparse.Namespace) -> int:
         say(f"collection {args.collection!r} is empty", err=True)
         return EXIT_OK
     say(render_toc(docs, args.budget).text)
+    return EXIT_OK
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    """The documents of the collection, each with its identifying title and card; with a
+    QUERY, those it names (the document search agents use to find them)."""
+    with _open(args) as idx:
+        docs = idx.documents()
+        if args.query:
+            by_id = {d.doc_id: d for d in docs}
+            docs = [by_id[m.doc_id] for m in idx.find_documents(args.query)]
+    if args.json:
+        _emit({"documents": [{"doc_id": d.doc_id, "title": d.title, "source": d.source,
+                              "paragraphs": d.n_para, "tokens": d.n_tok,
+                              "card": d.card.to_dict() if d.card else None} for d in docs]})
+        return EXIT_OK
+    if not docs:
+        say("no document matches" if args.query
+            else f"collection {args.collection!r} is empty", err=True)
+        return EXIT_OK
+    for d in docs:
+        card = f"{d.card.describe()} | " if d.card else ""
+        say(f"({d.doc_id}) {' '.join(d.title.split())}\n    {card}paragraphs={d.n_para} | "
+            f"tokens={d.n_tok}")
     return EXIT_OK
 
 
@@ -453,6 +477,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=None,
                    help="token budget for the text TOC (collapses deepest levels first)")
     p.set_defaults(func=cmd_toc)
+
+    p = sub.add_parser("docs", parents=[common],
+                       help="list the documents with their titles and cards")
+    p.add_argument("query", nargs="?", default=None,
+                   help="only the documents this question or name is about")
+    p.set_defaults(func=cmd_docs)
 
     p = sub.add_parser("search", parents=[common], help="Retrieve: ranked paragraphs")
     p.add_argument("query")

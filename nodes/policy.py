@@ -78,7 +78,7 @@ def toc_entries(index: Index, state: AgentState) -> list[TocEntry]:
     level = view.get("max_level")
     out = []
     for doc_id in view.get("documents") or []:
-        doc = index.collection.document(doc_id)
+        doc = index.document(doc_id)
         out += [TocEntry(doc.doc_id, s.sec_id, s.title, s.n_para, s.n_tok)
                 for s in doc.sections if level is None or s.level <= level]
     return out
@@ -129,8 +129,9 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
                 schemas = tool_schemas(tuple(offered))
                 if isinstance(model, ExtractiveChatModel):
                     index = resources.index(context)
-                    bound = model.bind_tools(schemas, toc=toc_entries(index, state),
-                                             sections=Sections(index))
+                    bound = model.bind_tools(
+                        schemas, toc=toc_entries(index, state), sections=Sections(index),
+                        titles={d.doc_id: d.title for d in index.documents()})
                 else:
                     bound = model.bind_tools(schemas)
                 reply = ask(bound, history, context)

@@ -58,12 +58,15 @@ def make_toc(resources: Resources):
             documents = index.toc(context.documents) if context.documents else index.toc()
             rendered = render_toc(documents, context.toc_budget)
             space: list[int] = []
-            bounded = rendered.max_level is not None and len(documents) > 1
+            # Several documents in scope: a library, whose question may not say which it
+            # is about (find_documents is on offer, nodes/tool_specs.py).
+            library = len(documents) > 1
+            bounded = rendered.max_level is not None and library
             text, view = rendered.text, toc_view(rendered, documents)
             if bounded:
                 # Collapsing would hide most sections of every document: show the
-                # documents retrieval ranks highest in full instead, and let the space
-                # grow from there.
+                # documents the question names (else those retrieval ranks highest) in
+                # full instead, and let the space grow from there.
                 space = list(dict.fromkeys([
                     *(state.get("space") or []),
                     *initial_space(index, question, context.documents)]))
@@ -74,6 +77,6 @@ def make_toc(resources: Resources):
             # graph.
             return {**fresh, "stop_reason": "error", "error": reason(exc)}
         return {**fresh, "toc": text, "toc_view": view, "bounded": bounded, "space": space,
-                "toc_space": space}
+                "toc_space": space, "library": library}
 
     return toc

@@ -26,6 +26,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
+from deepread.nodes.find_documents import find_documents
 from deepread.nodes.follow_reference import follow_reference
 from deepread.nodes.observation import Observation, error_message, result_message
 from deepread.nodes.open_toc import open_toc
@@ -42,6 +43,7 @@ from deepread.nodes.state import (
 )
 from deepread.nodes.tool_call import Handler, Outcome, ToolEnv, render
 from deepread.nodes.tool_specs import (
+    FIND_DOCUMENTS,
     FOLLOW_REFERENCE,
     OPEN_TOC,
     READ_SECTION,
@@ -54,7 +56,8 @@ from deepread.nodes.tool_specs import (
 from deepread.stores.backend import StoreError
 
 HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
-                                OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference}
+                                OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference,
+                                FIND_DOCUMENTS: find_documents}
 
 
 def refusal(call: dict[str, Any], offered: list[str]) -> str | None:

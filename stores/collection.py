@@ -22,7 +22,7 @@ from deepread.stores.backend import (
     StoreError,
 )
 from deepread.stores.hygiene import storable
-from deepread.stores.records import Document, Hit, Paragraph, Section
+from deepread.stores.records import Document, FrontMatter, Hit, Paragraph, Section
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
     KIND_COLLECTION,
@@ -42,9 +42,13 @@ _SCHEMA_VERSION = 1
 
 def _stored(doc: Document) -> dict[str, Any]:
     """The document point's ``document`` record: the document with its content hash
-    (:meth:`Document.to_dict` leaves the hash out; the store keeps it to skip unchanged
-    and moved files)."""
-    return doc.to_dict() | {"content_hash": doc.content_hash}
+    and front matter (:meth:`Document.to_dict` leaves both out; the store keeps the hash
+    to skip unchanged and moved files, the front matter to make its card from)."""
+    stored = doc.to_dict() | {"content_hash": doc.content_hash}
+    stored.pop("card", None)  # made when the collection is read, never stored
+    if doc.front is not None:
+        stored["front"] = doc.front.to_dict()
+    return stored
 
 
 def _paragraph(payload: dict[str, Any]) -> Paragraph:
@@ -147,10 +151,12 @@ class Collection:
     def put_document(self, source: str, title: str, sections: list[Section],
                      paragraphs: Sequence[Paragraph], vectors: np.ndarray,
                      content_hash: str,
-                     search_texts: Sequence[str] | None = None) -> Document:
+                     search_texts: Sequence[str] | None = None,
+                     front: FrontMatter | None = None) -> Document:
         """Store a document, replacing any earlier version of ``source`` all at once.
 
         ``search_texts`` (one per paragraph) is what BM25 indexes; default the text itself.
+        ``front``: what the document says about itself (its card is made from it).
         """
         if len(paragraphs) > MAX_PARAGRAPHS:
             raise ValueError(f"{source}: too many paragraphs ({len(paragraphs)})")
@@ -187,7 +193,7 @@ class Collection:
                 for i, p in enumerate(chunk)])
         # 2. Commit: the document point now names the new slot.
         doc = Document(doc_id=doc_id, title=title, source=source, sections=sections,
-                       content_hash=content_hash)
+                       content_hash=content_hash, front=front)
         self.backend.upsert([PointData(document_point_id(doc_id), {
             "record": KIND_DOCUMENT, "doc_id": doc_id, "slot": slot, "source": source,
             "document": _stored(doc)})])

@@ -206,13 +206,13 @@ BAD_CALLS = [
 def test_a_bad_tool_call_becomes_an_error_result_and_the_run_goes_on(shapes, make_call,
                                                                      reason):
     bad = make_call(section(shapes, "Five"))
-    model = ScriptedChatModel(steps=[ai(bad), ai(content="I could not find it.")])
+    model = ScriptedChatModel(steps=[ai(bad), ai(content="Shapes have sides.")])
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
 
     out = ask(graph, "anything?")
 
     assert out["stop_reason"] == "answered"
-    assert out["answer"] == "I could not find it."
+    assert out["answer"] == "Shapes have sides."
     [result] = answers_by_id(state_messages(graph))[bad["id"]]
     assert result.status == "error"
     assert result.content.startswith("Error: ")
@@ -557,7 +557,9 @@ def test_the_extractive_policy_answers_a_devset_question_citing_what_it_read(
     assert out["citations"]
     assert out["dropped_citations"] == 0
     names = [c["name"] for c in out["tool_calls"]]
-    assert names[0] == "retrieve" and 1 <= names.count("read_section") == len(names) - 1 <= 3
+    # A library of pages: which of them the question names first (it names none here).
+    assert names[:2] == ["find_documents", "retrieve"]
+    assert 1 <= names.count("read_section") == len(names) - 2 <= 3
     shown = {c for m in state_messages(graph, "extractive") if isinstance(m, ToolMessage)
              for c in shown_coords(m)}
     assert {(c["doc_id"], c["sec_id"], c["para_idx"]) for c in out["citations"]} <= shown
