@@ -6,7 +6,7 @@ descending frequency over its training text (Wikipedia and books): "the" is entr
 whole. Entries below :data:`COMMON_RANK` (the ~3,000 commonest words, after ~2,000
 characters and reserved tokens) are how questions are phrased and generic nouns: the
 sufficiency check does not count them as what a document lacks
-(:mod:`deepread.nodes.unused_terms`), and the document search does not read a
+(:mod:`deepread.nodes.sufficiency.unused_terms`), and the document search does not read a
 capitalised one as a name (:mod:`deepread.corpus.library.search`).
 """
 
@@ -16,7 +16,7 @@ import json
 from functools import cache
 
 from deepread.stores.embeddings import TOKENIZER_FILE
-from deepread.stores.terms import stem
+from deepread.text.terms import stem
 
 #: Vocabulary entries below this are the commonest words. Measured on the SyllabusQA
 #: dev questions (bench/abstention.py): counting every unused word (no floor) or only

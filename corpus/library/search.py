@@ -29,7 +29,7 @@ document adds its words; nothing else is read again); a search reads only the po
 of the question's words (bench/library_scale.py times it at a thousand documents).
 :meth:`DocumentSearch.holds` and :meth:`DocumentSearch.in_key` tell whether a name is on
 any card at all — what ``find_documents`` needs to tell a question about something the
-library does not hold (:mod:`deepread.nodes.find_documents`).
+library does not hold (:mod:`deepread.nodes.tools.find_documents`).
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from deepread.stores.common_words import is_common as common_word
-from deepread.stores.dates import calendar_days
 from deepread.stores.records import Document
-from deepread.stores.terms import terms
+from deepread.text.dates import calendar_days
+from deepread.text.terms import terms
 
 #: A word held by at most this share of the documents (and at least by one) names them.
 NAMING_SHARE = 0.2
