@@ -28,30 +28,34 @@ class Library:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._signature: tuple[tuple[int, str, str], ...] = ()
-        self._cards: dict[int, Card] = {}
+        self._stored: list[Document] = []  # the records the cards were made from
+        self._titled: dict[int, Document] = {}
         self._search = DocumentSearch()
 
     def _refresh(self, stored: Sequence[Document]) -> None:
-        signature = tuple((d.doc_id, d.source, d.content_hash or d.title) for d in stored)
-        if signature == self._signature:
+        # The store replaces a document's record whenever it writes it (a new version, a
+        # move, a forced re-ingest): the same records, by identity, are the same library.
+        # Holding them keeps their identities from being reused.
+        if len(stored) == len(self._stored) and all(
+                a is b for a, b in zip(stored, self._stored, strict=True)):
             return
-        self._cards = cards(stored)
-        self._search.update(titled(d, self._cards[d.doc_id]) for d in stored)
-        self._signature = signature
+        made = cards(stored)
+        self._titled = {d.doc_id: titled(d, made[d.doc_id]) for d in stored}
+        self._search.update(self._titled.values())
+        self._stored = list(stored)
 
     def documents(self, stored: Sequence[Document]) -> list[Document]:
-        """``stored`` (as the store holds them) with their identifying titles and cards."""
+        """``stored`` (as the store holds them) with their identifying titles and cards
+        (made once per set of documents; the same objects until it changes)."""
         with self._lock:
             self._refresh(stored)
-            return [titled(d, self._cards[d.doc_id]) for d in stored]
+            return list(self._titled.values())
 
     def document(self, stored: Sequence[Document], doc_id: int) -> Document:
         """One document of ``stored`` with its identifying title and card."""
         with self._lock:
             self._refresh(stored)
-            doc = next(d for d in stored if d.doc_id == doc_id)
-            return titled(doc, self._cards[doc_id])
+            return self._titled[doc_id]
 
     def find(self, stored: Sequence[Document], question: str,
              scope: Sequence[int] | None = None) -> list[Match]:

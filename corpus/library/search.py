@@ -168,7 +168,7 @@ class _Entry:
     key: frozenset[str]
     front: frozenset[str]
     names: list[list[str]]
-    signature: tuple[str, str, str]
+    signature: tuple[str, str, int]
 
 
 class DocumentSearch:
@@ -184,19 +184,19 @@ class DocumentSearch:
 
     def update(self, documents: Iterable[Document]) -> None:
         """Index ``documents`` (with their cards); drop documents no longer among them.
-        A document already indexed with the same title, source and content is kept."""
+        A document already indexed with the same source, key and front is kept."""
         seen: set[int] = set()
         for doc in documents:
             seen.add(doc.doc_id)
-            signature = (doc.title, doc.source, doc.content_hash)
+            key, front = key_text(doc), front_text(doc)
+            signature = (doc.source, key, hash(front))
             old = self._entries.get(doc.doc_id)
             if old is not None and old.signature == signature:
                 continue
             if old is not None:
                 self._remove(doc.doc_id, old)
-            key = key_text(doc)
-            entry = _Entry(frozenset(words(key)), frozenset(words(front_text(doc))),
-                           _key_names(key), signature)
+            entry = _Entry(frozenset(words(key)), frozenset(words(front)), _key_names(key),
+                           signature)
             self._entries[doc.doc_id] = entry
             for word in entry.key | entry.front:
                 self._postings[word].add(doc.doc_id)

@@ -162,7 +162,6 @@ def test_a_store_written_before_cards_gains_them_with_ingest_force(folder, tmp_p
         for doc in idx.collection.documents():
             doc.front = None
         assert all(d.card.kind is None for d in idx.documents())  # nothing to say it
-        idx._library = type(idx._library)()
         idx.ingest(sorted(folder.glob("*.pdf")), force=True)
         assert {d.card.kind for d in idx.documents()} == {"Form 10-K"}
         assert all(isinstance(d.front, FrontMatter) for d in idx.collection.documents())
