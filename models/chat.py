@@ -17,17 +17,22 @@ by ``retries + 1``:
   errors only (:func:`is_transient`).
 
 The deadline bounds the whole response, retries and backoff included: an endpoint that
-drips one byte every few seconds never trips a per-read timeout, so the call runs in a
-worker thread and is abandoned at the deadline (:class:`DeadlineExceeded`, not retried).
-The abandoned request ends on its own when its HTTP read does.
+drips one byte every few seconds never trips a per-read timeout, so the call runs as a
+task on deepread's model event loop (one daemon thread per process, :class:`_ModelLoop`)
+and is *cancelled* at the deadline (:class:`DeadlineExceeded`, not retried):
+cancellation closes the HTTP request, so nothing keeps reading after the deadline and a
+command exits at once. (LangGraph's node ``timeout`` is fixed when the graph is built and
+cancels async nodes only; the deadline is a per-run setting, ``Context.model_timeout``.)
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
 from importlib.util import find_spec
 from typing import Any
@@ -182,38 +187,68 @@ def retries_itself(model: Any) -> bool:
     return getattr(model, "max_retries", None) != 0
 
 
-#: Worker threads of model calls under a deadline (created as needed). A call abandoned
-#: at its deadline keeps its worker until its HTTP read ends; past this many calls at
-#: once, later ones wait — and meet their own deadline.
-_CALLS = ThreadPoolExecutor(max_workers=256, thread_name_prefix="deepread-model-call")
+class _ModelLoop:
+    """One event loop in a daemon thread, started on first use, where model calls under a
+    deadline run as tasks: a task can be cancelled (its HTTP request closed), a thread
+    cannot, and a daemon thread never keeps the process alive."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="deepread-model-calls",
+                                 daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+    def run(self, make_call: Any, timeout: float) -> Any:
+        """``await make_call()`` on the loop, in a copy of the caller's context (LangGraph's
+        config, callbacks and stream writer reach the model call as in the caller's
+        thread); cancelled, and :class:`DeadlineExceeded` raised, after ``timeout`` s."""
+        context = contextvars.copy_context()
+
+        async def in_context() -> Any:
+            # A task takes the context current at its creation: create it inside ours.
+            return await context.run(asyncio.ensure_future, make_call())
+
+        future = asyncio.run_coroutine_threadsafe(in_context(), self.loop())
+        try:
+            return future.result(timeout)
+        except (FutureTimeout, FutureCancelled):
+            future.cancel()  # cancels the task, which cancels the request it awaits
+            raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)"
+                                   ) from None
 
 
-def _before_deadline(call: Any, timeout: float | None) -> Any:
-    """``call()``, or :class:`DeadlineExceeded` once ``timeout`` seconds have passed."""
-    if not timeout or timeout <= 0:
-        return call()
-    # The worker runs in a copy of this context: LangGraph's config, callbacks and stream
-    # writer reach the model call as they would in this thread.
-    future = _CALLS.submit(contextvars.copy_context().run, call)
-    try:
-        return future.result(timeout)
-    except FutureTimeout:
-        future.cancel()
-        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)"
-                               ) from None
+_MODEL_LOOP = _ModelLoop()
+
+
+def _with_retries(model: Any, retries: int) -> Any:
+    """``model``, retried here on transient errors unless its own client retries."""
+    if retries > 0 and not retries_itself(model):
+        return model.with_retry(
+            retry_if_exception_type=is_transient, wait_exponential_jitter=True,
+            exponential_jitter_params={"max": BACKOFF_MAX_S},
+            stop_after_attempt=retries + 1)
+    return model
+
+
+def _as_reply(reply: Any) -> AIMessage:
+    return reply if isinstance(reply, AIMessage) else AIMessage(
+        content=str(getattr(reply, "content", reply)))
 
 
 def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,
                       timeout: float | None = None) -> AIMessage:
     """The model's reply to ``messages``: transient errors retried (by the model's client
-    or here, see the module docstring), the whole within ``timeout`` seconds."""
-    runnable = model
-    if retries > 0 and not retries_itself(model):
-        runnable = model.with_retry(
-            retry_if_exception_type=is_transient, wait_exponential_jitter=True,
-            exponential_jitter_params={"max": BACKOFF_MAX_S},
-            stop_after_attempt=retries + 1)
-    reply = _before_deadline(lambda: runnable.invoke(messages), timeout)
-    if not isinstance(reply, AIMessage):
-        reply = AIMessage(content=str(getattr(reply, "content", reply)))
-    return reply
+    or here, see the module docstring), the whole within ``timeout`` seconds (the call
+    cancelled when they pass)."""
+    runnable = _with_retries(model, retries)
+    if not timeout or timeout <= 0:
+        return _as_reply(runnable.invoke(messages))
+    return _as_reply(_MODEL_LOOP.run(lambda: runnable.ainvoke(messages), timeout))
+

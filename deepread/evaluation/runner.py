@@ -236,7 +236,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
         window = list(EXPAND_WINDOW if config.expand else (0, 0))
         # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy
         # behind the label the records carry.
-        graph = build_graph(index=index, model=model or ExtractiveChatModel(), tools=spec.tools,
+        graph = build_graph(index=index, model=model or ExtractiveChatModel(index=index),
+                            tools=spec.tools,
                             name=f"deepread-eval-{spec.name}")
         given = {k: v for k, v in (("k", config.k), ("max_rounds", config.max_rounds),
                                    ("window", window)) if v is not None}

@@ -1,4 +1,4 @@
-"""The ``retrieve`` tool (Algorithm 1, lines 7–22), run by the ``tools`` node.
+"""The ``retrieve`` tool (Algorithm 1, lines 7–22), run by its executor node.
 
 Beyond the paper, ``exclude_shown`` asks for the next results page: the best hits among
 the paragraphs the conversation has not been shown yet (read-region memory), so a
@@ -54,7 +54,7 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
     hits, paragraphs = _within(result.hits, result.paragraphs, env)
     sections = {}
     for hit in hits:
-        sec = index.collection.document(hit.doc_id).sections[hit.sec_id]
+        sec = index.document(hit.doc_id).sections[hit.sec_id]
         sections[f"{hit.doc_id}:{hit.sec_id}"] = {"n_para": sec.n_para, "n_tok": sec.n_tok}
     observation = Observation(hits=hits, sections=sections)
     if not hits:

@@ -60,7 +60,7 @@ def test_every_node_update_is_visible_in_the_updates_stream(shapes):
         stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "compact", "policy", "tools", "compact", "policy", "check", "finalize"]
+        "toc", "compact", "policy", "read_section", "compact", "policy", "check", "finalize"]
     assert all(isinstance(update, dict) and update
                for chunk in chunks for update in chunk.values())
 

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 DOCS = Path(__file__).resolve().parents[1] / "data" / "docs"
 COLLECTION = "srv"
 QUESTION = "What is name mangling of private variables?"
-AGENT_NODES = {"toc", "compact", "policy", "tools", "check", "finalize"}
+AGENT_NODES = {"toc", "compact", "policy", "retrieve", "read_section", "check", "finalize"}
 
 
 
