@@ -318,8 +318,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from deepread.corpus.ingest import IngestError
+    from deepread.evaluation.config import EvalConfig
     from deepread.evaluation.dataset import DatasetError
-    from deepread.evaluation.runner import EvalConfig, EvalError, run_eval
+    from deepread.evaluation.runner import EvalError, run_eval
     from deepread.models.chat import ModelConfigError
 
     try:
