@@ -77,7 +77,8 @@ def after_check(state: AgentState) -> Literal["tools", "finalize"]:
 
 def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
                 checkpointer: Checkpointer = None, tools: Sequence[str] = TOOL_NAMES,
-                name: str = "deepread") -> CompiledStateGraph:
+                name: str = "deepread"
+                ) -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
     """The compiled agent. ``index``/``model`` default to those named by the context.
 
     ``tools`` restricts what the model is offered — ``("retrieve",)`` is the paper's
@@ -108,7 +109,7 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 
 
-def served_graph() -> CompiledStateGraph:
+def served_graph() -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
     """The graph a server runs: nothing fixed, its context schema under the policy."""
     return build_graph().copy(update={"context_schema": served_schema(Context)})
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Any
 from uuid import uuid4
 
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
@@ -127,6 +128,7 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
                 update["stop_reason"] = "budget"
             else:
                 schemas = tool_schemas(tuple(offered))
+                bound: Runnable[LanguageModelInput, AIMessage]
                 if isinstance(model, ExtractiveChatModel):
                     index = resources.index(context)
                     bound = model.bind_tools(schemas, toc=toc_entries(index, state),

@@ -18,9 +18,10 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
 
 from deepread.corpus.index import Index
 from deepread.evaluation.benchmark import Shown, abstention, pieces, score, shown_paragraphs
@@ -238,7 +239,7 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
             context = Context(**given, documents=scope)
             # Each round is a policy step plus executor steps; leave LangGraph room for
             # max_rounds of them and the final budget answer.
-            run_config = {"recursion_limit": 10 * (base.max_rounds + 2)}
+            run_config: RunnableConfig = {"recursion_limit": 10 * (base.max_rounds + 2)}
             # the last "values" event is the final state, messages and outputs included
             last = deque(graph.stream({"question": q.question}, run_config,
                                       context=context, stream_mode="values"), maxlen=1)
@@ -322,7 +323,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     return _Mode(spec, spec.variant(config.expand), settings, run_flat_mode)
 
 
-def _finished(record: dict[str, Any] | None, settings: dict[str, Any]) -> bool:
+def _finished(record: dict[str, Any] | None, settings: dict[str, Any]
+              ) -> TypeGuard[dict[str, Any]]:
     return (record is not None and record.get("settings") == settings
             and record.get("stop_reason") != "error")
 
@@ -361,10 +363,11 @@ def _run(modes: list[_Mode], dataset: Dataset, out: Path, config: EvalConfig,
             return _judge(old, judge)
         start = time.perf_counter()
         gold = q.to_dict()
-        record = {"id": q.id, "type": q.type, "question": q.question,
-                  "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable")
-                           if k in gold},
-                  "mode": mode.spec.name, "variant": mode.variant, "settings": mode.settings}
+        record: dict[str, Any] = {
+            "id": q.id, "type": q.type, "question": q.question,
+            "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable")
+                     if k in gold},
+            "mode": mode.spec.name, "variant": mode.variant, "settings": mode.settings}
         record |= mode.run(q)
         record["elapsed_s"] = round(time.perf_counter() - start, 3)
         return _judge(record, judge)

@@ -32,7 +32,7 @@ the TOC section whose title best matches the question.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -66,6 +66,10 @@ class TocEntry(NamedTuple):
     title: str
     n_para: int
     n_tok: int
+
+
+#: ``(doc_id, sec_id)`` of a read_section call, as the call gave them
+_Read = tuple[int | None, int | None]
 
 
 class ExtractiveChatModel(BaseChatModel):
@@ -167,7 +171,7 @@ class ExtractiveChatModel(BaseChatModel):
         sections of their documents by title, each sized to the budget left.
         ``before_retrieve``: only the statements, of the one document the TOC shows
         (with several, which document is meant is not known before a retrieve)."""
-        read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
+        read: list[_Read] = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
         if len(read) >= self.max_sections:
@@ -213,7 +217,7 @@ class ExtractiveChatModel(BaseChatModel):
                     return got
         return None
 
-    def _in_order(self, trees: list[list[tuple[int, int]]], read: list[tuple[int, int]],
+    def _in_order(self, trees: list[list[tuple[int, int]]], read: Collection[_Read],
                   left: int, shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
         """The next read of ``trees`` (each the sections of one statement or disclosure,
         in reading order), sized to ``left``: a tree is read in order, and where a part
@@ -283,7 +287,7 @@ class ExtractiveChatModel(BaseChatModel):
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
-    def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
+    def _estimated_read(self, located: Observation, read: Collection[_Read],
                         left: int) -> dict[str, int] | None:
         """The next hit's section sized from its mean paragraph size (no costs)."""
         # Each read carries its frame (~FRAME tokens); below ~100 tokens of room a read
