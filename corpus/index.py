@@ -216,7 +216,7 @@ class Index:
         ``source`` and ``section`` in its metadata."""
         from deepread.corpus.retriever import DeepReadRetriever
 
-        return DeepReadRetriever(index=self, k=k, window=tuple(window),
+        return DeepReadRetriever(index=self, k=k, window=window,
                                  documents=list(documents) if documents is not None else None)
 
     # -- lifecycle ------------------------------------------------------------------

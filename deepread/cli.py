@@ -21,9 +21,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepread.terminal import say, terminal_text
+
+if TYPE_CHECKING:  # annotations only: the CLI imports LangChain when a command needs it
+    from langchain_core.runnables import RunnableConfig
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_STORE, EXIT_MODEL = 0, 1, 2, 3, 4
 
@@ -275,7 +278,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:
         with open_checkpointer(args.checkpointer, checkpoints) as saver:
             graph = build_graph(index=idx, checkpointer=saver)
-            config = {"configurable": {"thread_id": thread}}
+            config: RunnableConfig = {"configurable": {"thread_id": thread}}
             # One checkpoint per question, not one per step: a 50-round run writes
             # 0.08 MB instead of 6.7 MB (docs/benchmarks.md, checkpoints). A question
             # stopped halfway leaves the thread as it was before it.
@@ -318,8 +321,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from deepread.corpus.ingest import IngestError
+    from deepread.evaluation.config import EvalConfig
     from deepread.evaluation.dataset import DatasetError
-    from deepread.evaluation.runner import EvalConfig, EvalError, run_eval
+    from deepread.evaluation.runner import EvalError, run_eval
     from deepread.models.chat import ModelConfigError
 
     try:

@@ -124,7 +124,7 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
             raise ToolException("the collection holds no documents yet; ingest some first")
         return render_toc(docs, toc_budget).text, {"documents": [d.doc_id for d in docs]}
 
-    made = []
+    made: list[BaseTool] = []
     for name, fn, schema, description in (
             # Without read-region memory there is nothing to exclude: the search's
             # arguments only.

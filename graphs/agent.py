@@ -83,7 +83,8 @@ def after_check(state: AgentState) -> str:
 
 def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
                 checkpointer: Checkpointer = None, tools: Sequence[str] = TOOL_NAMES,
-                name: str = "deepread") -> CompiledStateGraph:
+                name: str = "deepread"
+                ) -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
     """The compiled agent. ``index``/``model`` default to those named by the context.
 
     ``tools`` restricts what the model is offered — ``("retrieve",)`` is the paper's
@@ -97,7 +98,9 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     resources = Resources(index=index, model=model)
     builder = StateGraph(AgentState, context_schema=Context, input_schema=InputState,
                          output_schema=OutputState)
-    builder.set_node_defaults(error_handler=on_error)
+    # LangGraph's node protocols do not list the (state, NodeError) signature its error
+    # handlers are called with (langgraph.errors.NodeError).
+    builder.set_node_defaults(error_handler=on_error)  # type: ignore[arg-type]
     builder.add_node("toc", make_toc(resources), retry_policy=STORE_RETRY)
     builder.add_node("compact", make_compact(resources), retry_policy=STORE_RETRY)
     builder.add_node("policy", make_policy(resources, tools))
@@ -119,7 +122,7 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 
 
-def served_graph() -> CompiledStateGraph:
+def served_graph() -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
     """The graph a server runs: nothing fixed, its context schema under the policy."""
     return build_graph().copy(update={"context_schema": served_schema(Context)})
 

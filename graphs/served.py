@@ -159,7 +159,7 @@ def current_policy() -> ServePolicy:
 
 
 @cache
-def served_schema(schema: type) -> type:
+def served_schema(schema: type[Any]) -> type:
     """A subclass of ``schema`` whose construction applies the policy first."""
 
     def __init__(self, **given: Any) -> None:
@@ -187,13 +187,14 @@ def check_client_context(schema: type, context: Any) -> Any:
 
 
 def served_factory(schema: type,
-                   build: Callable[[], CompiledStateGraph]) -> Callable[..., CompiledStateGraph]:
+                   build: Callable[[], CompiledStateGraph[Any, Any, Any, Any]]
+                   ) -> Callable[..., CompiledStateGraph]:
     """The graph factory ``langgraph.json`` names: policy first, then the shared graph.
 
     LangGraph's server calls it with a ``ServerRuntime`` for every run (and for schema
     and state reads, without a context). The compiled graph is built once, on first use.
     """
-    built: list[CompiledStateGraph] = []
+    built: list[CompiledStateGraph[Any, Any, Any, Any]] = []
 
     def graph(runtime: ServerRuntime) -> CompiledStateGraph:
         execution = getattr(runtime, "execution_runtime", None)

@@ -14,6 +14,7 @@ model's back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import uuid4
 
@@ -47,7 +48,7 @@ from deepread.nodes.tools.specs import READ_SECTION
 REQUEST = "sufficiency"
 
 
-def _request_index(turn: list[BaseMessage]) -> int | None:
+def _request_index(turn: Sequence[BaseMessage]) -> int | None:
     """Where the check's read request is in the turn, if it made one."""
     for i in range(len(turn) - 1, -1, -1):
         if isinstance(turn[i], AIMessage) and turn[i].additional_kwargs.get(NOTICE_KEY) == REQUEST:

@@ -77,7 +77,7 @@ class ServerBackend:
                 raise StoreError(f"the Qdrant server at {self.url} refused the request "
                                  f"(HTTP {exc.status_code}): check QDRANT_API_KEY") from None
             detail = exc.content.decode("utf-8", "replace")[:300]
-            failure = TransientStoreError if exc.status_code >= 500 else StoreError
+            failure = TransientStoreError if (exc.status_code or 0) >= 500 else StoreError
             raise failure(f"the Qdrant server at {self.url} answered HTTP "
                           f"{exc.status_code}: {self._redact(detail)}") from None
         except (ResponseHandlingException, httpx.HTTPError) as exc:

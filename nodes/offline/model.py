@@ -40,7 +40,7 @@ tests for this class.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -101,6 +101,10 @@ def toc_entries(index: Any, messages: Sequence[BaseMessage]) -> list[TocEntry]:
             continue
         out.append(TocEntry(doc_id, sec_id, sec.title, sec.n_para, sec.n_tok))
     return out
+
+
+#: ``(doc_id, sec_id)`` of a read_section call, as the call gave them
+_Read = tuple[int | None, int | None]
 
 
 class ExtractiveChatModel(BaseChatModel):
@@ -221,7 +225,7 @@ class ExtractiveChatModel(BaseChatModel):
         sections of their documents by title, each sized to the budget left.
         ``before_retrieve``: only the statements, of the one document the TOC shows
         (with several, which document is meant is not known before a retrieve)."""
-        read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
+        read: list[_Read] = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
         if len(read) >= self.max_sections:
@@ -267,7 +271,7 @@ class ExtractiveChatModel(BaseChatModel):
                     return got
         return None
 
-    def _in_order(self, trees: list[list[tuple[int, int]]], read: list[tuple[int, int]],
+    def _in_order(self, trees: list[list[tuple[int, int]]], read: Collection[_Read],
                   left: int, shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
         """The next read of ``trees`` (each the sections of one statement or disclosure,
         in reading order), sized to ``left``: a tree is read in order, and where a part
@@ -337,7 +341,7 @@ class ExtractiveChatModel(BaseChatModel):
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
-    def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
+    def _estimated_read(self, located: Observation, read: Collection[_Read],
                         left: int) -> dict[str, int] | None:
         """The next hit's section sized from its mean paragraph size (no costs)."""
         # Each read carries its frame (~FRAME tokens); below ~100 tokens of room a read

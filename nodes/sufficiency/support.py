@@ -183,7 +183,9 @@ def judge(model: Any, question: str, answer: str, evidence: dict[tuple[int, int,
     prompt = (load("sufficiency").replace("{question}", question)
               .replace("{answer}", answer).replace("{evidence}", listing))
     reply = invoke_with_retry(model, [HumanMessage(content=prompt)], retries, timeout)
-    usage = dict(reply.usage_metadata or {})
+    # the counts only (a reply's usage may also hold dicts of details)
+    usage = {key: value for key, value in (reply.usage_metadata or {}).items()
+             if isinstance(value, int)}
     text = message_text(reply)
     head = text.strip().upper()
     if head.startswith("INSUFFICIENT") or ("INSUFFICIENT" in head and "SUPPORTED" not in head):

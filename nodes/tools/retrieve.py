@@ -48,9 +48,9 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
         scope = [args.doc_id]
     exclude = coords_of(env.shown, scope) if args.exclude_shown else set()
     more = context.k if context.page_tokens > 0 else 0  # the fill-up's candidates
-    result = index.search(args.query, k=context.k + more, window=tuple(context.window),
-                          doc_id=scope, mode=context.retrieval_mode,  # type: ignore[arg-type]
-                          exclude=exclude)
+    up, down = context.window  # two numbers: the Context checks them
+    result = index.search(args.query, k=context.k + more, window=(up, down), doc_id=scope,
+                          mode=context.retrieval_mode, exclude=exclude)
     hits, paragraphs = _within(result.hits, result.paragraphs, env)
     sections = {}
     for hit in hits:

@@ -97,7 +97,8 @@ def test_the_generated_dockerfile_adds_the_repository_and_installs_it(
 def test_the_build_context_leaves_out_local_state() -> None:
     context = build_context()
 
-    for local in (".venv/", ".langgraph_api/", "bench/out/", ".git/", "tests/"):
+    for local in (".venv/", ".langgraph_api/", "bench/out/", ".git/", "tests/", "build/",
+                  ".mypy_cache/", ".import_linter_cache/"):
         assert not any(f.startswith(local) for f in context), local
     assert not any("__pycache__/" in f or f.endswith(".pyc") for f in context)
 
