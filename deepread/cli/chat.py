@@ -95,7 +95,7 @@ class Chat:
         if name == "/new":
             self.thread = uuid.uuid4().hex[:12]
             if self.args.json:
-                emit({"thread_id": self.thread})
+                emit({"thread_id": self.thread}, line=True)
             else:
                 say(f"new conversation (thread {self.thread})", err=True)
         elif name == "/docs":
@@ -130,7 +130,7 @@ class Chat:
             emit({"documents": [{"doc_id": d.doc_id, "title": d.title, "source": d.source,
                                  "paragraphs": d.n_para,
                                  "in_scope": scope is None or d.doc_id in scope}
-                                for d in docs]})
+                                for d in docs]}, line=True)
             return
         for d in docs:
             mark = "*" if scope is None or d.doc_id in scope else " "
@@ -158,7 +158,7 @@ class Chat:
             say("(interrupted: the question is not kept in the conversation)", err=True)
             return True
         if self.args.json:  # one JSON document per answer: JSON lines
-            emit(output | {"thread_id": self.thread})
+            emit(output | {"thread_id": self.thread}, line=True)
             return output.get("stop_reason") != "error"
         print_citations(output, {d.doc_id: d for d in self.index.documents()})
         if output.get("stop_reason") == "error":
@@ -170,12 +170,14 @@ class Chat:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from deepread.checkpointers import CheckpointerError, open_checkpointer
+    from deepread.cli.library import require_collection
     from deepread.graphs.agent import build_graph
     from deepread.stores.hygiene import clean_query
     from deepread.stores.location import sidecar_dir
 
     make_context(args)  # a bad --model or --doc is exit 2 before anything is opened
     failed = False
+    require_collection(store_of(args), args.collection)  # never created by a chat
     checkpoints = sidecar_dir(store_of(args)) / "checkpoints.sqlite"
     idx = open_index(args)
     try:

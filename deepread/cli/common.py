@@ -18,11 +18,13 @@ from deepread.terminal import say
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_STORE, EXIT_MODEL = 0, 1, 2, 3, 4
 
 
-def emit(data: Any) -> None:
-    """One ``--json`` document on stdout (:mod:`deepread.json_output`)."""
+def emit(data: Any, *, line: bool = False) -> None:
+    """One ``--json`` document on stdout (:mod:`deepread.json_output`); ``line``: on one
+    line, for a stream of documents (JSON lines)."""
     from deepread.json_output import to_json
 
-    sys.stdout.write(to_json(data) + "\n")
+    sys.stdout.write(to_json(data, indent=None if line else 2) + "\n")
+    sys.stdout.flush()
 
 
 def fail(message: object) -> None:

@@ -24,9 +24,12 @@ class VersionAction(argparse.Action):
                          help="print deepread's version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        import sys
+
         import deepread
 
-        parser.exit(message=f"deepread {deepread.__version__}\n")
+        sys.stdout.write(f"deepread {deepread.__version__}\n")  # stdout, as argparse's own
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
