@@ -5,9 +5,9 @@ tool-calling agent that is not deepread's own graph — LangChain v1's
 ``langchain.agents.create_agent``, LangGraph's ``ToolNode``, an MCP host
 (deepread/mcp_server.py). The arguments, descriptions and the way paragraphs are shown
 (``[doc_id:sec_id:para_idx]`` coordinates, document text framed as data) are the agent
-graph's own (nodes/tool_specs.py, prompts/, nodes/observation.py), run by the graph's own
-handlers (nodes/retrieve.py, nodes/read_section.py), so a model prompted for deepread
-behaves the same here.
+graph's own (nodes/tools/specs.py, prompts/, nodes/tools/observation.py), run by the
+graph's own handlers (nodes/tools/retrieve.py, nodes/tools/read_section.py), so a model
+prompted for deepread behaves the same here.
 
 **Read-region memory, from the conversation itself.** Inside an agent graph (anything
 that runs tools through LangGraph's ``ToolNode``, as ``create_agent`` does) each call is
@@ -31,7 +31,7 @@ calls since the user's last message, a call is answered with the graph's budget 
 A call that cannot run — wrongly typed arguments, an unknown document or section, a
 store failure, a spent budget — comes back as a tool error (``ToolMessage`` with
 ``status="error"``) whose text says what to do; it never raises into the agent loop.
-Each result carries the agent's :class:`~deepread.nodes.observation.Observation` as its
+Each result carries the agent's :class:`~deepread.nodes.tools.observation.Observation` as its
 artifact, plus the ``source`` (store and collection) it was read from.
 """
 
@@ -48,12 +48,12 @@ from pydantic import BaseModel, Field, ValidationError
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.nodes.context import Context
-from deepread.nodes.observation import POINTER, Observation
-from deepread.nodes.read_section import read_section as read_section_handler
-from deepread.nodes.retrieve import retrieve as retrieve_handler
 from deepread.nodes.state import Regions, merge_regions, regions_of
-from deepread.nodes.tool_call import Outcome, ToolEnv, render
-from deepread.nodes.tool_specs import (
+from deepread.nodes.tools.contract import Outcome, ToolEnv, render
+from deepread.nodes.tools.observation import POINTER, Observation
+from deepread.nodes.tools.read_section import read_section as read_section_handler
+from deepread.nodes.tools.retrieve import retrieve as retrieve_handler
+from deepread.nodes.tools.specs import (
     MEMORY_NOTES,
     ReadSectionArgs,
     RetrieveArgs,

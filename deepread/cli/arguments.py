@@ -1,7 +1,7 @@
 """Argument hygiene: a terminal-safe parser, undecodable bytes, integer ranges.
 
 Arguments that are not valid UTF-8 are decoded from their bytes
-(:func:`deepread.stores.hygiene.decode_argument`), except those naming files, which keep
+(:func:`deepread.text.hygiene.decode_argument`), except those naming files, which keep
 the bytes the system gave; integer options below their least value and an empty
 ``--store`` are usage errors (exit 2) before any work.
 """
@@ -37,7 +37,7 @@ class Parser(argparse.ArgumentParser):
 
 def clean_arguments(args: argparse.Namespace) -> None:
     """Decode arguments that were not valid UTF-8; file names keep their bytes."""
-    from deepread.stores.hygiene import decode_argument
+    from deepread.text.hygiene import decode_argument
 
     for name, value in vars(args).items():
         if name in PATH_ARGUMENTS:

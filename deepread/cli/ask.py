@@ -66,8 +66,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from deepread.checkpointers import CheckpointerError, open_checkpointer
     from deepread.graphs.agent import build_graph
     from deepread.stores.backend import UsageError
-    from deepread.stores.hygiene import clean_query
     from deepread.stores.location import sidecar_dir
+    from deepread.text.hygiene import clean_query
 
     if not clean_query(args.question).strip():
         raise UsageError("the question is empty")

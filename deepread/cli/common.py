@@ -4,7 +4,7 @@ Output hygiene: every line meant for people goes through :func:`deepread.termina
 (controls and bidi overrides in document text, file names and answers shown as
 escapes), every ``--json`` document through :func:`deepread.json_output.to_json`
 (:func:`emit`). Nothing heavy is imported at module level: ``deepread --help`` stays
-fast (tests/test_lazy_face.py).
+fast (tests/cli/test_lazy_face.py).
 """
 
 from __future__ import annotations
@@ -33,15 +33,15 @@ def fail(message: object) -> None:
 
 
 def store_of(args: argparse.Namespace) -> str:
-    """``--store``, else what the environment names (:mod:`deepread.settings`)."""
-    from deepread.settings import current
+    """``--store``, else what the environment names (:mod:`deepread.environment.settings`)."""
+    from deepread.environment.settings import current
 
     return args.store if args.store is not None else current().store
 
 
 def default_model(name: str) -> str | None:
     """``DEEPREAD_<NAME>`` as a flag's default (None when unset)."""
-    from deepread.settings import current
+    from deepread.environment.settings import current
 
     return current().context_defaults.get(name) or None
 

@@ -91,9 +91,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from deepread.corpus.ingest import IngestError
-    from deepread.corpus.models import ModelConfigError
     from deepread.evaluation.dataset import DatasetError
     from deepread.evaluation.runner import EvalConfig, EvalError, run_eval
+    from deepread.models.chat import ModelConfigError
 
     try:
         collection = args.collection or eval_collection(Path(args.dataset), args.format)
@@ -144,8 +144,8 @@ def eval_collection(dataset: Path, format: str | None) -> str:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    from deepread.corpus.models import ModelConfigError, chat_model
     from deepread.evaluation.synth import synthesize
+    from deepread.models.chat import ModelConfigError, chat_model
     from deepread.stores.backend import UsageError
 
     name = args.model or default_model("model") or ""

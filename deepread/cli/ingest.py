@@ -92,8 +92,8 @@ class IngestProgress:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from deepread.corpus.describe import DescribeBudget
-    from deepread.corpus.models import ModelConfigError
     from deepread.interrupts import Interrupted
+    from deepread.models.chat import ModelConfigError
 
     idx = open_index(args)
     progress = IngestProgress(args.collection, quiet=args.json)

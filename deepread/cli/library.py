@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
 
 
 def known_collections(store: str) -> list[str]:
-    from deepread.settings import current
+    from deepread.environment.settings import current
     from deepread.stores.location import list_collections
 
     settings = current()

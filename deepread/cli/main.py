@@ -45,10 +45,10 @@ def run(args: argparse.Namespace) -> int:
     import sqlite3
 
     from deepread.checkpointers import CheckpointerError
-    from deepread.corpus.models import ModelConfigError
     from deepread.corpus.parsing import ParseError
+    from deepread.environment.settings import SettingsError
+    from deepread.models.chat import ModelConfigError
     from deepread.nodes.context import ContextError
-    from deepread.settings import SettingsError
     from deepread.stores.backend import CoordinateError, StoreError, UsageError
     from deepread.stores.location import check_store_directory, is_url
 

@@ -20,7 +20,7 @@ def call_line(call: dict[str, Any]) -> str:
 
 def step_lines(update: dict[str, Any]) -> list[str]:
     """Human lines for one streamed graph update (any node's)."""
-    from deepread.nodes.observation import Observation
+    from deepread.nodes.tools.observation import Observation
 
     lines = []
     for msg in update.get("messages") or []:
