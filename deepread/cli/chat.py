@@ -11,7 +11,8 @@ it happens (:mod:`deepread.cli.turn`). Lines starting with ``/`` are commands:
 * ``/help`` lists the commands; ``/quit``, ``/exit`` or Ctrl-D (end of input) leaves.
 
 Ctrl-C during an answer stops that answer and keeps the conversation as it was before
-the question (one checkpoint per question); SIGTERM ends the command (exit 143). On a
+the question (one checkpoint per question); at the prompt it drops the line being typed.
+SIGTERM ends the command (exit 143). On a
 terminal the line is edited with readline; from a pipe, lines are read as they come, so
 a script can drive a conversation; with ``--json`` each answer is one JSON document on
 its own line (JSON lines: the outputs of ``ask --json``), and so are ``/new`` and ``/docs``.
@@ -75,6 +76,25 @@ def read_line(prompt: str) -> str | None:
             return None
     line = sys.stdin.readline()
     return None if line == "" else line.rstrip("\n")
+
+
+def prompt_line(greeting: str = "") -> str | None:
+    """:func:`read_line`; Ctrl-C at the prompt drops the line being typed and asks again,
+    as a shell does (Ctrl-D leaves). ``greeting`` is said first, once the prompt's Ctrl-C
+    is in place: a Ctrl-C right after it is the prompt's, never the command's end."""
+    from deepread.interrupts import Interrupted, interruptible
+
+    try:
+        with interruptible():  # armed again for each line: the first signal disarms it
+            if greeting:
+                say(greeting, err=True)
+            return read_line("› ")
+    except Interrupted as exc:
+        if exc.signum != signal.SIGINT:
+            raise
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        return ""
 
 
 class Chat:
@@ -188,9 +208,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
             idx.toc(args.doc)  # unknown doc_ids: exit 2 naming those that exist
         with open_checkpointer(args.checkpointer, checkpoints) as saver:
             chat = Chat(args, build_graph(index=idx, checkpointer=saver), idx)
-            say(f"deepread chat — collection {args.collection!r}, thread {chat.thread}; "
-                "/help for commands, Ctrl-D to leave", err=True)
-            while (line := read_line("› ")) is not None:
+            greeting = (f"deepread chat — collection {args.collection!r}, thread "
+                        f"{chat.thread}; /help for commands, Ctrl-D to leave")
+            while (line := prompt_line(greeting)) is not None:
+                greeting = ""
                 text = line.strip()
                 if not text:
                     continue

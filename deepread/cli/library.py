@@ -105,6 +105,7 @@ def cmd_collections(args: argparse.Namespace) -> int:
 
 def cmd_rm(args: argparse.Namespace) -> int:
     from deepread.stores.backend import CoordinateError
+    from deepread.text.hygiene import storable
 
     store = store_of(args)
     require_collection(store, args.collection)
@@ -113,8 +114,9 @@ def cmd_rm(args: argparse.Namespace) -> int:
         for name in args.docs:
             if name.isascii() and name.isdigit():
                 doc = idx.toc(int(name))[0]  # unknown: exit 2 naming the doc_ids
-            else:
-                doc = idx.collection.find_source(str(Path(name).expanduser().resolve()))
+            else:  # the path as ingest stored it (resolved, undecodable bytes kept)
+                source = storable(str(Path(name).expanduser().resolve()))
+                doc = next((d for d in idx.documents() if d.source == source), None)
             if doc is None:
                 stored = ", ".join(f"({d.doc_id}) {d.source}" for d in idx.documents()[:10])
                 raise CoordinateError(f"no document was ingested from {name!r} into "

@@ -189,3 +189,29 @@ def test_a_store_in_use_exits_3(store: Path, monkeypatch: pytest.MonkeyPatch) ->
         code, _, err = chat(monkeypatch, store, "Hello?\n")
 
     assert code == 3 and "in use" in err
+
+
+def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "deepread.cli", "chat", "--store",
+                             str(store)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={k: v for k, v in os.environ.items()
+                                 if not k.startswith(("DEEPREAD_", "OPENAI_"))})
+    try:
+        assert proc.stderr is not None and proc.stdin is not None
+        assert "deepread chat — collection 'default'" in proc.stderr.readline()
+        proc.send_signal(signal.SIGINT)  # waiting at the prompt
+        assert proc.stdout is not None and proc.stdout.readline() == "\n"  # a fresh prompt
+        proc.stdin.write("/docs\n/quit\n")
+        proc.stdin.flush()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+
+    assert proc.returncode == 0, err
+    assert "* (1) Shapes — " in out  # the chat went on after the Ctrl-C
+    assert "interrupted" not in err
