@@ -98,4 +98,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted({*globals(), *_LAZY, "__version__"})
