@@ -6,10 +6,11 @@ gives the policy model's reply token by token (LangGraph's ``stream_mode="messag
 written to stdout as it arrives. A model that does not stream (the offline extractive
 policy) arrives as one piece.
 
-The streamed reply is a draft until the sufficiency check has passed it: when the turn's
-final answer is not the text streamed (the check had the model answer again, or
-abstained), the final answer follows, introduced as such, so stdout always ends with the
-answer the outputs hold. Only the ``policy`` node's model is streamed: the check's judge
+The streamed reply is a draft until the sufficiency check has passed it: when the check
+has the model answer again, the second answer streams after a line saying so (stderr);
+when the turn's final answer is not the text streamed (the check abstained), the final
+answer follows, introduced as such, so stdout always ends with the answer the outputs
+hold. Only the ``policy`` node's model is streamed: the check's judge
 calls are not the answer.
 """
 
@@ -32,6 +33,7 @@ class TurnPrinter:
         self.show = show  # False for --json: nothing but the document at the end
         self.message_id: str | None = None
         self.streamed = ""  # the text of the reply being streamed
+        self.calls_tools = False  # whether that reply calls tools (then it was a step)
         self.open_line = False  # stdout holds a reply line not yet ended
 
     def token(self, chunk: Any, metadata: dict[str, Any]) -> None:
@@ -41,8 +43,13 @@ class TurnPrinter:
             return
         text = str(chunk.text)
         if chunk.id != self.message_id:  # a new reply: what came before was a step
-            self.message_id, self.streamed = chunk.id, ""
+            answered_before = bool(self.streamed.strip()) and not self.calls_tools
+            self.message_id, self.streamed, self.calls_tools = chunk.id, "", False
             self.end_line()
+            if answered_before and self.show:  # the sufficiency check asked again
+                say("(the evidence check asked for another answer:)", err=True)
+        self.calls_tools = self.calls_tools or bool(
+            getattr(chunk, "tool_call_chunks", None) or getattr(chunk, "tool_calls", None))
         if not text:
             return
         self.streamed += text

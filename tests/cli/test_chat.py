@@ -215,3 +215,23 @@ def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> No
     assert proc.returncode == 0, err
     assert "* (1) Shapes — " in out  # the chat went on after the Ctrl-C
     assert "interrupted" not in err
+
+
+def test_an_answer_the_evidence_check_replaces_is_said_to_be_replaced(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DEEPREAD_CHECK_SUFFICIENCY")  # the check on, as by default
+    model = StreamingScriptedChatModel(steps=[
+        ai(read_call(FIVE, 0, 0)), ai(content="Zebras live here [1:2:0]."),
+        ai(content="INSUFFICIENT: nothing about zebras."),  # the check's judge
+        ai(content="The documents do not mention zebras.")])
+
+    code, out, err = chat(monkeypatch, store, "Where do zebras live?\n", model=model)
+
+    assert code == 0, err
+    assert out.getvalue() == ("Zebras live here [1:2:0].\n"
+                              "The documents do not mention zebras.\n")
+    steps = err.splitlines()
+    # the check's extra read, then the line saying the answer is replaced
+    assert steps.index("← read_section: 5 paragraphs (1 already read) [1:2:0] [1:2:1] "
+                       "[1:2:2] [1:2:3] …") < steps.index(
+        "(the evidence check asked for another answer:)")
