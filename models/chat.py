@@ -102,7 +102,10 @@ def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
                 "object from Python")
         from langchain.chat_models import init_chat_model
 
-        return init_chat_model(model, model_provider=provider, temperature=temperature)
+        try:
+            return init_chat_model(model, model_provider=provider, temperature=temperature)
+        except ImportError as exc:  # langchain is there, the provider's package is not
+            raise ModelConfigError(f"model provider {provider!r} in {name!r}: {exc}") from None
     from langchain_openai import ChatOpenAI
 
     base_url = settings.openai_base_url

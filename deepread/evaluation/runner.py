@@ -47,6 +47,17 @@ class EvalError(ValueError):
     """The evaluation cannot start (empty collection, bad mode…); the message says why."""
 
 
+def require_plots() -> None:
+    """matplotlib (the ``eval`` extra) draws the plots: without it, an :class:`EvalError`
+    saying what to install, before any work (a run can take hours; the plots come last)."""
+    from importlib.util import find_spec
+
+    if find_spec("matplotlib") is None:
+        raise EvalError("evaluation draws its plots with matplotlib, which is not "
+                        "installed: pip install 'deepread[eval]' (from a clone: "
+                        "pip install -e '.[eval]')")
+
+
 @dataclass(slots=True)
 class EvalResult:
     """Where the outputs went, the summary, and what could not be run."""
@@ -104,6 +115,7 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     """
     from deepread.models.chat import chat_model
 
+    require_plots()
     dataset = read_dataset(config.dataset, config.format, limit=config.limit,
                            sample=config.sample, seed=config.seed)
     questions = dataset.questions

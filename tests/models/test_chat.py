@@ -8,6 +8,7 @@ seconds — the HTTP client's per-read timeout (three seconds) never fires — t
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -222,8 +223,20 @@ def test_an_ollama_name_without_an_endpoint_says_what_to_set(monkeypatch):
         chat_model("ollama:llama3.1:8b")
 
 
-def test_another_provider_without_langchain_says_what_to_install(local_endpoint):
+def test_another_provider_without_langchain_says_what_to_install(local_endpoint, monkeypatch):
+    monkeypatch.setitem(sys.modules, "langchain", None)  # as if not installed
+
     with pytest.raises(ModelConfigError, match=r"provider 'anthropic'.*pip install langchain"):
+        chat_model("anthropic:claude-sonnet-4-5")
+
+
+def test_another_provider_without_its_package_says_which_to_install(local_endpoint):
+    pytest.importorskip("langchain")  # the dev install has it (create_agent tests)
+    if importlib.util.find_spec("langchain_anthropic") is not None:
+        pytest.skip("langchain-anthropic is installed here")
+
+    with pytest.raises(ModelConfigError,
+                       match=r"provider 'anthropic'.*pip install langchain-anthropic"):
         chat_model("anthropic:claude-sonnet-4-5")
 
 

@@ -88,9 +88,9 @@ def test_the_generated_dockerfile_adds_the_repository_and_installs_it(
     added = re.search(r"^ADD \. (/deps/\S+)$", dockerfile, re.M)
     assert added, dockerfile
     assert re.search(r"pip install [^\n]*-e \.", dockerfile)
-    assert re.search(r'LANGSERVE_GRAPHS=.*"deepread": "deepread.graphs.agent:graph"',
-                     dockerfile)
-    assert '"ingest": "deepread.graphs.ingest:graph"' in dockerfile
+    assert re.search(r'LANGSERVE_GRAPHS=.*"deepread": \{"path": "deepread.graphs.agent:graph", '
+                     r'"description": "Answers a question', dockerfile)
+    assert '"ingest": {"path": "deepread.graphs.ingest:graph"' in dockerfile
     assert re.search(r"^FROM \S+:3\.11", dockerfile, re.M)
 
 
