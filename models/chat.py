@@ -17,12 +17,16 @@ by ``retries + 1``:
   errors only (:func:`is_transient`).
 
 The deadline bounds the whole response, retries and backoff included: an endpoint that
-drips one byte every few seconds never trips a per-read timeout, so the call runs as a
-task on deepread's model event loop (one daemon thread per process, :class:`_ModelLoop`)
-and is *cancelled* at the deadline (:class:`DeadlineExceeded`, not retried):
+drips one byte every few seconds never trips a per-read timeout. A model with a native
+async client (``ChatOpenAI`` and most provider integrations) is called as a task on
+deepread's model event loop (one daemon thread per process, :class:`_ModelLoop`) and the
+task is *cancelled* at the deadline (:class:`DeadlineExceeded`, not retried):
 cancellation closes the HTTP request, so nothing keeps reading after the deadline and a
-command exits at once. (LangGraph's node ``timeout`` is fixed when the graph is built and
-cancels async nodes only; the deadline is a per-run setting, ``Context.model_timeout``.)
+command exits at once. A model with only a synchronous ``_generate`` (the offline policy,
+scripted test models, custom ones) cannot be cancelled; it runs in a daemon thread that
+is abandoned at the deadline and never keeps the process alive. (LangGraph's node
+``timeout`` is fixed when the graph is built and cancels async nodes only; the deadline
+is a per-run setting, ``Context.model_timeout``.)
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import asyncio
 import contextvars
 import json
 import os
+import queue
 import threading
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -183,8 +188,7 @@ def message_text(message: BaseMessage) -> str:
 def retries_itself(model: Any) -> bool:
     """Whether the model's own client retries (``max_retries`` unset means its default,
     which retries); a bound model (``bind_tools``) is looked through."""
-    while isinstance(model, RunnableBinding):
-        model = model.bound
+    model = _unbound(model)
     if "max_retries" not in getattr(type(model), "model_fields", {}):
         return False
     return getattr(model, "max_retries", None) != 0
@@ -230,6 +234,73 @@ class _ModelLoop:
 _MODEL_LOOP = _ModelLoop()
 
 
+def _unbound(model: Any) -> Any:
+    """The chat model under bindings (``bind_tools``) and retry wrappers."""
+    while isinstance(model, RunnableBinding):
+        model = model.bound
+    return model
+
+
+def _cancellable(model: Any) -> bool:
+    """Whether the model has a native async client, whose request a cancel closes."""
+    chat = _unbound(model)
+    return isinstance(chat, BaseChatModel) and (
+        type(chat)._agenerate is not BaseChatModel._agenerate)
+
+
+class _DaemonWorkers:
+    """Daemon threads that run synchronous model calls, reused from call to call (a
+    thread per call would cost more than the offline policy's own step). A worker whose
+    call passed its deadline is left to finish it and only then taken again; when every
+    worker is busy, one more is started. Daemon threads never keep the process alive."""
+
+    def __init__(self) -> None:
+        self._idle: list[queue.SimpleQueue[Any]] = []
+        self._lock = threading.Lock()
+
+    def _serve(self, inbox: queue.SimpleQueue[Any]) -> None:
+        while True:
+            inbox.get()()
+            with self._lock:
+                self._idle.append(inbox)
+
+    def submit(self, job: Any) -> None:
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), name="deepread-model-call",
+                             daemon=True).start()
+        inbox.put(job)
+
+
+_WORKERS = _DaemonWorkers()
+
+
+def _in_daemon_thread(call: Any, timeout: float) -> Any:
+    """``call()`` on a daemon worker (in a copy of the caller's context), its result or
+    its exception; :class:`DeadlineExceeded` once ``timeout`` seconds have passed, the
+    call then left to end on its own."""
+    context = contextvars.copy_context()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = context.run(call)
+        except BaseException as exc:  # handed to the caller, KeyboardInterrupt included
+            box["error"] = exc
+        finally:
+            done.set()
+
+    _WORKERS.submit(run)
+    if not done.wait(timeout):
+        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def _with_retries(model: Any, retries: int) -> Any:
     """``model``, retried here on transient errors unless its own client retries."""
     if retries > 0 and not retries_itself(model):
@@ -253,5 +324,7 @@ def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,
     runnable = _with_retries(model, retries)
     if not timeout or timeout <= 0:
         return _as_reply(runnable.invoke(messages))
-    return _as_reply(_MODEL_LOOP.run(lambda: runnable.ainvoke(messages), timeout))
+    if _cancellable(model):
+        return _as_reply(_MODEL_LOOP.run(lambda: runnable.ainvoke(messages), timeout))
+    return _as_reply(_in_daemon_thread(lambda: runnable.invoke(messages), timeout))
 
