@@ -154,9 +154,11 @@ class Index:
         return self._library.documents(self._collection.documents())
 
     def document(self, doc_id: int) -> Document:
-        """One document, as :meth:`documents` gives it; ``CoordinateError`` naming the
-        valid ids if there is none."""
-        self._collection.document(doc_id)  # the error for an unknown id
+        """Document ``doc_id`` with its section tree, as :meth:`documents` gives it (its
+        identifying title and card); ``CoordinateError`` (a ``KeyError``) naming the
+        documents there are when it is not in the collection. A document stored since
+        this index was opened, by this process or another, is found."""
+        self._collection.document(doc_id)  # the error for an unknown id; finds new ones
         return self._library.document(self._collection.documents(), doc_id)
 
     def toc(self, doc_id: int | Sequence[int] | None = None) -> list[Document]:
@@ -244,7 +246,7 @@ class Index:
         ``source`` and ``section`` in its metadata."""
         from deepread.corpus.retriever import DeepReadRetriever
 
-        return DeepReadRetriever(index=self, k=k, window=tuple(window),
+        return DeepReadRetriever(index=self, k=k, window=window,
                                  documents=list(documents) if documents is not None else None)
 
     # -- lifecycle ------------------------------------------------------------------

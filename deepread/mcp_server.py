@@ -1,15 +1,20 @@
 """``deepread mcp``: the DeepRead tools as a Model Context Protocol server over stdio.
 
 So that MCP clients — desktop assistants, IDE agents, any agent framework with an MCP
-adapter — can locate and read a deepread collection: ``retrieve``, ``read_section`` and
-``toc``, exactly the LangChain tools of :mod:`deepread.langchain_tools` (same arguments,
-descriptions, ``[doc:sec:para]`` output), each call's error returned as an MCP tool error
-(``isError``) whose text says what to do. Needs the ``mcp`` extra.
+adapter — can locate and read a deepread collection: ``retrieve``, ``read_section``,
+``toc`` and ``find_documents``, exactly the LangChain tools of
+:mod:`deepread.langchain_tools` (same arguments, descriptions, ``[doc:sec:para]``
+output), each call's error returned as an MCP tool error (``isError``) whose text says
+what to do. Needs the ``mcp`` extra.
 
     deepread mcp --store ./store --collection manuals [--k 5] [--window 1 1]
 
 The server opens the collection for its lifetime (the embedded engine admits one
-process: use a Qdrant server URL as the store to share it with others).
+process: use a Qdrant server URL as the store to share it with others). Its tools keep
+no read-region memory: a host may run many conversations through one server process,
+which cannot tell them apart, and a pointer to a paragraph "shown above" in another
+conversation would point at nothing. Nothing heavy is imported until the server starts
+(``deepread --help`` registers its options).
 """
 
 from __future__ import annotations
@@ -17,24 +22,30 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deepread.corpus.index import Index
-from deepread.langchain_tools import tools
-from deepread.stores.backend import StoreError
+if TYPE_CHECKING:
+    from deepread.corpus.index import Index
+
+DESCRIPTION = ("Serve a collection's retrieve, read_section, toc and find_documents tools "
+               "over MCP (stdio).")
 
 
 def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
                  documents: Sequence[int] | None = None) -> Any:
-    """An ``MCPServer`` offering the three tools over ``index``."""
+    """An ``MCPServer`` offering the four tools over ``index``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    made = {t.name: t for t in tools(index, k=k, window=window, documents=documents)}
+    from deepread.langchain_tools import tools
+
+    made = {t.name: t for t in tools(index, k=k, window=window, documents=documents,
+                                     memory=False)}
     server = MCPServer("deepread", instructions=(
         "Answer questions from the documents of this collection: look at toc, locate "
         "with retrieve, then read whole sections with read_section; cite paragraphs as "
-        "[doc_id:sec_id:para_idx]."))
+        "[doc_id:sec_id:para_idx]. When the collection holds several documents and a "
+        "question does not say which it is about, find them first with find_documents."))
     calls = iter(range(1, 1 << 62))
 
     def run(name: str, args: dict[str, Any]) -> str:
@@ -45,7 +56,7 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
         return str(message.content)
 
     @server.tool(name="retrieve", description=made["retrieve"].description)
-    def retrieve(query: str | list[str], doc_id: int | None = None) -> str:
+    def retrieve(query: str | list[str], doc_id: int | list[int] | None = None) -> str:
         return run("retrieve", {"query": query, "doc_id": doc_id})
 
     @server.tool(name="read_section", description=made["read_section"].description)
@@ -57,31 +68,55 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
     def toc(doc_id: int | None = None) -> str:
         return run("toc", {"doc_id": doc_id})
 
+    @server.tool(name="find_documents", description=made["find_documents"].description)
+    def find_documents(query: str) -> str:
+        return run("find_documents", {"query": query})
+
     return server
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="deepread mcp", description=__doc__.split("\n")[0])
-    parser.add_argument("--store", default=None,
-                        help="store directory or Qdrant URL (default $DEEPREAD_STORE, …)")
-    parser.add_argument("--collection", default="default")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server's own options (``--store`` and ``--embeddings`` come from the caller's
+    parent parser, or :func:`main`'s)."""
+    parser.add_argument("--collection", default="default", help="collection name")
     parser.add_argument("--k", type=int, default=5, help="hits per retrieve (default 5)")
-    parser.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"))
+    parser.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"),
+                        help="paragraphs added above/below each hit, inside its section")
     parser.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
-    args = parser.parse_args(argv)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Runs the server until the client closes stdin; errors on stderr (stdout is the
+    protocol's): 2 bad usage (the extra missing, a bad name), 3 the store cannot be used."""
     try:
         import mcp  # noqa: F401
     except ImportError:
-        parser.error("the MCP server needs the mcp extra: pip install 'deepread[mcp]'")
+        print("deepread mcp: the MCP server needs the mcp extra: pip install "
+              "'deepread[mcp]'", file=sys.stderr)
+        return 2
+    from deepread.corpus.index import Index
+    from deepread.stores.backend import StoreError
+
     try:
-        index = Index.open(store=args.store, collection=args.collection)
-    except (StoreError, ValueError) as exc:  # stdout is the protocol's: errors to stderr
+        index = Index.open(store=args.store, collection=args.collection,
+                           embeddings=getattr(args, "embeddings", None))
+    except (StoreError, ValueError) as exc:
         print(f"deepread mcp: {exc}", file=sys.stderr)
         return 3 if isinstance(exc, StoreError) else 2
     with index:
         build_server(index, k=args.k, window=tuple(args.window),
                      documents=args.doc).run("stdio")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="deepread mcp", description=DESCRIPTION)
+    parser.add_argument("--store", default=None,
+                        help="store directory or Qdrant URL (default $DEEPREAD_STORE, …)")
+    parser.add_argument("--embeddings", default=None,
+                        help="'local' (default) or 'openai:<model>'")
+    add_arguments(parser)
+    return serve(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

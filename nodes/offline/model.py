@@ -5,17 +5,18 @@ tools as an LLM would:
 
 0. in a library (``find_documents`` on offer: the scope holds several documents), find
    the documents the question names first and search only those
-   (:mod:`deepread.nodes.find_documents`); when it names something no document holds at
-   all, say so and abstain; when it names none, search them all. When the other steps'
-   quotes come from several documents, the answer says which document each comes from;
+   (:mod:`deepread.nodes.tools.find_documents`); when it names something no document
+   holds at all, say so and abstain; when it names none, search them all. When the other
+   steps' quotes come from several documents, the answer says which document each comes
+   from;
 1. when the question asks for a financial quantity and a section of the document in
-   view is titled as the statement it is computed from (:mod:`deepread.nodes.
+   view is titled as the statement it is computed from (:mod:`deepread.nodes.offline.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
    first, with its subtree, as an analyst turns to it (with several documents in view,
-   after step 1, in the hits' documents); before it, in a filing, the MD&A discussion
+   after step 2, in the hits' documents); before it, in a filing, the MD&A discussion
    of a metric the question asks the causes of, or the section disclosing a topic it
    asks about (legal proceedings, acquisitions, …), with at most half the budget;
-1. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
+2. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
    questions, not the instructions around them);
 3. ``read_section`` the sections of the hits in rank order; then, when the budget left
    holds another results page as large as the first, ``retrieve`` the same query again
@@ -24,35 +25,50 @@ tools as an LLM would:
    those hits' sections; then the sections of their
    documents whose TOC titles are most similar to the question, each whole if it fits
    what is left of a 1,500-token observation budget, else the window around the hit
-   that does — sized by the real tokens of its paragraphs when the policy node gives
-   their costs (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at
-   all — until the budget is spent;
+   that does — sized by the real tokens of its paragraphs
+   (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at all —
+   until the budget is spent;
 4. answer by quoting the shown paragraph closest to the question in meaning and those
    sharing most of its words, each cited.
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 2; offered only ``read_section`` (Read-only mode) it reads
 the TOC section whose title best matches the question.
+
+It gets what it needs as an LLM does, from the messages it is sent, plus the index it
+was made with (:meth:`deepread.nodes.resources.Resources.model`): the sections the
+system prompt's Directory Structure lists, what a read of each would show, and the
+documents' identifying titles (an answer quoting several names each). Its
+answers say what they are in their metadata (:data:`~deepread.nodes.state.
+ANSWER_METADATA`: their label and the budget left), which the check reads — no node
+tests for this class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
 
 from deepread.models.chat import message_text
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.offline.query import asked
 from deepread.nodes.offline.read_plan import FRAME, Sections, fit
 from deepread.nodes.offline.statements import disclosure_sections, statement_sections
+from deepread.nodes.state import ANSWER_METADATA
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
 from deepread.stores.embeddings import local_embeddings
@@ -74,41 +90,73 @@ class TocEntry(NamedTuple):
     n_tok: int
 
 
+#: A section line of the Directory Structure: ``(doc_id) [sec_id] Title | …``.
+_TOC_LINE = re.compile(r"^\s*\((\d+)\) \[(\d+)\] ", re.MULTILINE)
+
+
+def toc_entries(index: Any, messages: Sequence[BaseMessage]) -> list[TocEntry]:
+    """The sections the Directory Structure of the system prompt lists, in its order, as
+    the policy reads them (titles and sizes from the index, which the prompt escapes)."""
+    keys = [(int(d), int(s)) for m in messages
+            if isinstance(m, SystemMessage) and not is_notice(m)
+            for d, s in _TOC_LINE.findall(message_text(m))]
+    out: list[TocEntry] = []
+    for doc_id, sec_id in dict.fromkeys(keys):
+        try:
+            sec = index.document(doc_id).sections[sec_id]
+        except (KeyError, IndexError):  # removed since the prompt was written
+            continue
+        out.append(TocEntry(doc_id, sec_id, sec.title, sec.n_para, sec.n_tok))
+    return out
+
+
+#: ``(doc_id, sec_id)`` of a read_section call, as the call gave them
+_Read = tuple[int | None, int | None]
+
+
 class ExtractiveChatModel(BaseChatModel):
     """Deterministic retrieve → read → quote policy; needs no network and no key."""
 
+    #: It has no LLM to judge whether an answer is supported: the sufficiency check takes
+    #: its own verdict as final instead of asking this model (nodes/resources.py).
+    can_judge: bool = False
     read_budget: int = 1200  # most tokens one read_section may ask for
     observation_budget: int = 1500  # tool-result tokens per question, retrieve included
     max_sections: int = 8  # reads per question (at most one per section)
     quotes: int = 3
     quote_chars: int = 700
     offered: tuple[str, ...] = (RETRIEVE, READ_SECTION)
+    #: The collection read: the Directory Structure's sections and their paragraph costs
+    #: come from it at each call (:meth:`_generate`); without it (and without ``toc`` and
+    #: ``sections`` given), reads are sized from a section's mean paragraph size, hits only.
+    index: Any = None
+    #: The sections the Directory Structure shows (found in the system prompt at each call
+    #: when an index is set); given directly by tests.
     toc: tuple[TocEntry, ...] = ()
-    #: The sections' paragraph costs and neighbours (the policy node binds them);
-    #: without them reads are sized from a section's mean paragraph size, hits only.
+    #: The sections' paragraph costs and neighbours (made per call when an index is set).
     sections: Sections | None = None
-    #: The documents' identifying titles, by doc_id (the policy node binds them): an
-    #: answer quoting several documents says which each quote comes from.
-    titles: dict[int, str] = Field(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
         return "deepread-extractive"
 
-    def bind_tools(self, tools: Any, *, toc: Sequence[TocEntry] = (),
-                   sections: Sections | None = None, titles: dict[int, str] | None = None,
-                   **kwargs: Any) -> ExtractiveChatModel:
-        """The policy restricted to the tools on offer (ablation modes offer one), with
-        the sections the Directory Structure shows, the paragraph costs to size reads
-        by and the documents' titles (the policy node passes them)."""
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ExtractiveChatModel:
+        """The policy restricted to the tools on offer (ablation modes offer one)."""
         names = tuple(t["function"]["name"] if isinstance(t, dict) else t.name for t in tools)
-        return self.model_copy(update={"offered": names, "toc": tuple(toc),
-                                       "sections": sections, "titles": dict(titles or {})})
+        return self.model_copy(update={"offered": names})
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None,
                   **kwargs: Any) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
+        policy = self
+        if self.index is not None:
+            # What this call reads by: the sections the prompt's Directory Structure
+            # lists, and what each read of them would show (made afresh: the collection
+            # may have changed since the last call).
+            policy = self.model_copy(update={
+                "toc": self.toc or toc_entries(self.index, messages),
+                "sections": self.sections or Sections(self.index)})
+        return ChatResult(generations=[ChatGeneration(message=policy._next(messages))])
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:
         asks = [i for i, m in enumerate(messages)
@@ -118,7 +166,7 @@ class ExtractiveChatModel(BaseChatModel):
         results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
         step = len(results)
         if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
-            return AIMessage(content=self._answer(question, results))
+            return self._reply(question, results)
         # A library whose question may not say which documents it is about: find them
         # first (nodes/find_documents.py), and search only those.
         scope: list[int] | None = None
@@ -128,7 +176,7 @@ class ExtractiveChatModel(BaseChatModel):
             if found is None:
                 return _call(FIND_DOCUMENTS, {"query": asked(question)}, step)
             if found.unheld:
-                return AIMessage(content=unheld_answer(found.unheld))
+                return self._reply(question, results, unheld_answer(found.unheld))
             scope = found.documents or None
         search = {"query": asked(question)} | (
             {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {})
@@ -137,7 +185,7 @@ class ExtractiveChatModel(BaseChatModel):
                 target = self._section_from_toc(question, scope)
                 if target:
                     return _call(READ_SECTION, target, step)
-            return AIMessage(content=self._answer(question, results))
+            return self._reply(question, results)
         retrieved = [o for o in map(Observation.of, results) if o.hits is not None]
         if READ_SECTION in self.offered and self.sections is not None:
             if not retrieved:  # a statement the question needs first, as a reader would
@@ -164,7 +212,18 @@ class ExtractiveChatModel(BaseChatModel):
             target = self._next_read(question, located, messages[start:], results)
             if target:
                 return _call(READ_SECTION, target, step)
-        return AIMessage(content=self._answer(question, results))
+        return self._reply(question, results)
+
+    def _reply(self, question: str, results: list[ToolMessage],
+               content: str | None = None) -> AIMessage:
+        """The answer (``content``, else the quotes of what ``results`` showed), which
+        says what it is in its metadata: the label of an answer made without an LLM, and
+        the observation budget left (the sufficiency check sizes an extra read by it, as
+        this policy sizes its own)."""
+        if content is None:
+            content = self._answer(question, results)
+        return AIMessage(content=content, response_metadata={
+            ANSWER_METADATA: {"label": NOTICE, "budget_left": self.budget_left(results)}})
 
     def budget_left(self, results: Sequence[BaseMessage]) -> int:
         """Observation tokens left of the budget after the tool results ``results``
@@ -196,7 +255,7 @@ class ExtractiveChatModel(BaseChatModel):
         ``before_retrieve``: only the statements, of the one document in view — the
         one ``find_documents`` found (``scope``), else the one the TOC shows (with
         several, which document is meant is not known before a retrieve)."""
-        read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
+        read: list[_Read] = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
         if len(read) >= self.max_sections:
@@ -242,7 +301,7 @@ class ExtractiveChatModel(BaseChatModel):
                     return got
         return None
 
-    def _in_order(self, trees: list[list[tuple[int, int]]], read: list[tuple[int, int]],
+    def _in_order(self, trees: list[list[tuple[int, int]]], read: Collection[_Read],
                   left: int, shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
         """The next read of ``trees`` (each the sections of one statement or disclosure,
         in reading order), sized to ``left``: a tree is read in order, and where a part
@@ -312,7 +371,7 @@ class ExtractiveChatModel(BaseChatModel):
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
-    def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
+    def _estimated_read(self, located: Observation, read: Collection[_Read],
                         left: int) -> dict[str, int] | None:
         """The next hit's section sized from its mean paragraph size (no costs)."""
         # Each read carries its frame (~FRAME tokens); below ~100 tokens of room a read
@@ -372,7 +431,7 @@ class ExtractiveChatModel(BaseChatModel):
         for i, coord in enumerate(chosen):
             if several and (i == 0 or chosen[i - 1][0] != coord[0]):
                 # Quotes of several documents: say which each comes from, never blend.
-                title = " ".join(self.titles.get(coord[0], "").split())
+                title = " ".join(self._title(coord[0]).split())
                 parts.append(f"From document {coord[0]}" + (f", {title}:" if title else ":"))
             text = plain(texts[coord])
             if len(text) > self.quote_chars:
@@ -380,6 +439,17 @@ class ExtractiveChatModel(BaseChatModel):
             parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
+
+
+    def _title(self, doc_id: int) -> str:
+        """The identifying title of document ``doc_id`` (Index.document), "" without an
+        index or once the document is gone."""
+        if self.index is None:
+            return ""
+        try:
+            return str(self.index.document(doc_id).title)
+        except KeyError:  # CoordinateError: removed since the prompt was written
+            return ""
 
 
 def unheld_answer(names: Sequence[str]) -> str:

@@ -101,6 +101,17 @@ def test_a_question_naming_no_filing_reads_the_filing_it_is_about(library):
     assert "5,363" in out["answer"]
 
 
+def test_the_find_documents_call_runs_in_its_own_executor_node(library):
+    chunks = list(deepread.build_graph(index=library).stream(
+        {"question": "What was Acme's total revenue in fiscal 2019?"},
+        context=deepread.Context(), stream_mode="updates"))
+
+    nodes = [node for chunk in chunks for node in chunk]
+    assert nodes[:5] == ["toc", "compact", "policy", "find_documents", "compact"]
+    [answer] = chunks[3]["find_documents"]["messages"]
+    assert answer.name == "find_documents" and answer.artifact["documents"]
+
+
 def test_a_question_about_two_years_reads_both_filings(library):
     out = ask(library, "How did Acme's total revenue change from fiscal 2018 to fiscal 2019?")
     retrieve = next(c for c in out["tool_calls"] if c["name"] == "retrieve")
