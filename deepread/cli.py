@@ -92,7 +92,11 @@ def _print_paragraphs(paragraphs) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from deepread.corpus.parse_ahead import default_workers
     from deepread.interrupts import Interrupted
+
+    if args.workers is None:
+        args.workers = default_workers()
 
     idx = _open(args)
     bar = tqdm(desc="ingest", unit="file", disable=args.json or not sys.stderr.isatty(),
@@ -123,7 +127,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             vision_model=args.vision_model, describe_model=args.describe_model,
             describe_budget=DescribeBudget(max_sections=args.describe_max_sections,
                                            max_tokens=args.describe_max_tokens),
-            force=args.force)
+            force=args.force, workers=args.workers)
     except ModelConfigError as exc:
         _fail(exc)
         return EXIT_USAGE
@@ -446,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="parse and store unchanged files again too (after an upgrade whose "
                         "parser or search terms changed; they keep their doc_ids)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes parsing files side by side while this one embeds and "
+                        "stores them in order (default: one per core; 1: no extra process)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("toc", parents=[common], help="show the table of contents")
