@@ -148,7 +148,9 @@ class Index:
         self._collection.backend.optimize()
 
     def remove(self, doc_id: int) -> None:
-        """Delete a document and its paragraphs."""
+        """Delete a document and its paragraphs, all or nothing; a document another
+        process is writing at that moment is a
+        :class:`~deepread.stores.writers.WriteConflict` (nothing removed)."""
         self._collection.delete_document(doc_id)
 
     # -- reading --------------------------------------------------------------------

@@ -21,9 +21,11 @@ the run's.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -75,9 +77,19 @@ def _main_not_reimported() -> Iterator[None]:
         main.__dict__.update(saved)
 
 
-def _quiet() -> None:
-    """Workers leave Ctrl-C to the ingest's process, which stops them."""
+def _start_worker() -> None:
+    """Workers leave Ctrl-C to the ingest's process, which stops them, and end when it
+    ends, however it ends: a worker waits on its task queue, whose pipe it holds both
+    ends of, so a killed ingest would otherwise leave its workers (and the forkserver,
+    and any pipe of the ingest they inherited, such as its stderr) alive for ever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        def watch() -> None:
+            multiprocessing.connection.wait([parent.sentinel])  # readable once it is gone
+            os._exit(1)
+
+        threading.Thread(target=watch, name="deepread-parent-watch", daemon=True).start()
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -109,7 +121,7 @@ class ParseAhead:
     def _start(self) -> Executor:
         if self._processes:
             return ProcessPoolExecutor(self._workers, mp_context=_context(),
-                                       initializer=_quiet)
+                                       initializer=_start_worker)
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepread-parse")
 
     def _submit(self, path: Path) -> Future[Structured]:
@@ -152,8 +164,9 @@ class ParseAhead:
         if not abort:
             self._pool.shutdown(wait=True, cancel_futures=True)
             return
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)  # (forgets its processes)
+        for process in processes:
             process.terminate()  # they only parse: nothing of theirs is half-done
 
     def __enter__(self) -> ParseAhead:

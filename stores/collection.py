@@ -145,8 +145,8 @@ class Collection:
     def documents(self) -> list[Document]:
         """All committed documents, by ``doc_id`` — as of now: the list is reloaded
         when any process has committed or removed a document since it was read."""
-        if not self.backend.exists():
-            return []
+        if self._documents is None and not self.backend.exists():
+            return []  # (a server answers exists() with a request: asked until it does)
         meta = self.backend.get([COLLECTION_POINT_ID])
         seen = meta[0].get("changed") if meta else None
         documents = self._documents

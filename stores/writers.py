@@ -173,8 +173,8 @@ class Writers:
         left = (int(row.get("lease") or 0) - self.now_ms()) / 1000
         gone = (f"; if that process is gone, its lease ends in {max(left, 0):.0f} s: run "
                 "again then" if self.backend.opener is None else "")
-        return WriteConflict(f"{what} is being written by another process "
-                             f"({_who(str(row.get('writer')))}) right now; nothing of this "
+        return WriteConflict(f"{what} is being written by another writer (process "
+                             f"{_who(str(row.get('writer')))}) right now; nothing of this "
                              f"write was stored{gone}")
 
     def _get(self, point: int) -> dict[str, Any] | None:

@@ -10,6 +10,10 @@ serialises the calls, so each request is atomic as it is on a server — and no 
 sequence of requests by one view interleaves freely with another view's. Each view is a
 ``Collection`` with its own cache, as each process has.
 
+With ``QDRANT_TEST_URL`` set (e.g. ``http://localhost:6333``), the "server" views use that
+real Qdrant server instead, each store a fresh collection there: the same races, run
+against the real thing (not possible on the development machines: no server binary).
+
 The *embedded* engine admits one process: its views are several ``Collection`` s over
 one open backend (a process's threads), and a "restart" closes the backend and opens the
 store again — a new opening, which is what a new process is to the engine.
@@ -22,7 +26,9 @@ process is killed).
 
 from __future__ import annotations
 
+import os
 import threading
+import uuid
 import warnings
 import zlib
 from collections.abc import Callable
@@ -133,16 +139,19 @@ class Store:
         self.lease_s = lease_s
         self.clock = Clock()
         self._backend: Backend | None = None
-        self._client: OneAtATime | None = None
+        self._client: Any = None
+        self._url = os.environ.get("QDRANT_TEST_URL", "")
+        self._name = f"deepread_races_{uuid.uuid4().hex[:12]}" if self._url else "c"
         if engine == "server":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                self._client = OneAtATime(QdrantClient(location=":memory:"))
+                self._client = (QdrantClient(url=self._url) if self._url
+                                else OneAtATime(QdrantClient(location=":memory:")))
 
     def backend(self) -> Backend:
         if self.engine == "server":
-            assert self._client is not None
-            return ServerBackend("http://simulated", "c", client=self._client)  # type: ignore[arg-type]
+            return ServerBackend(self._url or "http://simulated", self._name,
+                                 client=self._client)
         if self._backend is None:
             self._backend = EdgeBackend(self.path)
         return self._backend
@@ -168,6 +177,9 @@ class Store:
     def close(self) -> None:
         if self._backend is not None:
             self._backend.close()
+        if self._url:  # a real server: leave nothing behind
+            self._client.delete_collection(self._name)
+            self._client.close()
 
 
 def body(tag: str, n: int) -> list[str]:

@@ -276,6 +276,7 @@ def test_a_question_with_a_lone_surrogate_is_answered(hostile, hostile_ingest):
     (("toc", "--budget", "0"), "--budget must be at least 1"),
     (("read", "1", "1", "-3", "2"), "START must be at least 0"),
     (("eval", "qa.jsonl", "--workers", "0"), "--workers must be at least 1"),
+    (("ingest", "docs", "--workers", "0"), "--workers must be at least 1"),
     (("eval", "qa.jsonl", "--max-rounds", "0"), "--max-rounds must be at least 1"),
 ])
 def test_an_integer_option_out_of_range_exits_2_naming_it(tmp_path, capsys, argv, message):

@@ -120,7 +120,7 @@ def test_a_file_being_written_is_refused_to_a_second_writer_which_is_told(
     writer.start()
     assert pause.reached.wait(20)
 
-    with pytest.raises(WriteConflict, match="is being written by another process"):
+    with pytest.raises(WriteConflict, match="is being written by another writer"):
         put(b, "same.md", "from-b")
     pause.go()
     writer.finish()
@@ -138,7 +138,7 @@ def test_a_removal_racing_a_write_is_told_and_the_write_stands(shared: Store) ->
     writer.start()
     assert pause.reached.wait(20)
 
-    with pytest.raises(WriteConflict, match=r"document 1 .* is being written"):
+    with pytest.raises(WriteConflict, match=r"document 1 .* is being written by another writer"):
         b.delete_document(1)
     pause.go()
     writer.finish()
@@ -156,7 +156,7 @@ def test_a_write_racing_a_removal_is_told_and_the_removal_stands(shared: Store) 
     remover.start()
     assert pause.reached.wait(20)
 
-    with pytest.raises(WriteConflict, match="is being written by another process"):
+    with pytest.raises(WriteConflict, match="is being written by another writer"):
         put(a, "doc.md", "v2")
     pause.go()
     remover.finish()
