@@ -29,8 +29,9 @@ def parse_in_worker(path: Path) -> Structured:
 
 
 def _ready() -> None:
-    from deepread.corpus.parsing import docx, html, markdown, pdf, text  # noqa: F401
+    from deepread.corpus.parsing import docx, html, markdown, text  # noqa: F401
     from deepread.corpus.parsing.offline import _PARTITIONERS, partitioner
+    from deepread.corpus.parsing.pdf import reader  # noqa: F401
 
     for kind in _PARTITIONERS:
         partitioner(kind)

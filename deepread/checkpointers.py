@@ -19,7 +19,7 @@ from pathlib import Path
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from deepread.settings import current as current_settings
+from deepread.environment.settings import current as current_settings
 
 ENV = "DEEPREAD_CHECKPOINTER"
 POSTGRES_SCHEMES = ("postgres://", "postgresql://")

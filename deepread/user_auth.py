@@ -30,7 +30,7 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from deepread.settings import current as current_settings
+from deepread.environment.settings import current as current_settings
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
 _USER = re.compile(r"^[A-Za-z0-9]{1,32}$")

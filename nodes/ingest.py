@@ -35,9 +35,9 @@ from typing_extensions import TypedDict  # the server's JSON schemas need it on 
 
 from deepread.corpus.files import expand_paths
 from deepread.corpus.uploads import UploadRefused, save_uploads, upload_dir
+from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
-from deepread.settings import current as current_settings
 from deepread.stores.backend import StoreError
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"

@@ -19,10 +19,10 @@ import threading
 from langchain_core.language_models import BaseChatModel
 
 from deepread.corpus.index import Index
-from deepread.corpus.models import chat_model
+from deepread.environment.settings import current as current_settings
+from deepread.models.chat import chat_model
 from deepread.nodes.context import ContextError
-from deepread.nodes.extractive import ExtractiveChatModel
-from deepread.settings import current as current_settings
+from deepread.nodes.offline.model import ExtractiveChatModel
 from deepread.stores.backend import StoreError
 from deepread.stores.location import check_collection_name, list_collections
 
@@ -87,7 +87,7 @@ class Resources:
         if self._model is not None:
             return self._model
         if context.model:
-            # The client's per-read timeout and its own retries (corpus/models.py); the
+            # The client's per-read timeout and its own retries (models/chat.py); the
             # total deadline of a response is the policy's (Context.model_timeout).
             return chat_model(context.model, context.temperature,
                               timeout=context.model_timeout or 120.0,

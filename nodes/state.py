@@ -110,7 +110,7 @@ class OutputState(TypedDict, total=False):
     citations: list[Citation]
     dropped_citations: int
     stop_reason: str  # "answered" | "budget" | "no_evidence" | "error"
-    #: The sufficiency check's verdict (nodes/sufficiency.py): "supported",
+    #: The sufficiency check's verdict (nodes/sufficiency/support.py): "supported",
     #: "insufficient" (the answer abstains), "uncited", "unchecked" or "off".
     sufficiency: str
     error: str | None
@@ -140,12 +140,12 @@ class AgentState(InputState, OutputState, total=False):
     turn_start: int
     rounds: int
     read_regions: Annotated[Regions, merge_regions]
-    # Bounded interaction space (nodes/space.py): whether the TOC is bounded, the
+    # Bounded interaction space (nodes/model_input/space.py): whether the TOC is bounded, the
     # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.
     bounded: bool
     space: Annotated[list[int], union_ids]
     toc_space: list[int]
-    # Evidence notes (nodes/notes.py): paragraphs whose observations the last model call
+    # Evidence notes (nodes/model_input/notes.py): paragraphs whose observations the last model call
     # saw only as notes — re-reading them shows their text again.
     noted_regions: Regions
     # Whether follow_reference is on offer this round (corpus/references.py).

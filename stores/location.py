@@ -1,7 +1,7 @@
 """Where a collection lives: an embedded store directory, or a Qdrant server URL.
 
 Everything here takes explicit values: which store is the default, and the server's key
-and timeout, are resolved from the environment by :mod:`deepread.settings`. Collection
+and timeout, are resolved from the environment by :mod:`deepread.environment.settings`. Collection
 names are validated here because they become directory and Qdrant collection names.
 """
 

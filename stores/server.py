@@ -1,7 +1,7 @@
 """The server store: one Qdrant collection on a Qdrant server, through qdrant-client.
 
 Kept deliberately thin — a line-for-line translation of :mod:`deepread.stores.edge` —
-and run through the same contract tests (``tests/test_backend_contract.py``, where a
+and run through the same contract tests (``tests/stores/test_backend_contract.py``, where a
 ``QdrantClient(":memory:")`` stands in for the server). BM25 vectors are computed here
 with the same local encoder as the embedded store and the server applies IDF, so both
 score alike; hybrid results are fused by the same code as the embedded store's (RRF, k=60,
