@@ -7,31 +7,33 @@ files side by side, each on its own core, while the caller's process embeds and 
 always in the order the files were given, so doc_ids and progress events come out as
 with one worker.
 
-Workers start from a clean interpreter (``forkserver``, where the system has it, with the
-readers imported and readied once in the server, :mod:`deepread.corpus.parse_worker`;
-else ``spawn``): forking a process that runs the embedding model's threads and the
-store's engine is not safe. The caller's ``__main__`` is not imported in workers.
+A worker is a plain child process (``python -m deepread.corpus.parse_worker``) that reads
+paths from its stdin and writes each parse, pickled, to its stdout; nothing of the
+ingest's process is shared with it or run again in it — no fork of a process that runs
+the embedding model's threads and the store's engine, no import of the caller's
+``__main__``, no multiprocessing server or semaphore left behind. Each worker also holds
+the read end of a *lifeline* pipe whose write end only the ingest holds: when the ingest
+ends, however it ends (kill -9 included), that read returns and the worker exits, so no
+worker outlives its ingest or keeps its stderr open.
 
-A worker that dies (a crash inside a parsing library, the out-of-memory killer) breaks
-its pool: the pool is started again, the files it still owed are parsed again, and the
-file it was parsing is tried once more — dying twice, it is that file's failure, never
-the run's.
+A worker that dies (a crash inside a parsing library, the out-of-memory killer) is
+replaced; the file it was parsing is tried once more — dying twice, it is that file's
+failure, never the run's.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.connection
+import json
 import os
-import signal
+import pickle
+import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import IO
 
 from deepread.corpus.parsing import ParseError, Structured
 
@@ -39,6 +41,8 @@ from deepread.corpus.parsing import ParseError, Structured
 AHEAD_PER_WORKER = 2
 #: Files parsed ahead with a single (thread) worker.
 PARSE_AHEAD = 4
+#: What a worker runs on each path: ``module:function`` (deepread/corpus/parse_worker.py).
+PARSE_IN_WORKER = "deepread.corpus.parse_worker:parse_in_worker"
 
 
 def default_workers() -> int:
@@ -49,84 +53,142 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def parse_in_worker(path: Path) -> Structured:
-    """The parse a worker runs (:func:`deepread.corpus.parse_worker.parse_in_worker`);
-    imported there, never here, where importing it would ready every reader."""
-    from deepread.corpus.parse_worker import parse_in_worker as parse
-
-    return parse(path)
+class _WorkerDied(Exception):
+    """The worker process parsing a file ended without answering."""
 
 
-@contextmanager
-def _main_not_reimported() -> Iterator[None]:
-    """Start workers without the caller's ``__main__``: a worker imports the main module
-    of the process that starts it, so a script without the ``if __name__ ==
-    "__main__"`` guard would run again in each (and start workers of its own). Workers
-    need only deepread's module-level functions, which they import by name."""
-    main = sys.modules.get("__main__")
-    if main is None:
-        yield
-        return
-    saved = {k: main.__dict__[k] for k in ("__spec__", "__file__") if k in main.__dict__}
-    main.__dict__["__spec__"] = None
-    main.__dict__.pop("__file__", None)
-    try:
-        yield
-    finally:
-        main.__dict__.pop("__spec__", None)
-        main.__dict__.update(saved)
+class _Worker:
+    """One parsing process, and a thread that reads its answers."""
 
+    def __init__(self, function: str, on_idle: Callable[[_Worker], None]) -> None:
+        lifeline, self._lifeline = os.pipe() if os.name == "posix" else (-1, -1)
+        command = [sys.executable, "-m", "deepread.corpus.parse_worker", function,
+                   str(lifeline), json.dumps([p for p in sys.path if p])]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE,
+                                        pass_fds=(lifeline,) if lifeline >= 0 else ())
+        if lifeline >= 0:
+            os.close(lifeline)
+        self.dead = False
+        self._task: tuple[Path, Future[Structured]] | None = None
+        self._on_idle = on_idle
+        threading.Thread(target=self._read, name="deepread-parse-reader", daemon=True).start()
 
-def _start_worker() -> None:
-    """Workers leave Ctrl-C to the ingest's process, which stops them, and end when it
-    ends, however it ends: a worker waits on its task queue, whose pipe it holds both
-    ends of, so a killed ingest would otherwise leave its workers (and the forkserver,
-    and any pipe of the ingest they inherited, such as its stderr) alive for ever."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        def watch() -> None:
-            multiprocessing.connection.wait([parent.sentinel])  # readable once it is gone
-            os._exit(1)
+    def send(self, path: Path, future: Future[Structured]) -> None:
+        self._task = (path, future)
+        stdin: IO[bytes] = self.process.stdin  # type: ignore[assignment]
+        try:
+            pickle.dump(path, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            stdin.flush()
+        except OSError:
+            pass  # it died: its reader sees the end of its output and says so
 
-        threading.Thread(target=watch, name="deepread-parent-watch", daemon=True).start()
+    def _read(self) -> None:
+        stdout: IO[bytes] = self.process.stdout  # type: ignore[assignment]
+        while True:
+            try:
+                ok, value = pickle.load(stdout)
+            except (EOFError, OSError, pickle.UnpicklingError):
+                self.dead = True
+                task, self._task = self._task, None
+                if task is not None:
+                    task[1].set_exception(_WorkerDied())
+                self._on_idle(self)
+                return
+            task, self._task = self._task, None
+            if task is not None:
+                if ok:
+                    task[1].set_result(value)
+                else:
+                    task[1].set_exception(value)
+            self._on_idle(self)
 
-
-def _context() -> multiprocessing.context.BaseContext:
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["deepread.corpus.parse_worker"])
-        return context
-    return multiprocessing.get_context("spawn")
+    def stop(self, kill: bool) -> None:
+        """No more paths; ``kill``: without finishing the one being parsed."""
+        for stream in (self.process.stdin,):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        if self._lifeline >= 0:
+            os.close(self._lifeline)
+            self._lifeline = -1
+        if kill:
+            self.process.kill()
+        try:
+            self.process.wait(timeout=None if not kill else 10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
 class ParseAhead:
     """``take()`` returns the next file's parse (or raises its failure), in the order of
     ``paths``; up to a few files are being parsed ahead meanwhile. ``parse`` runs in the
-    thread; ``worker`` (a module-level function: it is sent by name) in the processes."""
+    thread; ``worker`` (``module:function``, imported by the worker) in the processes."""
 
     def __init__(self, paths: list[Path], parse: Callable[[Path], Structured],
-                 workers: int = 1,
-                 worker: Callable[[Path], Structured] = parse_in_worker) -> None:
+                 workers: int = 1, worker: str = PARSE_IN_WORKER) -> None:
         self._paths = paths
-        self._processes = min(workers, len(paths)) > 1
-        self._parse = worker if self._processes else parse
-        self._workers = min(workers, len(paths))
-        self._ahead = AHEAD_PER_WORKER * self._workers if self._processes else PARSE_AHEAD
-        self._pool = self._start()
-        self._pending: deque[tuple[Path, Future[Structured]]] = deque()
+        self._count = min(workers, len(paths))
+        self._function = worker
+        self._lock = threading.Lock()
+        self._closing = False
+        self._waiting: deque[tuple[Path, Future[Structured]]] = deque()  # not yet sent
+        self._pending: deque[tuple[Path, Future[Structured]]] = deque()  # in order
         self._queued = 0
+        self._thread: ThreadPoolExecutor | None = None
+        self._workers: list[_Worker] = []
+        self._idle: list[_Worker] = []
+        if self._count > 1:
+            self._ahead = AHEAD_PER_WORKER * self._count
+            for _ in range(self._count):
+                self._add_worker()
+        else:
+            self._ahead = PARSE_AHEAD
+            self._thread = ThreadPoolExecutor(max_workers=1,
+                                              thread_name_prefix="deepread-parse")
+            self._parse = parse
         self._fill()
 
-    def _start(self) -> Executor:
-        if self._processes:
-            return ProcessPoolExecutor(self._workers, mp_context=_context(),
-                                       initializer=_start_worker)
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepread-parse")
+    # -- workers --------------------------------------------------------------------
 
-    def _submit(self, path: Path) -> Future[Structured]:
-        with _main_not_reimported():  # (workers start inside submit)
-            return self._pool.submit(self._parse, path)
+    def _add_worker(self) -> None:
+        worker = _Worker(self._function, self._idle_again)
+        self._workers.append(worker)
+        self._idle.append(worker)
+
+    def _idle_again(self, worker: _Worker) -> None:
+        """Called by a worker's reader when it has answered (or died)."""
+        with self._lock:
+            if self._closing:
+                return
+            if worker.dead:
+                self._workers.remove(worker)
+                self._add_worker()  # a fresh one in its place
+            else:
+                self._idle.append(worker)
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        with self._lock:
+            while self._waiting and self._idle and not self._closing:
+                path, future = self._waiting.popleft()
+                self._idle.pop().send(path, future)
+
+    def _submit(self, path: Path, first: bool = False) -> Future[Structured]:
+        if self._thread is not None:
+            return self._thread.submit(self._parse, path)
+        future: Future[Structured] = Future()
+        with self._lock:
+            if first:
+                self._waiting.appendleft((path, future))
+            else:
+                self._waiting.append((path, future))
+        self._dispatch()
+        return future
+
+    # -- in order -------------------------------------------------------------------
 
     def _fill(self) -> None:
         while self._queued < len(self._paths) and len(self._pending) < self._ahead:
@@ -143,31 +205,24 @@ class ParseAhead:
         self._fill()
         try:
             return future.result()
-        except BrokenProcessPool:
-            self._restart()
-            try:
-                return self._submit(path).result()
-            except BrokenProcessPool:
-                self._restart()
+        except _WorkerDied:
+            try:  # once more, first in line
+                return self._submit(path, first=True).result()
+            except _WorkerDied:
                 raise ParseError(path, "its parser process died twice (a crash inside a "
                                        "parsing library, or out of memory)") from None
 
-    def _restart(self) -> None:
-        """A new pool, given again the files the broken one still owed."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = self._start()
-        self._pending = deque((path, self._submit(path)) for path, _ in self._pending)
-
     def close(self, abort: bool = False) -> None:
         """Stop parsing; ``abort`` (the ingest failed or was interrupted): without
-        waiting for the files being parsed — worker processes are terminated."""
-        if not abort:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        waiting for the files being parsed."""
+        if self._thread is not None:
+            self._thread.shutdown(wait=not abort, cancel_futures=True)
             return
-        processes = list((getattr(self._pool, "_processes", None) or {}).values())
-        self._pool.shutdown(wait=False, cancel_futures=True)  # (forgets its processes)
-        for process in processes:
-            process.terminate()  # they only parse: nothing of theirs is half-done
+        with self._lock:
+            self._closing = True
+            workers = list(self._workers)
+        for worker in workers:
+            worker.stop(kill=abort)
 
     def __enter__(self) -> ParseAhead:
         return self

@@ -104,8 +104,7 @@ class Collection:
         self._versions: dict[int, str] = {}
         self._seen: object = None  # the collection point's ``changed`` token at the last load
         if backend.exists():
-            self._check_meta()
-            self.repair()
+            self.repair()  # (checks the embedding model and layout first)
 
     def _step(self, name: str, doc_id: int) -> None:
         if self.step is not None:

@@ -103,8 +103,8 @@ def process_tag() -> str:
 
 
 def new_token() -> str:
-    """A token naming one write: its process, and 48 random bits no other write has."""
-    return f"{process_tag()}:{uuid.uuid4().hex[:12]}"
+    """A token naming one write: its process, and 96 random bits no other write has."""
+    return f"{process_tag()}:{uuid.uuid4().hex[:24]}"
 
 
 def _who(token: str) -> str:

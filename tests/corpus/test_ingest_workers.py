@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.parse_crash import parse_or_die
 
 import deepread
 from deepread.corpus.parse_ahead import ParseAhead, default_workers
@@ -77,7 +76,8 @@ def test_a_worker_that_dies_fails_only_the_file_it_was_parsing(tmp_path: Path) -
     paths = sorted(p for p in docs.iterdir() if p.name != "empty.md")
 
     results: dict[str, object] = {}
-    with ParseAhead(paths, parse_file, workers=2, worker=parse_or_die) as parsed:
+    with ParseAhead(paths, parse_file, workers=2,
+                    worker="support.parse_crash:parse_or_die") as parsed:
         for path in paths:
             try:
                 results[path.name] = parsed.take().title
