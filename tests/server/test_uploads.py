@@ -2,10 +2,11 @@
 ``langgraph dev`` server (tests/support/langgraph_server.py): its runs share one open index in
 one process, as a deployed server's jobs do.
 
-The documents are large enough (300 paragraphs each) that the runs' writes overlap: every
-run embeds its file at the same time as the others, then stores it — before issue 26 the
-four runs below reported doc_ids 2, 3, 3, 4 and the store kept four documents of five;
-the first ingests into a new collection failed with "in use by another deepread process".
+The documents are large enough (300 paragraphs each) that the runs' writes overlap: with
+8 jobs per worker (as the issue ran it), every run embeds its file at the same time as
+the others, then stores it within the same second (measured: 39.7–40.7 s into the run).
+The code before issue 26 gave these four runs doc_ids 2, 3, 3, 3 (two files lost), and
+the first ingests into a new collection failed "in use by another deepread process".
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def test_concurrent_uploads_into_one_collection_are_all_stored_whole(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     workdir = tmp_path_factory.mktemp("uploads")
     files = [upload(i) for i in range(UPLOADS)]
-    with langgraph_dev(workdir) as url:
+    # (langgraph dev runs one job at a time unless told otherwise; deployed servers 10)
+    with langgraph_dev(workdir, options=("--n-jobs-per-worker", "8")) as url:
         seed = ingest_at_once(url, "existing", [{"name": "seed.md",
                                                  "text": "# Seed\n\nThe first document.\n"}])
         outs = ingest_at_once(url, "existing", files)  # into the existing collection
