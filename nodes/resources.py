@@ -84,6 +84,9 @@ class Resources:
         return shared_index(store, context.collection, create=self._create)
 
     def model(self, context) -> BaseChatModel:
+        """The policy's chat model: the one fixed at build time, the one the context
+        names, or — no model configured — the offline policy, made with the index it
+        reads (:class:`~deepread.nodes.offline.model.ExtractiveChatModel`)."""
         if self._model is not None:
             return self._model
         if context.model:
@@ -92,4 +95,13 @@ class Resources:
             return chat_model(context.model, context.temperature,
                               timeout=context.model_timeout or 120.0,
                               retries=context.model_retries)
-        return ExtractiveChatModel()
+        return ExtractiveChatModel(index=self.index(context))
+
+    def judge(self, context) -> BaseChatModel | None:
+        """The model the sufficiency check may ask whether an answer is supported: the
+        policy's LLM, or None when no LLM is configured (the offline policy has none to
+        ask). A fixed model is asked unless it declares ``can_judge = False``, as the
+        offline policy does."""
+        if self._model is not None:
+            return self._model if getattr(self._model, "can_judge", True) else None
+        return self.model(context) if context.model else None

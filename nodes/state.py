@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
@@ -58,6 +58,11 @@ def subtract_regions(regions: Regions, removed: Regions | None) -> Regions:
         if kept:
             out[key] = merge_intervals(kept)
     return out
+
+
+def region_doc(key: str) -> int:
+    """The doc_id of a read-region key."""
+    return int(key.split(":")[0])
 
 
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
@@ -128,11 +133,6 @@ def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
     return out
 
 
-class TocView(TypedDict):
-    documents: list[int]
-    max_level: int | None
-
-
 class AgentState(InputState, OutputState, total=False):
     """Everything the nodes share."""
 
@@ -150,11 +150,8 @@ class AgentState(InputState, OutputState, total=False):
     noted_regions: Regions
     # Whether follow_reference is on offer this round (corpus/references.py).
     references: bool
-    # The tools the last model call was offered (policy); the tools node refuses others.
+    # The tools the last model call was offered (policy); the tool executors refuse others.
     offered: list[str]
-    # What the Directory Structure shows: the documents listed and the deepest level
-    # (None: all levels), for the offline extractive policy's Read-only choice.
-    toc_view: TocView
     # The compact node: observations the next model call is sent as evidence notes
     # (message id -> note); ``prompt_tokens`` (an output) is what that call is sent.
     notes: dict[str, str]
@@ -164,6 +161,20 @@ class AgentState(InputState, OutputState, total=False):
     checks: int
     retry_reason: str
     check_usage: dict[str, int]
+
+
+#: The key of an answer's ``response_metadata`` under which a policy says what its answer
+#: is, for the nodes after it: ``label`` (a line every answer of that policy begins with,
+#: e.g. the offline policy's "No LLM was used"; the check's abstention keeps it) and
+#: ``budget_left`` (the observation tokens a budgeted policy has left; the check's extra
+#: read stays within them).
+ANSWER_METADATA = "deepread"
+
+
+def answer_metadata(message: BaseMessage | None) -> dict[str, Any]:
+    """What ``message`` says of itself under :data:`ANSWER_METADATA` (empty if nothing)."""
+    found = (message.response_metadata or {}).get(ANSWER_METADATA) if message else None
+    return found if isinstance(found, dict) else {}
 
 
 def turn_messages(state: AgentState) -> list[AnyMessage]:

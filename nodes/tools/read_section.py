@@ -1,4 +1,4 @@
-"""The ``read_section`` tool (Algorithm 1, lines 23–27), run by the ``tools`` node.
+"""The ``read_section`` tool (Algorithm 1, lines 23–27), run by its executor node.
 
 What a model needs to go on reading — the range it got (clipped to the section) and how
 many paragraphs the section has — rides on the section's line of the result, ``## (d)
@@ -18,7 +18,7 @@ def read_section(args: ReadSectionArgs, env: ToolEnv) -> Outcome:
     the range read and the section's size."""
     check_scope(args.doc_id, env.context.documents)
     got = env.index.read(args.doc_id, args.sec_id, args.start, args.end)
-    n_para = env.index.collection.document(args.doc_id).sections[args.sec_id].n_para
+    n_para = env.index.document(args.doc_id).sections[args.sec_id].n_para
     observation = Observation(range=[got.start, got.end])
     if not got.paragraphs:
         text = (f"Section ({args.doc_id}) [{args.sec_id}] has {n_para} paragraph(s); the "
