@@ -377,7 +377,8 @@ class Collection:
         if self._documents is None:
             self.documents()
         match = live_paragraphs(doc_ids=tuple(doc_ids) if doc_ids else None)
-        limit, out = k, []
+        limit = k
+        out: list[tuple[Hit, Paragraph]] = []
         for _ in range(_REREADS):
             scored = self.backend.query(mode, dense, query, match, limit,
                                         max(candidates, limit))

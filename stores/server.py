@@ -236,7 +236,8 @@ class ServerBackend:
             response = self._call(lambda: self.client.query_points(
                 self.name, query=query, using=DENSE if using == "dense" else SPARSE,
                 query_filter=flt, limit=n, with_payload=True))
-            return [ScoredPayload(p.id, float(p.score), p.payload or {})
+            return [ScoredPayload(p.id if isinstance(p.id, int) else str(p.id),
+                                  float(p.score), p.payload or {})
                     for p in response.points]
 
         if mode == "hybrid":  # fused here, as the embedded engine does (stores/fusion.py)
