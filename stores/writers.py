@@ -73,6 +73,9 @@ from deepread.stores.schema import (
 LEASE_S = 30.0
 #: Ids a claim tries before giving up (each loss means another process took that id).
 CLAIM_TRIES = 1_000
+#: What a write refused by another's lease did, and what a removal or a move did.
+STORED_NOTHING = "nothing of this write was stored"
+CHANGED_NOTHING = "nothing was changed"
 #: Hidden paragraphs repair looks at in one pass.
 HIDDEN_SCAN = 1_000_000
 _HOLDER_FIELDS = ("doc_id", "source", "writer", "lease", "opener", "deleting", "version",
@@ -169,13 +172,12 @@ class Writers:
             return True  # taken under another opening of a store one process holds
         return int(row.get("lease") or 0) <= now_ms
 
-    def _busy(self, what: str, row: dict[str, Any]) -> WriteConflict:
+    def _busy(self, what: str, row: dict[str, Any], outcome: str) -> WriteConflict:
         left = (int(row.get("lease") or 0) - self.now_ms()) / 1000
         gone = (f"; if that process is gone, its lease ends in {max(left, 0):.0f} s: run "
                 "again then" if self.backend.opener is None else "")
         return WriteConflict(f"{what} is being written by another writer (process "
-                             f"{_who(str(row.get('writer')))}) right now; nothing of this "
-                             f"write was stored{gone}")
+                             f"{_who(str(row.get('writer')))}) right now; {outcome}{gone}")
 
     def _get(self, point: int) -> dict[str, Any] | None:
         rows = self.backend.get([point])
@@ -184,17 +186,18 @@ class Writers:
     def _if_held(self, lease: Lease) -> Match:
         return Match(ids=(lease.point,), equals={"writer": lease.token})
 
-    def take(self, doc_id: int, token: str, what: str) -> dict[str, Any] | None:
+    def take(self, doc_id: int, token: str, what: str,
+             outcome: str = STORED_NOTHING) -> dict[str, Any] | None:
         """Take the lease of ``doc_id`` for ``token``: free, or from a dead writer.
         Returns the document point as held, ``None`` if there is no such point;
-        :class:`WriteConflict` if a live writer holds it."""
+        :class:`WriteConflict` (saying ``outcome``) if a live writer holds it."""
         point = document_point_id(doc_id)
         row = self._get(point)
         if row is None:
             return None
         holder, now = row.get("writer"), self.now_ms()
         if holder and not self.dead(row, now):
-            raise self._busy(what, row)
+            raise self._busy(what, row, outcome)
         if not holder:
             condition = Match(ids=(point,), empty=("writer",))
         elif self.backend.opener is not None and row.get("opener") != self.backend.opener:
@@ -207,7 +210,7 @@ class Writers:
         if row is None:
             return None
         if row.get("writer") != token:
-            raise self._busy(what, row)
+            raise self._busy(what, row, outcome)
         return row
 
     def renew(self, lease: Lease) -> None:
@@ -302,7 +305,7 @@ class Writers:
 
     def acquire_doc(self, doc_id: int, what: str) -> Lease:
         """The lease of the existing document ``doc_id`` (for a removal or a move)."""
-        lease = self._hold(doc_id, new_token(), what, None)
+        lease = self._hold(doc_id, new_token(), what, None, CHANGED_NOTHING)
         if lease is None or lease.fresh:
             if lease is not None:
                 self.release(lease)
@@ -310,10 +313,11 @@ class Writers:
         self.step("acquired", doc_id)
         return lease
 
-    def _hold(self, doc_id: int, token: str, what: str, source: str | None) -> Lease | None:
+    def _hold(self, doc_id: int, token: str, what: str, source: str | None,
+              outcome: str = STORED_NOTHING) -> Lease | None:
         """Take ``doc_id``'s lease and settle what a dead writer left there; ``None`` if
         the document is gone (a stale mapping of ``source`` is dropped then)."""
-        row = self.take(doc_id, token, what)
+        row = self.take(doc_id, token, what, outcome)
         if row is None:
             if source is not None:  # mapped, but its document point is gone
                 self.backend.delete(Match(equals={"record": KIND_SOURCE, "doc_id": doc_id,
