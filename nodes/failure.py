@@ -49,6 +49,10 @@ STORE_RETRY = RetryPolicy(initial_interval=0.5, backoff_factor=2.0, max_attempts
 
 def what_failed(node: str, error: BaseException) -> str:
     """One line for the turn's ``error``: which part failed, and why."""
+    if node == "toc" and isinstance(error, (KeyError, ValueError, StoreError)):
+        # At the start of a turn: a bad collection, scope or question, a store in use or
+        # gone; the message says which.
+        return reason(error)
     if isinstance(error, StoreError):
         return f"the document store failed: {error}"
     if node == "policy":
@@ -56,7 +60,7 @@ def what_failed(node: str, error: BaseException) -> str:
     if node in HANDLERS or node == INVALID_CALL:
         return f"the {node} tool failed: {type(error).__name__}: {error}"
     if isinstance(error, (KeyError, ValueError)):
-        return reason(error)  # a bad collection, scope or question: the message says which
+        return reason(error)
     return f"the {node} step failed: {type(error).__name__}: {error}"
 
 

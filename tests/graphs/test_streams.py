@@ -103,5 +103,5 @@ def test_the_messages_stream_gives_the_answer_token_by_token_from_the_policy(sha
               if meta["langgraph_node"] == "policy" and chunk.content]
     assert tokens == ["Charlie ", "is ", "about ", "cherries ", f"[{d}:{s}:2]."]
     assert "".join(tokens) == answer
-    tools = [chunk for chunk, meta in events if meta["langgraph_node"] == "tools"]
+    tools = [chunk for chunk, meta in events if meta["langgraph_node"] == "read_section"]
     assert [t.type for t in tools] == ["tool"]  # the read's result, as one message
