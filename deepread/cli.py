@@ -133,8 +133,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         from deepread.corpus.files import expand_paths
 
         found, _ = expand_paths(args.paths)  # a walk, no reading: M of "N of M"
-        _fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} files "
-              "stored; re-run to continue")
+        if args.force:
+            # A plain re-run would call the files not yet done "unchanged" and keep
+            # their earlier parse: only --force again finishes what was asked.
+            _fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                  "files stored again, the others keep their earlier parse; re-run with "
+                  "--force to continue")
+        else:
+            _fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                  "files stored; re-run to continue")
         return exc.exit_code
     finally:
         bar.close()

@@ -27,6 +27,8 @@ without an import cycle: it is the package's configuration, not a layer.
 ``DEEPREAD_<FIELD>``       the default of a run's context field (``DEEPREAD_K``, …)
 ``DEEPREAD_SERVE_*``       the operator's caps and allowed models for server clients
                            (:mod:`deepread.graphs.served`)
+``*API_KEY`` ``*_TOKEN``   (and ``*_SECRET``, ``*PASSWORD``) values are secrets: masked
+                           in every message (:mod:`deepread.stores.redaction`)
 =========================  ================================================================
 """
 
@@ -36,6 +38,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+#: Environment variables whose values are secrets, by the end of their names.
+SECRET_SUFFIXES = ("API_KEY", "_TOKEN", "_SECRET", "PASSWORD")
 
 
 class SettingsError(ValueError):
@@ -70,6 +75,9 @@ class Settings:
     context_defaults: Mapping[str, str] = field(default_factory=dict)
     #: raw ``DEEPREAD_SERVE_<NAME>`` values by lower-case name (``"max_k"`` → ``"20"``)
     serve: Mapping[str, str] = field(default_factory=dict)
+    #: values of the environment's secrets (``*API_KEY``, ``*_TOKEN``, ``*_SECRET``,
+    #: ``*PASSWORD``): masked in every message (``deepread.stores.redaction``)
+    secrets: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -99,6 +107,8 @@ class Settings:
             context_defaults={k[len(prefix):].lower(): v for k, v in env.items()
                               if k.startswith(prefix) and not k.startswith(serve)},
             serve={k[len(serve):].lower(): v for k, v in env.items() if k.startswith(serve)},
+            secrets=tuple(v for k, v in env.items()
+                          if k.upper().endswith(SECRET_SUFFIXES) and v.strip()),
         )
 
 

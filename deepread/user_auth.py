@@ -33,7 +33,7 @@ from langgraph_sdk import Auth
 from deepread.settings import current as current_settings
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
-_USER = re.compile(r"^[A-Za-z0-9]{1,32}$")
+_USER = re.compile(r"[A-Za-z0-9]{1,32}")  # fullmatch: "$" would let "alice\n" through
 
 auth = Auth()
 
@@ -64,7 +64,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
         raise Auth.exceptions.HTTPException(
             status_code=401, detail="send Authorization: Bearer <token>")
     user = _users().get(token_digest(token.strip()))
-    if not isinstance(user, str) or not _USER.match(user):
+    if not isinstance(user, str) or not _USER.fullmatch(user):
         raise Auth.exceptions.HTTPException(status_code=401, detail="unknown token")
     return {"identity": user, "is_authenticated": True}
 

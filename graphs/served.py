@@ -58,7 +58,7 @@ CLIENT_FIELDS: dict[type, frozenset[str]] = {
                         "max_rounds", "toc_budget", "notes_budget", "retrieval_mode",
                         "temperature", "follow_references", "check_sufficiency",
                         "sufficiency_threshold", "support_threshold",
-                        "unused_term_support"}),
+                        "unused_term_support", "answer_type_check"}),
     IngestContext: frozenset({"collection"}),
 }
 

@@ -27,7 +27,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.corpus.files import expand_paths
-from deepread.corpus.uploads import UploadRefused, save_uploads, upload_dir
+from deepread.corpus.uploads import UploadRefused, save_uploads, settle, upload_dir
 from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
 from deepread.settings import current as current_settings
@@ -140,6 +140,9 @@ def make_ingest(resources: Resources, *, served: bool = False):
             todo, progress=progress, ocr_model=context.ocr_model or None,
             vision_model=context.vision_model or None,
             describe_model=context.describe_model or None) if todo else None
+        # A document sent as content that failed leaves no file behind (the one it
+        # replaced comes back): the folder holds what the collection was built from.
+        settle(uploads, {Path(f.path).resolve() for f in (result.failures if result else [])})
         documents = [] if result is None else result.documents + result.skipped
         failures = refused + [{"path": f.path, "reason": f.reason} for f in upload_failures]
         if result is not None:

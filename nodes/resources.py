@@ -25,6 +25,7 @@ from deepread.nodes.extractive import ExtractiveChatModel
 from deepread.settings import current as current_settings
 from deepread.stores.backend import StoreError
 from deepread.stores.location import check_collection_name, list_collections
+from deepread.stores.redaction import redact_url
 
 _OPEN: dict[tuple[str, str], Index] = {}
 _LOCK = threading.Lock()
@@ -51,7 +52,8 @@ def shared_index(store: str, collection: str, *, create: bool = True) -> Index:
                 if collection not in known:
                     there = ", ".join(repr(n) for n in known) or "none yet"
                     raise UnknownCollection(
-                        f"collection {collection!r} does not exist in store {store}; "
+                        f"collection {collection!r} does not exist in store "
+                        f"{redact_url(store, settings.secrets)}; "
                         f"collections there: {there} (ingest documents into it first)")
             _OPEN[key] = Index.open(store=store, collection=collection)
         return _OPEN[key]

@@ -36,6 +36,7 @@ from deepread.evaluation.records import RecordWriter, read_records, trajectory_p
 from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
 from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
+from deepread.stores.redaction import redact_url
 from deepread.stores.tokens import count_tokens
 
 
@@ -150,9 +151,10 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
                 raise EvalError(str(exc)) from None
         documents = index.documents()
         if not documents:
+            store = redact_url(index.store)
             raise EvalError(
-                f"collection {index.name!r} in store {index.store} is empty; ingest the "
-                f"documents first: deepread ingest --store {index.store} --collection "
+                f"collection {index.name!r} in store {store} is empty; ingest the "
+                f"documents first: deepread ingest --store {store} --collection "
                 f"{index.name} FILES…")
         resolver = DocResolver(documents)
         missing = sorted({d for q in questions for d in resolver.missing(q.evidence)})
