@@ -271,6 +271,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # collection (never both); a flag left out is not passed, so DEEPREAD_<FIELD> applies.
     given = {"documents": args.doc, "model": args.model}
     context = Context(**{k: v for k, v in given.items() if v is not None})
+    if len(args.question) > context.max_question_chars:
+        raise UsageError(f"the question is {len(args.question)} characters; at most "
+                         f"{context.max_question_chars} are accepted "
+                         "(DEEPREAD_MAX_QUESTION_CHARS)")
     thread = args.thread or uuid.uuid4().hex[:12]
     checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
     idx = _open(args)

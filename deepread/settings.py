@@ -24,6 +24,10 @@ without an import cycle: it is the package's configuration, not a layer.
 ``DEEPREAD_INGEST_MAX_*``  caps on documents sent as content (``FILE_BYTES``, ``FILES``)
 ``DEEPREAD_CHECKPOINTER``  where ``deepread ask`` keeps conversations (``postgres://…``)
 ``DEEPREAD_AUTH_TOKENS_FILE``  the users of the example auth (``deepread/user_auth.py``)
+``DEEPREAD_MAX_MESSAGE_CHARS``  the longest message a thread accepts (default 1,000,000
+                           characters; what a client writes into a thread's state)
+``DEEPREAD_MAX_OPEN_COLLECTIONS``  collections a process keeps open at once (default 8;
+                           the least recently used one is closed past it)
 ``DEEPREAD_<FIELD>``       the default of a run's context field (``DEEPREAD_K``, …)
 ``DEEPREAD_SERVE_*``       the operator's caps and allowed models for server clients
                            (:mod:`deepread.graphs.served`)
@@ -75,6 +79,10 @@ class Settings:
     context_defaults: Mapping[str, str] = field(default_factory=dict)
     #: raw ``DEEPREAD_SERVE_<NAME>`` values by lower-case name (``"max_k"`` → ``"20"``)
     serve: Mapping[str, str] = field(default_factory=dict)
+    #: longest message a thread accepts, in characters (``DEEPREAD_MAX_MESSAGE_CHARS``)
+    max_message_chars: int = 1_000_000
+    #: collections one process keeps open (``DEEPREAD_MAX_OPEN_COLLECTIONS``)
+    max_open_collections: int = 8
     #: values of the environment's secrets (``*API_KEY``, ``*_TOKEN``, ``*_SECRET``,
     #: ``*PASSWORD``): masked in every message (``deepread.stores.redaction``)
     secrets: tuple[str, ...] = ()
@@ -91,6 +99,8 @@ class Settings:
                                 f"not {raw_timeout!r}") from None
         prefix, serve, caps = "DEEPREAD_", "DEEPREAD_SERVE_", "DEEPREAD_INGEST_MAX_"
         return cls(
+            max_message_chars=_whole(env, "DEEPREAD_MAX_MESSAGE_CHARS", 1_000_000),
+            max_open_collections=_whole(env, "DEEPREAD_MAX_OPEN_COLLECTIONS", 8),
             store=configured or user_store(),
             store_from_env=bool(configured),
             qdrant_api_key=env.get("QDRANT_API_KEY") or None,
@@ -110,6 +120,21 @@ class Settings:
             secrets=tuple(v for k, v in env.items()
                           if k.upper().endswith(SECRET_SUFFIXES) and v.strip()),
         )
+
+
+def _whole(env: Mapping[str, str], name: str, default: int) -> int:
+    """A positive whole number from ``env[name]``, else ``default``; a SettingsError
+    naming the variable for anything else."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise SettingsError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return value
 
 
 def current() -> Settings:

@@ -31,6 +31,7 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from deepread.settings import current as current_settings
+from deepread.stores.hygiene import brief
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
 _USER = re.compile(r"[A-Za-z0-9]{1,32}")  # fullmatch: "$" would let "alice\n" through
@@ -97,7 +98,7 @@ async def on_run(ctx: Auth.types.AuthContext,
         raise _forbidden(f"name one of your collections in the run's context "
                          f"(context={{'collection': ...}}); {yours}")
     if not isinstance(collection, str) or not owns(user, collection):
-        raise _forbidden(f"collection {collection!r} is not yours; {yours}")
+        raise _forbidden(f"collection {brief(collection)} is not yours; {yours}")
     metadata = value.setdefault("metadata", {})
     metadata["owner"] = user  # a thread this run creates is the user's
     return {"owner": user}

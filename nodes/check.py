@@ -153,6 +153,8 @@ def make_check(resources: Resources, can_read: bool = True):
             if can_read else None
         if args is None:
             return abstain(index, model, kept)
+        # the read stays within what one call may return (Context.max_read_paragraphs)
+        args["end"] = min(args["end"], args["start"] + context.max_read_paragraphs - 1)
         call = {"name": READ_SECTION, "args": args, "type": "tool_call",
                 "id": f"check_{uuid4().hex[:12]}"}
         request = AIMessage(content="", tool_calls=[call],

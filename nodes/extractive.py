@@ -43,6 +43,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepread.corpus.models import message_text
+from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.observation import Observation, ShownParagraph
 from deepread.nodes.prompt import is_notice
 from deepread.nodes.query import asked
@@ -81,24 +82,47 @@ class ExtractiveChatModel(BaseChatModel):
     #: The sections' paragraph costs and neighbours (the policy node binds them);
     #: without them reads are sized from a section's mean paragraph size, hits only.
     sections: Sections | None = None
+    #: What one call may ask for (the run's ``Context.max_query_chars`` and
+    #: ``max_read_paragraphs``, bound by the policy node): a long question's query is
+    #: cut to its first words, a read to its first paragraphs, never refused.
+    max_query_chars: int = MAX_QUERY_CHARS
+    max_read_paragraphs: int = MAX_READ_PARAGRAPHS
 
     @property
     def _llm_type(self) -> str:
         return "deepread-extractive"
 
     def bind_tools(self, tools: Any, *, toc: Sequence[TocEntry] = (),
-                   sections: Sections | None = None, **kwargs: Any) -> ExtractiveChatModel:
+                   sections: Sections | None = None, limits: Any = None,
+                   **kwargs: Any) -> ExtractiveChatModel:
         """The policy restricted to the tools on offer (ablation modes offer one), with
         the sections the Directory Structure shows and the paragraph costs to size reads
-        by (the policy node passes both)."""
+        by, within the run's ``limits`` (a Context; the policy node passes all three)."""
         names = tuple(t["function"]["name"] if isinstance(t, dict) else t.name for t in tools)
-        return self.model_copy(update={"offered": names, "toc": tuple(toc),
-                                       "sections": sections})
+        update: dict[str, Any] = {"offered": names, "toc": tuple(toc), "sections": sections}
+        if limits is not None:
+            update |= {"max_query_chars": limits.max_query_chars,
+                       "max_read_paragraphs": limits.max_read_paragraphs}
+        return self.model_copy(update=update)
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None,
                   **kwargs: Any) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
+        reply = self._within_limits(self._next(messages))
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def _within_limits(self, reply: AIMessage) -> AIMessage:
+        """``reply`` with its calls cut to what a call may ask for: a query to its first
+        ``max_query_chars`` characters (at a word), a read to ``max_read_paragraphs``."""
+        for call in reply.tool_calls:
+            args = call["args"]
+            if call["name"] == RETRIEVE and len(args["query"]) > self.max_query_chars:
+                cut = args["query"][: self.max_query_chars]
+                args["query"] = cut.rsplit(" ", 1)[0] if " " in cut else cut
+            if call["name"] == READ_SECTION:
+                args["end"] = min(args["end"], max(args["start"], 0)
+                                  + self.max_read_paragraphs - 1)
+        return reply
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:
         asks = [i for i, m in enumerate(messages)

@@ -18,6 +18,7 @@ from deepread.corpus.references import Target, parse_reference, resolver_for
 from deepread.nodes.observation import Observation
 from deepread.nodes.tool_call import Outcome, ToolEnv
 from deepread.nodes.tool_specs import FollowReferenceArgs, check_scope
+from deepread.stores.hygiene import brief
 from deepread.stores.records import Paragraph
 from deepread.stores.tokens import count_tokens
 
@@ -87,7 +88,7 @@ def follow_reference(args: FollowReferenceArgs, env: ToolEnv) -> Outcome:
         if len(targets) >= 3:
             break
     if not targets:
-        raise ValueError(f"no target found for {args.reference!r}: no section numbered or "
+        raise ValueError(f"no target found for {brief(args.reference)}: no section numbered or "
                          "named so, no table/figure labelled so, no such page. Search for "
                          "it with retrieve instead")
     paragraphs: list[Paragraph] = []

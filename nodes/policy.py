@@ -130,7 +130,7 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
                 if isinstance(model, ExtractiveChatModel):
                     index = resources.index(context)
                     bound = model.bind_tools(schemas, toc=toc_entries(index, state),
-                                             sections=Sections(index))
+                                             sections=Sections(index), limits=context)
                 else:
                     bound = model.bind_tools(schemas)
                 reply = ask(bound, history, context)

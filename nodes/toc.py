@@ -20,7 +20,7 @@ from deepread.nodes.space import initial_space, render_space, toc_view
 from deepread.nodes.state import AgentState
 from deepread.nodes.tool_specs import reason
 from deepread.stores.backend import StoreError
-from deepread.stores.hygiene import clean_query
+from deepread.stores.hygiene import brief, clean_query
 
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 
@@ -33,7 +33,18 @@ def make_toc(resources: Resources):
         messages = state.get("messages", [])
         raw = state.get("question") or ""
         if not isinstance(raw, str):  # e.g. {"question": 42} from an API client
-            raise ValueError(f"question must be text, not {type(raw).__name__} ({raw!r})")
+            raise ValueError(f"question must be text, not {type(raw).__name__} "
+                             f"({brief(raw)})")
+        asked = raw or (str(messages[-1].content) if messages
+                        and isinstance(messages[-1], HumanMessage) else "")
+        if len(asked) > context.max_question_chars:
+            # Refused before any work (and kept out of the thread's messages): its cost
+            # — tokenizing, searching, every later prompt — grows with its length.
+            return {"stop_reason": "error", "turn_start": len(messages), "rounds": 0,
+                    "answer": "", "citations": [], "tool_calls": [], "usage": {},
+                    "error": f"the question is {len(asked)} characters; at most "
+                             f"{context.max_question_chars} are accepted (context field "
+                             "max_question_chars, DEEPREAD_MAX_QUESTION_CHARS)"}
         question = clean_query(raw).strip()  # no lone surrogate reaches a tokenizer
         new: list[HumanMessage] = []
         if question and not (messages and isinstance(messages[-1], HumanMessage)

@@ -48,10 +48,12 @@ from deepread.nodes.tool_specs import (
     RETRIEVE,
     TOOL_NAMES,
     ToolArgumentError,
+    ToolLimits,
     parse_args,
     reason,
 )
 from deepread.stores.backend import StoreError
+from deepread.stores.hygiene import brief
 
 HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
                                 OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference}
@@ -60,11 +62,13 @@ HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
 def refusal(call: dict[str, Any], offered: list[str]) -> str | None:
     """Why ``call`` cannot run at all, or None when its tool is on offer."""
     name = call.get("name")
+    if call.get("refused"):
+        return str(call["refused"])
     if call.get("invalid"):
-        return (f"the arguments of {name} were not valid JSON: {call.get('args')!r}; "
+        return (f"the arguments of {name} were not valid JSON: {brief(call.get('args'))}; "
                 "call it again with a JSON object")
     if name not in HANDLERS:
-        return f"unknown tool {name!r}; the tools are: {', '.join(offered)}"
+        return f"unknown tool {brief(name)}; the tools are: {', '.join(offered)}"
     if name not in offered:
         return f"{name} is not available now; the tools are: {', '.join(offered)}"
     return None
@@ -104,7 +108,7 @@ def make_tools(resources: Resources):
         shown: Regions = {}
         widened: list[int] = []
         answers: list[ToolMessage] = []
-        calls = pending_tool_calls(state.get("messages", []))
+        calls = pending_tool_calls(state.get("messages", []), context.max_tool_calls)
         env: ToolEnv | None = None
         for position, call in enumerate(calls):
             write({"event": "tool_call", "id": call.get("id"), "name": call.get("name"),
@@ -113,7 +117,7 @@ def make_tools(resources: Resources):
                 why = refusal(call, offered)
                 if why is not None:
                     raise ToolArgumentError(why)
-                args = parse_args(call["name"], call.get("args"))
+                args = parse_args(call["name"], call.get("args"), ToolLimits.of(context))
                 env = env or ToolEnv(resources.index(context), context, read_docs)
                 env.shown = merge_regions(regions, shown)
                 outcome = HANDLERS[call["name"]](args, env)

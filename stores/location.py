@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from deepread.stores.backend import Backend, StoreError, UsageError
+from deepread.stores.hygiene import brief
 from deepread.stores.redaction import redact, redact_url
 
 # fullmatch, never match with "$": "$" also matches before a final newline ("x\n").
@@ -24,7 +25,7 @@ def is_url(store: str) -> bool:
 
 def check_collection_name(name: str) -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise UsageError(f"invalid collection name {name!r}: use 1–64 letters, digits, "
+        raise UsageError(f"invalid collection name {brief(name)}: use 1–64 letters, digits, "
                          "'_' or '-', starting with a letter or digit")
     return name
 

@@ -614,3 +614,12 @@ def test_a_signal_during_ingest_force_says_to_rerun_with_force(long_folder, tmp_
     assert re.fullmatch(r"deepread: interrupted; \d+ of 12 files stored again, the others "
                         r"keep their earlier parse; re-run with --force to continue",
                         last), rest
+
+
+def test_a_question_over_the_cap_exits_2_naming_the_cap(hostile, capsys, monkeypatch):
+    monkeypatch.setenv("DEEPREAD_MAX_QUESTION_CHARS", "100")
+
+    code, _, err = run(capsys, "ask", "why? " * 30, "--store", hostile[1])
+
+    assert code == 2
+    assert "the question is 150 characters; at most 100 are accepted" in err
