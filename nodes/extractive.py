@@ -23,7 +23,8 @@ tools as an LLM would:
    their costs (:mod:`deepread.nodes.read_plan`), so a table is read whole or not at
    all — until the budget is spent;
 3. answer by quoting the shown paragraph closest to the question in meaning and those
-   sharing most of its words, each cited.
+   sharing most of its words, each cited — each quote one line, its own citation-like
+   markers escaped, so a document cannot plant a quote or a citation in the answer.
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 1; offered only ``read_section`` (Read-only mode) it reads
@@ -42,6 +43,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from deepread.corpus.framing import escape
 from deepread.corpus.models import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.observation import Observation, ShownParagraph
@@ -362,12 +364,20 @@ class ExtractiveChatModel(BaseChatModel):
         chosen = sorted(picked.values())
         parts = [NOTICE, ""]
         for coord in chosen:
-            text = plain(texts[coord])
-            if len(text) > self.quote_chars:
-                text = text[: self.quote_chars].rsplit(" ", 1)[0] + " …"
-            parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
+            parts.append(f"> {quote(texts[coord], self.quote_chars)} "
+                         f"[{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
+
+
+def quote(text: str, limit: int) -> str:
+    """A paragraph as the answer quotes it: its plain text on one line (a line of its own
+    cannot pose as another quote), cut to ``limit`` characters at a word, its citation-
+    like markers escaped — a paragraph holding "[2:1:0]" cites nothing (corpus/framing)."""
+    flat = " ".join(plain(text).split())
+    if len(flat) > limit:
+        flat = flat[:limit].rsplit(" ", 1)[0] + " …"
+    return escape(flat)
 
 
 def _closest(query: str, texts: dict[tuple[int, int, int], str]

@@ -22,6 +22,7 @@ from deepread.nodes.context import Context, IngestContext
 from deepread.nodes.ingest import check_root
 from deepread.nodes.observation import CLOSE, OPEN, format_paragraphs
 from deepread.prompts import load
+from deepread.stores.hygiene import brief
 from deepread.stores.location import check_collection_name
 from deepread.stores.records import Paragraph
 
@@ -188,7 +189,7 @@ def test_an_invalid_collection_name_is_a_value_error_saying_what_is_allowed(name
     with pytest.raises(ValueError) as caught:
         check_collection_name(name)
 
-    assert str(caught.value) == (f"invalid collection name {name!r}: use 1–64 letters, "
+    assert str(caught.value) == (f"invalid collection name {brief(name)}: use 1–64 letters, "
                                  "digits, '_' or '-', starting with a letter or digit")
 
 

@@ -252,3 +252,25 @@ def test_a_client_may_set_answer_type_check_as_the_deployment_table_says() -> No
     context = check_client_context(agent.Context, {"answer_type_check": False})
 
     assert context.answer_type_check is False
+
+
+@pytest.mark.parametrize("context", [
+    {"documents": list(range(100_000))},
+    {"documents": ["x"] * 100_000},
+    {"k": "9" * 100_000},
+    {f"unknown_{i}": 1 for i in range(10_000)},
+], ids=["many-ids", "many-bad-ids", "huge-string", "many-unknown-fields"])
+def test_a_refused_value_is_echoed_bounded(context: dict) -> None:
+    with pytest.raises(ContextError) as caught:
+        check_client_context(agent.Context, context)
+
+    assert len(str(caught.value)) < 1_000, str(caught.value)[:2000]
+
+
+def test_a_refused_collection_name_is_echoed_bounded() -> None:
+    from deepread.stores.location import check_collection_name
+
+    with pytest.raises(ValueError) as caught:
+        check_collection_name("a" * 1_000_000)
+
+    assert len(str(caught.value)) < 300 and "(1000000 characters)" in str(caught.value)
