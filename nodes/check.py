@@ -29,7 +29,7 @@ from deepread.nodes.extractive import ExtractiveChatModel
 from deepread.nodes.prompt import NOTICE_KEY
 from deepread.nodes.query import asked
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, final_answer, turn_messages
+from deepread.nodes.state import AgentState, final_answer, turn_messages, view
 from deepread.nodes.sufficiency import (
     EXTRA_READ_BUDGET,
     Verdict,
@@ -138,7 +138,7 @@ def make_check(resources: Resources, can_read: bool = True):
         answer = message_text(last)
         if not answer.strip() or abstains(answer):
             return {"sufficiency": "unchecked"}
-        regions = state.get("read_regions") or {}
+        regions = view(state.get("read_regions"), state.get("scope") or "")
         kept = read_citations(answer, regions)
         if not kept:
             return {"sufficiency": "uncited"}
@@ -169,7 +169,7 @@ def make_check(resources: Resources, can_read: bool = True):
         if asked is None or last is None:
             return {"sufficiency": "unchecked"}  # the second answer failed: keep the first
         first = final_answer(turn[:asked])
-        regions = state.get("read_regions") or {}
+        regions = view(state.get("read_regions"), state.get("scope") or "")
         index, model = resources.index(context), resources.model(context)
         answer = message_text(last)
         kept = read_citations(answer, regions)

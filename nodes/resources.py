@@ -22,6 +22,7 @@ from deepread.corpus.index import Index
 from deepread.corpus.models import chat_model
 from deepread.nodes.context import ContextError
 from deepread.nodes.extractive import ExtractiveChatModel
+from deepread.nodes.state import index_scope, region_scope
 from deepread.settings import current as current_settings
 from deepread.stores.backend import StoreError
 from deepread.stores.location import check_collection_name, list_collections
@@ -84,6 +85,13 @@ class Resources:
             return self._index
         store = context.store or current_settings().store
         return shared_index(store, context.collection, create=self._create)
+
+    def scope(self, context) -> str:
+        """Which collection ``context`` reads, as read-region memory names it
+        (:func:`~deepread.nodes.state.region_scope`), without opening it."""
+        if self._index is not None:
+            return index_scope(self._index)
+        return region_scope(context.store or current_settings().store, context.collection)
 
     def model(self, context) -> BaseChatModel:
         if self._model is not None:

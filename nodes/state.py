@@ -1,12 +1,16 @@
 """State of the DeepRead agent graph, kept JSON-friendly for checkpointers and servers.
 
 Per thread, persisted across turns: the messages, the read-region memory (what the model
-has already been shown, per ``(doc_id, sec_id)`` as merged inclusive intervals). Per turn
-(reset by the ``toc`` node): the TOC injected, rounds used, and the outputs.
+has already been shown, per collection and ``(doc_id, sec_id)`` as merged inclusive
+intervals: keys ``scope/doc:sec``, see :func:`region_scope`). Per turn (reset by the
+``toc`` node): the collection read (``scope``), the TOC injected, rounds used, and the
+outputs.
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
@@ -16,12 +20,55 @@ from typing_extensions import TypedDict  # the server's JSON schemas need it on 
 
 from deepread.nodes.context import MAX_TOOL_CALLS
 from deepread.settings import current as current_settings
+from deepread.stores.location import is_url
 
 Regions = dict[str, list[list[int]]]  # "doc_id:sec_id" -> [[start, end], ...] sorted, merged
 
 
-def region_key(doc_id: int, sec_id: int) -> str:
+def section_key(doc_id: int, sec_id: int) -> str:
+    """The key of a section in a view of one collection's memory (:func:`view`)."""
     return f"{doc_id}:{sec_id}"
+
+
+def region_scope(store: str, collection: str) -> str:
+    """Which collection read-region memory is about: ``collection@<store digest>``.
+
+    Coordinates are only unique within a collection — ``[1:1:0]`` of collection ``a`` and
+    of ``b`` are different paragraphs, as are those of two stores' ``docs`` — so a thread
+    that reads several keeps one memory per scope. The store is a digest (a location may
+    be a URL with secrets; the state is shown to clients), of the resolved directory or
+    the URL as given.
+    """
+    where = store if is_url(store) else str(Path(store).expanduser().resolve())
+    return f"{collection}@{hashlib.sha256(where.encode('utf-8')).hexdigest()[:10]}"
+
+
+def index_scope(index: Any) -> str:
+    """:func:`region_scope` of an open ``Index`` (its store and collection name)."""
+    return region_scope(index.store, index.name)
+
+
+def region_key(doc_id: int, sec_id: int, scope: str) -> str:
+    """The key of a section in the thread's read-region memory: ``scope/doc:sec``."""
+    return f"{scope}/{section_key(doc_id, sec_id)}"
+
+
+def view(regions: Regions | None, scope: str) -> Regions:
+    """The memory of one collection, keyed ``doc:sec`` (what the nodes work with).
+
+    Keys of other scopes are left out, and so are the unscoped ``doc:sec`` keys that
+    threads written before memory was scoped hold: which collection they meant is not
+    known, so they count as not shown — such a paragraph is shown again when asked for,
+    and cited only once it is (never a pointer to another collection's text).
+    """
+    prefix = f"{scope}/"
+    return {k[len(prefix):]: [list(iv) for iv in v] for k, v in (regions or {}).items()
+            if k.startswith(prefix)}
+
+
+def scoped(regions: Regions, scope: str) -> Regions:
+    """A view's memory keyed for the thread's state (the inverse of :func:`view`)."""
+    return {f"{scope}/{k}": v for k, v in regions.items()}
 
 
 def merge_intervals(intervals: list[list[int]]) -> list[list[int]]:
@@ -65,20 +112,20 @@ def subtract_regions(regions: Regions, removed: Regions | None) -> Regions:
 
 
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
-    return any(a <= para_idx <= b for a, b in regions.get(region_key(doc_id, sec_id), []))
+    return any(a <= para_idx <= b for a, b in regions.get(section_key(doc_id, sec_id), []))
 
 
 def regions_of(coords: list[tuple[int, int, int]]) -> Regions:
     """The read regions covering ``coords``."""
     out: Regions = {}
     for doc_id, sec_id, para_idx in coords:
-        out.setdefault(region_key(doc_id, sec_id), []).append([para_idx, para_idx])
+        out.setdefault(section_key(doc_id, sec_id), []).append([para_idx, para_idx])
     return {k: merge_intervals(v) for k, v in out.items()}
 
 
 def coords_of(regions: Regions, docs: list[int] | None = None) -> set[tuple[int, int, int]]:
-    """The paragraph coordinates ``regions`` cover (the inverse of :func:`regions_of`),
-    only those of ``docs`` when given."""
+    """The paragraph coordinates ``regions`` (a :func:`view`) cover (the inverse of
+    :func:`regions_of`), only those of ``docs`` when given."""
     out: set[tuple[int, int, int]] = set()
     for key, spans in regions.items():
         doc_id, sec_id = map(int, key.split(":"))
@@ -192,7 +239,11 @@ class AgentState(InputState, OutputState, total=False):
     toc: str
     turn_start: int
     rounds: int
+    #: The thread's read-region memory, keys ``scope/doc:sec`` (:func:`region_key`).
     read_regions: Annotated[Regions, merge_regions]
+    #: The collection this turn reads (:func:`region_scope`), set by the ``toc`` node:
+    #: the part of ``read_regions`` the turn's nodes see (:func:`view`).
+    scope: str
     # Bounded interaction space (nodes/space.py): whether the TOC is bounded, the
     # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.
     bounded: bool

@@ -61,6 +61,7 @@ def make_toc(resources: Resources):
         # Per-turn fields start afresh; the thread's messages and read regions carry on.
         fresh: dict[str, Any] = {
             "messages": new, "question": question, "turn_start": turn_start, "rounds": 0,
+            "scope": resources.scope(context),
             "stop_reason": "", "error": None, "answer": "", "citations": [],
             "dropped_citations": 0, "tool_calls": [], "usage": {}, "sufficiency": "",
             "checks": 0, "retry_reason": "", "check_usage": {}}

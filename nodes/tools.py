@@ -38,7 +38,9 @@ from deepread.nodes.state import (
     merge_regions,
     pending_tool_calls,
     regions_of,
+    scoped,
     subtract_regions,
+    view,
 )
 from deepread.nodes.tool_call import Handler, Outcome, ToolEnv, render
 from deepread.nodes.tool_specs import (
@@ -99,12 +101,13 @@ def make_tools(resources: Resources):
         context = runtime.context or Context()
         write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
         offered = list(state.get("offered") or TOOL_NAMES)
-        # Paragraphs the model now sees only as evidence notes (nodes/notes.py) count as
-        # unread: re-reading them shows their text again.
-        regions: Regions = subtract_regions(dict(state.get("read_regions") or {}),
-                                            state.get("noted_regions"))
-        read_docs = list(dict.fromkeys(int(k.split(":")[0])
-                                       for k in (state.get("read_regions") or {})))
+        # The memory of the collection this turn reads (nodes/state.py: view). Paragraphs
+        # the model now sees only as evidence notes (nodes/notes.py) count as unread:
+        # re-reading them shows their text again.
+        scope = state.get("scope") or resources.scope(context)
+        memory = view(state.get("read_regions"), scope)
+        regions: Regions = subtract_regions(memory, state.get("noted_regions"))
+        read_docs = list(dict.fromkeys(int(k.split(":")[0]) for k in memory))
         shown: Regions = {}
         widened: list[int] = []
         answers: list[ToolMessage] = []
@@ -134,14 +137,15 @@ def make_tools(resources: Resources):
                     answers.append(error_message(later, "not run: an earlier call of this "
                                                         "round failed"))
                     report(write, later, answers[-1])
-                return {"messages": answers, "read_regions": shown, "stop_reason": "error",
+                return {"messages": answers, "read_regions": scoped(shown, scope),
+                        "stop_reason": "error",
                         "error": fault}
             else:
                 shown = merge_regions(shown, regions_of([p.coord for p in outcome.paragraphs]))
                 widened += outcome.widens
                 answers.append(answer)
             report(write, call, answers[-1])
-        update: dict[str, Any] = {"messages": answers, "read_regions": shown}
+        update: dict[str, Any] = {"messages": answers, "read_regions": scoped(shown, scope)}
         if state.get("bounded") and widened:
             update["space"] = widened
         return update

@@ -36,6 +36,7 @@ from deepread.evaluation.records import RecordWriter, read_records, trajectory_p
 from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
 from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
+from deepread.nodes.state import index_scope, view
 from deepread.stores.redaction import redact_url
 from deepread.stores.tokens import count_tokens
 
@@ -285,8 +286,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
                 "spend": spend,
             }
             if setup.dataset.scoped:
-                shown = pieces(shown_paragraphs(index, values.get("read_regions") or {}),
-                               resolver)
+                memory = view(values.get("read_regions"), index_scope(index))
+                shown = pieces(shown_paragraphs(index, memory), resolver)
             else:
                 shown = _pieces(setup, trace.shown)
             metrics |= _evidence(setup, q, trace.located, shown)
