@@ -185,6 +185,7 @@ def make_check(resources: Resources, can_read: bool = True):
         before = read_citations(message_text(first), regions) if first else []
         return abstain(index, model, kept or before)
 
+    @resources.leasing
     def check(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         checks = state.get("checks", 0)

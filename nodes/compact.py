@@ -37,6 +37,7 @@ from deepread.stores.backend import StoreError
 def make_compact(resources: Resources):
     """The ``compact`` node (see the module docstring)."""
 
+    @resources.leasing
     def compact_node(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         update: dict[str, Any] = {}

@@ -99,6 +99,7 @@ def _paths(state: IngestInput) -> list[str]:
 def make_ingest(resources: Resources, *, served: bool = False):
     """The node; ``served``: paths only under ``DEEPREAD_INGEST_ROOT``, none without it."""
 
+    @resources.leasing
     def ingest(state: IngestInput, runtime: Runtime[IngestContext]) -> IngestOutput:
         context = runtime.context or IngestContext()
         write = get_stream_writer()

@@ -28,6 +28,7 @@ __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 def make_toc(resources: Resources):
     """The ``toc`` node: start a turn and build the Directory Structure for the prompt."""
 
+    @resources.leasing
     def toc(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         messages = state.get("messages", [])

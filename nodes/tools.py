@@ -97,6 +97,7 @@ def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv,
 def make_tools(resources: Resources):
     """The ``tools`` node, answering the pending calls with :data:`HANDLERS`."""
 
+    @resources.leasing
     def tools(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)

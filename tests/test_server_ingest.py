@@ -16,6 +16,7 @@ from conftest import SHAPES_MD
 import deepread
 from deepread.graphs.ingest import build_ingest_graph
 from deepread.nodes import resources
+from deepread.nodes.open_collections import OPEN
 
 
 def run(graph, payload: dict[str, Any], collection: str = "docs") -> dict[str, Any]:
@@ -29,14 +30,13 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     store = str(tmp_path / "store")
     monkeypatch.setenv("DEEPREAD_STORE", store)
     yield build_ingest_graph(served=True)
-    for key in [k for k in resources._OPEN if k[0] == store]:
-        resources._OPEN.pop(key).close()
+    OPEN.close(store)
 
 
 def texts_of(store: Path, collection: str = "docs") -> str:
-    idx = resources.shared_index(str(store), collection)
-    return " ".join(p.text for d in idx.documents()
-                    for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id))
+    with resources.shared_index(str(store), collection) as idx:
+        return " ".join(p.text for d in idx.documents()
+                        for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id))
 
 
 def test_a_served_graph_without_an_ingest_root_refuses_every_path_and_says_how_to_allow(
