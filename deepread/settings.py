@@ -24,6 +24,8 @@ without an import cycle: it is the package's configuration, not a layer.
 ``DEEPREAD_INGEST_MAX_*``  caps on documents sent as content (``FILE_BYTES``, ``FILES``)
 ``DEEPREAD_CHECKPOINTER``  where ``deepread ask`` keeps conversations (``postgres://…``)
 ``DEEPREAD_AUTH_TOKENS_FILE``  the users of the example auth (``deepread/user_auth.py``)
+``DEEPREAD_AUTH_MAX_COLLECTIONS``  collections one user of the example auth may have
+                           (default 20)
 ``DEEPREAD_MAX_MESSAGE_CHARS``  the longest message a thread accepts (default 1,000,000
                            characters; what a client writes into a thread's state)
 ``DEEPREAD_MAX_OPEN_COLLECTIONS``  collections a process keeps open at once (default 8;
@@ -75,6 +77,8 @@ class Settings:
     ingest_caps: Mapping[str, str] = field(default_factory=dict)
     checkpointer: str = ""
     auth_tokens_file: str | None = None
+    #: collections one user of the example auth may have (``DEEPREAD_AUTH_MAX_COLLECTIONS``)
+    auth_max_collections: int = 20
     #: raw ``DEEPREAD_<FIELD>`` values by lower-case field name (``"k"`` → ``"9"``)
     context_defaults: Mapping[str, str] = field(default_factory=dict)
     #: raw ``DEEPREAD_SERVE_<NAME>`` values by lower-case name (``"max_k"`` → ``"20"``)
@@ -114,6 +118,7 @@ class Settings:
                          if k.startswith(caps)},
             checkpointer=env.get("DEEPREAD_CHECKPOINTER", "").strip(),
             auth_tokens_file=env.get("DEEPREAD_AUTH_TOKENS_FILE") or None,
+            auth_max_collections=_whole(env, "DEEPREAD_AUTH_MAX_COLLECTIONS", 20),
             context_defaults={k[len(prefix):].lower(): v for k, v in env.items()
                               if k.startswith(prefix) and not k.startswith(serve)},
             serve={k[len(serve):].lower(): v for k, v in env.items() if k.startswith(serve)},
