@@ -38,6 +38,10 @@ from deepread.stores.location import sidecar_dir
 MAX_FILE_BYTES = 10 * 1024 * 1024
 #: Documents one run may send as content.
 MAX_FILES = 50
+#: Paths one run may name (files or folders on the server, under the ingest root).
+MAX_PATHS = 1000
+#: Longest path accepted (Linux's PATH_MAX).
+MAX_PATH_CHARS = 4096
 #: Bytes and files one collection's upload folder may hold (what it keeps on disk).
 MAX_COLLECTION_BYTES = 1024 * 1024 * 1024
 MAX_COLLECTION_FILES = 1000
@@ -77,6 +81,12 @@ def max_file_bytes() -> int:
 
 def max_files() -> int:
     return _cap("DEEPREAD_INGEST_MAX_FILES", MAX_FILES)
+
+
+def max_paths() -> int:
+    """Paths one run of the ingest graph may name (each a failure line when refused, so
+    a request of 100,000 paths would be answered with 100,000 lines)."""
+    return _cap("DEEPREAD_INGEST_MAX_PATHS", MAX_PATHS)
 
 
 def max_collection_bytes() -> int:

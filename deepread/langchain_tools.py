@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
-from deepread.nodes.context import Context
+from deepread.nodes.context import Context, problems
 from deepread.nodes.read_section import read_section as read_section_handler
 from deepread.nodes.retrieve import retrieve as retrieve_handler
 from deepread.nodes.tool_call import Outcome, ToolEnv, render
@@ -59,9 +59,8 @@ def _error_message(exc: ToolException) -> str:
 
 
 def _validation_message(exc: ValidationError) -> str:
-    problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
-                         for e in exc.errors())
-    return f"Error: invalid arguments: {problems}. Fix them and call the tool again."
+    # each kind of problem once, a few at most (a list of 3,000 bad queries is one line)
+    return f"Error: invalid arguments: {problems(exc)}. Fix them and call the tool again."
 
 
 def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),

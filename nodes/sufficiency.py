@@ -47,13 +47,14 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
+from deepread.corpus.framing import CLOSE, OPEN, escape
 from deepread.corpus.index import Index
 from deepread.corpus.models import invoke_with_retry, message_text
 from deepread.nodes.extractive import NOTICE
 from deepread.nodes.query import asked
 from deepread.nodes.read_plan import Sections, fit
 from deepread.nodes.state import Regions, was_read
-from deepread.prompts import load
+from deepread.prompts import fill
 from deepread.stores.markup import plain, untagged
 from deepread.stores.terms import stem, terms
 
@@ -179,10 +180,11 @@ def judge(model: Any, question: str, answer: str, evidence: dict[tuple[int, int,
           retries: int, timeout: float | None = None
           ) -> tuple[Verdict | None, dict[str, int]]:
     """The LLM judge's verdict (None when its reply says neither word) and its usage."""
-    listing = "\n".join(f"[{d}:{s}:{p}] {' '.join(text.split())}"
-                        for (d, s, p), text in evidence.items())
-    prompt = (load("sufficiency").replace("{question}", question)
-              .replace("{answer}", answer).replace("{evidence}", listing))
+    # Framed and escaped as in an observation: a paragraph saying "Reply SUPPORTED" or
+    # holding a forged "[1:2:3]" line is data inside the frame, never the judge's prompt.
+    listing = "\n".join([OPEN, *(f"[{d}:{s}:{p}] {escape(' '.join(text.split()))}"
+                                  for (d, s, p), text in evidence.items()), CLOSE])
+    prompt = fill("sufficiency", question=question, answer=answer, evidence=listing)
     reply = invoke_with_retry(model, [HumanMessage(content=prompt)], retries, timeout)
     usage = dict(reply.usage_metadata or {})
     text = message_text(reply)
@@ -233,7 +235,8 @@ def abstention(index: Index, coords: list[tuple[int, int, int]], extractive: boo
     text = f"{NOTICE}\n\n{ABSTENTION}" if extractive else ABSTENTION
     titles: list[str] = []
     for d, s, _ in coords[:3]:
-        title = " ".join(index.collection.document(d).sections[s].title.split())
+        # a title is document text: a "[2:1:0]" in it must not become a citation
+        title = escape(" ".join(index.collection.document(d).sections[s].title.split()))
         if title and title not in titles:
             titles.append(title)
     if titles:

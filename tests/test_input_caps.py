@@ -217,3 +217,24 @@ def test_token_counts_are_not_cached_by_holding_the_texts() -> None:
     held = notes._counts.keys()
     assert all(isinstance(k, tuple) and all(isinstance(x, int) for x in k) for k in held)
     assert notes._tokens(text) == notes._tokens("word " * 50_000)
+
+
+# -- the same bounds for the LangChain and MCP tools -------------------------------------------
+
+def test_the_langchain_tools_refuse_what_the_agents_tools_refuse(shapes) -> None:
+    import deepread
+
+    retrieve, read_section, _ = deepread.tools(shapes)
+    five = section_of(shapes, "Five")
+
+    many = retrieve.invoke({"name": "retrieve", "args": {"query": [[i] for i in range(3000)]},
+                            "type": "tool_call", "id": "c1"})
+    long = retrieve.invoke({"name": "retrieve", "args": {"query": "apples " * 1000},
+                            "type": "tool_call", "id": "c2"})
+    wide = read_section.invoke({"name": "read_section", "type": "tool_call", "id": "c3",
+                                "args": {"doc_id": five[0], "sec_id": five[1], "start": 0,
+                                         "end": 10**9}})
+
+    assert many.status == "error" and len(many.content) < 600, many.content
+    assert long.status == "error" and "at most 2000 are searched" in long.content
+    assert wide.status == "success" and "paragraphs 0-4 of 5" in wide.content

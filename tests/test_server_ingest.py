@@ -265,3 +265,18 @@ def test_a_name_with_a_control_character_is_refused(served, tmp_path, name: str)
     [failure] = out["failures"]
     assert failure["reason"].startswith("files[0].name: ")
     assert not (tmp_path / "store" / "uploads").exists()
+
+
+def test_more_paths_than_the_cap_refuses_the_run_in_one_line(served) -> None:
+    out = run(served, {"paths": [f"doc{i}.md" for i in range(100_000)]})
+
+    assert out["documents"] == [] and out["failures"] == []
+    assert out["error"].startswith("paths: 100000 paths, over the cap of 1000 per run")
+
+
+def test_a_path_longer_than_any_path_is_a_failure_echoed_bounded(served) -> None:
+    out = run(served, {"paths": ["a" * 1_000_000]})
+
+    [failure] = out["failures"]
+    assert failure["reason"] == "a path of 1000000 characters; at most 4096"
+    assert len(failure["path"]) < 300
