@@ -25,6 +25,7 @@ import base64
 import binascii
 import os
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
 from deepread.settings import current as current_settings
+from deepread.stores.hygiene import brief
 from deepread.stores.location import sidecar_dir
 
 #: Bytes one document sent as content may have (after base64 decoding).
@@ -46,6 +48,10 @@ MAX_PATH_CHARS = 4096
 MAX_COLLECTION_BYTES = 1024 * 1024 * 1024
 MAX_COLLECTION_FILES = 1000
 MAX_NAME = 200
+#: Unicode categories a file name may not hold: controls (line breaks, NUL, escape),
+#: format characters (bidi overrides, zero-width), surrogates (no file system takes one),
+#: private-use and unassigned code points, line and paragraph separators.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 #: Prefixes of the folder's own hidden files: a document being written, a replaced one.
 _PARTIAL, _PREVIOUS = ".upload-", ".previous-"
 
@@ -108,10 +114,11 @@ def _check_name(name: Any) -> str:
     if len(name) > MAX_NAME:
         raise ValueError(f"name: at most {MAX_NAME} characters")
     if name != Path(name).name or "\\" in name or name in (".", ".."):
-        raise ValueError(f"name: {name!r} must be a bare file name, without folders")
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
-        raise ValueError(f"name: {name!r} must not hold control characters (a line break, "
-                         "NUL, escape…)")
+        raise ValueError(f"name: {brief(name)} must be a bare file name, without folders")
+    if any(unicodedata.category(c) in _INVISIBLE for c in name):
+        raise ValueError(f"name: {brief(name)} must not hold control or invisible "
+                         "characters (a line break, NUL, escape, a bidi override, a lone "
+                         "surrogate…)")
     if name.startswith("."):
         raise ValueError(f"name: {name!r} must not start with '.'")
     if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:

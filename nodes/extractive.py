@@ -34,7 +34,6 @@ the TOC section whose title best matches the question.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -53,6 +52,7 @@ from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.statements import disclosure_sections, statement_sections
 from deepread.nodes.tool_specs import READ_SECTION, RETRIEVE, read_window
 from deepread.stores.embeddings import local_embeddings
+from deepread.stores.lru import Lru
 from deepread.stores.markup import plain
 from deepread.stores.terms import terms
 from deepread.stores.tokens import count_tokens
@@ -390,11 +390,18 @@ def _closest(query: str, texts: dict[tuple[int, int, int], str]
     return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
-@lru_cache(maxsize=64)
+#: TOCs' title vectors, kept for at most this many titles in all (~77 MB of vectors):
+#: a server reading many collections of long documents must not keep every TOC's.
+_TITLES_KEPT = 50_000
+_title_memo: Lru[tuple[int, int], np.ndarray] = Lru(_TITLES_KEPT, weight=len)
+
+
 def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
-    the rounds and questions that show the same TOC."""
-    return local_embeddings().embed_array(list(titles))
+    the rounds and questions that show the same TOC (keyed by a hash of the titles,
+    which are not held)."""
+    return _title_memo.get_or_make((len(titles), hash(titles)),
+                                   lambda: local_embeddings().embed_array(list(titles)))
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:

@@ -3,8 +3,9 @@ process-wide memos of the nodes (token counts, document vocabularies, title vect
 
 A memo in a long-lived server process that is keyed by what clients send or documents
 hold must not grow with them; an ``Lru`` forgets the entry used least recently once it
-holds ``size`` of them. (It is never keyed by large texts themselves: a key is held as
-long as its entry, so callers key by a digest.)
+holds ``size`` of them (or entries weighing ``size`` in all: the titles of TOCs). It is
+never keyed by large texts themselves — a key is held as long as its entry — so callers
+key by a digest.
 """
 
 from __future__ import annotations
@@ -19,23 +20,35 @@ V = TypeVar("V")
 
 
 class Lru(Generic[K, V]):
-    """``get_or_make(key, make)``: the kept value, else ``make()`` kept and returned."""
+    """``get_or_make(key, make)``: the kept value, else ``make()`` kept and returned.
 
-    def __init__(self, size: int) -> None:
+    ``size`` bounds the sum of the entries' ``weight`` (default 1 each: their number);
+    a value heavier than ``size`` alone is returned but not kept.
+    """
+
+    def __init__(self, size: int, weight: Callable[[V], int] | None = None) -> None:
         self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
+        self._weight = weight or (lambda _value: 1)
+        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._total = 0
         self._lock = threading.Lock()
 
     def get_or_make(self, key: K, make: Callable[[], V]) -> V:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                return self._items[key]
+                return self._items[key][0]
         value = make()  # outside the lock: making may be slow, and a race only repeats it
+        weight = self._weight(value)
+        if weight > self.size:
+            return value
         with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            if key in self._items:
+                self._total -= self._items.pop(key)[1]
+            self._items[key] = (value, weight)
+            self._total += weight
+            while self._total > self.size:
+                self._total -= self._items.popitem(last=False)[1][1]
         return value
 
     def keys(self) -> list[K]:

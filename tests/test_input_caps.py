@@ -238,3 +238,13 @@ def test_the_langchain_tools_refuse_what_the_agents_tools_refuse(shapes) -> None
     assert many.status == "error" and len(many.content) < 600, many.content
     assert long.status == "error" and "at most 2000 are searched" in long.content
     assert wide.status == "success" and "paragraphs 0-4 of 5" in wide.content
+
+
+def test_a_weighted_memo_keeps_at_most_its_weight_and_never_an_oversized_value() -> None:
+    from deepread.stores.lru import Lru
+
+    memo: Lru[str, list[int]] = Lru(10, weight=len)
+    for name, size in [("a", 4), ("b", 4), ("c", 4), ("huge", 11)]:
+        memo.get_or_make(name, lambda size=size: [0] * size)
+
+    assert memo.keys() == ["b", "c"]

@@ -258,7 +258,8 @@ def test_a_collections_upload_file_quota_counts_the_documents_it_holds(
         failure["reason"]
 
 
-@pytest.mark.parametrize("name", ["a\nb.md", "notes.md\n", "bell\x07.md", "csi\x9b.md"])
+@pytest.mark.parametrize("name", ["a\nb.md", "notes.md\n", "bell\x07.md", "csi\x9b.md",
+                                  "fdp.\u202egnp.md", "a\ud800.md", "para\u2029b.md"])
 def test_a_name_with_a_control_character_is_refused(served, tmp_path, name: str) -> None:
     out = run(served, {"files": [{"name": name, "text": "# T\n\nText.\n"}]})
 
