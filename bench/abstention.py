@@ -6,14 +6,14 @@ rebuilds what each question was shown from the coordinates of every observation 
 computes, per question:
 
 - ``support``: the best local-MiniLM cosine between what the question asks
-  (:func:`~deepread.nodes.query.asked`) and a shown paragraph — what the check compares
+  (:func:`~deepread.nodes.offline.query.asked`) and a shown paragraph — what the check compares
   with ``support_threshold``, since the extractive answer always quotes the shown
-  paragraph closest in meaning (:mod:`deepread.nodes.extractive`);
+  paragraph closest in meaning (:mod:`deepread.nodes.offline.model`);
 - ``unused``: the question's specific words the document never uses
-  (:mod:`deepread.nodes.unused_terms`) — with any, the check wants
+  (:mod:`deepread.nodes.sufficiency.unused_terms`) — with any, the check wants
   ``unused_term_support`` instead;
 - ``answer_type``: the kind of fact the question asks for that the cited paragraphs (and
-  their section titles) do not hold (:mod:`deepread.nodes.answer_type`), or None — with
+  their section titles) do not hold (:mod:`deepread.nodes.sufficiency.answer_type`), or None — with
   one, the check (``answer_type_check``) counts the answer unsupported. The cited
   paragraphs are the run's citations; an abstained run has none, and stands in the three
   shown paragraphs closest to the question (the extractive answer quotes the closest
@@ -57,11 +57,11 @@ from _common import machine, machine_line, table, write_json
 
 from deepread.corpus.index import Index
 from deepread.evaluation.records import read_records, trajectory_path
-from deepread.nodes.answer_type import missing
 from deepread.nodes.context import Context
-from deepread.nodes.query import asked
-from deepread.nodes.sufficiency import content_words
-from deepread.nodes.unused_terms import document_words, unused_terms
+from deepread.nodes.offline.query import asked
+from deepread.nodes.sufficiency.answer_type import missing
+from deepread.nodes.sufficiency.support import content_words
+from deepread.nodes.sufficiency.unused_terms import document_words, unused_terms
 from deepread.stores.embeddings import local_embeddings
 
 _COORD = re.compile(r"^(\d+):(\d+):(\d+)(?:-(\d+))?$")
@@ -109,7 +109,7 @@ def weighted(wanted: set[str], have: set[str], weight) -> float:
 class Vectors:
     """Paragraph vectors, each computed once per run (the questions about one document
     are shown mostly the same paragraphs): by the local MiniLM model, as the check
-    (:func:`~deepread.nodes.sufficiency.dense_support`), and by the collection's own."""
+    (:func:`~deepread.nodes.sufficiency.support.dense_support`), and by the collection's own."""
 
     def __init__(self, index: Index) -> None:
         self.index = index

@@ -33,12 +33,12 @@ from _runs import run_parser, run_records
 from deepread.corpus.framing import CLOSE, OPEN
 from deepread.corpus.index import Index
 from deepread.nodes.context import Context
-from deepread.nodes.observation import POINTER
 from deepread.nodes.state import merge_regions, regions_of
-from deepread.nodes.tool_call import ToolEnv
-from deepread.nodes.tool_specs import parse_args
-from deepread.nodes.tools import HANDLERS, shown_to_model
-from deepread.stores.tokens import count_tokens
+from deepread.nodes.tools.contract import ToolEnv
+from deepread.nodes.tools.executor import HANDLERS, shown_to_model
+from deepread.nodes.tools.observation import POINTER
+from deepread.nodes.tools.specs import parse_args
+from deepread.text.tokens import count_tokens
 
 KINDS = ("text", "coordinates", "page markers", "header: retrieve", "header: read_section",
          "header: other", "section lines", "pointer lines", "tags and line breaks")

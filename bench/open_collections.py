@@ -60,7 +60,7 @@ def server_pid(port: int) -> int:
 
 def run(cap: int, n: int, every: int) -> dict:
     from langgraph_sdk import get_sync_client
-    from langgraph_server import langgraph_dev
+    from support.langgraph_server import langgraph_dev
 
     with tempfile.TemporaryDirectory() as tmp, langgraph_dev(
             Path(tmp), env={"DEEPREAD_MAX_OPEN_COLLECTIONS": str(cap)}) as url:

@@ -35,9 +35,9 @@ from read_value import shown_coords
 
 from deepread.corpus.index import Index
 from deepread.evaluation.shingles import is_read, shown_text
-from deepread.stores.markup import plain
-from deepread.stores.terms import content_words, stem, terms
-from deepread.stores.tokens import count_tokens
+from deepread.text.markup import plain
+from deepread.text.terms import content_words, stem, terms
+from deepread.text.tokens import count_tokens
 
 Coord = tuple[int, int, int]
 DEPTHS = (5, 10, 15, 20, 30)

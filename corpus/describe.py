@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from deepread.corpus.models import message_text
 from deepread.corpus.vision import model_name
+from deepread.models.chat import message_text
 from deepread.prompts import load
 from deepread.stores.cache import ModelCache, sha256
 from deepread.stores.records import Paragraph, Section
 from deepread.stores.search_text import plain_table
-from deepread.stores.tokens import count_tokens
+from deepread.text.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from deepread.corpus.parsing.structure import build_structure
 from deepread.corpus.vision import describe_figures, resolve_model
 from deepread.stores.cache import ModelCache
 from deepread.stores.location import sidecar_dir
-from deepread.stores.tokens import count_tokens_batch
+from deepread.text.tokens import count_tokens_batch
 
 ModelLike = BaseChatModel | str | None
 

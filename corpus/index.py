@@ -22,15 +22,15 @@ from deepread.corpus.describe import DescribeBudget
 from deepread.corpus.enrich import IngestModels, ModelLike
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.ingest import IngestError, IngestResult, Progress, ingest_files
-from deepread.settings import current as current_settings
+from deepread.environment.settings import current as current_settings
 from deepread.stores.backend import RetrievalMode, StoreError, UsageError
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import embeddings_id, resolve_embeddings
-from deepread.stores.hygiene import clean_query
 from deepread.stores.location import open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
 from deepread.stores.rerank import Reranker, resolve_reranker
+from deepread.text.hygiene import clean_query
 
 if TYPE_CHECKING:
     from deepread.corpus.retriever import DeepReadRetriever
@@ -164,7 +164,7 @@ class Index:
         coordinates never returned as hits (paragraphs already shown): the hits are the
         best ``k`` of the rest, the next results page."""
         # Lone surrogates and NULs (a tool call's JSON can carry them) never reach the
-        # tokenizers or the engine (stores/hygiene.py).
+        # tokenizers or the engine (text/hygiene.py).
         if isinstance(query, str):
             query = clean_query(query)
         elif isinstance(query, Sequence):

@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from deepread.stores.markup import untagged
 from deepread.stores.records import Document, Paragraph
+from deepread.text.markup import untagged
 
 _NUM = r"\d{1,3}(?:\.\d{1,3})*"
 _SECTION = re.compile(rf"(?:\b(?:sections?|sect?\.)\s*|§§?\s*)({_NUM})\b(?!\.\d)",

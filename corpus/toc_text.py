@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from deepread.corpus.framing import escape
 from deepread.stores.records import Document, Section
-from deepread.stores.tokens import count_tokens
+from deepread.text.tokens import count_tokens
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,9 +32,9 @@ from typing import Any
 
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
-from deepread.settings import current as current_settings
-from deepread.stores.hygiene import brief
+from deepread.environment.settings import current as current_settings
 from deepread.stores.location import sidecar_dir
+from deepread.text.hygiene import brief
 
 #: Bytes one document sent as content may have (after base64 decoding).
 MAX_FILE_BYTES = 10 * 1024 * 1024

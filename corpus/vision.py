@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from deepread.corpus.models import message_text
+from deepread.models.chat import message_text
 from deepread.prompts import load
 from deepread.stores.cache import ModelCache, sha256
 from deepread.stores.records import Paragraph
@@ -53,7 +53,7 @@ def resolve_model(model: BaseChatModel | str | None) -> BaseChatModel | None:
     if model is None or model == "":
         return None
     if isinstance(model, str):
-        from deepread.corpus.models import chat_model
+        from deepread.models.chat import chat_model
 
         return chat_model(model)
     return model
@@ -101,7 +101,7 @@ def pdf_page_images(pdf: Path, pages: Iterable[int], out_dir: Path) -> dict[int,
     # Loaded here, not at import: an ingest without PDFs or without a vision model skips it.
     import pypdfium2
 
-    from deepread.corpus.parsing.pdf_lines import PDFIUM_LOCK
+    from deepread.corpus.parsing.pdf.lines import PDFIUM_LOCK
 
     found: dict[int, str] = {}
     with PDFIUM_LOCK:  # PDFium is not thread-safe; ingest parses in a background thread

@@ -2,7 +2,7 @@
 
 The public face: :class:`Index` for ingesting and reading a collection, and the records
 it returns; :func:`build_graph` for the DeepRead agent (a compiled LangGraph graph);
-:class:`Context` for how one run is configured; :mod:`deepread.settings` for what the
+:class:`Context` for how one run is configured; :mod:`deepread.environment.settings` for what the
 environment says; :func:`tools` and ``Index.as_retriever()`` to plug a collection into
 other LangChain agents.
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from deepread.settings import current as current_settings
-from deepread.stores.redaction import redact, redact_url
+from deepread.environment.settings import current as current_settings
+from deepread.text.redaction import redact, redact_url
 
 ENV = "DEEPREAD_CHECKPOINTER"
 POSTGRES_SCHEMES = ("postgres://", "postgresql://")
@@ -77,5 +77,5 @@ def _postgres(url: str) -> Iterator[BaseCheckpointSaver]:
 
 
 def _redact(url: str) -> str:
-    """``url`` without its secrets, for messages (:mod:`deepread.stores.redaction`)."""
+    """``url`` without its secrets, for messages (:mod:`deepread.text.redaction`)."""
     return redact_url(url, current_settings().secrets)

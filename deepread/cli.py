@@ -10,7 +10,7 @@ Output hygiene: every line meant for people goes through
 :func:`deepread.terminal.say` (controls and bidi overrides in document text, file names
 and answers shown as escapes), every ``--json`` document through
 :func:`deepread.json_output.to_json`. Input hygiene: arguments that are not valid
-UTF-8 are decoded from their bytes (:func:`deepread.stores.hygiene.decode_argument`).
+UTF-8 are decoded from their bytes (:func:`deepread.text.hygiene.decode_argument`).
 """
 
 from __future__ import annotations
@@ -54,15 +54,15 @@ def _fail(message: object) -> None:
 
 
 def _store(args: argparse.Namespace) -> str:
-    """``--store``, else what the environment names (:mod:`deepread.settings`)."""
-    from deepread.settings import current
+    """``--store``, else what the environment names (:mod:`deepread.environment.settings`)."""
+    from deepread.environment.settings import current
 
     return args.store if args.store is not None else current().store
 
 
 def _default_model(name: str) -> str | None:
     """``DEEPREAD_<NAME>`` as a flag's default (None when unset)."""
-    from deepread.settings import current
+    from deepread.environment.settings import current
 
     return current().context_defaults.get(name) or None
 
@@ -115,7 +115,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             say(f"{event:>7} {path}", err=True)
 
     from deepread.corpus.describe import DescribeBudget
-    from deepread.corpus.models import ModelConfigError
+    from deepread.models.chat import ModelConfigError
 
     try:
         result = idx.ingest_report(
@@ -226,7 +226,7 @@ def _clip(text: str, limit: int = 160) -> str:
 
 def _one_line(update: dict[str, Any]) -> list[str]:
     """Human lines for one streamed graph update (any node's)."""
-    from deepread.nodes.observation import Observation
+    from deepread.nodes.tools.observation import Observation
 
     lines = []
     for msg in update.get("messages") or []:
@@ -261,8 +261,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from deepread.graphs.agent import build_graph
     from deepread.nodes.context import Context
     from deepread.stores.backend import UsageError
-    from deepread.stores.hygiene import clean_query
     from deepread.stores.location import sidecar_dir
+    from deepread.text.hygiene import clean_query
 
     if not clean_query(args.question).strip():
         raise UsageError("the question is empty")
@@ -329,9 +329,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from deepread.corpus.ingest import IngestError
-    from deepread.corpus.models import ModelConfigError
     from deepread.evaluation.dataset import DatasetError
     from deepread.evaluation.runner import EvalConfig, EvalError, run_eval
+    from deepread.models.chat import ModelConfigError
 
     try:
         collection = args.collection or _eval_collection(Path(args.dataset), args.format)
@@ -382,8 +382,8 @@ def _eval_collection(dataset: Path, format: str | None) -> str:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    from deepread.corpus.models import ModelConfigError, chat_model
     from deepread.evaluation.synth import synthesize
+    from deepread.models.chat import ModelConfigError, chat_model
     from deepread.stores.backend import UsageError
 
     name = args.model or _default_model("model") or ""
@@ -574,7 +574,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _clean_arguments(args: argparse.Namespace) -> None:
     """Decode arguments that were not valid UTF-8; file names keep their bytes."""
-    from deepread.stores.hygiene import decode_argument
+    from deepread.text.hygiene import decode_argument
 
     for name, value in vars(args).items():
         if name in PATH_ARGUMENTS:
@@ -633,10 +633,10 @@ def _run(args: argparse.Namespace) -> int:
     import sqlite3
 
     from deepread.checkpointers import CheckpointerError
-    from deepread.corpus.models import ModelConfigError
     from deepread.corpus.parsing import ParseError
+    from deepread.environment.settings import SettingsError
+    from deepread.models.chat import ModelConfigError
     from deepread.nodes.context import ContextError
-    from deepread.settings import SettingsError
     from deepread.stores.backend import CoordinateError, StoreError, UsageError
     from deepread.stores.location import check_store_directory, is_url
 

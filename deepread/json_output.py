@@ -58,7 +58,7 @@ def plain(value: Any) -> Any:
 
 def _message(message: Any) -> dict[str, Any]:
     """A chat message as its role, text and, where present, tool calls and results."""
-    from deepread.corpus.models import message_text
+    from deepread.models.chat import message_text
 
     out: dict[str, Any] = {"type": message.type, "content": message_text(message)}
     for name in ("name", "tool_call_id", "status"):

@@ -4,13 +4,13 @@
 tool-calling agent that is not deepread's own graph — LangGraph's prebuilt
 ``create_react_agent``, a LangChain agent, a hand-written ``ToolNode`` loop. The
 arguments, descriptions and the way paragraphs are shown (``[doc_id:sec_id:para_idx]``
-coordinates, document text framed as data) are the agent graph's own (nodes/tool_specs.py,
-prompts/, nodes/observation.py), so a model prompted for deepread behaves the same here.
+coordinates, document text framed as data) are the agent graph's own (nodes/tools/specs.py,
+prompts/, nodes/tools/observation.py), so a model prompted for deepread behaves the same here.
 
 A call that cannot run — wrongly typed arguments, an unknown document or section, a
 store failure — comes back as a tool error (``ToolMessage`` with ``status="error"``)
 whose text says what to do; it never raises into the agent loop. Each result also
-carries the agent's :class:`~deepread.nodes.observation.Observation` as its artifact.
+carries the agent's :class:`~deepread.nodes.tools.observation.Observation` as its artifact.
 
 These tools keep no read-region memory (they are stateless): a paragraph read twice is
 shown twice. Use :func:`deepread.build_graph` for the full agent with that memory.
@@ -27,10 +27,10 @@ from pydantic import BaseModel, Field, ValidationError
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.nodes.context import Context, problems
-from deepread.nodes.read_section import read_section as read_section_handler
-from deepread.nodes.retrieve import retrieve as retrieve_handler
-from deepread.nodes.tool_call import Outcome, ToolEnv, render
-from deepread.nodes.tool_specs import (
+from deepread.nodes.tools.contract import Outcome, ToolEnv, render
+from deepread.nodes.tools.read_section import read_section as read_section_handler
+from deepread.nodes.tools.retrieve import retrieve as retrieve_handler
+from deepread.nodes.tools.specs import (
     ReadSectionArgs,
     RetrieveArgs,
     SearchArgs,
@@ -96,7 +96,7 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
                 raise ToolException(f"the document store failed: {exc}") from None
         return run
 
-    # The agent graph's own handlers (nodes/retrieve.py, nodes/read_section.py), under a
+    # The agent graph's own handlers (nodes/tools/retrieve.py, nodes/tools/read_section.py), under a
     # context holding these tools' k, window and scope: the same hits, ranges, headers
     # and scope errors as inside deepread's graph. A caller who names k gets k hits: the
     # graph's fill-up of short pages (Context.page_tokens) is its own default.

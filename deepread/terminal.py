@@ -27,7 +27,7 @@ UNSAFE = frozenset(_CONTROLS + _BIDI)
 _TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in sorted(UNSAFE)}
 _TABLE |= {c: f"\\u{c:04x}" for c in range(0xD800, 0xE000)}  # lone surrogates
 # ... but a byte of a non-UTF-8 file name (U+DC80-DCFF under surrogateescape) is shown as
-# the byte it was, as the store shows it (``caf\\xe9.txt``, see stores.hygiene.storable).
+# the byte it was, as the store shows it (``caf\\xe9.txt``, see text.hygiene.storable).
 _TABLE |= {c: f"\\x{c - 0xDC00:02x}" for c in range(0xDC80, 0xDD00)}
 
 

@@ -46,10 +46,10 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from deepread.settings import current as current_settings
+from deepread.environment.settings import current as current_settings
 from deepread.stores.backend import StoreError
-from deepread.stores.hygiene import brief
 from deepread.stores.location import list_collections
+from deepread.text.hygiene import brief
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
 MAX_COLLECTIONS_ENV = "DEEPREAD_AUTH_MAX_COLLECTIONS"

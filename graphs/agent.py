@@ -43,8 +43,8 @@ from deepread.nodes.policy import make_policy
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, InputState, OutputState, pending_tool_calls
 from deepread.nodes.toc import make_toc
-from deepread.nodes.tool_specs import READ_SECTION, TOOL_NAMES
-from deepread.nodes.tools import make_tools
+from deepread.nodes.tools.executor import make_tools
+from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES
 
 #: LangGraph's step limit, a backstop only: ``max_rounds`` bounds the loop (a round is
 #: compact, policy and tools — three steps), so this leaves room for ~300 rounds.

@@ -40,10 +40,10 @@ from typing import TYPE_CHECKING, Any
 # to tell a ServerRuntime parameter from a config one, and an unresolvable hint hides both.
 from langgraph.graph.state import CompiledStateGraph
 
+from deepread.environment.settings import Settings, SettingsError
+from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import Context, ContextError, IngestContext
-from deepread.settings import Settings, SettingsError
-from deepread.settings import current as current_settings
-from deepread.stores.hygiene import brief
+from deepread.text.hygiene import brief
 
 if TYPE_CHECKING:  # resolved by the server from its own namespace; an extra, not a dependency
     from langgraph_sdk.runtime import ServerRuntime

@@ -1,12 +1,11 @@
-"""The agent's and the ingest graph's nodes, and what only the agent uses.
+"""The graphs' nodes, and what only they use.
 
-Nodes (one module each): ``toc``, ``compact``, ``policy``, ``tools``, ``check``,
-``finalize`` (the agent, :mod:`deepread.graphs.agent`) and ``ingest``. Agent support,
-which nodes import and which imports no node: the state and context, the tool specs
-and the handler contract (``tool_specs``, ``tool_call``), the tools' handlers
-(``retrieve``, ``read_section``, ``open_toc``, ``follow_reference``), the typed tool
-result (``observation``), what a model call is sent (``prompt``), evidence notes, the
-interaction space, citations, the sufficiency check's pieces, the offline extractive
-policy and the resources (index, model) a run uses. Documents themselves live in
-``deepread.corpus``.
+Nodes, one module each: ``toc``, ``compact``, ``policy``, ``check``, ``finalize`` (the
+agent, :mod:`deepread.graphs.agent`), the tool executors (``tools/``) and ``ingest``.
+What every node shares: the state (``state``), the run's context (``context``), the
+index and model a run uses (``resources``) and the citations of an answer
+(``citations``). Subpackages hold what only some nodes use: ``tools/`` (executors,
+handler contract, tool schemas, the typed result), ``offline/`` (the offline policy),
+``sufficiency/`` (the check's pieces) and ``model_input/`` (what a model call is sent).
+Documents themselves live in ``deepread.corpus``.
 """

@@ -1,6 +1,6 @@
 """The ``check`` node: does the evidence the answer cites support it?
 
-It runs after the policy answers (:mod:`deepread.nodes.sufficiency` holds the check
+It runs after the policy answers (:mod:`deepread.nodes.sufficiency.support` holds the check
 itself). First pass: an answer that passes goes on to ``finalize``; one that does not
 gets one bounded extra read — the node writes deepread's own ``read_section`` call
 (an AI message marked as deepread's), the ``tools`` node runs it, and the policy
@@ -21,16 +21,16 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
-from deepread.corpus.models import message_text
-from deepread.nodes.answer_type import missing
+from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
-from deepread.nodes.extractive import ExtractiveChatModel
-from deepread.nodes.prompt import NOTICE_KEY
-from deepread.nodes.query import asked
+from deepread.nodes.model_input.prompt import NOTICE_KEY
+from deepread.nodes.offline.model import ExtractiveChatModel
+from deepread.nodes.offline.query import asked
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, final_answer, turn_messages, view
-from deepread.nodes.sufficiency import (
+from deepread.nodes.sufficiency.answer_type import missing
+from deepread.nodes.sufficiency.support import (
     EXTRA_READ_BUDGET,
     Verdict,
     abstains,
@@ -41,8 +41,8 @@ from deepread.nodes.sufficiency import (
     judge,
     lexical_check,
 )
-from deepread.nodes.tool_specs import READ_SECTION
-from deepread.nodes.unused_terms import document_words, unused_terms
+from deepread.nodes.sufficiency.unused_terms import document_words, unused_terms
+from deepread.nodes.tools.specs import READ_SECTION
 
 #: ``NOTICE_KEY`` value of the check's own read_section request.
 REQUEST = "sufficiency"
@@ -69,7 +69,7 @@ def needed_support(index: Index, question: str, cited: dict[Coord, str],
                    context: Context) -> float:
     """The similarity the cited paragraphs must reach: ``support_threshold``, or
     ``unused_term_support`` when it is higher and the question names a specific word
-    that none of the cited documents uses (:mod:`deepread.nodes.unused_terms`)."""
+    that none of the cited documents uses (:mod:`deepread.nodes.sufficiency.unused_terms`)."""
     if context.unused_term_support <= context.support_threshold:
         return context.support_threshold
     words: set[str] = set()
@@ -84,7 +84,7 @@ def lacks_answer_type(index: Index, question: str, cited: dict[Coord, str],
                       verdict: Verdict) -> Verdict:
     """``verdict``, or a failing one when the question asks for a kind of fact (a date,
     a number of credits, an email address…) that neither the cited paragraphs nor the
-    titles of their sections hold (:mod:`deepread.nodes.answer_type`): they are about
+    titles of their sections hold (:mod:`deepread.nodes.sufficiency.answer_type`): they are about
     the topic but do not answer."""
     if not verdict.supported:
         return verdict

@@ -1,15 +1,15 @@
 """The ``compact`` node: what the next model call will be sent, made valid and to fit.
 
 It runs before every call of the policy, and decides what the policy then only reads
-(:func:`deepread.nodes.prompt.model_input`):
+(:func:`deepread.nodes.model_input.prompt.model_input`):
 
 * a valid history — a tool call a stopped run left unanswered gets its "not run"
-  answer (:mod:`deepread.nodes.history`), written to the thread;
+  answer (:mod:`deepread.nodes.model_input.history`), written to the thread;
 * the Directory Structure — when the prompt shows a bounded interaction space
-  (:mod:`deepread.nodes.space`) that retrieval or ``open_toc`` widened since, the TOC is
+  (:mod:`deepread.nodes.model_input.space`) that retrieval or ``open_toc`` widened since, the TOC is
   rendered again;
 * evidence notes — past ``notes_budget`` tokens, older observations are sent as compact
-  notes (:mod:`deepread.nodes.notes`); the thread keeps them whole. It records which
+  notes (:mod:`deepread.nodes.model_input.notes`); the thread keeps them whole. It records which
   (``notes``), the paragraphs now seen only as notes (``noted_regions``: re-reading them
   shows their text again), and what the call will cost (``prompt_tokens``).
 
@@ -25,11 +25,11 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
-from deepread.nodes.history import repair
-from deepread.nodes.notes import fit, noted_regions
-from deepread.nodes.prompt import system_prompt
+from deepread.nodes.model_input.history import repair
+from deepread.nodes.model_input.notes import fit, noted_regions
+from deepread.nodes.model_input.prompt import system_prompt
+from deepread.nodes.model_input.space import render_space
 from deepread.nodes.resources import Resources
-from deepread.nodes.space import render_space
 from deepread.nodes.state import AgentState
 from deepread.stores.backend import StoreError
 

@@ -12,7 +12,7 @@ deep inside a node:
 * **unknown fields** (``max_round``, ``K``) are refused with the closest field named.
 
 A field the caller did not give takes ``DEEPREAD_<NAME>`` from the environment when that
-is set (read through :mod:`deepread.settings`), else its default: explicit values win,
+is set (read through :mod:`deepread.environment.settings`), else its default: explicit values win,
 including one equal to the default (``Context(k=5)`` with ``DEEPREAD_K=10`` is 5).
 :attr:`Context.given` says which fields the caller gave.
 """
@@ -27,8 +27,8 @@ from typing import Annotated, Any, ClassVar, Literal, get_type_hints
 from pydantic import Field as Limits
 from pydantic import TypeAdapter, ValidationError
 
-from deepread.settings import current as current_settings
-from deepread.stores.hygiene import brief
+from deepread.environment.settings import current as current_settings
+from deepread.text.hygiene import brief
 
 #: Unknown names and problems listed in one message (the rest are counted).
 _LISTED = 5
@@ -220,13 +220,13 @@ class Context(_ValidatedContext):
             "Sufficiency check: the similarity the best cited paragraph must reach instead "
             "(the higher of the two applies) when the question names a specific word its "
             "cited documents never use ('aprons' of a syllabus that never mentions them; "
-            "nodes/unused_terms.py). 0: off, every question needs support_threshold. "
+            "nodes/sufficiency/unused_terms.py). 0: off, every question needs support_threshold. "
             "Used with the dense check only (support_threshold > 0)."))
     answer_type_check: bool = field(default=True, metadata=_describe(
         "Sufficiency check: an answer is not supported when the question asks for a kind "
         "of fact (a time or date, a number of the things it counts, a percentage, an "
         "email or web address, a phone number) that neither the cited paragraphs nor "
-        "their section titles hold (nodes/answer_type.py). On: such passages are about "
+        "their section titles hold (nodes/sufficiency/answer_type.py). On: such passages are about "
         "the topic but do not answer; the patterns only check kinds they recognise "
         "reliably, so a miss means the fact is absent."))
     sufficiency_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(

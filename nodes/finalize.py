@@ -14,7 +14,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from deepread.corpus.models import message_text
+from deepread.models.chat import message_text
 from deepread.nodes.citations import parse_citations, read_citations
 from deepread.nodes.context import Context
 from deepread.nodes.state import AgentState, Citation, final_answer, turn_messages, view

@@ -35,11 +35,11 @@ from deepread.corpus.uploads import (
     settle,
     upload_dir,
 )
+from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
-from deepread.settings import current as current_settings
 from deepread.stores.backend import StoreError
-from deepread.stores.hygiene import brief
+from deepread.text.hygiene import brief
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"
 NO_ROOT = (f"ingest by path is off on this server: the operator allows paths under one "

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from deepread.corpus.index import Index
-from deepread.settings import current as current_settings
+from deepread.environment.settings import current as current_settings
 
 Key = tuple[str, str]  # (store, collection)
 

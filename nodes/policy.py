@@ -1,6 +1,6 @@
 """The ``policy`` node: the chat model decides — call tools, or answer (Algorithm 1, l. 4).
 
-It sends what the ``compact`` node prepared (:func:`deepread.nodes.prompt.model_input`)
+It sends what the ``compact`` node prepared (:func:`deepread.nodes.model_input.prompt.model_input`)
 and offers the paper's two tools, plus ``open_toc`` for a bounded space and
 ``follow_reference`` when the turn mentions a reference (:func:`references_on_offer`);
 what it offered is recorded for the ``tools`` node, which runs the calls. After
@@ -9,7 +9,7 @@ check asked for another answer (``retry_reason``), the model answers again, with
 tools, after the check's extra read.
 
 Transient model errors are retried and every response has a total deadline
-(:func:`deepread.corpus.models.invoke_with_retry`); any other failure, or retries
+(:func:`deepread.models.chat.invoke_with_retry`); any other failure, or retries
 used up, ends the turn with ``stop_reason="error"`` — except for the second answer the
 check asked for, whose failure keeps the first answer.
 """
@@ -24,15 +24,15 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
-from deepread.corpus.models import describe, invoke_with_retry, message_text
 from deepread.corpus.references import mentions, resolver_for
+from deepread.models.chat import describe, invoke_with_retry, message_text
 from deepread.nodes.context import Context
-from deepread.nodes.extractive import ExtractiveChatModel, TocEntry
-from deepread.nodes.prompt import model_input, notice
-from deepread.nodes.read_plan import Sections
+from deepread.nodes.model_input.prompt import model_input, notice
+from deepread.nodes.offline.model import ExtractiveChatModel, TocEntry
+from deepread.nodes.offline.read_plan import Sections
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, turn_messages
-from deepread.nodes.tool_specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
+from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
 from deepread.prompts import load
 from deepread.stores.backend import StoreError
 

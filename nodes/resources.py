@@ -25,15 +25,15 @@ from typing import Any, TypeVar
 from langchain_core.language_models import BaseChatModel
 
 from deepread.corpus.index import Index
-from deepread.corpus.models import chat_model
+from deepread.environment.settings import current as current_settings
+from deepread.models.chat import chat_model
 from deepread.nodes.context import ContextError
-from deepread.nodes.extractive import ExtractiveChatModel
+from deepread.nodes.offline.model import ExtractiveChatModel
 from deepread.nodes.open_collections import OPEN, Key
 from deepread.nodes.state import index_scope, region_scope
-from deepread.settings import current as current_settings
 from deepread.stores.backend import StoreError
 from deepread.stores.location import check_collection_name, list_collections
-from deepread.stores.redaction import redact_url
+from deepread.text.redaction import redact_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -141,7 +141,7 @@ class Resources:
         if self._model is not None:
             return self._model
         if context.model:
-            # The client's per-read timeout and its own retries (corpus/models.py); the
+            # The client's per-read timeout and its own retries (models/chat.py); the
             # total deadline of a response is the policy's (Context.model_timeout).
             return chat_model(context.model, context.temperature,
                               timeout=context.model_timeout or 120.0,

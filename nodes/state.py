@@ -18,8 +18,8 @@ from langchain_core.messages.utils import convert_to_messages
 from langgraph.graph.message import Messages, add_messages
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
+from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import MAX_TOOL_CALLS
-from deepread.settings import current as current_settings
 from deepread.stores.location import is_url
 
 Regions = dict[str, list[list[int]]]  # "doc_id:sec_id" -> [[start, end], ...] sorted, merged
@@ -210,7 +210,7 @@ class OutputState(TypedDict, total=False):
     citations: list[Citation]
     dropped_citations: int
     stop_reason: str  # "answered" | "budget" | "no_evidence" | "error"
-    #: The sufficiency check's verdict (nodes/sufficiency.py): "supported",
+    #: The sufficiency check's verdict (nodes/sufficiency/support.py): "supported",
     #: "insufficient" (the answer abstains), "uncited", "unchecked" or "off".
     sufficiency: str
     error: str | None
@@ -244,12 +244,12 @@ class AgentState(InputState, OutputState, total=False):
     #: The collection this turn reads (:func:`region_scope`), set by the ``toc`` node:
     #: the part of ``read_regions`` the turn's nodes see (:func:`view`).
     scope: str
-    # Bounded interaction space (nodes/space.py): whether the TOC is bounded, the
+    # Bounded interaction space (nodes/model_input/space.py): whether the TOC is bounded, the
     # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.
     bounded: bool
     space: Annotated[list[int], union_ids]
     toc_space: list[int]
-    # Evidence notes (nodes/notes.py): paragraphs whose observations the last model call
+    # Evidence notes (nodes/model_input/notes.py): paragraphs whose observations the last model call
     # saw only as notes — re-reading them shows their text again.
     noted_regions: Regions
     # Whether follow_reference is on offer this round (corpus/references.py).

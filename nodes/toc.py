@@ -3,7 +3,7 @@
 It records the question, marks where the turn starts, and renders the TOC of the
 documents in scope within ``toc_budget`` (:mod:`deepread.corpus.toc_text`). When even
 the collapsed TOC would not fit, the prompt shows a bounded interaction space instead
-(:mod:`deepread.nodes.space`).
+(:mod:`deepread.nodes.model_input.space`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from langgraph.runtime import Runtime
 
 from deepread.corpus.toc_text import RenderedToc, render_toc, section_line
 from deepread.nodes.context import Context
+from deepread.nodes.model_input.space import initial_space, render_space, toc_view
 from deepread.nodes.resources import Resources
-from deepread.nodes.space import initial_space, render_space, toc_view
 from deepread.nodes.state import AgentState
-from deepread.nodes.tool_specs import reason
+from deepread.nodes.tools.specs import reason
 from deepread.stores.backend import StoreError
-from deepread.stores.hygiene import brief, clean_query
+from deepread.text.hygiene import brief, clean_query
 
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 

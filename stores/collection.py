@@ -21,7 +21,6 @@ from deepread.stores.backend import (
     RetrievalMode,
     StoreError,
 )
-from deepread.stores.hygiene import storable
 from deepread.stores.records import Document, Hit, Paragraph, Section
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
@@ -35,6 +34,7 @@ from deepread.stores.schema import (
     live_paragraphs,
     paragraph_point_id,
 )
+from deepread.text.hygiene import storable
 
 _WRITE_BATCH = 256
 _SCHEMA_VERSION = 1
@@ -155,7 +155,7 @@ class Collection:
         if len(paragraphs) > MAX_PARAGRAPHS:
             raise ValueError(f"{source}: too many paragraphs ({len(paragraphs)})")
         # A file name that is not UTF-8 reaches here with lone surrogates, which the
-        # engine cannot store: keep its bytes visible instead (stores/hygiene.py).
+        # engine cannot store: keep its bytes visible instead (text/hygiene.py).
         source, title = storable(source), storable(title)
         sections = [s if storable(s.title) == s.title else replace(s, title=storable(s.title))
                     for s in sections]

@@ -6,7 +6,7 @@ against its published sha256 before it is loaded) and its WordPiece tokenizer sh
 deepread (``stores/minilm/``, licence and source in its NOTICE), so nothing is downloaded
 and no PyTorch is installed (the torch build of the same model makes the environment ~7×
 larger). Which backend a name means is decided here from explicit values; the
-environment (``DEEPREAD_EMBEDDINGS``) is read by :mod:`deepread.settings`.
+environment (``DEEPREAD_EMBEDDINGS``) is read by :mod:`deepread.environment.settings`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from deepread.environment.quiet_import import import_onnxruntime
 from deepread.stores.backend import UsageError
-from deepread.stores.quiet_import import import_onnxruntime
 
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model

@@ -1,7 +1,7 @@
 """Where a collection lives: an embedded store directory, or a Qdrant server URL.
 
 Everything here takes explicit values: which store is the default, and the server's key
-and timeout, are resolved from the environment by :mod:`deepread.settings`. Collection
+and timeout, are resolved from the environment by :mod:`deepread.environment.settings`. Collection
 names are validated here because they become directory and Qdrant collection names.
 """
 
@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 from deepread.stores.backend import Backend, StoreError, UsageError
-from deepread.stores.hygiene import brief
-from deepread.stores.redaction import redact, redact_url
+from deepread.text.hygiene import brief
+from deepread.text.redaction import redact, redact_url
 
 # fullmatch, never match with "$": "$" also matches before a final newline ("x\n").
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from deepread.stores.backend import UsageError
-from deepread.stores.dates import date_terms
-from deepread.stores.markup import untagged
 from deepread.stores.records import Hit, Paragraph
-from deepread.stores.terms import content_words
+from deepread.text.dates import date_terms
+from deepread.text.markup import untagged
+from deepread.text.terms import content_words
 
 Candidate = tuple[Hit, Paragraph]
 
@@ -64,7 +64,7 @@ class CoverageReranker:
 def _words(text: str) -> set[str]:
     """A candidate's content words and date terms, a date or month being one word
     whatever its spelling: "March 31st" is the row "3/31", and "in September" any row
-    dated in it (:mod:`~deepread.stores.dates`, the same terms BM25 indexes)."""
+    dated in it (:mod:`~deepread.text.dates`, the same terms BM25 indexes)."""
     rest, dated = date_terms(text)
     return content_words(rest) | {term for group in dated for term in group}
 
@@ -76,7 +76,7 @@ def resolve_reranker(spec: Reranker | str | None) -> Reranker | None:
     reranking of 30 candidates lifts recall@5 from 0.550 to 0.576 and fact questions from
     0.889 to 1.0; rank weights 0.5–2.0 all reach 1.0 on facts, and 1.0 is the middle of
     that plateau rather than its best point (0.605 at 2.0), to avoid tuning to 30
-    questions. (``DEEPREAD_RERANK`` is read by :mod:`deepread.settings`.)
+    questions. (``DEEPREAD_RERANK`` is read by :mod:`deepread.environment.settings`.)
     """
     if spec is not None and not isinstance(spec, str):
         return spec

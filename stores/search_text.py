@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import re
 
-from deepread.stores.markup import untagged
+from deepread.text.markup import untagged
 
 
 def plain_table(markup: str) -> str:

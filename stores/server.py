@@ -1,7 +1,7 @@
 """The server store: one Qdrant collection on a Qdrant server, through qdrant-client.
 
 Kept deliberately thin — a line-for-line translation of :mod:`deepread.stores.edge` —
-and run through the same contract tests (``tests/test_backend_contract.py``, where a
+and run through the same contract tests (``tests/stores/test_backend_contract.py``, where a
 ``QdrantClient(":memory:")`` stands in for the server). BM25 vectors are computed here
 with the same local encoder as the embedded store and the server applies IDF, so both
 score alike; hybrid results are fused by the same code as the embedded store's (RRF, k=60,
@@ -21,9 +21,9 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
-from deepread.stores.redaction import redact, redact_url
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_document, bm25_query
+from deepread.text.redaction import redact, redact_url
 
 T = TypeVar("T")
 _UPSERT_BATCH = 256  # keeps one request well under the server's 32 MB body limit

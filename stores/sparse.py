@@ -3,7 +3,7 @@
 The engine applies IDF (the vectors are created with the IDF modifier), so a document
 vector holds only term frequencies; the same encoder feeds a Qdrant server, which keeps
 embedded and server collections scoring alike. Both sides are encoded with their dates'
-calendar-day terms (:mod:`deepread.stores.dates`), so "March 31st" meets "3/31".
+calendar-day terms (:mod:`deepread.text.dates`), so "March 31st" meets "3/31".
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import qdrant_edge as qe
 
-from deepread.stores.dates import with_calendar_days
+from deepread.text.dates import with_calendar_days
 
 # Mean words per paragraph over the devset pages (HTML and PDF), rounded.
 AVG_PARAGRAPH_WORDS = 40.0

@@ -8,48 +8,20 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from support.documents import SHAPES_MD, markdown_index
+from support.stores import HashEmbeddings, assert_whole
 
 import deepread
-from deepread.graphs.agent import build_graph
-from deepread.nodes.context import Context
+from deepread import Index
 
 # The sample pages shipped with the repository (tests/data/README.md: Python 3.11
 # documentation pages, PSF licence) and questions written for the tests over them. The
 # benchmark devset in ../shared is for bench/ only: tests run from a clone alone.
 DEVSET = Path(__file__).resolve().parent / "data"
-
-# A document whose shape exercises Algorithm 1's edges: a section with 5 paragraphs,
-# an empty section, a one-paragraph section, nesting, and text before the first heading.
-SHAPES_MD = """\
-Preamble paragraph before any heading.
-
-# Shapes
-
-## Five
-
-Alpha paragraph about apples.
-
-Bravo paragraph about bananas.
-
-Charlie paragraph about cherries.
-
-Delta paragraph about dates.
-
-Echo paragraph about elderberries.
-
-## Empty
-
-### One
-
-Only paragraph about figs.
-"""
-
 
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,7 +29,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     (deepread's own, and the OpenAI client's, which tests reach through fake servers)."""
     from openai import _base_client
 
-    from deepread.corpus import models
+    from deepread.models import chat as models
 
     for name in list(os.environ):
         if name.startswith("DEEPREAD_"):
@@ -72,34 +44,6 @@ def shapes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]
     """``SHAPES_MD`` ingested once per test module, for tests that only read it."""
     with markdown_index(tmp_path_factory, "shapes", "shapes.md", SHAPES_MD) as idx:
         yield idx
-
-
-@contextmanager
-def markdown_index(tmp_path_factory: pytest.TempPathFactory, collection: str,
-                   file_name: str, text: str) -> Iterator[deepread.Index]:
-    """``text`` written to ``file_name`` in a fresh folder and ingested into a store
-    beside it, as collection ``collection``; closed on exit."""
-    folder = tmp_path_factory.mktemp(collection)
-    path = folder / file_name
-    path.write_text(text, encoding="utf-8")
-    with deepread.Index.open(store=folder / "store", collection=collection) as idx:
-        idx.ingest([path])
-        yield idx
-
-
-def titled(index: deepread.Index, title: str) -> int:
-    """The sec_id of the section titled ``title`` in the index's first document."""
-    doc = index.documents()[0]
-    return next(s.sec_id for s in doc.sections if s.title == title)
-
-
-def run_agent(index: deepread.Index, question: str, thread: str = "t1",
-              **context: object) -> dict:
-    """The final state of one agent run on ``question`` (a context of ``context``'s
-    fields, the rest defaults; checkpoints in memory)."""
-    graph = build_graph(index=index, checkpointer=InMemorySaver())
-    return graph.invoke({"question": question}, {"configurable": {"thread_id": thread}},
-                        context=Context(**context))
 
 
 @pytest.fixture(scope="session")
@@ -143,3 +87,21 @@ def devset_index(tmp_path_factory: pytest.TempPathFactory,
     idx.ingest([devset / "docs" / "library-json.html", devset / "docs" / "library-json.pdf"])
     yield idx
     idx.close()
+
+
+@pytest.fixture()
+def open_index(tmp_path: Path) -> Iterator[Callable[[], Index]]:
+    """The bad-input tests' collection (hash embeddings): open it; on teardown check
+    :func:`assert_whole`, then close."""
+    opened: list[Index] = []
+
+    def open_() -> Index:
+        idx = Index.open(store=tmp_path / "store", collection="docs",
+                         embeddings=HashEmbeddings(), reranker="none")
+        opened.append(idx)
+        return idx
+
+    yield open_
+    for idx in opened:
+        assert_whole(idx)
+        idx.close()

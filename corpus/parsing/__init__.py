@@ -27,7 +27,7 @@ def _reader(suffix: str) -> Callable[[Path], ParsedDocument]:
         from deepread.corpus.parsing.markdown import read_markdown
         return read_markdown
     if suffix == ".pdf":
-        from deepread.corpus.parsing.pdf import read_pdf
+        from deepread.corpus.parsing.pdf.reader import read_pdf
         return read_pdf
     if suffix == ".docx":
         from deepread.corpus.parsing.docx import read_docx

@@ -22,7 +22,7 @@ from deepread.corpus.parsing.elements import to_blocks
 from deepread.corpus.parsing.errors import ParseError
 from deepread.corpus.parsing.offline import partitioner
 from deepread.corpus.parsing.structure import MAX_PARAGRAPH_CHARS, split_long
-from deepread.stores.hygiene import storable
+from deepread.text.hygiene import storable
 
 #: A part at least this large (uncompressed) may hold a text node past libxml2's default
 #: limit of 10,000,000 bytes; smaller parts cannot, and are read as they are.

@@ -26,7 +26,7 @@ from deepread.corpus.parsing.figures import (
 from deepread.corpus.parsing.html_chunks import CHUNK_CHARS, html_chunks
 from deepread.corpus.parsing.offline import partitioner
 from deepread.corpus.parsing.text import decode_by_bytes
-from deepread.stores.hygiene import storable
+from deepread.text.hygiene import storable
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
 # Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").

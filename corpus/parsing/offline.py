@@ -34,7 +34,7 @@ from functools import cache, lru_cache
 from importlib import import_module
 from typing import Any
 
-from deepread.stores.quiet_import import import_quietly
+from deepread.environment.quiet_import import import_quietly
 
 _OPT_OUT = {"DO_NOT_TRACK": "1", "SCARF_NO_ANALYTICS": "true"}
 

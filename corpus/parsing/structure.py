@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.stores.records import Paragraph, Section
-from deepread.stores.tokens import count_tokens_batch
+from deepread.text.tokens import count_tokens_batch
 
 #: Longest paragraph kept whole, in characters (~1,000 tiktoken tokens of English). The
 #: longest paragraphs of the devset (code blocks) are under 1,800 characters, so real
@@ -91,7 +91,7 @@ class Structured:
 
 
 #: The names a list of contents or an index goes by (also what marks a printed contents
-#: page: pdf_headings).
+#: page: pdf/headings.py).
 CONTENTS_LABELS = "table of contents|contents|index"
 #: A heading that is only the name of a document's list of contents or its index: a
 #: part of the document, never its title (the sidebar "Table of Contents" a browser

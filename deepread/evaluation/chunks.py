@@ -22,7 +22,7 @@ from deepread.corpus.index import Index
 from deepread.stores.embeddings import embed_texts
 from deepread.stores.records import Document, Paragraph, Section
 from deepread.stores.search_text import plain_table
-from deepread.stores.tokens import count_tokens, encoding
+from deepread.text.tokens import count_tokens, encoding
 
 CHUNK_VERSION = "1"  # bump when the reassembly or cutting changes: chunk indexes rebuild
 

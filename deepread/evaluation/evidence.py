@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from deepread.evaluation.dataset import Evidence
-from deepread.stores.markup import untagged
 from deepread.stores.records import Document
+from deepread.text.markup import untagged
 
 _SPACE = re.compile(r"\s+")
 

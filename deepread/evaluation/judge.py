@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from deepread.corpus.models import invoke_with_retry, message_text
+from deepread.models.chat import invoke_with_retry, message_text
 from deepread.prompts import load
 
 _SLOT = re.compile(r"<(question|predicted_answer|standard_answer)>")

@@ -37,8 +37,8 @@ from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
 from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
 from deepread.nodes.state import index_scope, view
-from deepread.stores.redaction import redact_url
-from deepread.stores.tokens import count_tokens
+from deepread.text.redaction import redact_url
+from deepread.text.tokens import count_tokens
 
 
 class EvalError(ValueError):
@@ -125,8 +125,8 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     Without ``model`` (and ``config.model``) every mode runs the offline extractive
     policy; without a judge, accuracy is reported as not judged.
     """
-    from deepread.corpus.models import chat_model
     from deepread.evaluation.report import write_reports
+    from deepread.models.chat import chat_model
 
     dataset = read_dataset(config.dataset, config.format, limit=config.limit,
                            sample=config.sample, seed=config.seed)
@@ -234,7 +234,7 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     if spec.is_agent:
         from deepread.graphs.agent import build_graph
         from deepread.nodes.context import Context
-        from deepread.nodes.extractive import ExtractiveChatModel
+        from deepread.nodes.offline.model import ExtractiveChatModel
 
         window = list(EXPAND_WINDOW if config.expand else (0, 0))
         # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy

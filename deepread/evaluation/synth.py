@@ -20,11 +20,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepread.corpus.index import Index
-from deepread.corpus.models import invoke_with_retry, message_text
 from deepread.evaluation.chunks import document_markdown
+from deepread.models.chat import invoke_with_retry, message_text
 from deepread.prompts import load
 from deepread.stores.backend import UsageError
-from deepread.stores.tokens import encoding
+from deepread.text.tokens import encoding
 
 USER_MARK = "<!-- user -->"
 PER_CALL = 5  # pairs asked for per model call: long outputs drift from the constraints

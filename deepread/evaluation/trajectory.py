@@ -1,7 +1,7 @@
 """What an agent run showed the model, read back from the graph's final state.
 
 Every tool observation is a ``ToolMessage`` carrying an
-:class:`~deepread.nodes.observation.Observation`: the paragraphs it showed (and the
+:class:`~deepread.nodes.tools.observation.Observation`: the paragraphs it showed (and the
 hits, for Retrieve). From them come the compact trajectory
 written to disk (tool, arguments, coordinates shown, tokens), the texts that evidence is
 looked for in, and token counts: the observation tokens (the tool messages as the model
@@ -17,12 +17,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from deepread.corpus.models import message_text
 from deepread.evaluation.evidence import DocResolver, Piece
-from deepread.nodes.observation import Observation
-from deepread.nodes.prompt import system_prompt
-from deepread.nodes.tool_specs import tool_schemas
-from deepread.stores.tokens import count_tokens
+from deepread.models.chat import message_text
+from deepread.nodes.model_input.prompt import system_prompt
+from deepread.nodes.tools.observation import Observation
+from deepread.nodes.tools.specs import tool_schemas
+from deepread.text.tokens import count_tokens
 
 RETRIEVE = "retrieve"
 

@@ -1,0 +1,215 @@
+"""Chat-model plumbing shared by the agent, the ingest model steps and the evaluation.
+
+A model by name (``langchain-openai`` covers OpenAI and every OpenAI-compatible server:
+vLLM, Ollama, DeepSeek, OpenRouter, through ``OPENAI_BASE_URL``), one call with retries
+and a total deadline (:func:`invoke_with_retry`), one line per model error with secrets
+redacted (:func:`describe`), and the text of a reply (:func:`message_text`).
+
+Retries — two layers, one of which runs for a given model, so attempts stay bounded
+by ``retries + 1``:
+
+* a model whose client retries by itself (``max_retries`` set, as on ``ChatOpenAI``
+  and most LangChain chat models) is left to it: the OpenAI client retries 408, 409,
+  429, 5xx, timeouts and connection errors with exponential backoff and jitter and
+  honours the server's ``Retry-After``. :func:`chat_model` sets its ``max_retries``;
+* any other model (a custom one, the scripted test models) is retried here, with
+  LangChain's ``Runnable.with_retry`` — exponential backoff with jitter, transient
+  errors only (:func:`is_transient`).
+
+The deadline bounds the whole response, retries and backoff included: an endpoint that
+drips one byte every few seconds never trips a per-read timeout, so the call runs in a
+worker thread and is abandoned at the deadline (:class:`DeadlineExceeded`, not retried).
+The abandoned request ends on its own when its HTTP read does.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from importlib.util import find_spec
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import RunnableBinding
+
+from deepread.environment.settings import current as current_settings
+from deepread.text.redaction import redact as redact_text
+
+
+class ModelConfigError(ValueError):
+    """The configured model cannot be used; the message says what to set."""
+
+
+#: The providers ``init_chat_model`` knows, as the prefix of a ``provider:model`` name.
+#: Any other prefix is part of the model's own name (Ollama's ``llama3.1:8b``).
+PROVIDERS = frozenset({
+    "openai", "anthropic", "azure_openai", "azure_ai", "google_vertexai", "google_genai",
+    "google_anthropic_vertex", "bedrock", "bedrock_converse", "cohere", "fireworks",
+    "together", "mistralai", "huggingface", "groq", "ollama", "deepseek", "ibm", "nvidia",
+    "xai", "perplexity", "upstage"})
+
+
+def split_model_name(name: str) -> tuple[str, str]:
+    """``(provider, model)`` of a name: ``"ollama:llama3.1:8b"`` → ``("ollama",
+    "llama3.1:8b")``; ``"llama3.1:8b"`` → ``("", "llama3.1:8b")`` (no known provider)."""
+    prefix, sep, rest = name.strip().partition(":")
+    if sep and rest and prefix.lower() in PROVIDERS:
+        return prefix.lower(), rest
+    return "", name.strip()
+
+
+def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
+               retries: int = 3) -> BaseChatModel:
+    """A chat model for ``name``, read the way ``init_chat_model`` reads names.
+
+    ``gpt-4o-mini``, ``llama3.1:8b`` (an Ollama-style ``name:tag``) and ``openai:<model>``
+    go to the OpenAI-compatible endpoint (``OPENAI_BASE_URL``, else OpenAI).
+    ``ollama:<model>`` uses ``langchain-ollama`` when it is installed, else Ollama's
+    OpenAI-compatible endpoint named by ``OPENAI_BASE_URL``. Any other
+    ``provider:model`` goes to LangChain's ``init_chat_model`` (packages ``langchain``
+    and the provider's integration, not dependencies of deepread). From Python, any
+    LangChain chat model object can be given to ``build_graph`` instead.
+
+    ``timeout`` bounds each read of the OpenAI client; ``retries`` are its own retries
+    (see the module docstring).
+    """
+    provider, model = split_model_name(name)
+    if not model:
+        raise ModelConfigError("the model name is empty; unset the model to use the offline "
+                               "extractive policy")
+    settings = current_settings()
+    if provider == "ollama" and (find_spec("langchain_ollama") is None
+                                 or find_spec("langchain") is None):
+        if not settings.openai_base_url:
+            raise ModelConfigError(
+                f"model {name!r}: set OPENAI_BASE_URL to Ollama's OpenAI-compatible endpoint "
+                "(e.g. http://localhost:11434/v1), or pip install langchain langchain-ollama")
+        provider = ""  # Ollama's OpenAI-compatible API
+    if provider not in ("", "openai"):
+        if find_spec("langchain") is None:
+            raise ModelConfigError(
+                f"model provider {provider!r} in {name!r} needs LangChain's init_chat_model: "
+                f"pip install langchain and the {provider} integration (see its docs), use "
+                "an OpenAI-compatible endpoint via OPENAI_BASE_URL, or pass a chat model "
+                "object from Python")
+        from langchain.chat_models import init_chat_model
+
+        return init_chat_model(model, model_provider=provider, temperature=temperature)
+    from langchain_openai import ChatOpenAI
+
+    base_url = settings.openai_base_url
+    if not settings.openai_api_key_set and not base_url:
+        raise ModelConfigError(
+            f"model {model!r} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local "
+            "OpenAI-compatible server); unset the model to use the offline extractive policy")
+    # Local servers (vLLM, Ollama) accept any key; the client insists on having one. The
+    # key itself is left for the client to read from OPENAI_API_KEY.
+    return ChatOpenAI(model=model, temperature=temperature, base_url=base_url,
+                      api_key=None if settings.openai_api_key_set else "not-needed",
+                      max_retries=retries, timeout=timeout)
+
+
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+_TRANSIENT_NAMES = ("Timeout", "RateLimit", "Connection", "ConnectError",
+                    "ServiceUnavailable", "InternalServerError")
+#: Longest wait between deepread's own retries, in seconds (tests set it to 0). The
+#: waits are tenacity's exponential jitter defaults: 1 s, 2 s, 4 s… plus up to 1 s.
+BACKOFF_MAX_S = 30.0
+
+
+class DeadlineExceeded(Exception):
+    """No complete reply within the model deadline (not retried: it was the total)."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a model error is worth retrying."""
+    if isinstance(exc, DeadlineExceeded):
+        return False
+    status = getattr(exc, "status_code", None) or getattr(
+        getattr(exc, "response", None), "status_code", None)
+    if isinstance(status, int):
+        return status in _TRANSIENT_STATUS
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    return any(n in type(exc).__name__ for n in _TRANSIENT_NAMES)
+
+
+def redact(text: str) -> str:
+    """``text`` with secrets masked (:func:`deepread.stores.redaction.redact`: the values
+    of the environment's secrets, URL passwords and secret parameters, bearer tokens).
+
+    Provider error bodies may echo request headers (a proxy answering 500 with the
+    ``Authorization: Bearer sk-…`` it received); the message ends up in the run's
+    ``error`` output, the checkpoint and the logs.
+    """
+    return redact_text(text, current_settings().secrets)
+
+
+def describe(exc: BaseException) -> str:
+    """One line for a model error; says which endpoint could not be reached."""
+    status = getattr(exc, "status_code", None)
+    prefix = f"HTTP {status}: " if status else ""
+    text = f"{type(exc).__name__}: {prefix}{exc}".strip()
+    if isinstance(exc, json.JSONDecodeError):
+        text = f"the model endpoint's reply is not valid JSON ({text})"
+    if "Connection" in type(exc).__name__ or isinstance(exc, ConnectionError):
+        endpoint = os.environ.get("OPENAI_BASE_URL") or "the OpenAI API"
+        text += f" (cannot reach {endpoint}; check OPENAI_BASE_URL and the network)"
+    return redact(text)
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a message: its string content, or the text blocks of a list content
+    (reasoning and other blocks left out) — LangChain's ``BaseMessage.text``."""
+    return str(message.text)
+
+
+def retries_itself(model: Any) -> bool:
+    """Whether the model's own client retries (``max_retries`` unset means its default,
+    which retries); a bound model (``bind_tools``) is looked through."""
+    while isinstance(model, RunnableBinding):
+        model = model.bound
+    if "max_retries" not in getattr(type(model), "model_fields", {}):
+        return False
+    return getattr(model, "max_retries", None) != 0
+
+
+#: Worker threads of model calls under a deadline (created as needed). A call abandoned
+#: at its deadline keeps its worker until its HTTP read ends; past this many calls at
+#: once, later ones wait — and meet their own deadline.
+_CALLS = ThreadPoolExecutor(max_workers=256, thread_name_prefix="deepread-model-call")
+
+
+def _before_deadline(call: Any, timeout: float | None) -> Any:
+    """``call()``, or :class:`DeadlineExceeded` once ``timeout`` seconds have passed."""
+    if not timeout or timeout <= 0:
+        return call()
+    # The worker runs in a copy of this context: LangGraph's config, callbacks and stream
+    # writer reach the model call as they would in this thread.
+    future = _CALLS.submit(contextvars.copy_context().run, call)
+    try:
+        return future.result(timeout)
+    except FutureTimeout:
+        future.cancel()
+        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)"
+                               ) from None
+
+
+def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,
+                      timeout: float | None = None) -> AIMessage:
+    """The model's reply to ``messages``: transient errors retried (by the model's client
+    or here, see the module docstring), the whole within ``timeout`` seconds."""
+    runnable = model
+    if retries > 0 and not retries_itself(model):
+        runnable = model.with_retry(
+            retry_if_exception_type=is_transient, wait_exponential_jitter=True,
+            exponential_jitter_params={"max": BACKOFF_MAX_S},
+            stop_after_attempt=retries + 1)
+    reply = _before_deadline(lambda: runnable.invoke(messages), timeout)
+    if not isinstance(reply, AIMessage):
+        reply = AIMessage(content=str(getattr(reply, "content", reply)))
+    return reply

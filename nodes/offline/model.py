@@ -1,0 +1,410 @@
+"""The offline extractive policy: DeepRead's locate-then-read without an LLM.
+
+It is a chat model that plays the policy deterministically through the same graph and
+tools as an LLM would:
+
+0. when the question asks for a financial quantity and a section of the document in
+   view is titled as the statement it is computed from (:mod:`deepread.nodes.
+   statements`: a quick ratio → the balance sheet), ``read_section`` that statement
+   first, with its subtree, as an analyst turns to it (with several documents in view,
+   after step 1, in the hits' documents); before it, in a filing, the MD&A discussion
+   of a metric the question asks the causes of, or the section disclosing a topic it
+   asks about (legal proceedings, acquisitions, …), with at most half the budget;
+1. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
+   questions, not the instructions around them);
+2. ``read_section`` the sections of the hits in rank order; then, when the budget left
+   holds another results page as large as the first, ``retrieve`` the same query again
+   with ``exclude_shown`` (the best hits among the paragraphs not yet shown: what else
+   the question's words match, where an answer in several places goes on) and read
+   those hits' sections; then the sections of their
+   documents whose TOC titles are most similar to the question, each whole if it fits
+   what is left of a 1,500-token observation budget, else the window around the hit
+   that does — sized by the real tokens of its paragraphs when the policy node gives
+   their costs (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at
+   all — until the budget is spent;
+3. answer by quoting the shown paragraph closest to the question in meaning and those
+   sharing most of its words, each cited — each quote one line, its own citation-like
+   markers escaped, so a document cannot plant a quote or a citation in the answer.
+
+The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
+mode) it answers after step 1; offered only ``read_section`` (Read-only mode) it reads
+the TOC section whose title best matches the question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from deepread.corpus.framing import escape
+from deepread.models.chat import message_text
+from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
+from deepread.nodes.lru import Lru
+from deepread.nodes.model_input.prompt import is_notice
+from deepread.nodes.offline.query import asked
+from deepread.nodes.offline.read_plan import FRAME, Sections, fit
+from deepread.nodes.offline.statements import disclosure_sections, statement_sections
+from deepread.nodes.tools.observation import Observation, ShownParagraph
+from deepread.nodes.tools.specs import READ_SECTION, RETRIEVE, read_window
+from deepread.stores.embeddings import local_embeddings
+from deepread.text.markup import plain
+from deepread.text.terms import terms
+from deepread.text.tokens import count_tokens
+
+NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verbatim from "
+          "the documents as the best matches for the question.")
+
+
+class TocEntry(NamedTuple):
+    """A section the Directory Structure shows (what a Read-only choice is made from)."""
+
+    doc_id: int
+    sec_id: int
+    title: str
+    n_para: int
+    n_tok: int
+
+
+class ExtractiveChatModel(BaseChatModel):
+    """Deterministic retrieve → read → quote policy; needs no network and no key."""
+
+    read_budget: int = 1200  # most tokens one read_section may ask for
+    observation_budget: int = 1500  # tool-result tokens per question, retrieve included
+    max_sections: int = 8  # reads per question (at most one per section)
+    quotes: int = 3
+    quote_chars: int = 700
+    offered: tuple[str, ...] = (RETRIEVE, READ_SECTION)
+    toc: tuple[TocEntry, ...] = ()
+    #: The sections' paragraph costs and neighbours (the policy node binds them);
+    #: without them reads are sized from a section's mean paragraph size, hits only.
+    sections: Sections | None = None
+    #: What one call may ask for (the run's ``Context.max_query_chars`` and
+    #: ``max_read_paragraphs``, bound by the policy node): a long question's query is
+    #: cut to its first words, a read to its first paragraphs, never refused.
+    max_query_chars: int = MAX_QUERY_CHARS
+    max_read_paragraphs: int = MAX_READ_PARAGRAPHS
+
+    @property
+    def _llm_type(self) -> str:
+        return "deepread-extractive"
+
+    def bind_tools(self, tools: Any, *, toc: Sequence[TocEntry] = (),
+                   sections: Sections | None = None, limits: Any = None,
+                   **kwargs: Any) -> ExtractiveChatModel:
+        """The policy restricted to the tools on offer (ablation modes offer one), with
+        the sections the Directory Structure shows and the paragraph costs to size reads
+        by, within the run's ``limits`` (a Context; the policy node passes all three)."""
+        names = tuple(t["function"]["name"] if isinstance(t, dict) else t.name for t in tools)
+        update: dict[str, Any] = {"offered": names, "toc": tuple(toc), "sections": sections}
+        if limits is not None:
+            update |= {"max_query_chars": limits.max_query_chars,
+                       "max_read_paragraphs": limits.max_read_paragraphs}
+        return self.model_copy(update=update)
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None,
+                  **kwargs: Any) -> ChatResult:
+        reply = self._within_limits(self._next(messages))
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def _within_limits(self, reply: AIMessage) -> AIMessage:
+        """``reply`` with its calls cut to what a call may ask for: a query to its first
+        ``max_query_chars`` characters (at a word), a read to ``max_read_paragraphs``."""
+        for call in reply.tool_calls:
+            args = call["args"]
+            if call["name"] == RETRIEVE and len(args["query"]) > self.max_query_chars:
+                cut = args["query"][: self.max_query_chars]
+                args["query"] = cut.rsplit(" ", 1)[0] if " " in cut else cut
+            if call["name"] == READ_SECTION:
+                args["end"] = min(args["end"], max(args["start"], 0)
+                                  + self.max_read_paragraphs - 1)
+        return reply
+
+    def _next(self, messages: list[BaseMessage]) -> AIMessage:
+        asks = [i for i, m in enumerate(messages)
+                if isinstance(m, HumanMessage) and not is_notice(m)]
+        start = asks[-1] if asks else 0
+        question = message_text(messages[start]) if messages else ""
+        results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
+        step = len(results)
+        if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
+            return AIMessage(content=self._answer(question, results))
+        if RETRIEVE not in self.offered:  # Read-only: pick the section from the TOC
+            if step == 0 and READ_SECTION in self.offered:
+                target = self._section_from_toc(question)
+                if target:
+                    return _call(READ_SECTION, target, step)
+            return AIMessage(content=self._answer(question, results))
+        if READ_SECTION in self.offered and self.sections is not None:
+            retrieved = [o for o in map(Observation.of, results) if o.hits is not None]
+            if not retrieved:  # a statement the question needs first, as a reader would
+                target = self._next_read(question, Observation(hits=[]), messages[start:],
+                                         results, before_retrieve=True)
+                if target:
+                    return _call(READ_SECTION, target, step)
+                # The search still runs after the statements: its hits are what the
+                # question's own words match, and the answer quotes from them.
+                return _call(RETRIEVE, {"query": asked(question)}, step)
+            located = Observation(hits=[h for o in retrieved for h in o.hits or []])
+            if located.hits:
+                target = self._next_read(question, located, messages[start:], results,
+                                         titles=False)
+                if target:
+                    return _call(READ_SECTION, target, step)
+                if self._next_page_fits(retrieved, results):
+                    return _call(RETRIEVE, {"query": asked(question), "exclude_shown": True},
+                                 step)
+        elif step == 0:
+            return _call(RETRIEVE, {"query": asked(question)}, step)
+        else:
+            located = Observation.of(results[0])
+        if located.hits and READ_SECTION in self.offered:
+            target = self._next_read(question, located, messages[start:], results)
+            if target:
+                return _call(READ_SECTION, target, step)
+        return AIMessage(content=self._answer(question, results))
+
+    def budget_left(self, results: Sequence[BaseMessage]) -> int:
+        """Observation tokens left of the budget after the tool results ``results``
+        (the sufficiency check sizes its extra read by it too)."""
+        return self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
+
+    def _next_page_fits(self, retrieved: list[Observation],
+                        results: list[ToolMessage]) -> bool:
+        """Whether to ask the search for its next results page: once, after the first
+        page's hits and their sections are read, when what is left of the budget holds
+        another page as large as the first (what a page of this document costs)."""
+        if len(retrieved) != 1 or not retrieved[0].hits:
+            return False
+        first = next(m for m in results if Observation.of(m).hits is not None)
+        return self.budget_left(results) >= count_tokens(message_text(first))
+
+    def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
+                   results: list[ToolMessage], before_retrieve: bool = False,
+                   titles: bool = True) -> dict[str, int] | None:
+        """The next read: the financial statements the question needs (read with their
+        subtrees), then the hits' sections in rank order, then (``titles``) the TOC's
+        sections of their documents by title, each sized to the budget left.
+        ``before_retrieve``: only the statements, of the one document the TOC shows
+        (with several, which document is meant is not known before a retrieve)."""
+        read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
+                for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
+                if c["name"] == READ_SECTION]
+        if len(read) >= self.max_sections:
+            return None
+        left = self.budget_left(results)
+        if self.sections is None:
+            return self._estimated_read(located, set(read), left)
+        if left - FRAME < 20:
+            return None
+        shown_rows = [row for m in results for row in Observation.of(m).paragraphs]
+        shown = {row.coord for row in shown_rows}
+        hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
+        docs = {d for d, _, _ in hits}
+        if before_retrieve:
+            docs = {e.doc_id for e in self.toc}
+            if len(docs) != 1:
+                return None
+        # In a filing, a why-question's MD&A discussion of the metric and a disclosure
+        # topic's section (legal proceedings, acquisitions, geographic information)
+        # first (nodes/offline/statements.py), with at most half the budget: the search after
+        # them must still have room, its hits are what the question's own words match.
+        room = left - self.observation_budget // 2
+        if room - FRAME >= 20:
+            got = self._in_order(self._disclosure_reads(question, docs), read, room, shown)
+            if got:
+                return got
+        # A question about a financial quantity: the statement it is computed from
+        # first, as an analyst turns to it (nodes/offline/statements.py); none for any other
+        # question or document.
+        got = self._in_order(self._statement_reads(question, docs, shown_rows), read, left,
+                             shown)
+        if got:
+            return got
+        if before_retrieve:
+            return None
+        # Then the hits' own sections, then the sections of their documents whose
+        # titles are closest to the question, as a reader picks them from the TOC.
+        by_title = self.sections_by_title(question, docs) if titles else []
+        for doc_id, sec_id, para in [*hits, *by_title]:
+            if (doc_id, sec_id) not in read:
+                got = self._fit(doc_id, sec_id, para, left, shown)
+                if got:
+                    return got
+        return None
+
+    def _in_order(self, trees: list[list[tuple[int, int]]], read: list[tuple[int, int]],
+                  left: int, shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
+        """The next read of ``trees`` (each the sections of one statement or disclosure,
+        in reading order), sized to ``left``: a tree is read in order, and where a part
+        of it does not fit, what follows that part is not read either."""
+        for tree in trees:
+            for doc_id, sec_id in tree:
+                if (doc_id, sec_id) in read:
+                    continue
+                got = self._fit(doc_id, sec_id, 0, left, shown)
+                if got is None:
+                    break
+                if got:
+                    return got
+        return None
+
+    def _fit(self, doc_id: int, sec_id: int, para: int, left: int,
+             shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
+        """The read of the section sized to ``left`` around ``para``; ``{}`` when the
+        section has nothing left to show, None when nothing unshown of it fits."""
+        assert self.sections is not None
+        cost = self.sections.read_cost(doc_id, sec_id)
+        seen = {p for d, s, p in shown if (d, s) == (doc_id, sec_id)}
+        if all(i in seen for i in range(len(cost.lines))):
+            return {}
+        got = fit(cost, para, left, seen)
+        if got is None:
+            return None
+        return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
+
+    def _statement_reads(self, question: str, docs: set[int],
+                         shown: list[ShownParagraph]) -> list[list[tuple[int, int]]]:
+        """The financial statements the question needs, in ``docs``, each as the
+        sections to read in order: its section and its descendants — until a table of
+        the statement has been shown: a statement is its table, the sections after it
+        are notes or the next statement."""
+        assert self.sections is not None
+        # The whole outline: a statement is a deep heading a bounded TOC may collapse
+        # (a reader would open it with open_toc).
+        outlines = {d: self.sections.outline(d) for d in docs}
+        out: list[list[tuple[int, int]]] = []
+        for doc_id, sec_id in statement_sections(question, outlines,
+                                                 self.sections.subtree_tokens):
+            tree = self.sections.subtree(doc_id, sec_id)
+            if not any(r.kind == "table" and (r.doc_id, r.sec_id) == (doc_id, s)
+                       for r in shown for s in tree):
+                out.append([(doc_id, s) for s in tree])
+        return out
+
+    def _disclosure_reads(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:
+        """The filing sections besides the statements the question turns to
+        (:func:`~deepread.nodes.offline.statements.disclosure_sections`), each with its
+        subtree in reading order."""
+        assert self.sections is not None
+        outlines = {d: self.sections.outline(d) for d in docs}
+        return [[(doc_id, s) for s in self.sections.subtree(doc_id, sec_id)]
+                for doc_id, sec_id in disclosure_sections(asked(question), outlines,
+                                                          self.sections.subtree_tokens)]
+
+    def sections_by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
+        """The TOC's sections of ``docs`` (those with paragraphs), the title most
+        similar to what the question asks first (the local MiniLM model)."""
+        entries = [e for e in self.toc if e.doc_id in docs and e.n_para]
+        if not entries:
+            return []
+        titles = _title_vectors(tuple(" ".join(e.title.split()) for e in entries))
+        query = local_embeddings().embed_array([asked(question)])[0]
+        order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
+        return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
+
+    def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
+                        left: int) -> dict[str, int] | None:
+        """The next hit's section sized from its mean paragraph size (no costs)."""
+        # Each read carries its frame (~FRAME tokens); below ~100 tokens of room a read
+        # would show next to nothing.
+        left = min(self.read_budget, left - FRAME)
+        if left < 100:
+            return None
+        for hit in located.hits or []:
+            meta = (located.sections or {}).get(f"{hit.doc_id}:{hit.sec_id}", {})
+            if (hit.doc_id, hit.sec_id) in read or int(meta.get("n_para", 0)) == 0:
+                continue
+            start, end = read_window(int(meta.get("n_para", 1)), int(meta.get("n_tok", 0)),
+                                     hit.para_idx, left)
+            return {"doc_id": hit.doc_id, "sec_id": hit.sec_id, "start": start, "end": end}
+        return None
+
+    def _section_from_toc(self, question: str) -> dict[str, int] | None:
+        """The TOC section whose title shares most words with the question."""
+        wanted = terms(asked(question))
+        best: tuple[int, dict[str, int]] | None = None
+        for entry in self.toc:
+            if entry.n_para == 0:
+                continue
+            score = len(wanted & terms(entry.title))
+            if best is None or score > best[0]:
+                _, end = read_window(entry.n_para, entry.n_tok, 0, self.read_budget)
+                best = (score, {"doc_id": entry.doc_id, "sec_id": entry.sec_id, "start": 0,
+                                "end": end})
+        return best[1] if best else None
+
+    def _answer(self, question: str, results: list[ToolMessage]) -> str:
+        wanted = terms(asked(question))
+        texts: dict[tuple[int, int, int], str] = {}
+        for msg in results:
+            for row in Observation.of(msg).paragraphs:
+                texts.setdefault(row.coord, row.text)
+        if not texts:
+            return f"{NOTICE}\n\nThe documents returned nothing for this question."
+        ranked = sorted(texts.items(), key=lambda kv: -len(wanted & terms(kv[1])))
+        # The passage closest in meaning first (local MiniLM, as the sufficiency check
+        # measures support), then those sharing most words: a paraphrase of the
+        # question ("Class meets Mon/Wed" for "What days is the class held?") shares
+        # few of its words but is often the answer.
+        ranked.insert(0, _closest(asked(question), texts))
+        picked: dict[str, tuple[int, int, int]] = {}
+        for coord, row_text in ranked:
+            # The same passage in two copies of a document (an HTML page and its PDF
+            # print) is quoted once.
+            picked.setdefault(plain(row_text), coord)
+            if len(picked) == self.quotes:
+                break
+        chosen = sorted(picked.values())
+        parts = [NOTICE, ""]
+        for coord in chosen:
+            parts.append(f"> {quote(texts[coord], self.quote_chars)} "
+                         f"[{coord[0]}:{coord[1]}:{coord[2]}]")
+            parts.append("")
+        return "\n".join(parts).rstrip()
+
+
+def quote(text: str, limit: int) -> str:
+    """A paragraph as the answer quotes it: its plain text on one line (a line of its own
+    cannot pose as another quote), cut to ``limit`` characters at a word, its citation-
+    like markers escaped — a paragraph holding "[2:1:0]" cites nothing (corpus/framing)."""
+    flat = " ".join(plain(text).split())
+    if len(flat) > limit:
+        flat = flat[:limit].rsplit(" ", 1)[0] + " …"
+    return escape(flat)
+
+
+def _closest(query: str, texts: dict[tuple[int, int, int], str]
+             ) -> tuple[tuple[int, int, int], str]:
+    """The item of ``texts`` whose paragraph (markup removed) is most similar to
+    ``query`` by the local MiniLM model."""
+    items = list(texts.items())
+    bare = [plain(text) or "." for _, text in items]
+    vectors = local_embeddings().embed_array([query, *bare])  # L2-normalised
+    return items[int(np.argmax(vectors[1:] @ vectors[0]))]
+
+
+#: TOCs' title vectors, kept for at most this many titles in all (~77 MB of vectors):
+#: a server reading many collections of long documents must not keep every TOC's.
+_TITLES_KEPT = 50_000
+_title_memo: Lru[tuple[int, int], np.ndarray] = Lru(_TITLES_KEPT, weight=len)
+
+
+def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
+    """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
+    the rounds and questions that show the same TOC (keyed by a hash of the titles,
+    which are not held)."""
+    return _title_memo.get_or_make((len(titles), hash(titles)),
+                                   lambda: local_embeddings().embed_array(list(titles)))
+
+
+def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args,
+                                              "id": f"extractive-{step}-{name}",
+                                              "type": "tool_call"}])

@@ -1,0 +1,129 @@
+"""The offline policy turns to the financial statement a question's quantity is computed
+from — read with its subtree when its table sits under a child heading — and runs as
+before for a question that asks for no financial quantity."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from support.documents import markdown_index, run_agent, titled
+
+import deepread
+
+FILING_MD = """\
+# Annual report
+
+## Business
+
+We make packaging for food and beverage customers in forty countries.
+
+## Liquidity and capital resources
+
+Cash on hand was sufficient for the needs of the business during the year.
+
+## Consolidated Balance Sheets
+
+In millions of dollars.
+
+### As of December 31
+
+| Item | 2023 | 2022 |
+| --- | --- | --- |
+| Cash and cash equivalents | 120 | 100 |
+| Trade receivables | 300 | 280 |
+| Inventories | 410 | 390 |
+| Total current assets | 830 | 770 |
+| Total current liabilities | 600 | 640 |
+
+## Consolidated Statements of Income
+
+### Years Ended December 31
+
+| Item | 2023 | 2022 |
+| --- | --- | --- |
+| Net sales | 2,000 | 1,900 |
+| Cost of sales | 1,500 | 1,450 |
+| Gross profit | 500 | 450 |
+
+## Consolidated Statements of Cash Flows
+
+### Years Ended December 31
+
+CASH_FLOW_TABLE
+
+### Note 1. Basis of presentation
+
+The statements include the accounts of the company and its subsidiaries.
+
+## Employees
+
+We had about nine hundred employees at year end.
+"""
+
+
+#: A cash flow statement larger than the whole observation budget (1,500 tokens).
+CASH_FLOW_TABLE = "\n".join(
+    ["| Item | 2023 | 2022 |", "| --- | --- | --- |"]
+    + [f"| Operating line item number {i} | {1000 + i:,} | {2000 + i:,} |" for i in range(150)])
+
+
+@pytest.fixture(scope="module")
+def filing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
+    text = FILING_MD.replace("CASH_FLOW_TABLE", CASH_FLOW_TABLE)
+    with markdown_index(tmp_path_factory, "filing", "filing.md", text) as idx:
+        yield idx
+
+
+def calls(index: deepread.Index, question: str, thread: str) -> list[tuple[str, int | None]]:
+    out = run_agent(index, question, thread)
+    return [(c["name"], c["args"].get("sec_id")) for c in out["tool_calls"]]
+
+
+def test_a_liquidity_ratio_question_reads_the_balance_sheet_and_its_table_first(filing):
+    made = calls(filing, "Has the quick ratio improved between 2022 and 2023?", "quick")
+
+    assert made[:2] == [("read_section", titled(filing, "Consolidated Balance Sheets")),
+                        ("read_section", titled(filing, "As of December 31"))]
+    assert ("retrieve", None) in made  # the budget left still searches
+
+
+def test_a_statement_named_in_an_instruction_is_the_one_read(filing):
+    question = ("What was the change in net sales? Give a solution by using the "
+                "income statement.")
+
+    made = calls(filing, question, "named")
+
+    # The statement's heading has no paragraphs of its own: its child's table is read.
+    assert made[0] == ("read_section", titled(filing, "Years Ended December 31"))
+
+
+def test_a_question_about_no_financial_quantity_starts_with_retrieve(filing):
+    made = calls(filing, "How many employees does the company have?", "plain")
+
+    assert made[0] == ("retrieve", None)
+
+
+def test_a_statement_too_large_to_read_is_not_replaced_by_the_note_after_it(filing):
+    made = calls(filing, "What was the free cash flow in 2023?", "fcf")
+
+    assert ("read_section", titled(filing, "Note 1. Basis of presentation")) not in made
+    assert made[0] == ("retrieve", None)
+
+
+def test_with_two_filings_in_view_the_search_comes_before_the_statement(tmp_path):
+    # Which filing's balance sheet is meant is not known before a retrieve.
+    paths = []
+    for name in ("first.md", "second.md"):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(FILING_MD.replace("CASH_FLOW_TABLE", ""), encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="two") as idx:
+        idx.ingest(paths)
+
+        out = run_agent(idx, "Has the quick ratio improved between 2022 and 2023?", "two")
+        sheet = titled(idx, "Consolidated Balance Sheets")
+
+    assert out["tool_calls"][0]["name"] == "retrieve"
+    # The balance sheet is shown after the search (by its hits or a read of it).
+    assert any(f"[{d}:{sheet}:0]" in m.content for m in out["messages"][2:]
+               for d in (1, 2) if m.type == "tool")

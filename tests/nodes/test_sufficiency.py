@@ -1,0 +1,267 @@
+"""Sufficiency and abstention: before answering, the cited evidence must support the
+answer (lexically, or by a judge prompt with an LLM); if not, one bounded extra read and
+a second answer; if still not, the answer abstains with stop_reason "no_evidence".
+
+The store, parsers and embeddings are real; LLMs are scripted (:mod:`scripted`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
+from support.scripted import ScriptedChatModel, ScriptedHTTPError, ai, call, shown_coords
+
+from deepread.graphs.agent import build_graph
+from deepread.nodes.context import Context
+from deepread.nodes.model_input.prompt import NOTICE_KEY
+from deepread.nodes.offline.model import NOTICE, ExtractiveChatModel
+from deepread.nodes.sufficiency.support import (
+    ABSTENTION,
+    abstains,
+    dense_check,
+    dense_support,
+    lexical_check,
+    quoted_passages,
+)
+from deepread.text.tokens import count_tokens
+
+
+@pytest.fixture(scope="module")
+def five(shapes) -> tuple[int, int]:
+    for doc in shapes.documents():
+        for sec in doc.sections:
+            if sec.title == "Five":
+                return doc.doc_id, sec.sec_id
+    raise AssertionError("no Five")
+
+
+def read(five: tuple[int, int], start: int, end: int) -> dict:
+    return call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": start,
+                                 "end": end})
+
+
+def ask(index, model, question: str, **context) -> dict:
+    return build_graph(index=index, model=model).invoke({"question": question},
+                                                        context=Context(**context))
+
+
+# -- the lexical check ------------------------------------------------------------------
+
+def test_quoted_passages_must_be_verbatim_in_the_cited_paragraphs():
+    evidence = ["The <b>ChainMap</b> class groups   several mappings: d.maps[1:] skips one."]
+    good = "> The ChainMap class groups several mappings: d.maps[1:] skips one. [1:2:3]"
+    bad = 'It says "The ChainMap class merges all mappings into one" [1:2:3]'
+
+    assert quoted_passages(good) == ["The ChainMap class groups several mappings: "
+                                     "d.maps[1:] skips one."]
+    assert lexical_check("What does ChainMap group?", good, evidence, 0.5).supported
+    verdict = lexical_check("What does ChainMap group?", bad, evidence, 0.5)
+    assert not verdict.supported and "not in the cited paragraphs" in verdict.reason
+
+
+def test_question_words_missing_from_the_cited_paragraphs_fail_the_lexical_check():
+    evidence = ["Alpha paragraph about apples."]
+
+    supported = lexical_check("Which paragraph is about apples?", "x", evidence, 0.5)
+    missing = lexical_check("Where do zebras live?", "x", evidence, 0.5)
+
+    assert supported.supported and supported.coverage == 1.0
+    assert not missing.supported and missing.coverage == 0.0
+    assert "zebra" in missing.reason
+
+
+def test_a_cited_paragraph_about_something_else_fails_the_dense_check():
+    evidence = ["Alpha paragraph about apples."]
+
+    about = dense_check("Which paragraph is about apples?", "x", evidence, 0.37)
+    other = dense_check("Where do zebras live?", "x", evidence, 0.37)
+
+    assert about.supported and about.method == "dense" and about.coverage > 0.37
+    assert not other.supported and "best similarity" in other.reason
+
+
+def test_the_dense_check_compares_what_is_asked_not_the_instructions_around_it():
+    evidence = ["Net cash provided by operating activities was $1,234 million in 2020."]
+    question = "How much cash did operating activities provide in 2020?"
+    wrapped = ("You are an investment banker and your only resources are the filings. "
+               f"Here's the question: {question} Answer in USD millions.")
+
+    assert dense_support(wrapped, evidence) == dense_support(question, evidence)
+
+
+def test_answers_that_say_the_documents_lack_it_count_as_abstentions():
+    assert abstains("The documents do not contain the boiling point.")
+    assert abstains("I could not find that in the documents.")
+    assert not abstains("Apples are mentioned in [1:2:0].")
+
+
+# -- the extractive policy ---------------------------------------------------------------
+
+def test_the_extractive_policy_abstains_when_the_documents_lack_the_answer(shapes):
+    out = build_graph(index=shapes).invoke(
+        {"question": "What is the boiling point of ethanol at sea level?"}, context=Context())
+
+    assert out["stop_reason"] == "no_evidence"
+    assert out["sufficiency"] == "insufficient"
+    assert out["answer"].startswith(NOTICE)
+    assert ABSTENTION in out["answer"]
+    assert out["citations"] == []
+
+
+def test_a_mode_without_read_section_abstains_without_reading(shapes):
+    out = build_graph(index=shapes, tools=("retrieve",)).invoke(
+        {"question": "What is the boiling point of ethanol at sea level?"}, context=Context())
+
+    assert out["stop_reason"] == "no_evidence"
+    assert [c["name"] for c in out["tool_calls"]] == ["retrieve"]
+
+
+def test_the_check_can_be_switched_off(shapes):
+    out = build_graph(index=shapes).invoke(
+        {"question": "What is the boiling point of ethanol at sea level?"},
+        context=Context(check_sufficiency=False))
+
+    assert out["stop_reason"] == "answered"
+    assert out["sufficiency"] == "off"
+    assert out["citations"]
+
+
+def test_the_extractive_policy_searches_for_the_question_not_its_preamble(shapes):
+    out = build_graph(index=shapes).invoke(
+        {"question": "You are a fruit seller and your only resource is this page. Here's the "
+                     "question: which paragraph is about cherries? Answer in one word."},
+        context=Context())
+
+    assert out["tool_calls"][0]["args"] == {"query": "which paragraph is about cherries?"}
+    assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
+
+
+@pytest.mark.parametrize("budget", [600, 1500])
+def test_the_extractive_policy_reads_until_its_observation_budget_and_no_further(
+        devset_index, budget):
+    model = ExtractiveChatModel(observation_budget=budget)
+
+    # A results page fills up to half the policy's budget, as the defaults do (750 of
+    # 1,500): a fuller first page would pass a small budget before any read.
+    out = build_graph(index=devset_index, model=model).invoke(
+        {"question": "How does json encode NaN and infinity?"},
+        context=Context(check_sufficiency=False, page_tokens=budget // 2))
+
+    spent = sum(count_tokens(str(m.content)) for m in out["messages"]
+                if isinstance(m, ToolMessage))
+    assert 0.8 * budget <= spent <= budget
+
+
+def test_an_extractive_answer_its_evidence_supports_is_returned_as_is(shapes):
+    out = build_graph(index=shapes).invoke({"question": "Which paragraph is about cherries?"},
+                                           context=Context())
+
+    assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
+    assert "Charlie paragraph about cherries." in out["answer"]
+
+
+# -- an LLM policy (scripted) --------------------------------------------------------------
+
+def test_a_lexically_supported_answer_costs_no_judge_call(shapes, five):
+    d, s = five
+    model = ScriptedChatModel(steps=[ai(read(five, 2, 2)),
+                                     ai(content=f"Charlie is about cherries [{d}:{s}:2].")])
+
+    out = ask(shapes, model, "Which paragraph is about cherries?")
+
+    assert len(model.calls) == 2
+    assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
+
+
+def test_an_unsupported_answer_gets_one_extra_read_and_a_second_answer(shapes, five):
+    d, s = five
+
+    def second_answer(messages: list[BaseMessage]) -> object:
+        assert "Delta paragraph about dates." in str(messages[-2].content)
+        return ai(content=f"The Delta paragraph is about dates [{d}:{s}:3].")
+
+    model = ScriptedChatModel(steps=[
+        ai(read(five, 0, 0)),
+        ai(content=f"It is about apples [{d}:{s}:0]."),
+        ai(content="INSUFFICIENT: the cited paragraph is about Alpha, not Delta."),
+        second_answer])
+    graph = build_graph(index=shapes, model=model)
+
+    # The lexical test: "Delta" is not in the cited Alpha paragraph (the dense one finds
+    # the two paragraphs alike enough, 0.48).
+    chunks = list(graph.stream({"question": "Which fruit does the Delta paragraph name?"},
+                               context=Context(support_threshold=0.0),
+                               stream_mode="updates"))
+
+    assert [node for chunk in chunks for node in chunk] == [
+        "toc", "compact", "policy", "tools", "compact", "policy", "check", "tools",
+        "compact", "policy", "check", "finalize"]
+    out = chunks[-1]["finalize"]
+    assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
+    assert out["answer"] == f"The Delta paragraph is about dates [{d}:{s}:3]."
+    assert out["citations"] == [{"doc_id": d, "sec_id": s, "para_idx": 3}]
+    assert len(model.calls) == 4
+    [judge_prompt] = model.calls[2]
+    assert "Alpha paragraph about apples." in judge_prompt.content
+    assert f"It is about apples [{d}:{s}:0]." in judge_prompt.content
+    notice, extra = model.calls[3][-1], model.calls[3][-2]
+    assert isinstance(notice, SystemMessage) and notice.additional_kwargs[NOTICE_KEY]
+    assert "about Alpha, not Delta" in notice.content
+    assert isinstance(extra, ToolMessage)
+    assert shown_coords(extra) == [(d, s, p) for p in range(5)]  # the containing section
+    assert [c["name"] for c in out["tool_calls"]] == ["read_section", "read_section"]
+
+
+def test_still_unsupported_after_the_extra_step_the_answer_abstains(shapes, five):
+    d, s = five
+    model = ScriptedChatModel(steps=[
+        ai(read(five, 0, 0)),
+        ai(content=f"Zebras live in the savanna [{d}:{s}:0]."),
+        ai(content="INSUFFICIENT: nothing about zebras."),
+        ai(content=f"Zebras live in the savanna [{d}:{s}:1]."),
+        ai(content="INSUFFICIENT: still nothing about zebras.")])
+
+    out = ask(shapes, model, "Where do zebras live?")
+
+    assert out["stop_reason"] == "no_evidence"
+    assert out["sufficiency"] == "insufficient"
+    assert out["answer"].startswith(ABSTENTION)
+    assert "Five" in out["answer"]  # where the closest passages were
+    assert out["citations"] == []
+    assert len(model.calls) == 5
+
+
+def test_a_second_answer_that_abstains_in_its_own_words_is_kept(shapes, five):
+    d, s = five
+    model = ScriptedChatModel(steps=[
+        ai(read(five, 0, 0)),
+        ai(content=f"Zebras live in the savanna [{d}:{s}:0]."),
+        ai(content="INSUFFICIENT"),
+        ai(content="The documents do not mention zebras.")])
+
+    out = ask(shapes, model, "Where do zebras live?")
+
+    assert out["stop_reason"] == "no_evidence"
+    assert out["answer"] == "The documents do not mention zebras."
+
+
+def test_a_failing_judge_keeps_the_answer(shapes, five):
+    d, s = five
+    model = ScriptedChatModel(steps=[ai(read(five, 0, 0)),
+                                     ai(content=f"Zebras live here [{d}:{s}:0]."),
+                                     ScriptedHTTPError(400, "judge refused")])
+
+    out = ask(shapes, model, "Where do zebras live?")
+
+    assert (out["stop_reason"], out["sufficiency"]) == ("answered", "unchecked")
+    assert out["citations"] == [{"doc_id": d, "sec_id": s, "para_idx": 0}]
+
+
+def test_an_uncited_answer_is_reported_as_uncited_and_not_rewritten(shapes):
+    model = ScriptedChatModel(steps=[ai(content="Done.")])
+
+    out = ask(shapes, model, "Where do zebras live?")
+
+    assert (out["stop_reason"], out["sufficiency"]) == ("answered", "uncited")
+    assert out["answer"] == "Done."
+    assert len(model.calls) == 1

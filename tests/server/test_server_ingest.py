@@ -1,0 +1,283 @@
+"""The ingest graph as a server runs it, in process: path rules, documents sent as content
+with their caps, per-file progress as ``custom`` events, unsupported files named.
+
+The same behaviours over a real ``langgraph dev`` server are in tests/server/test_server.py.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.documents import SHAPES_MD
+
+import deepread
+from deepread.graphs.ingest import build_ingest_graph
+from deepread.nodes import resources
+from deepread.nodes.open_collections import OPEN
+
+
+def run(graph, payload: dict[str, Any], collection: str = "docs") -> dict[str, Any]:
+    return graph.invoke(payload, context=deepread.IngestContext(collection=collection))
+
+
+@pytest.fixture()
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The exported graph's configuration (served=True) over a fresh store, which the
+    process keeps open as a server does (nodes/resources.py) until the test ends."""
+    store = str(tmp_path / "store")
+    monkeypatch.setenv("DEEPREAD_STORE", store)
+    yield build_ingest_graph(served=True)
+    OPEN.close(store)
+
+
+def texts_of(store: Path, collection: str = "docs") -> str:
+    with resources.shared_index(str(store), collection) as idx:
+        return " ".join(p.text for d in idx.documents()
+                        for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id))
+
+
+def test_a_served_graph_without_an_ingest_root_refuses_every_path_and_says_how_to_allow(
+        served, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("The launch code is 0000.\n", encoding="utf-8")
+
+    out = run(served, {"paths": [str(secret), str(tmp_path)]})
+
+    assert out["documents"] == []
+    assert [f["path"] for f in out["failures"]] == [str(secret), str(tmp_path)]
+    assert all("DEEPREAD_INGEST_ROOT" in f["reason"] for f in out["failures"])
+    assert "DEEPREAD_INGEST_ROOT=" in out["error"] and "content" in out["error"]
+    assert not (tmp_path / "store" / "collections" / "docs").exists()
+
+
+def test_a_served_graph_with_a_root_reads_paths_inside_it_only(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "ok.md").write_text(SHAPES_MD, encoding="utf-8")
+    (tmp_path / "secret.md").write_text("# Secret\n\nThe launch code is 0000.\n")
+    monkeypatch.setenv("DEEPREAD_INGEST_ROOT", str(root))
+
+    out = run(served, {"paths": ["ok.md", str(tmp_path / "secret.md")]})
+
+    assert [Path(d["source"]).name for d in out["documents"]] == ["ok.md"]
+    assert out["failures"] == [{"path": str(tmp_path / "secret.md"),
+                                "reason": f"outside the ingest root {root.resolve()}"}]
+    assert "launch code" not in texts_of(tmp_path / "store")
+
+
+def test_documents_sent_as_text_and_as_base64_bytes_are_stored_under_their_names(
+        served, tmp_path: Path) -> None:
+    pdf = Path(__file__).parents[1] / "data" / "docs" / "tutorial-classes.pdf"
+    files = [{"name": "shapes.md", "text": SHAPES_MD},
+             {"name": "classes.pdf",
+              "content_base64": base64.b64encode(pdf.read_bytes()).decode()}]
+
+    out = run(served, {"files": files})
+
+    assert out["failures"] == [] and "error" not in out
+    assert [d["source"] for d in out["documents"]] == ["shapes.md", "classes.pdf"]
+    text = texts_of(tmp_path / "store")
+    assert "Bravo paragraph about bananas." in text
+    assert "Name mangling is helpful" in text
+
+
+def test_a_document_sent_again_under_its_name_replaces_the_first(served, tmp_path) -> None:
+    run(served, {"files": [{"name": "note.md", "text": "# Note\n\nThe old wording here.\n"}]})
+    out = run(served, {"files": [{"name": "note.md", "text": "# Note\n\nThe new wording.\n"}]})
+
+    assert [d["doc_id"] for d in out["documents"]] == [1]
+    text = texts_of(tmp_path / "store")
+    assert "new wording" in text and "old wording" not in text
+
+
+@pytest.mark.parametrize(("item", "field"), [
+    ({"name": "../escape.md", "text": "x"}, "files[0].name"),
+    ({"name": "sub/inner.md", "text": "x"}, "files[0].name"),
+    ({"name": ".hidden.md", "text": "x"}, "files[0].name"),
+    ({"name": "tool.exe", "text": "x"}, "files[0].name"),
+    ({"name": "a.md"}, "files[0].text"),
+    ({"name": "a.md", "text": "x", "content_base64": "eA=="}, "files[0].text"),
+    ({"name": "a.pdf", "content_base64": "not base64!"}, "files[0].content_base64"),
+    ({"name": "a.md", "text": 42}, "files[0].text"),
+    ("a.md", "files[0]"),
+])
+def test_a_malformed_document_is_that_documents_failure_naming_the_field(
+        served, tmp_path: Path, item: Any, field: str) -> None:
+    good = {"name": "good.md", "text": SHAPES_MD}
+
+    out = run(served, {"files": [item, good]})
+
+    [failure] = out["failures"]
+    assert failure["reason"].startswith(field), failure
+    assert [d["source"] for d in out["documents"]] == ["good.md"]
+    assert not any(p.name != "good.md" for p in (tmp_path / "store" / "uploads" / "docs")
+                   .iterdir())
+
+
+def test_a_document_over_the_size_cap_is_refused_naming_the_field_and_the_cap(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_INGEST_MAX_FILE_BYTES", "1000")
+    big = "# Big\n\n" + "word " * 400
+
+    out = run(served, {"files": [
+        {"name": "big.md", "text": big},
+        {"name": "big.pdf", "content_base64": base64.b64encode(b"x" * 4000).decode()}]})
+
+    reasons = [f["reason"] for f in out["failures"]]
+    assert reasons[0].startswith("files[0].text:") and "cap of 1000 bytes" in reasons[0]
+    assert reasons[1].startswith("files[1].content_base64:") and "1000" in reasons[1]
+    assert all("DEEPREAD_INGEST_MAX_FILE_BYTES" in r for r in reasons)
+    assert out["documents"] == []
+
+
+def test_more_documents_than_the_cap_refuses_the_request_naming_files(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_INGEST_MAX_FILES", "2")
+    files = [{"name": f"n{i}.md", "text": SHAPES_MD} for i in range(3)]
+
+    out = run(served, {"files": files})
+
+    assert out["documents"] == []
+    assert out["error"].startswith("files: 3 documents, over the cap of 2")
+    assert not (tmp_path / "store" / "uploads").exists()
+
+
+def test_a_document_whose_content_does_not_parse_is_a_failure_under_its_name(
+        served) -> None:
+    out = run(served, {"files": [{"name": "broken.pdf",
+                                  "content_base64": base64.b64encode(b"%PDF-1.7 junk")
+                                  .decode()}]})
+
+    [failure] = out["failures"]
+    assert failure["path"] == "broken.pdf" and failure["reason"]
+    assert out["documents"] == []
+
+
+def test_each_file_streams_its_progress_as_a_custom_event(served) -> None:
+    files = [{"name": "a.md", "text": SHAPES_MD},
+             {"name": "b.md", "text": "# B\n\nAnother document entirely.\n"}]
+
+    events = [chunk for chunk in served.stream({"files": files},
+                                               context=deepread.IngestContext(collection="docs"),
+                                               stream_mode="custom")]
+
+    stored = [e for e in events if e["ingest"] == "stored"]
+    assert [e["file"] for e in stored] == ["a.md", "b.md"]
+    assert [(e["done"], e["total"]) for e in stored] == [(1, 2), (2, 2)]
+    assert {e["ingest"] for e in events} <= {"parsed", "stored", "skip", "failed",
+                                              "optimize"}
+
+
+def test_a_folder_ingest_names_the_files_it_skipped_as_unsupported(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    (folder / "img").mkdir(parents=True)
+    (folder / "a.md").write_text(SHAPES_MD, encoding="utf-8")
+    (folder / "img" / "logo.png").write_bytes(b"\x89PNG\r\n")
+    (folder / "data.csv").write_text("a,b\n1,2\n")
+
+    with deepread.Index.open(store=tmp_path / "store", collection="docs") as idx:
+        result = idx.ingest_report([folder])
+        out = build_ingest_graph(index=idx).invoke({"paths": [str(folder)]})
+
+    assert sorted(p.name for p in result.unsupported) == ["data.csv", "logo.png"]
+    assert result.failures == []
+    assert sorted(Path(p).name for p in out["unsupported"]) == ["data.csv", "logo.png"]
+    assert out["failures"] == []
+
+
+BROKEN_PDF = {"name": "broken.pdf",
+              "content_base64": base64.b64encode(b"%PDF-1.7 junk").decode()}
+
+
+def uploads_of(store: Path, collection: str = "docs") -> list[str]:
+    folder = store / "uploads" / collection
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_a_document_that_fails_to_parse_leaves_no_file_and_no_folder_behind(
+        served, tmp_path: Path) -> None:
+    out = run(served, {"files": [BROKEN_PDF]}, collection="never")
+
+    assert [f["path"] for f in out["failures"]] == ["broken.pdf"]
+    assert not (tmp_path / "store" / "uploads").exists()
+
+
+def test_a_failed_document_is_removed_and_its_good_neighbour_kept(served, tmp_path) -> None:
+    out = run(served, {"files": [BROKEN_PDF, {"name": "good.md", "text": SHAPES_MD}]})
+
+    assert [d["source"] for d in out["documents"]] == ["good.md"]
+    assert uploads_of(tmp_path / "store") == ["good.md"]
+
+
+def test_a_failed_resend_puts_back_the_document_it_would_have_replaced(
+        served, tmp_path: Path) -> None:
+    run(served, {"files": [{"name": "note.pdf", "content_base64": base64.b64encode(
+        (Path(__file__).parent / "data" / "docs" / "tutorial-classes.pdf").read_bytes())
+        .decode()}]})
+    stored = (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes()
+
+    out = run(served, {"files": [{**BROKEN_PDF, "name": "note.pdf"}]})
+
+    assert [f["path"] for f in out["failures"]] == ["note.pdf"]
+    assert uploads_of(tmp_path / "store") == ["note.pdf"]
+    assert (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes() == stored
+
+
+def test_a_collections_upload_quota_refuses_what_would_pass_it_naming_the_variable(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_INGEST_MAX_COLLECTION_BYTES", "3000")
+    first = run(served, {"files": [{"name": "a.md", "text": "# A\n\n" + "apple " * 300}]})
+    assert first["failures"] == []
+
+    out = run(served, {"files": [{"name": "b.md", "text": "# B\n\n" + "berry " * 300}]})
+
+    [failure] = out["failures"]
+    assert failure["reason"].startswith("files[0].content: ")
+    assert "quota of 3000 bytes" in failure["reason"]
+    assert "DEEPREAD_INGEST_MAX_COLLECTION_BYTES" in failure["reason"]
+    assert uploads_of(tmp_path / "store") == ["a.md"]
+    # sending a document again under its name counts once
+    again = run(served, {"files": [{"name": "a.md", "text": "# A\n\n" + "apricot " * 300}]})
+    assert again["failures"] == []
+
+
+def test_a_collections_upload_file_quota_counts_the_documents_it_holds(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_INGEST_MAX_COLLECTION_FILES", "2")
+    files = [{"name": f"n{i}.md", "text": f"# N{i}\n\nNumber {i} notes.\n"} for i in range(3)]
+
+    out = run(served, {"files": files})
+
+    assert [d["source"] for d in out["documents"]] == ["n0.md", "n1.md"]
+    [failure] = out["failures"]
+    assert failure["path"] == "n2.md" and "DEEPREAD_INGEST_MAX_COLLECTION_FILES" in \
+        failure["reason"]
+
+
+@pytest.mark.parametrize("name", ["a\nb.md", "notes.md\n", "bell\x07.md", "csi\x9b.md",
+                                  "fdp.\u202egnp.md", "a\ud800.md", "para\u2029b.md"])
+def test_a_name_with_a_control_character_is_refused(served, tmp_path, name: str) -> None:
+    out = run(served, {"files": [{"name": name, "text": "# T\n\nText.\n"}]})
+
+    [failure] = out["failures"]
+    assert failure["reason"].startswith("files[0].name: ")
+    assert not (tmp_path / "store" / "uploads").exists()
+
+
+def test_more_paths_than_the_cap_refuses_the_run_in_one_line(served) -> None:
+    out = run(served, {"paths": [f"doc{i}.md" for i in range(100_000)]})
+
+    assert out["documents"] == [] and out["failures"] == []
+    assert out["error"].startswith("paths: 100000 paths, over the cap of 1000 per run")
+
+
+def test_a_path_longer_than_any_path_is_a_failure_echoed_bounded(served) -> None:
+    out = run(served, {"paths": ["a" * 1_000_000]})
+
+    [failure] = out["failures"]
+    assert failure["reason"] == "a path of 1000000 characters; at most 4096"
+    assert len(failure["path"]) < 300
