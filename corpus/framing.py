@@ -34,3 +34,18 @@ def escape(text: str) -> str:
     text = _GROUP.sub(lambda m: f"\\{m.group(0)}" if _COORD.search(m.group(1)) else m.group(0),
                       text)
     return _SECTION_LINE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", text)
+
+
+#: Longest title a model is shown (a heading of a hostile or broken document may run to
+#: the length of a paragraph; it is repeated in every TOC and every observation of its
+#: section, so it is cut here, in what is shown — the store keeps it whole).
+MAX_TITLE_CHARS = 300
+
+
+def title_text(title: str) -> str:
+    """A document or section title as a model is shown it: on one line, escaped, and cut
+    to :data:`MAX_TITLE_CHARS` with the length said."""
+    flat = " ".join(title.split())
+    if len(flat) > MAX_TITLE_CHARS:
+        flat = f"{flat[:MAX_TITLE_CHARS].rsplit(' ', 1)[0]} … ({len(flat)} characters)"
+    return escape(flat)

@@ -47,7 +47,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from deepread.corpus.framing import CLOSE, OPEN, escape
+from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.offline.model import NOTICE
@@ -236,7 +236,7 @@ def abstention(index: Index, coords: list[tuple[int, int, int]], extractive: boo
     titles: list[str] = []
     for d, s, _ in coords[:3]:
         # a title is document text: a "[2:1:0]" in it must not become a citation
-        title = escape(" ".join(index.collection.document(d).sections[s].title.split()))
+        title = title_text(index.collection.document(d).sections[s].title)
         if title and title not in titles:
             titles.append(title)
     if titles:

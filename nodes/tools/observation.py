@@ -31,7 +31,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from deepread.corpus.framing import CLOSE, OPEN, escape
+from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.state import Regions, was_read
 from deepread.stores.records import Document, Hit, Paragraph
@@ -169,8 +169,8 @@ def section_line(doc_id: int, sec_id: int, title: str, note: str = "") -> str:
     the title escaped as document text (empty: left out); ``note`` (a read's
     :func:`extent`) after it."""
     line = f"## ({doc_id}) [{sec_id}]"
-    if title := " ".join(title.split()):
-        line += f" {escape(title)}"
+    if title := title_text(title):
+        line += f" {title}"
     return f"{line} ({note})" if note else line
 
 

@@ -159,3 +159,25 @@ def test_an_abstention_names_a_title_holding_a_marker_without_citing_it(
         text = abstention(idx, [(1, 1, 0)], extractive=False)
 
     assert "Policy \\[2:1:0]" in text and parse_citations(text) == []
+
+
+def test_a_heading_as_long_as_a_paragraph_is_cut_where_a_model_is_shown_it(
+        tmp_path: Path) -> None:
+    """A 70,000-character heading stays whole in the store, but the TOC line and every
+    observation of its section show at most ~300 characters of it."""
+    from deepread.corpus.toc_text import render_toc
+
+    (tmp_path / "h.md").write_text("# " + "walrus " * 10_000 + "\n\nThe walrus sleeps.\n")
+    model = ScriptedChatModel(steps=[
+        ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 0})),
+        ai(content="It sleeps [1:1:0].")])
+    with deepread.Index.open(store=tmp_path / "store", collection="h") as idx:
+        idx.ingest([tmp_path / "h.md"])
+        assert len(idx.toc()[0].sections[1].title) > 60_000
+        toc = render_toc(idx.toc(), None).text
+        build_graph(index=idx, model=model).invoke({"question": "Does the walrus sleep?"})
+
+    [result] = [m for m in model.calls[-1] if isinstance(m, ToolMessage)]
+    assert max(len(line) for line in toc.splitlines()) < 500
+    assert max(len(line) for line in result.content.splitlines()) < 600
+    assert "(69999 characters)" in result.content
