@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from langgraph_sdk.runtime import _ExecutionRuntime, _ReadRuntime
+from support.layout import ROOT
 from support.local_http import CountingListener
 from support.scripted import ScriptedChatModel
 
@@ -196,7 +197,7 @@ def test_a_graph_with_a_fixed_index_refuses_a_context_that_names_a_collection(tm
 def _documented_fields(answer: str) -> set[str]:
     """The fields the table in docs/deployment.md ("The operator policy") marks with
     ``answer`` in its "a client may set it?" column."""
-    text = (Path(__file__).resolve().parents[1] / "docs" / "deployment.md").read_text()
+    text = (ROOT / "docs" / "deployment.md").read_text()
     table = text.split("### The operator policy", 1)[1].split("\n\n", 2)[1]
     out: set[str] = set()
     for row in table.splitlines()[2:]:

@@ -216,7 +216,7 @@ def test_a_failed_document_is_removed_and_its_good_neighbour_kept(served, tmp_pa
 def test_a_failed_resend_puts_back_the_document_it_would_have_replaced(
         served, tmp_path: Path) -> None:
     run(served, {"files": [{"name": "note.pdf", "content_base64": base64.b64encode(
-        (Path(__file__).parent / "data" / "docs" / "tutorial-classes.pdf").read_bytes())
+        (Path(__file__).parents[1] / "data" / "docs" / "tutorial-classes.pdf").read_bytes())
         .decode()}]})
     stored = (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes()
 
