@@ -317,3 +317,24 @@ def test_a_user_past_the_collection_cap_cannot_make_another(server_url: str) -> 
     assert f"you have {MAX_COLLECTIONS} collections" in body
     assert "DEEPREAD_AUTH_MAX_COLLECTIONS" in body
     assert again["failures"] == []
+
+
+def test_a_user_id_with_a_final_newline_is_no_user(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``^[A-Za-z0-9]+$`` matched "alice\\n" ("$" matches before a final newline)."""
+    import asyncio
+
+    from langgraph_sdk import Auth
+
+    from deepread.user_auth import authenticate
+
+    users = tmp_path / "users.json"
+    users.write_text(json.dumps({token_digest("t-newline"): "alice\n",
+                                 token_digest("t-plain"): "alice"}))
+    monkeypatch.setenv("DEEPREAD_AUTH_TOKENS_FILE", str(users))
+
+    with pytest.raises(Auth.exceptions.HTTPException) as caught:
+        asyncio.run(authenticate("Bearer t-newline"))
+
+    assert caught.value.status_code == 401
+    assert asyncio.run(authenticate("Bearer t-plain"))["identity"] == "alice"
