@@ -18,6 +18,7 @@ embedded engine would refuse).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -26,8 +27,10 @@ from dataclasses import dataclass
 
 from deepread.corpus.index import Index
 from deepread.environment.settings import current as current_settings
+from deepread.text.redaction import redact_url
 
 Key = tuple[str, str]  # (store, collection)
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -77,7 +80,7 @@ class OpenCollections:
         """Close the least recently used collections nobody holds, down to the cap."""
         excess = len(self._entries) - self._cap()
         for key in [k for k, e in self._entries.items() if e.users == 0][:max(excess, 0)]:
-            self._entries.pop(key).index.close()
+            _close(key, self._entries.pop(key).index)
 
     def opened(self) -> list[Key]:
         """The open collections, least recently used first."""
@@ -94,7 +97,18 @@ class OpenCollections:
         with self._lock:
             for key in [k for k, e in self._entries.items()
                         if e.users == 0 and (store is None or k[0] == store)]:
-                self._entries.pop(key).index.close()
+                _close(key, self._entries.pop(key).index)
+
+
+def _close(key: Key, index: Index) -> None:
+    """Close an evicted index. A failure (a Qdrant server gone away) is logged, not
+    raised: it belongs to no one waiting — the run that evicted it asked for another
+    collection — and the collection is dropped from the set either way."""
+    try:
+        index.close()
+    except Exception:
+        log.exception("closing collection %r of %s failed", key[1],
+                      redact_url(key[0], current_settings().secrets))
 
 
 #: The process's open collections (the served graphs' and any graph built without an index).

@@ -143,3 +143,19 @@ def test_outside_a_leasing_node_a_graph_without_an_index_refuses_to_open_one() -
 
     with pytest.raises(RuntimeError, match="outside a leasing node"):
         Resources().index(Context(collection="c0"))
+
+
+def test_a_collection_that_fails_to_close_is_dropped_and_logged_not_raised(
+        caplog: pytest.LogCaptureFixture) -> None:
+    class Breaks:
+        def close(self) -> None:
+            raise OSError("the server went away")
+
+    open_set = OpenCollections(cap=lambda: 1)
+    with open_set.lease(("http://u:pw@q.example", "a"), Breaks):  # type: ignore[arg-type]
+        pass
+    with open_set.lease(("http://u:pw@q.example", "b"), Breaks):  # type: ignore[arg-type]
+        pass
+
+    assert open_set.opened() == [("http://u:pw@q.example", "b")]
+    assert "closing collection 'a' of http://u:***@q.example failed" in caplog.text
