@@ -1,7 +1,7 @@
 """Where a run's observation tokens go: document text versus the frame around it.
 
 Replays each question's tool calls of a finished ``deepread eval`` run, in order, through
-the real tool handlers and the ``tools`` node's formatting (read-region memory included,
+the real tool handlers and the tool executors's formatting (read-region memory included,
 so pointer lines come out as the run saw them), and splits every tool result's tiktoken
 count by what each line is:
 
@@ -33,9 +33,9 @@ from _runs import run_parser, run_records
 from deepread.corpus.framing import CLOSE, OPEN
 from deepread.corpus.index import Index
 from deepread.nodes.context import Context
+from deepread.nodes.executors import HANDLERS, shown_to_model
 from deepread.nodes.state import merge_regions, regions_of
 from deepread.nodes.tools.contract import ToolEnv
-from deepread.nodes.tools.executor import HANDLERS, shown_to_model
 from deepread.nodes.tools.observation import POINTER
 from deepread.nodes.tools.specs import parse_args
 from deepread.text.tokens import count_tokens

@@ -149,6 +149,12 @@ class Index:
     def documents(self) -> list[Document]:
         return self._collection.documents()
 
+    def document(self, doc_id: int) -> Document:
+        """Document ``doc_id`` with its section tree; ``CoordinateError`` (a ``KeyError``)
+        naming the documents there are when it is not in the collection. A document
+        stored since this index was opened, by this process or another, is found."""
+        return self._collection.document(doc_id)
+
     def toc(self, doc_id: int | Sequence[int] | None = None) -> list[Document]:
         """Documents with their section trees; one document or several by id."""
         if doc_id is None:
@@ -210,7 +216,7 @@ class Index:
         ``source`` and ``section`` in its metadata."""
         from deepread.corpus.retriever import DeepReadRetriever
 
-        return DeepReadRetriever(index=self, k=k, window=tuple(window),
+        return DeepReadRetriever(index=self, k=k, window=window,
                                  documents=list(documents) if documents is not None else None)
 
     # -- lifecycle ------------------------------------------------------------------

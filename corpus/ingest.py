@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.enrich import IngestModels
@@ -35,8 +36,15 @@ PARSE_AHEAD = 4
 #: Parsed documents join one embedding call while they hold fewer paragraphs than this.
 GROUP_PARAGRAPHS = 4_096
 
+#: Paragraphs embedded per embedding call: each call's end is a progress point, so a long
+#: document reports the page its embedding reached (a 112-page filing's 1,300 paragraphs
+#: take ~50 s here). A vector does not depend on its batch companions, and 256-text calls
+#: cost what one call for all did (68 s against 67 s for 1,024 texts, loaded machine).
+EMBED_SLICE = 256
+
 #: Called as ``progress(event, path, done, total)``; events: "skip", "parsed", "stored",
-#: "failed", and "optimize" (once, before building the vector index of a large collection).
+#: "failed", "optimize" (once, before building the vector index of a large collection),
+#: and "page" while a paged document (a PDF) is embedded: ``done`` of its ``total`` pages.
 Progress = Callable[[str, Path, int, int], None]
 
 
@@ -184,6 +192,25 @@ class _Pipeline:
         if self._progress:
             self._progress("failed", path, done, total)
 
+    def _embed(self, group: list[tuple[int, Path, str, Structured]],
+               texts: list[list[str]]) -> np.ndarray:
+        """The group's vectors, :data:`EMBED_SLICE` paragraphs per call, each call's end
+        reported as the page its document's embedding reached."""
+        flat = [t for doc in texts for t in doc]
+        if not flat:
+            return embed_texts(self._embeddings, flat)
+        # For each paragraph: its file, its page and its document's last page.
+        where = [(path, p.page, max((q.page or 0 for q in s.paragraphs), default=0))
+                 for _, path, _, s in group for p in s.paragraphs]
+        parts = []
+        for start in range(0, len(flat), EMBED_SLICE):
+            stop = min(start + EMBED_SLICE, len(flat))
+            parts.append(embed_texts(self._embeddings, flat[start:stop]))
+            path, page, pages = where[stop - 1]
+            if self._progress and page and pages:
+                self._progress("page", path, page, pages)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
     def _store_group(self, group: list[tuple[int, Path, str, Structured]],
                      result: IngestResult, total: int) -> None:
         """Embed the group's paragraphs in one call, then write document by document."""
@@ -191,7 +218,7 @@ class _Pipeline:
             return
         texts = [search_texts(structured) for _, _, _, structured in group]
         try:
-            vectors = embed_texts(self._embeddings, [t for doc in texts for t in doc])
+            vectors = self._embed(group, texts)
         except RUN_ERRORS:
             raise
         except Exception as exc:  # a refusal of some document's text (see RUN_ERRORS)

@@ -45,7 +45,7 @@ def render_pages(path: Path, scale: float = DEFAULT_SCALE) -> list[bytes]:
     """PNG bytes of every page of ``path``."""
     import pypdfium2
 
-    from deepread.corpus.parsing.pdf.lines import PDFIUM_LOCK
+    from deepread.corpus.parsing.pdf.pdfium import PDFIUM_LOCK
 
     # PDFium is not thread-safe and ingest parses PDFs in a background thread.
     with PDFIUM_LOCK:

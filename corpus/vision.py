@@ -101,7 +101,7 @@ def pdf_page_images(pdf: Path, pages: Iterable[int], out_dir: Path) -> dict[int,
     # Loaded here, not at import: an ingest without PDFs or without a vision model skips it.
     import pypdfium2
 
-    from deepread.corpus.parsing.pdf.lines import PDFIUM_LOCK
+    from deepread.corpus.parsing.pdf.pdfium import PDFIUM_LOCK
 
     found: dict[int, str] = {}
     with PDFIUM_LOCK:  # PDFium is not thread-safe; ingest parses in a background thread

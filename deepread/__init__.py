@@ -71,10 +71,24 @@ __all__ = [
     "build_ingest_graph",
     "tools",
 ]
-__version__ = "0.1.0"
+__version__: str  # from the installed metadata, on first use (_version)
+
+
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml is the one place it is
+    written, and the wheel's metadata carries it here (and to ``deepread --version``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("deepread")
+    except PackageNotFoundError:  # imported from a source tree that was never installed
+        return "0+unknown"
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # read on first use: importlib.metadata costs ~10 ms
+        value = globals()["__version__"] = _version()
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'deepread' has no attribute {name!r}")
@@ -84,4 +98,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted({*globals(), *_LAZY, "__version__"})

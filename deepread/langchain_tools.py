@@ -1,36 +1,60 @@
 """``deepread.tools(idx)``: the DeepRead tools as LangChain tools for any agent.
 
 ``retrieve``, ``read_section`` and ``toc`` over one :class:`~deepread.Index`, for a
-tool-calling agent that is not deepread's own graph — LangGraph's prebuilt
-``create_react_agent``, a LangChain agent, a hand-written ``ToolNode`` loop. The
-arguments, descriptions and the way paragraphs are shown (``[doc_id:sec_id:para_idx]``
-coordinates, document text framed as data) are the agent graph's own (nodes/tools/specs.py,
-prompts/, nodes/tools/observation.py), so a model prompted for deepread behaves the same here.
+tool-calling agent that is not deepread's own graph — LangChain v1's
+``langchain.agents.create_agent``, LangGraph's ``ToolNode``, an MCP host
+(deepread/mcp_server.py). The arguments, descriptions and the way paragraphs are shown
+(``[doc_id:sec_id:para_idx]`` coordinates, document text framed as data) are the agent
+graph's own (nodes/tools/specs.py, prompts/, nodes/tools/observation.py), run by the
+graph's own handlers (nodes/tools/retrieve.py, nodes/tools/read_section.py), so a model
+prompted for deepread behaves the same here.
+
+**Read-region memory, from the conversation itself.** Inside an agent graph (anything
+that runs tools through LangGraph's ``ToolNode``, as ``create_agent`` does) each call is
+given the graph state's ``messages`` (``InjectedState``, hidden from the model). What
+the model has been shown is what the earlier results of these tools in those messages
+show — their artifacts record every paragraph, and which store and collection it came
+from — so a paragraph shown before comes back as the graph's pointer line
+``[3:9:18-52] (shown above)``, ``retrieve(exclude_shown=True)`` gives the next results
+page, and the memory is the thread's: it persists with the agent's checkpointer, a new
+thread starts empty, and messages an agent trims or summarises away are read again in
+full. Calls of one model turn run in parallel in ``ToolNode`` and each sees what the
+earlier turns showed. Called outside a graph (``tool.invoke(args)``) a tool has no
+conversation and shows everything.
+
+**Budgets, the graph's.** :func:`tools` takes the agent graph's :class:`Context`
+(``k``, ``window``, ``documents``, ``page_tokens``, ``toc_budget``, ``max_rounds``,
+``retrieval_mode``) or the keyword shortcuts. After ``max_rounds`` model turns with tool
+calls since the user's last message, a call is answered with the graph's budget notice
+(prompts/budget.md) instead of running: answer now from what was read.
 
 A call that cannot run — wrongly typed arguments, an unknown document or section, a
-store failure — comes back as a tool error (``ToolMessage`` with ``status="error"``)
-whose text says what to do; it never raises into the agent loop. Each result also
-carries the agent's :class:`~deepread.nodes.tools.observation.Observation` as its artifact.
-
-These tools keep no read-region memory (they are stateless): a paragraph read twice is
-shown twice. Use :func:`deepread.build_graph` for the full agent with that memory.
+store failure, a spent budget — comes back as a tool error (``ToolMessage`` with
+``status="error"``) whose text says what to do; it never raises into the agent loop.
+Each result carries the agent's :class:`~deepread.nodes.tools.observation.Observation` as its
+artifact, plus the ``source`` (store and collection) it was read from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from langgraph.prebuilt import InjectedState
 from pydantic import BaseModel, Field, ValidationError
 
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.nodes.context import Context, problems
+from deepread.nodes.state import Regions, merge_regions, regions_of
 from deepread.nodes.tools.contract import Outcome, ToolEnv, render
+from deepread.nodes.tools.observation import POINTER, Observation
 from deepread.nodes.tools.read_section import read_section as read_section_handler
 from deepread.nodes.tools.retrieve import retrieve as retrieve_handler
 from deepread.nodes.tools.specs import (
+    MEMORY_NOTES,
     ReadSectionArgs,
     RetrieveArgs,
     SearchArgs,
@@ -40,6 +64,22 @@ from deepread.nodes.tools.specs import (
 from deepread.prompts import load
 from deepread.stores.backend import StoreError
 
+#: The conversation a tool call is made in: the agent graph state's messages, given by
+#: LangGraph's ToolNode and never shown to the model (None outside a graph).
+Conversation = Annotated[list[BaseMessage] | None, InjectedState("messages")]
+
+
+class _InConversation(BaseModel):
+    messages: Conversation = None
+
+
+class MemoryRetrieveArgs(RetrieveArgs, _InConversation):
+    pass
+
+
+class MemoryReadSectionArgs(ReadSectionArgs, _InConversation):
+    pass
+
 
 class TocArgs(BaseModel):
     doc_id: int | None = Field(default=None,
@@ -47,11 +87,20 @@ class TocArgs(BaseModel):
                                            "(optional; default: every document in scope).")
 
 
+class MemoryTocArgs(TocArgs, _InConversation):
+    pass
+
+
 TOC_DESCRIPTION = (
     "Show the table of contents (Directory Structure): one line per section as "
     "'(doc_id) [sec_id] Title | paragraphs=N | tokens=N | children=[…]'. Call it first to "
     "see what the documents hold, then read a section with read_section or search with "
     "retrieve.")
+
+#: What the system prompt of deepread's own graph says about pointer lines, said here in
+#: the tool descriptions because another agent's prompt does not.
+POINTER_NOTE = (f"A line `[doc_id:sec_id:a-b] {POINTER}` stands for paragraphs a..b that an "
+                "earlier result of this conversation showed.")
 
 
 def _error_message(exc: ToolException) -> str:
@@ -63,31 +112,82 @@ def _validation_message(exc: ValidationError) -> str:
     return f"Error: invalid arguments: {problems(exc)}. Fix them and call the tool again."
 
 
-def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
+def source_of(index: Index) -> dict[str, str]:
+    """Where a result was read from, as its artifact records it."""
+    return {"store": str(index.store), "collection": index.name}
+
+
+def shown_in(messages: Sequence[BaseMessage] | None, source: dict[str, str]) -> Regions:
+    """The read regions the results of ``source``'s tools in ``messages`` showed."""
+    regions: Regions = {}
+    for message in messages or []:
+        if not isinstance(message, ToolMessage) or not isinstance(message.artifact, dict):
+            continue
+        if message.artifact.get("source") != source:
+            continue  # another collection's (or another tool's) result
+        coords = [row.coord for row in Observation.of(message).paragraphs]
+        regions = merge_regions(regions, regions_of(coords))
+    return regions
+
+
+def rounds_in_turn(messages: Sequence[BaseMessage] | None) -> int:
+    """Model turns with tool calls since the user's last message (the current one too)."""
+    rounds = 0
+    for message in reversed(messages or []):
+        if isinstance(message, HumanMessage):
+            break
+        if isinstance(message, AIMessage) and message.tool_calls:
+            rounds += 1
+    return rounds
+
+
+def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None = None,
           documents: Sequence[int] | None = None, toc_budget: int | None = 4000,
-          ) -> list[BaseTool]:
+          context: Context | None = None, memory: bool = True) -> list[BaseTool]:
     """``[retrieve, read_section, toc]`` over ``index`` as LangChain tools.
 
-    ``k`` hits per retrieve, each widened by ``window`` (up, down) inside its section;
-    ``documents`` limits every tool to those doc_ids; ``toc_budget`` caps the TOC in
-    tokens (deeper levels collapse first; ``None``: no cap).
+    ``context``: the agent graph's :class:`Context` — its ``k``, ``window``,
+    ``documents``, ``page_tokens``, ``max_rounds``, ``retrieval_mode`` and
+    ``toc_budget`` apply as in the graph. Without one: ``k`` hits per retrieve (default
+    5, exactly ``k``: the graph's fill-up of short pages is off), each widened by
+    ``window`` (up, down) inside its section; ``documents`` limits every tool to those
+    doc_ids; ``toc_budget`` caps the TOC in tokens (deeper levels collapse first;
+    ``None``: no cap), and the round budget is the graph's default (50).
+    ``memory=False``: no read-region memory and no round budget, even inside an agent
+    graph (the MCP server's choice: a host may run many conversations through one
+    server, which cannot tell them apart).
     """
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    if len(window) != 2 or min(window) < 0:
-        raise ValueError(f"window must be (up, down) with both >= 0, got {window}")
-    scope = list(documents) if documents is not None else None
+    if context is None:
+        k = 5 if k is None else k
+        window = (0, 0) if window is None else window
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        if len(window) != 2 or min(window) < 0:
+            raise ValueError(f"window must be (up, down) with both >= 0, got {window}")
+        # A caller who names k gets k hits: the graph's fill-up of short pages
+        # (Context.page_tokens) is its own default.
+        context = Context(k=k, page_tokens=0, window=list(window),
+                          documents=list(documents) if documents is not None else None)
+    else:
+        if k is not None or window is not None or documents is not None:
+            raise ValueError("pass k, window and documents in the context, or without one")
+        toc_budget = context.toc_budget
+    scope = context.documents
+    source = source_of(index)
+    budget = load("budget").replace("{max_rounds}", str(context.max_rounds))
 
-    def shown(outcome: Outcome) -> tuple[str, dict[str, Any]]:
+    def shown(outcome: Outcome, regions: Regions) -> tuple[str, dict[str, Any]]:
         by_id = {d.doc_id: d for d in index.documents()}
-        text, outcome.observation.paragraphs = render(outcome, by_id, {})
-        return text, outcome.observation.artifact()
+        text, outcome.observation.paragraphs = render(outcome, by_id, regions)
+        return text, outcome.observation.artifact() | {"source": source}
 
     def guarded(fn):
         """Run ``fn``; what the model can fix becomes a ToolException (a tool error)."""
-        def run(**kwargs: Any) -> Any:
+        def run(messages: list[BaseMessage] | None = None, **kwargs: Any) -> Any:
+            if memory and messages is not None and rounds_in_turn(messages) > context.max_rounds:
+                raise ToolException(budget)
             try:
-                return fn(**kwargs)
+                return fn(shown_in(messages, source) if memory else {}, **kwargs)
             except ToolException:
                 raise
             except (KeyError, ValueError) as exc:
@@ -96,24 +196,23 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
                 raise ToolException(f"the document store failed: {exc}") from None
         return run
 
-    # The agent graph's own handlers (nodes/tools/retrieve.py, nodes/tools/read_section.py), under a
-    # context holding these tools' k, window and scope: the same hits, ranges, headers
-    # and scope errors as inside deepread's graph. A caller who names k gets k hits: the
-    # graph's fill-up of short pages (Context.page_tokens) is its own default.
-    env = ToolEnv(index=index, context=Context(k=k, page_tokens=0, window=list(window),
-                                               documents=scope))
+    def run(handler: Any, args: BaseModel, regions: Regions) -> tuple[str, dict[str, Any]]:
+        # The agent graph's own handlers, under a context holding these tools' k, window
+        # and scope: the same hits, ranges, headers and scope errors as in the graph.
+        return shown(handler(args, ToolEnv(index=index, context=context, shown=regions)),
+                     regions)
 
-    def run(handler: Any, args: BaseModel) -> tuple[str, dict[str, Any]]:
-        return shown(handler(args, env))
+    def retrieve(regions: Regions, query: str | list[str], doc_id: int | None = None,
+                 exclude_shown: bool = False):
+        return run(retrieve_handler, RetrieveArgs(query=query, doc_id=doc_id,
+                                                  exclude_shown=exclude_shown), regions)
 
-    def retrieve(query: str | list[str], doc_id: int | None = None):
-        return run(retrieve_handler, RetrieveArgs(query=query, doc_id=doc_id))
-
-    def read_section(doc_id: int, sec_id: int, start: int, end: int):
+    def read_section(regions: Regions, doc_id: int, sec_id: int, start: int, end: int):
         return run(read_section_handler,
-                   ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end))
+                   ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end),
+                   regions)
 
-    def toc(doc_id: int | None = None):
+    def toc(regions: Regions, doc_id: int | None = None):
         if doc_id is not None:
             check_scope(doc_id, scope)
             docs = index.toc(doc_id)
@@ -121,17 +220,22 @@ def tools(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
             docs = index.toc(scope) if scope is not None else index.toc()
         if not docs:
             raise ToolException("the collection holds no documents yet; ingest some first")
-        return render_toc(docs, toc_budget).text, {"documents": [d.doc_id for d in docs]}
+        return render_toc(docs, toc_budget).text, {"documents": [d.doc_id for d in docs],
+                                                   "source": source}
 
-    made = []
-    for name, fn, schema, description in (
-            # Without read-region memory there is nothing to exclude: the search's
-            # arguments only.
-            ("retrieve", retrieve, SearchArgs, load("retrieve")),
-            ("read_section", read_section, ReadSectionArgs, load("read_section")),
-            ("toc", toc, TocArgs, TOC_DESCRIPTION)):
-        made.append(StructuredTool.from_function(
-            func=guarded(fn), name=name, description=description, args_schema=schema,
-            response_format="content_and_artifact", handle_tool_error=_error_message,
-            handle_validation_error=_validation_message))
-    return made
+    specs: tuple[tuple[str, Callable[..., Any], type[BaseModel], str], ...]
+    if memory:
+        specs = (("retrieve", retrieve, MemoryRetrieveArgs, " ".join(
+                     [load("retrieve"), load(MEMORY_NOTES["retrieve"]), POINTER_NOTE])),
+                 ("read_section", read_section, MemoryReadSectionArgs,
+                  f"{load('read_section')} {POINTER_NOTE}"),
+                 ("toc", toc, MemoryTocArgs, TOC_DESCRIPTION))
+    else:  # nothing to exclude without memory: the search's arguments only
+        specs = (("retrieve", retrieve, SearchArgs, load("retrieve")),
+                 ("read_section", read_section, ReadSectionArgs, load("read_section")),
+                 ("toc", toc, TocArgs, TOC_DESCRIPTION))
+    return [StructuredTool.from_function(
+        func=guarded(fn), name=name, description=description, args_schema=schema,
+        response_format="content_and_artifact", handle_tool_error=_error_message,
+        handle_validation_error=_validation_message)
+        for name, fn, schema, description in specs]

@@ -9,7 +9,11 @@ descriptions, ``[doc:sec:para]`` output), each call's error returned as an MCP t
     deepread mcp --store ./store --collection manuals [--k 5] [--window 1 1]
 
 The server opens the collection for its lifetime (the embedded engine admits one
-process: use a Qdrant server URL as the store to share it with others).
+process: use a Qdrant server URL as the store to share it with others). Its tools keep
+no read-region memory: a host may run many conversations through one server process,
+which cannot tell them apart, and a pointer to a paragraph "shown above" in another
+conversation would point at nothing. Nothing heavy is imported until the server starts
+(``deepread --help`` registers its options).
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deepread.corpus.index import Index
-from deepread.langchain_tools import tools
-from deepread.stores.backend import StoreError
+if TYPE_CHECKING:
+    from deepread.corpus.index import Index
+
+DESCRIPTION = "Serve a collection's retrieve, read_section and toc tools over MCP (stdio)."
 
 
 def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
@@ -30,7 +35,10 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    made = {t.name: t for t in tools(index, k=k, window=window, documents=documents)}
+    from deepread.langchain_tools import tools
+
+    made = {t.name: t for t in tools(index, k=k, window=window, documents=documents,
+                                     memory=False)}
     server = MCPServer("deepread", instructions=(
         "Answer questions from the documents of this collection: look at toc, locate "
         "with retrieve, then read whole sections with read_section; cite paragraphs as "
@@ -60,28 +68,48 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
     return server
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="deepread mcp", description=__doc__.split("\n")[0])
-    parser.add_argument("--store", default=None,
-                        help="store directory or Qdrant URL (default $DEEPREAD_STORE, …)")
-    parser.add_argument("--collection", default="default")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server's own options (``--store`` and ``--embeddings`` come from the caller's
+    parent parser, or :func:`main`'s)."""
+    parser.add_argument("--collection", default="default", help="collection name")
     parser.add_argument("--k", type=int, default=5, help="hits per retrieve (default 5)")
-    parser.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"))
+    parser.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"),
+                        help="paragraphs added above/below each hit, inside its section")
     parser.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
-    args = parser.parse_args(argv)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Runs the server until the client closes stdin; errors on stderr (stdout is the
+    protocol's): 2 bad usage (the extra missing, a bad name), 3 the store cannot be used."""
     try:
         import mcp  # noqa: F401
     except ImportError:
-        parser.error("the MCP server needs the mcp extra: pip install 'deepread[mcp]'")
+        print("deepread mcp: the MCP server needs the mcp extra: pip install "
+              "'deepread[mcp]'", file=sys.stderr)
+        return 2
+    from deepread.corpus.index import Index
+    from deepread.stores.backend import StoreError
+
     try:
-        index = Index.open(store=args.store, collection=args.collection)
-    except (StoreError, ValueError) as exc:  # stdout is the protocol's: errors to stderr
+        index = Index.open(store=args.store, collection=args.collection,
+                           embeddings=getattr(args, "embeddings", None))
+    except (StoreError, ValueError) as exc:
         print(f"deepread mcp: {exc}", file=sys.stderr)
         return 3 if isinstance(exc, StoreError) else 2
     with index:
         build_server(index, k=args.k, window=tuple(args.window),
                      documents=args.doc).run("stdio")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="deepread mcp", description=DESCRIPTION)
+    parser.add_argument("--store", default=None,
+                        help="store directory or Qdrant URL (default $DEEPREAD_STORE, …)")
+    parser.add_argument("--embeddings", default=None,
+                        help="'local' (default) or 'openai:<model>'")
+    add_arguments(parser)
+    return serve(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

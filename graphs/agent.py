@@ -1,18 +1,27 @@
-"""The DeepRead agent graph: TOC → policy ⇄ tools → check → finalize.
+"""The DeepRead agent graph: TOC → policy ⇄ Retrieve / ReadSection executors → check → finalize.
 
 ::
 
-    START → toc → compact → policy ─(tool calls)→ tools → compact → policy …
-                                   └─(answer)→ check ─(supported)→ finalize → END
-                                                     └─(read more)→ tools → compact → policy
+    START → toc → compact → policy ─(a call pending)→ retrieve | read_section | open_toc
+                   ▲                │                  | follow_reference | invalid_call
+                   │                │                      │ (next call, or none left)
+                   └────────────────┼──────────────────────┘
+                                    └─(answer)→ check ─(supported)→ finalize → END
+                                                      └─(read more)→ read_section → compact …
 
 ``toc`` starts the turn and injects the Directory Structure (paper §3.3); ``compact``
 prepares each model call (the interaction space's TOC, evidence notes); ``policy`` is
-the model's decision (Algorithm 1, l. 4); ``tools`` runs its calls (retrieve,
-read_section, and open_toc / follow_reference when on offer); ``check`` tests that the
-cited evidence supports the answer and may read once more; ``finalize`` reports the
-answer, its citations and usage. A failure (store, model, tool) goes to ``finalize``
-with ``stop_reason="error"``.
+the model's decision (Algorithm 1, l. 4); each pending tool call goes, one at a time and
+in order, to the executor node of its tool (:mod:`deepread.nodes.executors`:
+Algorithm 1's Retrieve and ReadSection, and ``open_toc`` / ``follow_reference`` when on
+offer), a call no executor takes to ``invalid_call``; ``check`` tests that the cited
+evidence supports the answer and may read once more; ``finalize`` reports the answer,
+its citations and usage.
+
+Faults are LangGraph's to route: every node but ``finalize`` has the error handler of
+:mod:`deepread.nodes.failure`, which ends a failed turn in ``finalize`` with
+``stop_reason="error"``, and the nodes that read the store retry a Qdrant server's
+transient failures (``retry_policy``). The routers say only where the work goes.
 
 ``build_graph(index=…, model=…)`` returns a compiled graph for Python use (and as a
 subgraph of a larger one). ``graph`` is what ``langgraph.json`` serves: a graph factory
@@ -26,7 +35,6 @@ compiled graph, for Python callers that want the served behaviour.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
@@ -38,46 +46,45 @@ from deepread.graphs.served import served_factory, served_schema
 from deepread.nodes.check import make_check
 from deepread.nodes.compact import make_compact
 from deepread.nodes.context import Context
+from deepread.nodes.executors import (
+    AFTER_TOOLS,
+    HANDLERS,
+    INVALID_CALL,
+    invalid_call,
+    make_executor,
+    next_call,
+)
+from deepread.nodes.failure import STORE_RETRY, on_error
 from deepread.nodes.finalize import finalize
 from deepread.nodes.policy import make_policy
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, InputState, OutputState, pending_tool_calls
 from deepread.nodes.toc import make_toc
-from deepread.nodes.tools.executor import make_tools
 from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES
 
 #: LangGraph's step limit, a backstop only: ``max_rounds`` bounds the loop (a round is
-#: compact, policy and tools — three steps), so this leaves room for ~300 rounds.
+#: compact, policy and one step per tool call), so this leaves room for ~300 rounds of
+#: one call each.
 RECURSION_LIMIT = 1000
 
-
-def after_toc(state: AgentState) -> Literal["compact", "finalize"]:
-    return "finalize" if state.get("stop_reason") == "error" else "compact"
-
-
-def after_compact(state: AgentState) -> Literal["policy", "finalize"]:
-    return "finalize" if state.get("stop_reason") == "error" else "policy"
+#: The nodes a pending tool call can go to.
+EXECUTORS = (*HANDLERS, INVALID_CALL)
 
 
-def after_policy(state: AgentState) -> Literal["tools", "check", "finalize"]:
-    """To the tools while calls are pending; to the check once the model answered."""
-    if state.get("stop_reason") == "error":
-        return "finalize"
-    return "tools" if pending_tool_calls(state.get("messages", [])) else "check"
+def after_policy(state: AgentState) -> str:
+    """To the executor of the first pending call; to the check once the model answered."""
+    return next_call(state) if pending_tool_calls(state.get("messages", [])) else "check"
 
 
-def after_tools(state: AgentState) -> Literal["compact", "finalize"]:
-    return "finalize" if state.get("stop_reason") == "error" else "compact"
-
-
-def after_check(state: AgentState) -> Literal["tools", "finalize"]:
-    """To the tools when the check asked to read more; else the answer is final."""
-    return "tools" if pending_tool_calls(state.get("messages", [])) else "finalize"
+def after_check(state: AgentState) -> str:
+    """To the extra read the check asked for; else the answer is final."""
+    return next_call(state) if pending_tool_calls(state.get("messages", [])) else "finalize"
 
 
 def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
                 checkpointer: Checkpointer = None, tools: Sequence[str] = TOOL_NAMES,
-                name: str = "deepread") -> CompiledStateGraph:
+                name: str = "deepread"
+                ) -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
     """The compiled agent. ``index``/``model`` default to those named by the context.
 
     ``tools`` restricts what the model is offered — ``("retrieve",)`` is the paper's
@@ -91,24 +98,31 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     resources = Resources(index=index, model=model)
     builder = StateGraph(AgentState, context_schema=Context, input_schema=InputState,
                          output_schema=OutputState)
-    builder.add_node("toc", make_toc(resources))
-    builder.add_node("compact", make_compact(resources))
+    # LangGraph's node protocols do not list the (state, NodeError) signature its error
+    # handlers are called with (langgraph.errors.NodeError).
+    builder.set_node_defaults(error_handler=on_error)  # type: ignore[arg-type]
+    builder.add_node("toc", make_toc(resources), retry_policy=STORE_RETRY)
+    builder.add_node("compact", make_compact(resources), retry_policy=STORE_RETRY)
     builder.add_node("policy", make_policy(resources, tools))
-    builder.add_node("tools", make_tools(resources))
-    builder.add_node("check", make_check(resources, READ_SECTION in tools))
+    for tool in HANDLERS:
+        builder.add_node(tool, make_executor(resources, tool), retry_policy=STORE_RETRY)
+    builder.add_node(INVALID_CALL, invalid_call)
+    builder.add_node("check", make_check(resources, READ_SECTION in tools),
+                     retry_policy=STORE_RETRY)
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "toc")
-    builder.add_conditional_edges("toc", after_toc)
-    builder.add_conditional_edges("compact", after_compact)
-    builder.add_conditional_edges("policy", after_policy)
-    builder.add_conditional_edges("tools", after_tools)
-    builder.add_conditional_edges("check", after_check)
+    builder.add_edge("toc", "compact")
+    builder.add_edge("compact", "policy")
+    builder.add_conditional_edges("policy", after_policy, [*EXECUTORS, "check"])
+    for executor in EXECUTORS:
+        builder.add_conditional_edges(executor, next_call, [*EXECUTORS, AFTER_TOOLS])
+    builder.add_conditional_edges("check", after_check, [*EXECUTORS, "finalize"])
     builder.add_edge("finalize", END)
     compiled = builder.compile(checkpointer=checkpointer, name=name)
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 
 
-def served_graph() -> CompiledStateGraph:
+def served_graph() -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
     """The graph a server runs: nothing fixed, its context schema under the policy."""
     return build_graph().copy(update={"context_schema": served_schema(Context)})
 

@@ -28,7 +28,8 @@ class IngestState(IngestInput, IngestOutput):
 
 def build_ingest_graph(index: Index | None = None, *, served: bool = False,
                        context_schema: type[IngestContext] = IngestContext
-                       ) -> CompiledStateGraph:
+                       ) -> CompiledStateGraph[IngestState, IngestContext, IngestInput,
+                                               IngestOutput]:
     """The compiled ingest graph; ``index`` fixed, or the one the context names.
 
     ``served``: the caller is a client of a server, not the person running the process —
@@ -44,7 +45,7 @@ def build_ingest_graph(index: Index | None = None, *, served: bool = False,
     return builder.compile(name="ingest")
 
 
-def served_graph() -> CompiledStateGraph:
+def served_graph() -> CompiledStateGraph[IngestState, IngestContext, IngestInput, IngestOutput]:
     """The graph a server runs: nothing fixed, served path rules, its context schema
     under the policy."""
     return build_ingest_graph(served=True, context_schema=served_schema(IngestContext))

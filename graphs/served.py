@@ -161,7 +161,7 @@ def current_policy() -> ServePolicy:
 
 
 @cache
-def served_schema(schema: type) -> type:
+def served_schema(schema: type[Any]) -> type:
     """A subclass of ``schema`` whose construction applies the policy first."""
 
     def __init__(self, **given: Any) -> None:
@@ -169,8 +169,21 @@ def served_schema(schema: type) -> type:
 
     served = type(f"Served{schema.__name__}", (schema,), {
         "__init__": __init__, "__doc__": f"{schema.__doc__} (as a server client sets it)",
-        "__module__": __name__})
+        "__module__": __name__,
+        "__get_pydantic_json_schema__": classmethod(_offered_models)})
     return dataclass(kw_only=True, init=False)(served)
+
+
+def _offered_models(cls: type, core_schema: Any, handler: Any) -> dict[str, Any]:
+    """The served context's JSON schema, its ``model`` a choice of the models the
+    operator offers (``DEEPREAD_SERVE_MODELS``; "" is the operator's default): Studio
+    draws the field as a picker. Read when the schema is asked for, as the policy is."""
+    json_schema = handler.resolve_ref_schema(handler(core_schema))
+    model = json_schema.get("properties", {}).get("model")
+    models = current_policy().models
+    if model is not None and models:
+        model["enum"] = ["", *sorted(models)]
+    return json_schema
 
 
 def check_client_context(schema: type, context: Any) -> Any:
@@ -189,13 +202,14 @@ def check_client_context(schema: type, context: Any) -> Any:
 
 
 def served_factory(schema: type,
-                   build: Callable[[], CompiledStateGraph]) -> Callable[..., CompiledStateGraph]:
+                   build: Callable[[], CompiledStateGraph[Any, Any, Any, Any]]
+                   ) -> Callable[..., CompiledStateGraph]:
     """The graph factory ``langgraph.json`` names: policy first, then the shared graph.
 
     LangGraph's server calls it with a ``ServerRuntime`` for every run (and for schema
     and state reads, without a context). The compiled graph is built once, on first use.
     """
-    built: list[CompiledStateGraph] = []
+    built: list[CompiledStateGraph[Any, Any, Any, Any]] = []
 
     def graph(runtime: ServerRuntime) -> CompiledStateGraph:
         execution = getattr(runtime, "execution_runtime", None)

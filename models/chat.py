@@ -17,17 +17,27 @@ by ``retries + 1``:
   errors only (:func:`is_transient`).
 
 The deadline bounds the whole response, retries and backoff included: an endpoint that
-drips one byte every few seconds never trips a per-read timeout, so the call runs in a
-worker thread and is abandoned at the deadline (:class:`DeadlineExceeded`, not retried).
-The abandoned request ends on its own when its HTTP read does.
+drips one byte every few seconds never trips a per-read timeout. A model with a native
+async client (``ChatOpenAI`` and most provider integrations) is called as a task on
+deepread's model event loop (one daemon thread per process, :class:`_ModelLoop`) and the
+task is *cancelled* at the deadline (:class:`DeadlineExceeded`, not retried):
+cancellation closes the HTTP request, so nothing keeps reading after the deadline and a
+command exits at once. A model with only a synchronous ``_generate`` (the offline policy,
+scripted test models, custom ones) cannot be cancelled; it runs in a daemon thread that
+is abandoned at the deadline and never keeps the process alive. (LangGraph's node
+``timeout`` is fixed when the graph is built and cancels async nodes only; the deadline
+is a per-run setting, ``Context.model_timeout``.)
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
+import queue
+import threading
+from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
 from importlib.util import find_spec
 from typing import Any
@@ -98,7 +108,10 @@ def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
                 "object from Python")
         from langchain.chat_models import init_chat_model
 
-        return init_chat_model(model, model_provider=provider, temperature=temperature)
+        try:
+            return init_chat_model(model, model_provider=provider, temperature=temperature)
+        except ImportError as exc:  # langchain is there, the provider's package is not
+            raise ModelConfigError(f"model provider {provider!r} in {name!r}: {exc}") from None
     from langchain_openai import ChatOpenAI
 
     base_url = settings.openai_base_url
@@ -171,45 +184,143 @@ def message_text(message: BaseMessage) -> str:
 def retries_itself(model: Any) -> bool:
     """Whether the model's own client retries (``max_retries`` unset means its default,
     which retries); a bound model (``bind_tools``) is looked through."""
-    while isinstance(model, RunnableBinding):
-        model = model.bound
+    model = _unbound(model)
     if "max_retries" not in getattr(type(model), "model_fields", {}):
         return False
     return getattr(model, "max_retries", None) != 0
 
 
-#: Worker threads of model calls under a deadline (created as needed). A call abandoned
-#: at its deadline keeps its worker until its HTTP read ends; past this many calls at
-#: once, later ones wait — and meet their own deadline.
-_CALLS = ThreadPoolExecutor(max_workers=256, thread_name_prefix="deepread-model-call")
+class _ModelLoop:
+    """One event loop in a daemon thread, started on first use, where model calls under a
+    deadline run as tasks: a task can be cancelled (its HTTP request closed), a thread
+    cannot, and a daemon thread never keeps the process alive."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="deepread-model-calls",
+                                 daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+    def run(self, make_call: Any, timeout: float) -> Any:
+        """``await make_call()`` on the loop, in a copy of the caller's context (LangGraph's
+        config, callbacks and stream writer reach the model call as in the caller's
+        thread); cancelled, and :class:`DeadlineExceeded` raised, after ``timeout`` s."""
+        context = contextvars.copy_context()
+
+        async def in_context() -> Any:
+            # A task takes the context current at its creation: create it inside ours.
+            return await context.run(asyncio.ensure_future, make_call())
+
+        future = asyncio.run_coroutine_threadsafe(in_context(), self.loop())
+        try:
+            return future.result(timeout)
+        except (FutureTimeout, FutureCancelled):
+            future.cancel()  # cancels the task, which cancels the request it awaits
+            raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)"
+                                   ) from None
 
 
-def _before_deadline(call: Any, timeout: float | None) -> Any:
-    """``call()``, or :class:`DeadlineExceeded` once ``timeout`` seconds have passed."""
-    if not timeout or timeout <= 0:
-        return call()
-    # The worker runs in a copy of this context: LangGraph's config, callbacks and stream
-    # writer reach the model call as they would in this thread.
-    future = _CALLS.submit(contextvars.copy_context().run, call)
-    try:
-        return future.result(timeout)
-    except FutureTimeout:
-        future.cancel()
-        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)"
-                               ) from None
+_MODEL_LOOP = _ModelLoop()
+
+
+def _unbound(model: Any) -> Any:
+    """The chat model under bindings (``bind_tools``) and retry wrappers."""
+    while isinstance(model, RunnableBinding):
+        model = model.bound
+    return model
+
+
+def _cancellable(model: Any) -> bool:
+    """Whether the model has a native async client, whose request a cancel closes."""
+    chat = _unbound(model)
+    return isinstance(chat, BaseChatModel) and (
+        type(chat)._agenerate is not BaseChatModel._agenerate)
+
+
+class _DaemonWorkers:
+    """Daemon threads that run synchronous model calls, reused from call to call (a
+    thread per call would cost more than the offline policy's own step). A worker whose
+    call passed its deadline is left to finish it and only then taken again; when every
+    worker is busy, one more is started. Daemon threads never keep the process alive."""
+
+    def __init__(self) -> None:
+        self._idle: list[queue.SimpleQueue[Any]] = []
+        self._lock = threading.Lock()
+
+    def _serve(self, inbox: queue.SimpleQueue[Any]) -> None:
+        while True:
+            inbox.get()()
+            with self._lock:
+                self._idle.append(inbox)
+
+    def submit(self, job: Any) -> None:
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), name="deepread-model-call",
+                             daemon=True).start()
+        inbox.put(job)
+
+
+_WORKERS = _DaemonWorkers()
+
+
+def _in_daemon_thread(call: Any, timeout: float) -> Any:
+    """``call()`` on a daemon worker (in a copy of the caller's context), its result or
+    its exception; :class:`DeadlineExceeded` once ``timeout`` seconds have passed, the
+    call then left to end on its own."""
+    context = contextvars.copy_context()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = context.run(call)
+        except BaseException as exc:  # handed to the caller, KeyboardInterrupt included
+            box["error"] = exc
+        finally:
+            done.set()
+
+    _WORKERS.submit(run)
+    if not done.wait(timeout):
+        raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _with_retries(model: Any, retries: int) -> Any:
+    """``model``, retried here on transient errors unless its own client retries."""
+    if retries > 0 and not retries_itself(model):
+        return model.with_retry(
+            retry_if_exception_type=is_transient, wait_exponential_jitter=True,
+            exponential_jitter_params={"max": BACKOFF_MAX_S},
+            stop_after_attempt=retries + 1)
+    return model
+
+
+def _as_reply(reply: Any) -> AIMessage:
+    return reply if isinstance(reply, AIMessage) else AIMessage(
+        content=str(getattr(reply, "content", reply)))
 
 
 def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,
                       timeout: float | None = None) -> AIMessage:
     """The model's reply to ``messages``: transient errors retried (by the model's client
-    or here, see the module docstring), the whole within ``timeout`` seconds."""
-    runnable = model
-    if retries > 0 and not retries_itself(model):
-        runnable = model.with_retry(
-            retry_if_exception_type=is_transient, wait_exponential_jitter=True,
-            exponential_jitter_params={"max": BACKOFF_MAX_S},
-            stop_after_attempt=retries + 1)
-    reply = _before_deadline(lambda: runnable.invoke(messages), timeout)
-    if not isinstance(reply, AIMessage):
-        reply = AIMessage(content=str(getattr(reply, "content", reply)))
-    return reply
+    or here, see the module docstring), the whole within ``timeout`` seconds (the call
+    cancelled when they pass)."""
+    runnable = _with_retries(model, retries)
+    if not timeout or timeout <= 0:
+        return _as_reply(runnable.invoke(messages))
+    if _cancellable(model):
+        return _as_reply(_MODEL_LOOP.run(lambda: runnable.ainvoke(messages), timeout))
+    return _as_reply(_in_daemon_thread(lambda: runnable.invoke(messages), timeout))
+

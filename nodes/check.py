@@ -3,7 +3,7 @@
 It runs after the policy answers (:mod:`deepread.nodes.sufficiency.support` holds the check
 itself). First pass: an answer that passes goes on to ``finalize``; one that does not
 gets one bounded extra read — the node writes deepread's own ``read_section`` call
-(an AI message marked as deepread's), the ``tools`` node runs it, and the policy
+(an AI message marked as deepread's), the ``read_section`` executor runs it, and the policy
 answers again without tools (``retry_reason``). Passing means close enough to the
 question (the dense or lexical test) and, with ``answer_type_check``, holding the kind
 of fact it asks for (:func:`lacks_answer_type`). Second pass, on that answer: supported
@@ -14,10 +14,11 @@ model's back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import uuid4
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
@@ -25,10 +26,9 @@ from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import NOTICE_KEY
-from deepread.nodes.offline.model import ExtractiveChatModel
 from deepread.nodes.offline.query import asked
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, final_answer, turn_messages, view
+from deepread.nodes.state import AgentState, answer_metadata, final_answer, turn_messages, view
 from deepread.nodes.sufficiency.answer_type import missing
 from deepread.nodes.sufficiency.support import (
     EXTRA_READ_BUDGET,
@@ -48,7 +48,7 @@ from deepread.nodes.tools.specs import READ_SECTION
 REQUEST = "sufficiency"
 
 
-def _request_index(turn: list[BaseMessage]) -> int | None:
+def _request_index(turn: Sequence[BaseMessage]) -> int | None:
     """Where the check's read request is in the turn, if it made one."""
     for i in range(len(turn) - 1, -1, -1):
         if isinstance(turn[i], AIMessage) and turn[i].additional_kwargs.get(NOTICE_KEY) == REQUEST:
@@ -56,13 +56,12 @@ def _request_index(turn: list[BaseMessage]) -> int | None:
     return None
 
 
-def _extra_budget(model: Any, state: AgentState) -> int:
-    """Tokens the extra read may show: for the offline policy what is left of its
-    observation budget (the read counts against it like its own), else 1,200."""
-    if not isinstance(model, ExtractiveChatModel):
-        return EXTRA_READ_BUDGET
-    results = [m for m in turn_messages(state) if isinstance(m, ToolMessage)]
-    return min(EXTRA_READ_BUDGET, model.budget_left(results))
+def _extra_budget(answer: AIMessage | None) -> int:
+    """Tokens the extra read may show: 1,200, or less when the answer's policy says its
+    observation budget has less left (the offline policy: the read counts against it
+    like its own)."""
+    left = answer_metadata(answer).get("budget_left")
+    return min(EXTRA_READ_BUDGET, left) if isinstance(left, int) else EXTRA_READ_BUDGET
 
 
 def needed_support(index: Index, question: str, cited: dict[Coord, str],
@@ -88,7 +87,7 @@ def lacks_answer_type(index: Index, question: str, cited: dict[Coord, str],
     the topic but do not answer."""
     if not verdict.supported:
         return verdict
-    titles = [index.collection.document(d).sections[s].title for d, s, _ in cited]
+    titles = [index.document(d).sections[s].title for d, s, _ in cited]
     want = missing(asked(question), [*cited.values(), *titles])
     if want is None:
         return verdict
@@ -100,32 +99,36 @@ def make_check(resources: Resources, can_read: bool = True):
     """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
     is one, and a mode without the tool must not get one behind its back)."""
 
-    def verify(model: Any, index: Index, state: AgentState, context: Context, answer: str,
+    def verify(index: Index, state: AgentState, context: Context, answer: str,
                kept: list[Coord], usage: dict[str, int]) -> Verdict | None:
-        """The dense (or lexical) check, then the judge (LLM policies) when it fails."""
+        """The dense (or lexical) check, then the judge (when there is a model to ask:
+        :meth:`~deepread.nodes.resources.Resources.judge`) when it fails."""
         question = state.get("question") or ""
         cited = evidence(index, kept)
         if context.support_threshold > 0:
             verdict = dense_check(question, answer, list(cited.values()),
                                   needed_support(index, question, cited, context))
         else:
-            titles = " ".join({index.collection.document(d).sections[s].title
+            titles = " ".join({index.document(d).sections[s].title
                                for d, s, _ in cited})
             verdict = lexical_check(question, answer, list(cited.values()),
                                     context.sufficiency_threshold, titles)
         if context.answer_type_check:
             verdict = lacks_answer_type(index, question, cited, verdict)
-        if verdict.supported or isinstance(model, ExtractiveChatModel):
+        judge_model = None if verdict.supported else resources.judge(context)
+        if judge_model is None:
             return verdict
-        got, spent = judge(model, question, answer, cited, context.model_retries,
+        got, spent = judge(judge_model, question, answer, cited, context.model_retries,
                            context.model_timeout)
         for key, value in spent.items():
             if isinstance(value, int):
                 usage[key] = usage.get(key, 0) + value
         return got
 
-    def abstain(index: Index, model: Any, coords: list[Coord]) -> dict[str, Any]:
-        text = abstention(index, coords, isinstance(model, ExtractiveChatModel))
+    def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]
+                ) -> dict[str, Any]:
+        """The abstention replacing ``answer``, under the same label when it had one."""
+        text = abstention(index, coords, answer_metadata(answer).get("label") or "")
         return {"messages": [AIMessage(content=text,
                                        additional_kwargs={NOTICE_KEY: "no_evidence"})],
                 "stop_reason": "no_evidence", "sufficiency": "insufficient"}
@@ -142,17 +145,16 @@ def make_check(resources: Resources, can_read: bool = True):
         kept = read_citations(answer, regions)
         if not kept:
             return {"sufficiency": "uncited"}
-        index, model = resources.index(context), resources.model(context)
+        index = resources.index(context)
         try:
-            verdict = verify(model, index, state, context, answer, kept, usage)
+            verdict = verify(index, state, context, answer, kept, usage)
         except Exception:  # a judge outage must not turn into an abstention
             return {"sufficiency": "unchecked"}
         if verdict is None or verdict.supported:
             return {"sufficiency": "supported" if verdict else "unchecked"}
-        args = extra_read(index, regions, kept[0], _extra_budget(model, state)) \
-            if can_read else None
+        args = extra_read(index, regions, kept[0], _extra_budget(last)) if can_read else None
         if args is None:
-            return abstain(index, model, kept)
+            return abstain(index, last, kept)
         # the read stays within what one call may return (Context.max_read_paragraphs)
         args["end"] = min(args["end"], args["start"] + context.max_read_paragraphs - 1)
         call = {"name": READ_SECTION, "args": args, "type": "tool_call",
@@ -170,20 +172,20 @@ def make_check(resources: Resources, can_read: bool = True):
             return {"sufficiency": "unchecked"}  # the second answer failed: keep the first
         first = final_answer(turn[:asked])
         regions = view(state.get("read_regions"), state.get("scope") or "")
-        index, model = resources.index(context), resources.model(context)
+        index = resources.index(context)
         answer = message_text(last)
         kept = read_citations(answer, regions)
         if abstains(answer):
             return {"stop_reason": "no_evidence", "sufficiency": "insufficient"}
         if kept:
             try:
-                again = verify(model, index, state, context, answer, kept, usage)
+                again = verify(index, state, context, answer, kept, usage)
             except Exception:
                 again = None
             if again is None or again.supported:
                 return {"sufficiency": "supported" if again else "unchecked"}
         before = read_citations(message_text(first), regions) if first else []
-        return abstain(index, model, kept or before)
+        return abstain(index, last, kept or before)
 
     @resources.leasing
     def check(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -13,7 +13,8 @@ It runs before every call of the policy, and decides what the policy then only r
   (``notes``), the paragraphs now seen only as notes (``noted_regions``: re-reading them
   shows their text again), and what the call will cost (``prompt_tokens``).
 
-A store that fails while the TOC is re-rendered ends the turn (``stop_reason="error"``).
+A store that fails while the TOC is re-rendered ends the turn through the graph's error
+handler (:mod:`deepread.nodes.failure`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from deepread.nodes.model_input.prompt import system_prompt
 from deepread.nodes.model_input.space import render_space
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState
-from deepread.stores.backend import StoreError
 
 
 def make_compact(resources: Resources):
@@ -45,17 +45,12 @@ def make_compact(resources: Resources):
         space = state.get("space") or []
         if state.get("bounded") and space != state.get("toc_space"):
             # Retrieval or open_toc widened the interaction space: re-render the prompt.
-            try:
-                index = resources.index(context)
-                documents = (index.toc(context.documents) if context.documents
-                             else index.toc())
-            except StoreError as exc:
-                # The store went away mid-turn: end the turn with the reason, as the toc
-                # node does at its start, rather than crash the run.
-                return {"stop_reason": "error",
-                        "error": f"the document store failed: {exc}"}
-            toc, view = render_space(documents, space, context.toc_budget)
-            update |= {"toc": toc, "toc_space": list(space), "toc_view": view}
+            # (A store that fails here ends the turn through the graph's error handler.)
+            index = resources.index(context)
+            documents = index.toc(context.documents) if context.documents else index.toc()
+            update |= {"toc": render_space(documents, space, context.toc_budget),
+                       "toc_space": list(space)}
+            toc = update["toc"]
         messages: list[AnyMessage] = list(state.get("messages", []))
         repaired = repair(messages)
         if repaired is not None:

@@ -162,6 +162,9 @@ _STORE = field(default="", metadata=_describe(
     "data directory. On a server only the operator sets it."))
 _COLLECTION = field(default="default", metadata=_describe(
     "Collection to read from or ingest into (1-64 letters, digits, '_' or '-')."))
+#: The agent graph's nodes that call the chat model: the policy, and the sufficiency
+#: check's judge (graphs/agent.py).
+MODEL_NODES = ("policy", "check")
 _NAME = "Model name: 'gpt-4o-mini', 'openai:gpt-4o-mini', 'ollama:llama3.1:8b' or an "
 
 
@@ -171,9 +174,14 @@ class Context(_ValidatedContext):
 
     store: str = _STORE
     collection: str = _COLLECTION
-    model: str = field(default="", metadata=_describe(
-        _NAME + "OpenAI-compatible server's own name ('llama3.1:8b' via OPENAI_BASE_URL). "
-        "Empty: the offline extractive policy (no LLM)."))
+    # Studio's model picker: the "llm" kind of LangGraph's templates, and the nodes whose
+    # model it is (json_schema_extra reaches the context's JSON schema; a server whose
+    # operator lists DEEPREAD_SERVE_MODELS also offers them as its values, graphs/served.py).
+    model: Annotated[str, {"__template_metadata__": {"kind": "llm"}}] = field(
+        default="", metadata=_describe(
+            _NAME + "OpenAI-compatible server's own name ('llama3.1:8b' via "
+            "OPENAI_BASE_URL). Empty: the offline extractive policy (no LLM).",
+            json_schema_extra={"langgraph_nodes": list(MODEL_NODES)}))
     documents: Annotated[list[Annotated[int, Limits(ge=0)]] | None, Limits()] = field(
         default=None, metadata=_describe(
             "doc_ids in scope (TOC and retrieval); null: all documents."))

@@ -9,7 +9,7 @@ its ``response_metadata["citations"]``, so a chat view has them with the answer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
@@ -19,7 +19,8 @@ from deepread.nodes.citations import parse_citations, read_citations
 from deepread.nodes.context import Context
 from deepread.nodes.state import AgentState, Citation, final_answer, turn_messages, view
 
-_USAGE = ("input_tokens", "output_tokens", "total_tokens")
+_USAGE: tuple[Literal["input_tokens", "output_tokens", "total_tokens"], ...] = (
+    "input_tokens", "output_tokens", "total_tokens")
 
 
 def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -33,8 +34,9 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     kept = read_citations(answer, regions)
     usage = {key: int((state.get("check_usage") or {}).get(key, 0)) for key in _USAGE}
     for reply in replies:
-        for key in usage:
-            usage[key] += int((reply.usage_metadata or {}).get(key, 0))
+        if reply.usage_metadata:
+            for key in usage:
+                usage[key] += int(reply.usage_metadata.get(key, 0))
     calls = [{"name": c["name"], "args": c["args"]} for r in replies for c in r.tool_calls]
     stop = state.get("stop_reason") or ("answered" if answer else "error")
     error = state.get("error")

@@ -130,6 +130,8 @@ def make_ingest(resources: Resources, *, served: bool = False):
         root = current_settings().ingest_root
         unsupported: list[Path] = []
         errors: list[str] = []
+        allowed: list[str]
+        refused: list[dict[str, str]]
         if served and not root:
             allowed, refused = [], [{"path": p, "reason": NO_ROOT} for p in paths]
             if paths:

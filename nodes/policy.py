@@ -3,15 +3,17 @@
 It sends what the ``compact`` node prepared (:func:`deepread.nodes.model_input.prompt.model_input`)
 and offers the paper's two tools, plus ``open_toc`` for a bounded space and
 ``follow_reference`` when the turn mentions a reference (:func:`references_on_offer`);
-what it offered is recorded for the ``tools`` node, which runs the calls. After
+what it offered is recorded for the tool executors, which run the calls. After
 ``max_rounds`` the model is asked once to answer without tools. When the sufficiency
 check asked for another answer (``retry_reason``), the model answers again, without
 tools, after the check's extra read.
 
 Transient model errors are retried and every response has a total deadline
-(:func:`deepread.models.chat.invoke_with_retry`); any other failure, or retries
-used up, ends the turn with ``stop_reason="error"`` — except for the second answer the
-check asked for, whose failure keeps the first answer.
+(:func:`deepread.models.chat.invoke_with_retry`); any other failure, or retries used up,
+raises, and the graph's error handler (:mod:`deepread.nodes.failure`) ends the turn with
+``stop_reason="error"`` — except for the second answer the check asked for, whose
+failure keeps the first answer. Every model, the offline policy included, is bound and
+asked the same way.
 """
 
 from __future__ import annotations
@@ -25,11 +27,9 @@ from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
 from deepread.corpus.references import mentions, resolver_for
-from deepread.models.chat import describe, invoke_with_retry, message_text
+from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import model_input, notice
-from deepread.nodes.offline.model import ExtractiveChatModel, TocEntry
-from deepread.nodes.offline.read_plan import Sections
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, turn_messages
 from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
@@ -72,18 +72,6 @@ def references_on_offer(state: AgentState, tools: tuple[str, ...], context: Cont
     return any(resolver.resolves(m, context.documents) for m in found)
 
 
-def toc_entries(index: Index, state: AgentState) -> list[TocEntry]:
-    """The sections the Directory Structure shows, as the extractive policy reads them."""
-    view = state.get("toc_view") or {"documents": [], "max_level": None}
-    level = view.get("max_level")
-    out = []
-    for doc_id in view.get("documents") or []:
-        doc = index.collection.document(doc_id)
-        out += [TocEntry(doc.doc_id, s.sec_id, s.title, s.n_para, s.n_tok)
-                for s in doc.sections if level is None or s.level <= level]
-    return out
-
-
 def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
     """The policy node, offering the model ``tools`` (a subset for ablation modes)."""
 
@@ -111,33 +99,24 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
         try:
             refs = references_on_offer(state, tools, context, resources.index(context))
         except (KeyError, ValueError, StoreError):
-            refs = False
+            refs = False  # a reference that cannot be resolved is simply not on offer
         if refs != bool(state.get("references")):
             update["references"] = refs
         offered = list(offered_tools({**state, "references": refs}, tools))
         if offered != state.get("offered"):
             update["offered"] = offered
         history = model_input(state)
-        try:
-            model: BaseChatModel = resources.model(context)
-            if rounds >= context.max_rounds:
-                budget = notice("budget", load("budget").replace(
-                    "{max_rounds}", str(context.max_rounds)))
-                # The notice goes with this one call only; no tools are on offer now.
-                reply = without_tool_calls(ask(model, [*history, budget], context))
-                update["stop_reason"] = "budget"
-            else:
-                schemas = tool_schemas(tuple(offered))
-                if isinstance(model, ExtractiveChatModel):
-                    index = resources.index(context)
-                    bound = model.bind_tools(schemas, toc=toc_entries(index, state),
-                                             sections=Sections(index), limits=context)
-                else:
-                    bound = model.bind_tools(schemas)
-                reply = ask(bound, history, context)
-        except Exception as exc:  # any failure ends the turn cleanly, state kept
-            update |= {"stop_reason": "error", "error": f"the model failed: {describe(exc)}"}
-            return update
+        # A model that fails (retries used up, the deadline passed) raises: the graph's
+        # error handler ends the turn (deepread.nodes.failure).
+        model: BaseChatModel = resources.model(context)
+        if rounds >= context.max_rounds:
+            budget = notice("budget", load("budget").replace(
+                "{max_rounds}", str(context.max_rounds)))
+            # The notice goes with this one call only; no tools are on offer now.
+            reply = without_tool_calls(ask(model, [*history, budget], context))
+            update["stop_reason"] = "budget"
+        else:
+            reply = ask(model.bind_tools(tool_schemas(tuple(offered))), history, context)
         update["messages"] = [with_call_ids(reply)]
         return update
 

@@ -138,12 +138,27 @@ class Resources:
         return region_scope(context.store or current_settings().store, context.collection)
 
     def model(self, context) -> BaseChatModel:
+        """The policy's chat model: the one fixed at build time, the one the context
+        names, or — no model configured — the offline policy, made with the index it
+        reads (:class:`~deepread.nodes.offline.model.ExtractiveChatModel`)."""
         if self._model is not None:
-            return self._model
+            # A policy that cuts its own calls to the run's limits is given them (the
+            # offline policy: Context.max_query_chars, max_read_paragraphs).
+            within = getattr(self._model, "within", None)
+            return within(context) if callable(within) else self._model
         if context.model:
             # The client's per-read timeout and its own retries (models/chat.py); the
             # total deadline of a response is the policy's (Context.model_timeout).
             return chat_model(context.model, context.temperature,
                               timeout=context.model_timeout or 120.0,
                               retries=context.model_retries)
-        return ExtractiveChatModel()
+        return ExtractiveChatModel(index=self.index(context)).within(context)
+
+    def judge(self, context) -> BaseChatModel | None:
+        """The model the sufficiency check may ask whether an answer is supported: the
+        policy's LLM, or None when no LLM is configured (the offline policy has none to
+        ask). A fixed model is asked unless it declares ``can_judge = False``, as the
+        offline policy does."""
+        if self._model is not None:
+            return self._model if getattr(self._model, "can_judge", True) else None
+        return self.model(context) if context.model else None

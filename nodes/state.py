@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
 from langchain_core.messages.utils import convert_to_messages
@@ -111,6 +111,13 @@ def subtract_regions(regions: Regions, removed: Regions | None) -> Regions:
     return out
 
 
+def region_doc(key: str) -> int:
+    """The doc_id of a read-region key: of a view's ``doc:sec`` and of the thread's
+    scoped ``scope/doc:sec`` alike (a scope is ``collection@digest``, never holding a
+    ``/``)."""
+    return int(key.rsplit("/", 1)[-1].split(":")[0])
+
+
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
     return any(a <= para_idx <= b for a, b in regions.get(section_key(doc_id, sec_id), []))
 
@@ -176,11 +183,12 @@ def checked_messages(update: Messages) -> list[BaseMessage]:
     return out
 
 
-def add_checked_messages(current: Messages, update: Messages) -> list[BaseMessage]:
+def add_checked_messages(current: Messages, update: Messages) -> Messages:
     """Reducer of ``messages``: LangGraph's ``add_messages``, after
     :func:`checked_messages` of what is written (by a node, a run's input, or a client's
     ``POST /threads/T/state``)."""
-    return add_messages(current, checked_messages(update))
+    # a list of messages is Messages; mypy's list invariance does not see it
+    return add_messages(current, cast(Messages, checked_messages(update)))
 
 
 class Citation(TypedDict):
@@ -228,11 +236,6 @@ def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
     return out
 
 
-class TocView(TypedDict):
-    documents: list[int]
-    max_level: int | None
-
-
 class AgentState(InputState, OutputState, total=False):
     """Everything the nodes share."""
 
@@ -254,11 +257,8 @@ class AgentState(InputState, OutputState, total=False):
     noted_regions: Regions
     # Whether follow_reference is on offer this round (corpus/references.py).
     references: bool
-    # The tools the last model call was offered (policy); the tools node refuses others.
+    # The tools the last model call was offered (policy); the tool executors refuse others.
     offered: list[str]
-    # What the Directory Structure shows: the documents listed and the deepest level
-    # (None: all levels), for the offline extractive policy's Read-only choice.
-    toc_view: TocView
     # The compact node: observations the next model call is sent as evidence notes
     # (message id -> note); ``prompt_tokens`` (an output) is what that call is sent.
     notes: dict[str, str]
@@ -268,6 +268,20 @@ class AgentState(InputState, OutputState, total=False):
     checks: int
     retry_reason: str
     check_usage: dict[str, int]
+
+
+#: The key of an answer's ``response_metadata`` under which a policy says what its answer
+#: is, for the nodes after it: ``label`` (a line every answer of that policy begins with,
+#: e.g. the offline policy's "No LLM was used"; the check's abstention keeps it) and
+#: ``budget_left`` (the observation tokens a budgeted policy has left; the check's extra
+#: read stays within them).
+ANSWER_METADATA = "deepread"
+
+
+def answer_metadata(message: BaseMessage | None) -> dict[str, Any]:
+    """What ``message`` says of itself under :data:`ANSWER_METADATA` (empty if nothing)."""
+    found = (message.response_metadata or {}).get(ANSWER_METADATA) if message else None
+    return found if isinstance(found, dict) else {}
 
 
 def turn_messages(state: AgentState) -> list[AnyMessage]:

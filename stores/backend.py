@@ -19,6 +19,11 @@ class StoreError(RuntimeError):
     """The store cannot be used (in use, unreachable, incompatible); message says why."""
 
 
+class TransientStoreError(StoreError):
+    """A store failure that may pass if the call is made again: a Qdrant server that
+    answered 5xx, timed out or dropped the connection (the graph's nodes retry it)."""
+
+
 class UsageError(ValueError):
     """A request that cannot be served as asked (an unknown name, a value out of range,
     an empty query): the caller's to fix; the message says what is allowed. A

@@ -208,7 +208,9 @@ class EdgeBackend:
             qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values)))
 
     def get(self, ids: list[int]) -> list[dict[str, Any]]:
-        return [r.payload or {} for r in self._run(lambda: self.shard.retrieve(ids, True, False))]
+        point_ids: list[qe.PointId] = [*ids]
+        return [r.payload or {}
+                for r in self._run(lambda: self.shard.retrieve(point_ids, True, False))]
 
     def scroll(self, match: Match, limit: int, order_by: str | None = None,
                fields: list[str] | None = None) -> list[dict[str, Any]]:
@@ -231,8 +233,9 @@ class EdgeBackend:
         sparse = bm25_query(text) if mode != "dense" else None
 
         def search(using: str, n: int) -> list[ScoredPayload]:
-            query = (qe.Query.Nearest(dense, using=DENSE) if using == "dense"
-                     else qe.Query.Nearest(sparse, using=SPARSE))
+            vector = dense if using == "dense" else sparse
+            assert vector is not None  # the mode's vectors are there (checked above)
+            query = qe.Query.Nearest(vector, using=DENSE if using == "dense" else SPARSE)
             points = self._run(lambda: self.shard.query(qe.QueryRequest(
                 query=query, filter=flt, limit=n, with_payload=True)))
             return [ScoredPayload(int(p.id), float(p.score), p.payload or {})

@@ -167,7 +167,8 @@ def resolve_embeddings(spec: str | Embeddings | None = None, *,
     if provider == "openai" and model:
         from langchain_openai import OpenAIEmbeddings
 
-        return OpenAIEmbeddings(model=model, base_url=openai_base_url or None)
+        # openai_api_base is the field `base_url` aliases (the typed constructor's name)
+        return OpenAIEmbeddings(model=model, openai_api_base=openai_base_url or None)
     raise UsageError(f"unknown embeddings {name!r}: use 'local' or 'openai:<model>', or pass "
                      "a LangChain Embeddings object from Python")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection as Coords
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from deepread.stores.backend import CoordinateError, RetrievalMode, UsageError
 from deepread.stores.collection import Collection
@@ -84,7 +85,11 @@ def retrieve(collection: Collection, query: str | Sequence[str],
         except KeyError as exc:
             raise CoordinateError(str(exc.args[0])) from None
     queries = [query] if isinstance(query, str) else list(query)
-    vectors = [dense] if isinstance(query, str) else list(dense or [None] * len(queries))
+    vectors: list[list[float] | None]
+    if isinstance(query, str):  # one query, one vector (or None)
+        vectors = [cast("list[float] | None", dense)]
+    else:
+        vectors = list(cast("Sequence[list[float] | None] | None", dense) or [None] * len(queries))
     per_query = []
     # Ranked past the excluded paragraphs: at most ``len(exclude)`` of the first hits
     # are dropped, so that many more are asked for, ranked (and reranked) as on the

@@ -19,7 +19,13 @@ import httpx
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
+from deepread.stores.backend import (
+    PointData,
+    RetrievalMode,
+    ScoredPayload,
+    StoreError,
+    TransientStoreError,
+)
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_document, bm25_query
@@ -72,8 +78,9 @@ class ServerBackend:
                 raise StoreError(f"the Qdrant server at {self.where} refused the request "
                                  f"(HTTP {exc.status_code}): check QDRANT_API_KEY") from None
             detail = exc.content.decode("utf-8", "replace")[:300]
-            raise StoreError(f"the Qdrant server at {self.where} answered HTTP "
-                             f"{exc.status_code}: {self._redact(detail)}") from None
+            failure = TransientStoreError if (exc.status_code or 0) >= 500 else StoreError
+            raise failure(f"the Qdrant server at {self.where} answered HTTP "
+                          f"{exc.status_code}: {self._redact(detail)}") from None
         except (ResponseHandlingException, httpx.HTTPError) as exc:
             source = getattr(exc, "source", exc)
             if isinstance(source, httpx.TimeoutException):
@@ -83,7 +90,8 @@ class ServerBackend:
                        else self._redact(str(source)) or "connection failed")
             else:
                 why = self._redact(str(source)) or type(source).__name__
-            raise StoreError(f"cannot reach the Qdrant server at {self.where}: {why}") from None
+            raise TransientStoreError(f"cannot reach the Qdrant server at {self.where}: "
+                                      f"{why}") from None
         except ValueError as exc:  # local mode (tests) reports a missing collection so
             if "not found" not in str(exc):
                 raise

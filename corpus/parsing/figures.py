@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lxml import etree
+from lxml.html import HtmlElement
 
 from deepread.corpus.parsing.blocks import Block
 
@@ -71,7 +71,7 @@ class FigureInfo:
     image: str | None = None
 
 
-def _text(el: etree._Element) -> str:
+def _text(el: HtmlElement) -> str:
     return " ".join("".join(el.itertext()).split())
 
 
@@ -89,7 +89,7 @@ def _resolve_src(src: str | None, base: Path | None) -> str | None:
     return str(path.resolve())
 
 
-def _tiny(img: etree._Element) -> bool:
+def _tiny(img: HtmlElement) -> bool:
     for attr in ("width", "height"):
         raw = (img.get(attr) or "").strip().removesuffix("px")
         if raw.isdigit() and int(raw) < MIN_FIGURE_PX:
@@ -97,14 +97,14 @@ def _tiny(img: etree._Element) -> bool:
     return False
 
 
-def _sentinel_p(tail_of: etree._Element, token: str) -> etree._Element:
-    p = etree.Element("p")
+def _sentinel_p(tail_of: HtmlElement, token: str) -> HtmlElement:
+    p = tail_of.makeelement("p")  # an element of the tree's own (HTML) kind
     p.text = token
     p.tail = tail_of.tail
     return p
 
 
-def mark_figures(root: etree._Element, base: Path | None) -> list[FigureInfo]:
+def mark_figures(root: HtmlElement, base: Path | None) -> list[FigureInfo]:
     """Replace figures and table captions under ``root`` by sentinels (see module doc)."""
     infos: list[FigureInfo] = []
     for table in list(root.iter("table")):
@@ -115,10 +115,12 @@ def mark_figures(root: etree._Element, base: Path | None) -> list[FigureInfo]:
         table.remove(cap)
         if text:
             infos.append(FigureInfo("caption", caption=text))
-            table.addprevious(_sentinel_p(table, f"DRXCAP{len(infos) - 1}X"))
-            table.getprevious().tail = None
+            sentinel = _sentinel_p(table, f"DRXCAP{len(infos) - 1}X")
+            table.addprevious(sentinel)
+            sentinel.tail = None
     for fig in list(root.iter("figure")):
-        if fig.getparent() is None:
+        parent = fig.getparent()
+        if parent is None:
             continue
         figcap = fig.find(".//figcaption")
         caption = _text(figcap) if figcap is not None else ""
@@ -126,11 +128,14 @@ def mark_figures(root: etree._Element, base: Path | None) -> list[FigureInfo]:
         if tables and fig.find(".//img") is None:
             # A table wrapped in <figure>: its figcaption is the table's caption.
             if figcap is not None:
-                figcap.getparent().remove(figcap)
+                figcap_parent = figcap.getparent()
+                assert figcap_parent is not None  # found under fig, so it has one
+                figcap_parent.remove(figcap)
             if caption:
                 infos.append(FigureInfo("caption", caption=caption))
-                tables[0].addprevious(_sentinel_p(tables[0], f"DRXCAP{len(infos) - 1}X"))
-                tables[0].getprevious().tail = None
+                sentinel = _sentinel_p(tables[0], f"DRXCAP{len(infos) - 1}X")
+                tables[0].addprevious(sentinel)
+                sentinel.tail = None
             fig.drop_tag()
             continue
         img = fig.find(".//img")
@@ -143,18 +148,19 @@ def mark_figures(root: etree._Element, base: Path | None) -> list[FigureInfo]:
             continue
         infos.append(info)
         sentinel = _sentinel_p(fig, f"DRXFIG{len(infos) - 1}X")
-        fig.getparent().replace(fig, sentinel)
+        parent.replace(fig, sentinel)
     for img in list(root.iter("img")):
-        if img.getparent() is None or _tiny(img) or not img.get("src"):
+        parent = img.getparent()
+        if parent is None or _tiny(img) or not img.get("src"):
             continue
         title = (img.get("title") or "").strip() or None
         infos.append(FigureInfo("figure", caption=title,
                                 alt=(img.get("alt") or "").strip() or None,
                                 image=_resolve_src(img.get("src"), base)))
-        span = etree.Element("span")
+        span = img.makeelement("span")
         span.text = f" DRXFIG{len(infos) - 1}X "
         span.tail = img.tail
-        img.getparent().replace(img, span)
+        parent.replace(img, span)
     return infos
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lxml import etree
 from lxml import html as lxml_html
+from lxml.html import HtmlElement
 
 from deepread.corpus.parsing.blocks import ParsedDocument
 from deepread.corpus.parsing.elements import clean_text, to_blocks
@@ -56,17 +57,17 @@ _INLINE = frozenset({"a", "abbr", "b", "big", "cite", "del", "em", "font", "i", 
                      "strong", "sub", "sup", "tt", "u", "var"})
 
 
-def _furniture(el: etree._Element) -> bool:
+def _furniture(el: HtmlElement) -> bool:
     if el.get("role") in ("navigation", "banner", "contentinfo", "search"):
         return True
     marks = f"{el.get('class', '')} {el.get('id', '')}".lower().split()
     return any(word in _FURNITURE_WORDS or word.endswith("sidebar") for word in marks)
 
 
-def _flatten_deep(body: etree._Element) -> None:
+def _flatten_deep(body: HtmlElement) -> None:
     """Unwrap elements nested deeper than ``_MAX_DEPTH`` (see above); refuse what stays
     deeper than the partitioner's parser reads."""
-    deep: list[etree._Element] = []
+    deep: list[HtmlElement] = []
     stack = [(body, 0)]
     while stack:
         el, depth = stack.pop()

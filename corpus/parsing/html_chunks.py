@@ -25,6 +25,7 @@ from __future__ import annotations
 from html import escape
 
 from lxml import etree
+from lxml.html import HtmlElement
 
 from deepread.corpus.parsing.structure import MAX_PARAGRAPH_CHARS, split_long
 
@@ -34,25 +35,30 @@ __all__ = ["CHUNK_CHARS", "html_chunks"]
 CHUNK_CHARS = 2_000_000
 
 
-def _measure(root: etree._Element) -> dict[etree._Element, int]:
+def _measure(root: HtmlElement) -> dict[HtmlElement, int]:
     """Each element's text-and-tag size (an estimate of its markup), bottom-up, one pass."""
-    sizes: dict[etree._Element, int] = {}
+    sizes: dict[HtmlElement, int] = {}
     for el in reversed(list(root.iter())):  # children come after parents in iter()
         own = len(el.text or "") + 2 * len(str(el.tag)) + 5
         sizes[el] = own + sum(sizes[c] + len(c.tail or "") for c in el)
     return sizes
 
 
-def _open_tag(el: etree._Element) -> str:
+def _tag(el: HtmlElement) -> str:
+    """The element's tag name: a parsed tree's are str (lxml's type also allows bytes)."""
+    return str(el.tag)
+
+
+def _open_tag(el: HtmlElement) -> str:
     attrs = "".join(f' {k}="{escape(v)}"' for k, v in el.attrib.items()
                     if isinstance(k, str) and ":" not in k)
-    return f"<{el.tag}{attrs}>"
+    return f"<{_tag(el)}{attrs}>"
 
 
-def _frame(path: list[etree._Element]) -> tuple[str, str]:
+def _frame(path: list[HtmlElement]) -> tuple[str, str]:
     """The open tags of ``path`` and their closing tags, to wrap a piece inside it."""
     return ("".join(_open_tag(el) for el in path),
-            "".join(f"</{el.tag}>" for el in reversed(path)))
+            "".join(f"</{_tag(el)}>" for el in reversed(path)))
 
 
 class _Batcher:
@@ -79,11 +85,11 @@ class _Batcher:
             self._batch, self._size = [], 0
 
 
-def html_chunks(root: etree._Element, limit: int = CHUNK_CHARS) -> list[str]:
+def html_chunks(root: HtmlElement, limit: int = CHUNK_CHARS) -> list[str]:
     """``root`` serialised in pieces of at most about ``limit`` characters, in order."""
     sizes = _measure(root)
     out = _Batcher(limit)
-    path: list[etree._Element] = []  # the ancestors of what is being emitted
+    path: list[HtmlElement] = []  # the ancestors of what is being emitted
     frame = ("", "")
 
     def text(value: str | None) -> None:
@@ -95,7 +101,7 @@ def html_chunks(root: etree._Element, limit: int = CHUNK_CHARS) -> list[str]:
         # Each piece its own element, a copy of the innermost one (a paragraph directly
         # in <body> becomes a <p>), so the pieces stay the paragraphs they were cut as.
         inner = path[-1]
-        tag = "p" if inner.tag in ("html", "body") else inner.tag
+        tag = "p" if inner.tag in ("html", "body") else _tag(inner)
         outer = _frame(path[:-1] if tag == inner.tag else path)
         start, end = (_open_tag(inner) if tag == inner.tag else "<p>"), f"</{tag}>"
         code = any(el.tag in ("pre", "code") for el in path)
@@ -103,7 +109,7 @@ def html_chunks(root: etree._Element, limit: int = CHUNK_CHARS) -> list[str]:
             out.add(start + escape(piece, quote=False) + end, outer)
 
     # Iterative walk (a page may nest thousands deep): an element, a text, or "close".
-    todo: list[etree._Element | str | None] = [root]
+    todo: list[HtmlElement | str | None] = [root]
     while todo:
         item = todo.pop()
         if item is None:  # the element on top of ``path`` is done

@@ -58,7 +58,9 @@ def prepare_unstructured() -> None:
     bounded = _BoundedTokens(nlp)
     # unstructured resolves the pipeline through this module-level function on every
     # call, so replacing it is enough to keep its download path from ever running.
-    tokenize._get_nlp = lambda: bounded
+    # (Typed as its cached loader of a spaCy Language; what it returns is only called on
+    # text, which _BoundedTokens does as the Language would.)
+    tokenize._get_nlp = lambda: bounded  # type: ignore[assignment]
 
 
 #: Longest run without whitespace handed to spaCy's tokenizer (see ``_BoundedTokens``).

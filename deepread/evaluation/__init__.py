@@ -12,9 +12,11 @@ the model. ``deepread synth`` writes multi-document QA pairs with the paper's Fi
 prompt.
 """
 
-from deepread.evaluation.dataset import Dataset, Evidence, Question, load_dataset, read_dataset
+from deepread.evaluation.config import EvalConfig
+from deepread.evaluation.dataset import Dataset, Evidence, Question
+from deepread.evaluation.formats import load_dataset, read_dataset
 from deepread.evaluation.modes import DEFAULT_MODES, ModeSpec, parse_mode
-from deepread.evaluation.runner import EvalConfig, EvalResult, run_eval
+from deepread.evaluation.runner import EvalResult, run_eval
 
 __all__ = [
     "DEFAULT_MODES",

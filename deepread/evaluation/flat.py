@@ -102,8 +102,8 @@ def run_flat(question: str, spec: ModeSpec, chunks: Index, titles: dict[int, str
         return FlatRun(shown, context, "", observation, prompt, 0, True,
                        error=f"the model failed: {type(exc).__name__}: {exc}")
     answer = message_text(reply)
-    usage = reply.usage_metadata or {}
-    if usage.get("input_tokens"):
+    usage = reply.usage_metadata
+    if usage and usage.get("input_tokens"):
         return FlatRun(shown, context, answer, observation, int(usage["input_tokens"]),
                        int(usage.get("output_tokens", 0)), False)
     return FlatRun(shown, context, answer, observation, prompt, count_tokens(answer), True)

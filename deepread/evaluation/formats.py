@@ -1,5 +1,8 @@
-"""The benchmarks' own question files, read as they are published.
+"""Dataset files in the formats deepread reads, each read as it is published.
 
+- **deepread's JSONL**: ``id``, ``question``, ``answer``, optional ``type`` and
+  ``evidence``: ``{"doc", "quote"}`` objects (the devset's ``questions.jsonl`` and
+  ``deepread synth``'s output).
 - **FinanceBench** (Islam et al. 2023): JSONL, one object per question with
   ``financebench_id``, ``doc_name`` (the PDF's name without ``.pdf``), ``question``,
   ``answer``, ``question_type`` and ``evidence``: ``{"evidence_text", "doc_name",
@@ -11,31 +14,81 @@
   none). ``no answer`` questions cannot be answered from the syllabus.
 
 The format is told by the file itself (a CSV with ``syllabus_name``; JSON objects with
-``financebench_id``), or named with ``--format``.
+``financebench_id``), or named with ``--format``; :func:`read_dataset` reads a file in
+either way. The records they make are :mod:`deepread.evaluation.dataset`'s.
 """
 
 from __future__ import annotations
 
 import csv
+import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from deepread.evaluation.dataset import (
-    DEEPREAD,
-    UNTYPED,
-    DatasetError,
-    Evidence,
-    Question,
-    json_lines,
-    read_deepread,
-    unique,
-)
+from deepread.evaluation.dataset import UNTYPED, Dataset, DatasetError, Evidence, Question
 
-FINANCEBENCH, SYLLABUSQA = "financebench", "syllabusqa"
+DEEPREAD, FINANCEBENCH, SYLLABUSQA = "deepread", "financebench", "syllabusqa"
 SPANS = tuple(f"answer_span_{i}" for i in range(1, 6))
 NO_ANSWER = "no answer"  # SyllabusQA's type of the questions the syllabus cannot answer
 _SYLLABUS_COLUMNS = ("id", "syllabus_name", "question_type", "question", "answer")
+
+
+def _question(data: Any, where: str) -> Question:
+    if not isinstance(data, dict):
+        raise DatasetError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    missing = [k for k in ("id", "question", "answer") if k not in data]
+    if missing:
+        raise DatasetError(f"{where}: missing key(s) {', '.join(missing)}")
+    evidence = []
+    for i, item in enumerate(data.get("evidence") or []):
+        if not isinstance(item, dict) or not isinstance(item.get("quote"), str):
+            raise DatasetError(f"{where}: evidence[{i}] needs a string 'quote'")
+        page = item.get("page")
+        evidence.append(Evidence(doc=str(item.get("doc") or ""), quote=item["quote"],
+                                 page=int(page) if isinstance(page, int) else None))
+    return Question(id=str(data["id"]), question=str(data["question"]),
+                    answer=str(data["answer"]), type=str(data.get("type") or UNTYPED),
+                    evidence=tuple(evidence), doc=str(data.get("doc") or ""),
+                    answerable=data.get("answerable") is not False)
+
+
+def json_lines(path: Path) -> list[tuple[int, Any]]:
+    """``(line number, object)`` of each non-blank line; a bad line is a DatasetError."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DatasetError(f"cannot read dataset {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: not UTF-8 text") from None
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+    return out
+
+
+def read_deepread(path: Path) -> list[Question]:
+    """deepread's own JSONL."""
+    return unique([(f"{path}:{n}", _question(data, f"{path}:{n}"))
+                   for n, data in json_lines(path)], path)
+
+
+def unique(questions: list[tuple[str, Question]], path: Path) -> list[Question]:
+    """The questions, refusing a repeated id (``where`` names its line)."""
+    seen: set[str] = set()
+    for where, q in questions:
+        if q.id in seen:  # ids key the trajectories and resumption: they must be unique
+            raise DatasetError(f"{where}: duplicate id {q.id!r}")
+        seen.add(q.id)
+    if not questions:
+        raise DatasetError(f"{path}: no questions")
+    return [q for _, q in questions]
 
 
 def pdf_name(name: str) -> str:
@@ -127,3 +180,32 @@ def detect_format(path: Path) -> str:
     if isinstance(first, dict) and "financebench_id" in first:
         return FINANCEBENCH
     return DEEPREAD
+
+
+def subset(questions: list[Question], limit: int | None = None, sample: int | None = None,
+           seed: int = 0) -> list[Question]:
+    """The first ``limit`` questions, or ``sample`` drawn at random (seeded), file order."""
+    if sample is not None and sample < len(questions):
+        keep = set(random.Random(seed).sample(range(len(questions)), sample))
+        questions = [q for i, q in enumerate(questions) if i in keep]
+    if limit is not None:
+        questions = questions[:limit]
+    return questions
+
+
+def read_dataset(path: str | Path, format: str | None = None, *, limit: int | None = None,
+                 sample: int | None = None, seed: int = 0) -> Dataset:
+    """The questions of ``path`` in ``format`` (detected when None), file order."""
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"cannot read dataset {path}: no such file")
+    fmt = format or detect_format(path)
+    if fmt not in READERS:
+        raise DatasetError(f"unknown dataset format {fmt!r}; formats: {', '.join(READERS)}")
+    questions = READERS[fmt](path)
+    return Dataset(path, fmt, subset(questions, limit, sample, seed))
+
+
+def load_dataset(path: str | Path, limit: int | None = None) -> list[Question]:
+    """The questions of ``path`` in file order (the first ``limit`` if given)."""
+    return read_dataset(path, limit=limit).questions

@@ -18,8 +18,9 @@ import json
 import math
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from deepread.evaluation.config import EvalConfig
 from deepread.evaluation.dataset import Dataset, Question
 from deepread.evaluation.metrics import json_safe, summarize_by_type
 from deepread.evaluation.modes import AGENT_TOOLS, DEFAULT_MODES
@@ -27,9 +28,6 @@ from deepread.evaluation.records import read_records
 
 #: Prefix of the paired flat PDF-window baselines (benchmark formats).
 FLAT_PREFIX = "flat-pdf200w@"
-
-if TYPE_CHECKING:
-    from deepread.evaluation.runner import EvalConfig
 
 
 def _order(variant: str) -> tuple[int, str]:

@@ -18,21 +18,25 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
 
 from deepread.corpus.index import Index
 from deepread.evaluation.benchmark import Shown, abstention, pieces, score, shown_paragraphs
 from deepread.evaluation.chunks import chunk_collection, ensure_chunks
-from deepread.evaluation.dataset import Dataset, Question, read_dataset
+from deepread.evaluation.config import EvalConfig
+from deepread.evaluation.dataset import Dataset, Question
 from deepread.evaluation.evidence import DocResolver, Piece, coverage
 from deepread.evaluation.flat import run_flat
 from deepread.evaluation.flat_windows import MIN_BUDGET, STEP, WORDS, FlatWindows, char_tokens
+from deepread.evaluation.formats import read_dataset
 from deepread.evaluation.judge import Judge
 from deepread.evaluation.metrics import behaviour
 from deepread.evaluation.modes import DEFAULT_MODES, EXPAND_WINDOW, ModeSpec, parse_mode
 from deepread.evaluation.records import RecordWriter, read_records, trajectory_path
+from deepread.evaluation.report import write_reports
 from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
 from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
@@ -45,29 +49,15 @@ class EvalError(ValueError):
     """The evaluation cannot start (empty collection, bad mode…); the message says why."""
 
 
-@dataclass(slots=True)
-class EvalConfig:
-    """What ``deepread eval`` was asked to do."""
+def require_plots() -> None:
+    """matplotlib (the ``eval`` extra) draws the plots: without it, an :class:`EvalError`
+    saying what to install, before any work (a run can take hours; the plots come last)."""
+    from importlib.util import find_spec
 
-    dataset: Path
-    store: str | None = None
-    collection: str = "default"
-    modes: tuple[str, ...] = ()  # () — the format's default: see default_modes()
-    expand: bool = False
-    model: str = ""
-    judge_model: str = ""
-    workers: int = 4
-    out: Path | None = None
-    limit: int | None = None
-    k: int | None = None  # None: the run context's default (DEEPREAD_K, else 5)
-    max_rounds: int | None = None  # None: DEEPREAD_MAX_ROUNDS, else the paper's 50
-    embeddings: str | None = None
-    plots: bool = True  # PNGs take about a second to draw; tests of many runs skip them
-    format: str | None = None  # deepread | financebench | syllabusqa; None: detected
-    sample: int | None = None  # a seeded random subset of this many questions
-    seed: int = 0
-    ingest: bool = True  # benchmark documents missing from the collection: ingest them
-    flat: bool = True  # benchmark formats: the flat PDF-window baseline beside each agent
+    if find_spec("matplotlib") is None:
+        raise EvalError("evaluation draws its plots with matplotlib, which is not "
+                        "installed: pip install 'deepread[eval]' (from a clone: "
+                        "pip install -e '.[eval]')")
 
 
 @dataclass(slots=True)
@@ -125,9 +115,9 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     Without ``model`` (and ``config.model``) every mode runs the offline extractive
     policy; without a judge, accuracy is reported as not judged.
     """
-    from deepread.evaluation.report import write_reports
     from deepread.models.chat import chat_model
 
+    require_plots()
     dataset = read_dataset(config.dataset, config.format, limit=config.limit,
                            sample=config.sample, seed=config.seed)
     questions = dataset.questions
@@ -239,7 +229,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
         window = list(EXPAND_WINDOW if config.expand else (0, 0))
         # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy
         # behind the label the records carry.
-        graph = build_graph(index=index, model=model or ExtractiveChatModel(), tools=spec.tools,
+        graph = build_graph(index=index, model=model or ExtractiveChatModel(index=index),
+                            tools=spec.tools,
                             name=f"deepread-eval-{spec.name}")
         given = {k: v for k, v in (("k", config.k), ("max_rounds", config.max_rounds),
                                    ("window", window)) if v is not None}
@@ -264,7 +255,7 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
             context = Context(**given, documents=scope)
             # Each round is a policy step plus executor steps; leave LangGraph room for
             # max_rounds of them and the final budget answer.
-            run_config = {"recursion_limit": 10 * (base.max_rounds + 2)}
+            run_config: RunnableConfig = {"recursion_limit": 10 * (base.max_rounds + 2)}
             # the last "values" event is the final state, messages and outputs included
             last = deque(graph.stream({"question": q.question}, run_config,
                                       context=context, stream_mode="values"), maxlen=1)
@@ -348,7 +339,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     return _Mode(spec, spec.variant(config.expand), settings, run_flat_mode)
 
 
-def _finished(record: dict[str, Any] | None, settings: dict[str, Any]) -> bool:
+def _finished(record: dict[str, Any] | None, settings: dict[str, Any]
+              ) -> TypeGuard[dict[str, Any]]:
     return (record is not None and record.get("settings") == settings
             and record.get("stop_reason") != "error")
 
@@ -387,10 +379,11 @@ def _run(modes: list[_Mode], dataset: Dataset, out: Path, config: EvalConfig,
             return _judge(old, judge)
         start = time.perf_counter()
         gold = q.to_dict()
-        record = {"id": q.id, "type": q.type, "question": q.question,
-                  "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable")
-                           if k in gold},
-                  "mode": mode.spec.name, "variant": mode.variant, "settings": mode.settings}
+        record: dict[str, Any] = {
+            "id": q.id, "type": q.type, "question": q.question,
+            "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable")
+                     if k in gold},
+            "mode": mode.spec.name, "variant": mode.variant, "settings": mode.settings}
         record |= mode.run(q)
         record["elapsed_s"] = round(time.perf_counter() - start, 3)
         return _judge(record, judge)

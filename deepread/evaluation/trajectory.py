@@ -15,7 +15,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall, ToolMessage
 
 from deepread.evaluation.evidence import DocResolver, Piece
 from deepread.models.chat import message_text
@@ -68,7 +68,7 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
     messages: list[BaseMessage] = list(values.get("messages") or [])
     start = int(values.get("turn_start") or 0)
     trace = AgentTrace()
-    calls: dict[str, dict[str, Any]] = {}
+    calls: dict[str, ToolCall] = {}
     # Prompt cost of each model call: system prompt (with the TOC) and tool schemas,
     # plus every message before the reply. Tokens of each message are counted once.
     prefix = count_tokens(message_text(system_prompt(values.get("toc") or "")))
@@ -92,8 +92,9 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
         trace.shown += pieces
         if msg.name == RETRIEVE:
             trace.located += pieces
+        call = calls.get(msg.tool_call_id)
         record: dict[str, Any] = {
-            "tool": msg.name, "args": (calls.get(msg.tool_call_id) or {}).get("args"),
+            "tool": msg.name, "args": call.get("args") if call else None,
             "shown": compact_coords([asdict(r) for r in obs.paragraphs]), "tokens": tokens}
         if obs.hits is not None:
             record["hits"] = [f"{h.doc_id}:{h.sec_id}:{h.para_idx}" for h in obs.hits]

@@ -3,7 +3,7 @@
 OpenAI-compatible APIs reject a conversation in which an assistant message's tool calls
 are not each followed by a tool message answering it ("an assistant message with
 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'").
-Within a run the ``tools`` node answers every call, but a run can stop between the
+Within a run the tool executors answer every call, but a run can stop between the
 policy's call and its answer: a server run cancelled (``client.runs.cancel``), a
 Python ``interrupt_after=["policy"]``, the recursion limit, a process killed. The next
 run on the thread would send that history and, with a real model, fail from then on.

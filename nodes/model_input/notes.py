@@ -72,8 +72,8 @@ def note_for(message: ToolMessage, question: str) -> str:
     rows = Observation.of(message).paragraphs
     head = f"{NOTE_MARK} {message.name or 'tool'} result"
     if not rows:
-        first = message_text(message).split("\n")[0]
-        return f"{head}: {_short(first)}"
+        first_line = message_text(message).split("\n")[0]
+        return f"{head}: {_short(first_line)}"
     wanted = terms(question)
     groups: dict[tuple[int, int], list[ShownParagraph]] = {}
     for r in rows:

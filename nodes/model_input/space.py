@@ -19,8 +19,7 @@ from collections.abc import Sequence
 
 from deepread.corpus.framing import title_text
 from deepread.corpus.index import Index
-from deepread.corpus.toc_text import RenderedToc, render_toc
-from deepread.nodes.state import TocView
+from deepread.corpus.toc_text import render_toc
 from deepread.stores.records import Document
 from deepread.text.tokens import count_tokens
 
@@ -41,16 +40,8 @@ def initial_space(index: Index, question: str, scope: Sequence[int] | None) -> l
     return list(dict.fromkeys(h.doc_id for h in hits))[:INITIAL_DOCUMENTS]
 
 
-def toc_view(rendered: RenderedToc, documents: Sequence[Document]) -> TocView:
-    """Which documents and levels a rendered TOC of ``documents`` shows."""
-    return TocView(documents=[d.doc_id for d in documents[:rendered.documents_shown]],
-                   max_level=rendered.max_level)
-
-
-def render_space(documents: Sequence[Document], space: Sequence[int], budget: int
-                 ) -> tuple[str, TocView]:
-    """Document list plus the TOCs of the documents in ``space``, within ``budget``;
-    and which TOC sections that shows."""
+def render_space(documents: Sequence[Document], space: Sequence[int], budget: int) -> str:
+    """Document list plus the TOCs of the documents in ``space``, within ``budget``."""
     by_id = {d.doc_id: d for d in documents}
     lines = [f"The collection has {len(documents)} documents; their full tables of "
              "contents do not fit here. All documents:"]
@@ -70,6 +61,6 @@ def render_space(documents: Sequence[Document], space: Sequence[int], budget: in
                  "document's with open_toc(doc_id); retrieve results add theirs.")
     head = "\n".join(lines)
     if not shown:
-        return head, TocView(documents=[], max_level=None)
+        return head
     rendered = render_toc(shown, max(0, budget - count_tokens(head)))
-    return f"{head}\n\n{rendered.text}".rstrip(), toc_view(rendered, shown)
+    return f"{head}\n\n{rendered.text}".rstrip()

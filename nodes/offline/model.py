@@ -4,7 +4,7 @@ It is a chat model that plays the policy deterministically through the same grap
 tools as an LLM would:
 
 0. when the question asks for a financial quantity and a section of the document in
-   view is titled as the statement it is computed from (:mod:`deepread.nodes.
+   view is titled as the statement it is computed from (:mod:`deepread.nodes.offline.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
    first, with its subtree, as an analyst turns to it (with several documents in view,
    after step 1, in the hits' documents); before it, in a filing, the MD&A discussion
@@ -19,9 +19,9 @@ tools as an LLM would:
    those hits' sections; then the sections of their
    documents whose TOC titles are most similar to the question, each whole if it fits
    what is left of a 1,500-token observation budget, else the window around the hit
-   that does — sized by the real tokens of its paragraphs when the policy node gives
-   their costs (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at
-   all — until the budget is spent;
+   that does — sized by the real tokens of its paragraphs
+   (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at all —
+   until the budget is spent;
 3. answer by quoting the shown paragraph closest to the question in meaning and those
    sharing most of its words, each cited — each quote one line, its own citation-like
    markers escaped, so a document cannot plant a quote or a citation in the answer.
@@ -29,17 +29,31 @@ tools as an LLM would:
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 1; offered only ``read_section`` (Read-only mode) it reads
 the TOC section whose title best matches the question.
+
+It gets what it needs as an LLM does, from the messages it is sent, plus the index it
+was made with (:meth:`deepread.nodes.resources.Resources.model`): the sections the
+system prompt's Directory Structure lists, and what a read of each would show. Its
+answers say what they are in their metadata (:data:`~deepread.nodes.state.
+ANSWER_METADATA`: their label and the budget left), which the check reads — no node
+tests for this class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepread.corpus.framing import escape
@@ -50,6 +64,7 @@ from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.offline.query import asked
 from deepread.nodes.offline.read_plan import FRAME, Sections, fit
 from deepread.nodes.offline.statements import disclosure_sections, statement_sections
+from deepread.nodes.state import ANSWER_METADATA
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import READ_SECTION, RETRIEVE, read_window
 from deepread.stores.embeddings import local_embeddings
@@ -71,21 +86,53 @@ class TocEntry(NamedTuple):
     n_tok: int
 
 
+#: A section line of the Directory Structure: ``(doc_id) [sec_id] Title | …``.
+_TOC_LINE = re.compile(r"^\s*\((\d+)\) \[(\d+)\] ", re.MULTILINE)
+
+
+def toc_entries(index: Any, messages: Sequence[BaseMessage]) -> list[TocEntry]:
+    """The sections the Directory Structure of the system prompt lists, in its order, as
+    the policy reads them (titles and sizes from the index, which the prompt escapes)."""
+    keys = [(int(d), int(s)) for m in messages
+            if isinstance(m, SystemMessage) and not is_notice(m)
+            for d, s in _TOC_LINE.findall(message_text(m))]
+    out: list[TocEntry] = []
+    for doc_id, sec_id in dict.fromkeys(keys):
+        try:
+            sec = index.document(doc_id).sections[sec_id]
+        except (KeyError, IndexError):  # removed since the prompt was written
+            continue
+        out.append(TocEntry(doc_id, sec_id, sec.title, sec.n_para, sec.n_tok))
+    return out
+
+
+#: ``(doc_id, sec_id)`` of a read_section call, as the call gave them
+_Read = tuple[int | None, int | None]
+
+
 class ExtractiveChatModel(BaseChatModel):
     """Deterministic retrieve → read → quote policy; needs no network and no key."""
 
+    #: It has no LLM to judge whether an answer is supported: the sufficiency check takes
+    #: its own verdict as final instead of asking this model (nodes/resources.py).
+    can_judge: bool = False
     read_budget: int = 1200  # most tokens one read_section may ask for
     observation_budget: int = 1500  # tool-result tokens per question, retrieve included
     max_sections: int = 8  # reads per question (at most one per section)
     quotes: int = 3
     quote_chars: int = 700
     offered: tuple[str, ...] = (RETRIEVE, READ_SECTION)
+    #: The collection read: the Directory Structure's sections and their paragraph costs
+    #: come from it at each call (:meth:`_generate`); without it (and without ``toc`` and
+    #: ``sections`` given), reads are sized from a section's mean paragraph size, hits only.
+    index: Any = None
+    #: The sections the Directory Structure shows (found in the system prompt at each call
+    #: when an index is set); given directly by tests.
     toc: tuple[TocEntry, ...] = ()
-    #: The sections' paragraph costs and neighbours (the policy node binds them);
-    #: without them reads are sized from a section's mean paragraph size, hits only.
+    #: The sections' paragraph costs and neighbours (made per call when an index is set).
     sections: Sections | None = None
     #: What one call may ask for (the run's ``Context.max_query_chars`` and
-    #: ``max_read_paragraphs``, bound by the policy node): a long question's query is
+    #: ``max_read_paragraphs``, set by :meth:`within`): a long question's query is
     #: cut to its first words, a read to its first paragraphs, never refused.
     max_query_chars: int = MAX_QUERY_CHARS
     max_read_paragraphs: int = MAX_READ_PARAGRAPHS
@@ -94,23 +141,30 @@ class ExtractiveChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "deepread-extractive"
 
-    def bind_tools(self, tools: Any, *, toc: Sequence[TocEntry] = (),
-                   sections: Sections | None = None, limits: Any = None,
-                   **kwargs: Any) -> ExtractiveChatModel:
-        """The policy restricted to the tools on offer (ablation modes offer one), with
-        the sections the Directory Structure shows and the paragraph costs to size reads
-        by, within the run's ``limits`` (a Context; the policy node passes all three)."""
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ExtractiveChatModel:
+        """The policy restricted to the tools on offer (ablation modes offer one)."""
         names = tuple(t["function"]["name"] if isinstance(t, dict) else t.name for t in tools)
-        update: dict[str, Any] = {"offered": names, "toc": tuple(toc), "sections": sections}
-        if limits is not None:
-            update |= {"max_query_chars": limits.max_query_chars,
-                       "max_read_paragraphs": limits.max_read_paragraphs}
-        return self.model_copy(update=update)
+        return self.model_copy(update={"offered": names})
+
+    def within(self, limits: Any) -> ExtractiveChatModel:
+        """The policy cutting its calls to the run's ``limits`` (a Context:
+        ``max_query_chars``, ``max_read_paragraphs``); :meth:`Resources.model
+        <deepread.nodes.resources.Resources.model>` applies it to each run."""
+        return self.model_copy(update={"max_query_chars": limits.max_query_chars,
+                                       "max_read_paragraphs": limits.max_read_paragraphs})
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None,
                   **kwargs: Any) -> ChatResult:
-        reply = self._within_limits(self._next(messages))
+        policy = self
+        if self.index is not None:
+            # What this call reads by: the sections the prompt's Directory Structure
+            # lists, and what each read of them would show (made afresh: the collection
+            # may have changed since the last call).
+            policy = self.model_copy(update={
+                "toc": self.toc or toc_entries(self.index, messages),
+                "sections": self.sections or Sections(self.index)})
+        reply = policy._within_limits(policy._next(messages))
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     def _within_limits(self, reply: AIMessage) -> AIMessage:
@@ -134,13 +188,13 @@ class ExtractiveChatModel(BaseChatModel):
         results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
         step = len(results)
         if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
-            return AIMessage(content=self._answer(question, results))
+            return self._reply(question, results)
         if RETRIEVE not in self.offered:  # Read-only: pick the section from the TOC
             if step == 0 and READ_SECTION in self.offered:
                 target = self._section_from_toc(question)
                 if target:
                     return _call(READ_SECTION, target, step)
-            return AIMessage(content=self._answer(question, results))
+            return self._reply(question, results)
         if READ_SECTION in self.offered and self.sections is not None:
             retrieved = [o for o in map(Observation.of, results) if o.hits is not None]
             if not retrieved:  # a statement the question needs first, as a reader would
@@ -168,7 +222,14 @@ class ExtractiveChatModel(BaseChatModel):
             target = self._next_read(question, located, messages[start:], results)
             if target:
                 return _call(READ_SECTION, target, step)
-        return AIMessage(content=self._answer(question, results))
+        return self._reply(question, results)
+
+    def _reply(self, question: str, results: list[ToolMessage]) -> AIMessage:
+        """The answer, which says what it is in its metadata: the label of an answer made
+        without an LLM, and the observation budget left (the sufficiency check sizes an
+        extra read by it, as this policy sizes its own)."""
+        return AIMessage(content=self._answer(question, results), response_metadata={
+            ANSWER_METADATA: {"label": NOTICE, "budget_left": self.budget_left(results)}})
 
     def budget_left(self, results: Sequence[BaseMessage]) -> int:
         """Observation tokens left of the budget after the tool results ``results``
@@ -193,7 +254,7 @@ class ExtractiveChatModel(BaseChatModel):
         sections of their documents by title, each sized to the budget left.
         ``before_retrieve``: only the statements, of the one document the TOC shows
         (with several, which document is meant is not known before a retrieve)."""
-        read = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
+        read: list[_Read] = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
         if len(read) >= self.max_sections:
@@ -239,7 +300,7 @@ class ExtractiveChatModel(BaseChatModel):
                     return got
         return None
 
-    def _in_order(self, trees: list[list[tuple[int, int]]], read: list[tuple[int, int]],
+    def _in_order(self, trees: list[list[tuple[int, int]]], read: Collection[_Read],
                   left: int, shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
         """The next read of ``trees`` (each the sections of one statement or disclosure,
         in reading order), sized to ``left``: a tree is read in order, and where a part
@@ -309,7 +370,7 @@ class ExtractiveChatModel(BaseChatModel):
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
-    def _estimated_read(self, located: Observation, read: set[tuple[int, int]],
+    def _estimated_read(self, located: Observation, read: Collection[_Read],
                         left: int) -> dict[str, int] | None:
         """The next hit's section sized from its mean paragraph size (no costs)."""
         # Each read carries its frame (~FRAME tokens); below ~100 tokens of room a read

@@ -6,7 +6,7 @@ their mean (:func:`deepread.nodes.tools.specs.read_window`) overshoots or unders
 wherever paragraph sizes vary — a section of one 1,400-token statement table and forty
 one-line paragraphs has a mean of 34. The planners here (the offline policy, the
 sufficiency check's extra read) instead count, with tiktoken, exactly the text the
-``tools`` node will show (:func:`deepread.nodes.tools.observation.format_paragraphs`, written
+tool executors will show (:func:`deepread.nodes.tools.observation.format_paragraphs`, written
 by the same line functions): the frame's tags, the section's line with the range read,
 each paragraph's line ``[d:s:p] (p.N) text`` (the page named where it changes), and a
 pointer line for each run of paragraphs already shown. The count is exact because the
@@ -102,7 +102,7 @@ class Sections:
 
     def outline(self, doc_id: int) -> list[Section]:
         """The document's sections, the deep ones a bounded TOC collapses included."""
-        return self.index.collection.document(doc_id).sections
+        return self.index.document(doc_id).sections
 
     def subtree(self, doc_id: int, sec_id: int) -> list[int]:
         """The section and its descendants in reading order (each section's own

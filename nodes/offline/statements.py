@@ -33,7 +33,8 @@ without statement headings gets ``[]`` and the policy runs as without it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from deepread.nodes.offline.read_plan import subtree
 from deepread.stores.records import Section
@@ -145,7 +146,7 @@ def title_statement(title: str) -> str | None:
     return None
 
 
-def statement_sections(question: str, outlines: dict[int, Sequence[Section]],
+def statement_sections(question: str, outlines: Mapping[int, Sequence[Section]],
                        weight: Callable[[int, int], int]) -> list[tuple[int, int]]:
     """``(doc_id, sec_id)`` of the sections of ``outlines`` (each document's sections)
     that are the statements the question needs, in the order :func:`statements_asked`
@@ -281,7 +282,7 @@ def _deepest(sections: Sequence[Section], chosen: set[int]) -> set[int]:
             if not (_descendants(sections, [s]) - {s}) & chosen}
 
 
-def disclosure_sections(question: str, outlines: dict[int, Sequence[Section]],
+def disclosure_sections(question: str, outlines: Mapping[int, Sequence[Section]],
                         weight: Callable[[int, int], int]) -> list[tuple[int, int]]:
     """``(doc_id, sec_id)`` of the sections a question about a financial filing turns
     to besides the statements: the MD&A discussion of the metric it asks the causes
@@ -294,6 +295,6 @@ def disclosure_sections(question: str, outlines: dict[int, Sequence[Section]],
         if not any(title_statement(s.title) for s in sections):
             continue
         found = [*discussion_sections(question, sections),
-                 *topic_sections(question, sections, lambda s, d=doc_id: weight(d, s))]
+                 *topic_sections(question, sections, partial(weight, doc_id))]
         out += [(doc_id, s) for s in dict.fromkeys(found)]
     return out

@@ -26,7 +26,7 @@ runs them between the policy's answer and ``finalize``:
 2. **One bounded extra step.** If not supported: read the section around the first
    cited paragraph (its parent when that section was read whole already), within
    1,200 tokens — for the offline policy, within what is left of its observation
-   budget — (:func:`extra_read`), through the ``tools`` node (framing, read-region
+   budget — (:func:`extra_read`), through the tool executors (framing, read-region
    memory), and have the policy answer again without tools.
 3. **Abstain.** If the new answer is still unsupported, the answer says the documents
    do not contain the evidence (:func:`abstention`) and ``stop_reason`` is
@@ -50,7 +50,6 @@ from langchain_core.messages import HumanMessage
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
 from deepread.models.chat import invoke_with_retry, message_text
-from deepread.nodes.offline.model import NOTICE
 from deepread.nodes.offline.query import asked
 from deepread.nodes.offline.read_plan import Sections, fit
 from deepread.nodes.state import Regions, was_read
@@ -186,7 +185,9 @@ def judge(model: Any, question: str, answer: str, evidence: dict[tuple[int, int,
                                   for (d, s, p), text in evidence.items()), CLOSE])
     prompt = fill("sufficiency", question=question, answer=answer, evidence=listing)
     reply = invoke_with_retry(model, [HumanMessage(content=prompt)], retries, timeout)
-    usage = dict(reply.usage_metadata or {})
+    # the counts only (a reply's usage may also hold dicts of details)
+    usage = {key: value for key, value in (reply.usage_metadata or {}).items()
+             if isinstance(value, int)}
     text = message_text(reply)
     head = text.strip().upper()
     if head.startswith("INSUFFICIENT") or ("INSUFFICIENT" in head and "SUPPORTED" not in head):
@@ -213,7 +214,7 @@ def extra_read(index: Index, regions: Regions, coord: tuple[int, int, int],
     """read_section arguments for the section around ``coord`` (or its parent, when
     that section was shown whole already), within ``budget`` tokens counted on its
     paragraphs (:mod:`deepread.nodes.offline.read_plan`); None when nothing unread fits."""
-    doc = index.collection.document(coord[0])
+    doc = index.document(coord[0])
     sections = Sections(index)
     sec_id, para = coord[1], coord[2]
     while True:
@@ -230,13 +231,14 @@ def extra_read(index: Index, regions: Regions, coord: tuple[int, int, int],
     return {"doc_id": doc.doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
 
 
-def abstention(index: Index, coords: list[tuple[int, int, int]], extractive: bool) -> str:
-    """The answer that abstains, naming the sections of the closest passages read."""
-    text = f"{NOTICE}\n\n{ABSTENTION}" if extractive else ABSTENTION
+def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = "") -> str:
+    """The answer that abstains, naming the sections of the closest passages read, under
+    ``label`` (the label of the answer it replaces, e.g. the offline policy's)."""
+    text = f"{label}\n\n{ABSTENTION}" if label else ABSTENTION
     titles: list[str] = []
     for d, s, _ in coords[:3]:
         # a title is document text: a "[2:1:0]" in it must not become a citation
-        title = title_text(index.collection.document(d).sections[s].title)
+        title = title_text(index.document(d).sections[s].title)
         if title and title not in titles:
             titles.append(title)
     if titles:

@@ -114,7 +114,7 @@ def unused_terms(question: str, vocabulary: frozenset[str] | set[str]) -> list[s
 def document_words(index: Index, doc_id: int) -> frozenset[str]:
     """The crude stems of every word of document ``doc_id``: its paragraphs, section
     titles, title and file name; kept for the last few documents asked about."""
-    doc = index.collection.document(doc_id)
+    doc = index.document(doc_id)
     key = (index.name, doc_id, doc.content_hash or f"{doc.source}:{doc.n_para}:{doc.n_tok}")
     return _vocabularies.get_or_make(key, lambda: _words_of_document(index, doc))
 

@@ -1,13 +1,13 @@
-"""The contract between the ``tools`` node and a tool's handler.
+"""The contract between the tool executors and a tool's handler.
 
 A handler gets the call's validated arguments and a :class:`ToolEnv` (the index, the
 run's context, what the conversation has read) and returns an :class:`Outcome`: the
-paragraphs to show (the ``tools`` node frames them and applies read-region memory) or a
+paragraphs to show (the executor frames them and applies read-region memory) or a
 text to show as is, what the section lines add (a read's range), a header line (only
 what a result needs beyond its frame), the observation's other fields, and the
 documents the result brings into the interaction space (:func:`render` writes the
 text). It raises ``ValueError``/``KeyError`` (bad coordinates, out of scope) or
-``StoreError``; the ``tools`` node turns those into an error result the model can act
+``StoreError``; the executor turns those into an error result the model can act
 on.
 """
 
@@ -51,7 +51,7 @@ class Outcome:
     #: Shown instead of the framed paragraphs (e.g. a table of contents).
     text: str | None = None
     #: The observation's other fields (hits, range, targets…); paragraphs are filled in
-    #: by the tools node.
+    #: by the tool executors.
     observation: Observation = field(default_factory=Observation)
     #: Documents this result brings into a bounded interaction space (nodes/model_input/space.py).
     widens: list[int] = field(default_factory=list)

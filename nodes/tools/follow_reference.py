@@ -2,7 +2,7 @@
 
 Offered only when the question or an observation mentions such a reference
 (:func:`deepread.nodes.tools.specs.offered_tools`); resolution is
-:mod:`deepread.corpus.references`. Run by the ``tools`` node like the others
+:mod:`deepread.corpus.references`. Run by its executor node like the others
 (coordinates, framing, read-region memory).
 A section shows its first direct paragraphs within :data:`SECTION_BUDGET` tokens (its
 subsections are listed when it has none); a table or figure shows its paragraph (and
@@ -39,7 +39,7 @@ def _within(paragraphs: list[Paragraph], budget: int) -> list[Paragraph]:
 
 
 def _show(target: Target, index: Index, budget: int) -> tuple[list[Paragraph], str]:
-    doc = index.collection.document(target.doc_id)
+    doc = index.document(target.doc_id)
     sec = doc.sections[target.sec_id]
     where = f"({target.doc_id}) [{target.sec_id}] {' '.join(sec.title.split())}"
     said = target.mention.text.strip()
@@ -76,7 +76,7 @@ def follow_reference(args: FollowReferenceArgs, env: ToolEnv) -> Outcome:
     scope = env.context.documents
     if args.doc_id is not None:
         check_scope(args.doc_id, scope)
-        index.collection.document(args.doc_id)  # KeyError: no such document
+        index.document(args.doc_id)  # KeyError: no such document
         scope = [args.doc_id]
     wanted = parse_reference(args.reference)
     if not wanted:

@@ -1,6 +1,6 @@
 """A tool result: what the model is shown (text) and what it carried (:class:`Observation`).
 
-Every ``ToolMessage`` the ``tools`` node writes carries an :class:`Observation` as its
+Every ``ToolMessage`` the tool executors write carries an :class:`Observation` as its
 ``artifact``, serialised to plain JSON data by :meth:`Observation.artifact` — the one
 place it is written — and read back by :meth:`Observation.of` everywhere else (the
 extractive policy, evidence notes, the CLI, the evaluation's trajectory). The artifact

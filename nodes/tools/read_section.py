@@ -1,4 +1,4 @@
-"""The ``read_section`` tool (Algorithm 1, lines 23–27), run by the ``tools`` node.
+"""The ``read_section`` tool (Algorithm 1, lines 23–27), run by its executor node.
 
 What a model needs to go on reading — the range it got (clipped to the section) and how
 many paragraphs the section has — rides on the section's line of the result, ``## (d)
@@ -31,7 +31,7 @@ def read_section(args: ReadSectionArgs, env: ToolEnv) -> Outcome:
     """Paragraphs ``start..end`` of a section, clipped to it; the section's line says
     the range read and the section's size."""
     check_scope(args.doc_id, env.context.documents)
-    n_para = env.index.collection.document(args.doc_id).section(args.sec_id).n_para
+    n_para = env.index.document(args.doc_id).section(args.sec_id).n_para
     check_range(args, n_para, env.context.max_read_paragraphs)
     got = env.index.read(args.doc_id, args.sec_id, args.start, args.end)
     observation = Observation(range=[got.start, got.end])

@@ -1,4 +1,4 @@
-"""The ``retrieve`` tool (Algorithm 1, lines 7–22), run by the ``tools`` node.
+"""The ``retrieve`` tool (Algorithm 1, lines 7–22), run by its executor node.
 
 Beyond the paper, ``exclude_shown`` asks for the next results page: the best hits among
 the paragraphs the conversation has not been shown yet (read-region memory), so a
@@ -48,13 +48,13 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
         scope = [args.doc_id]
     exclude = coords_of(env.shown, scope) if args.exclude_shown else set()
     more = context.k if context.page_tokens > 0 else 0  # the fill-up's candidates
-    result = index.search(args.query, k=context.k + more, window=tuple(context.window),
-                          doc_id=scope, mode=context.retrieval_mode,  # type: ignore[arg-type]
-                          exclude=exclude)
+    up, down = context.window  # two numbers: the Context checks them
+    result = index.search(args.query, k=context.k + more, window=(up, down), doc_id=scope,
+                          mode=context.retrieval_mode, exclude=exclude)
     hits, paragraphs = _within(result.hits, result.paragraphs, env)
     sections = {}
     for hit in hits:
-        sec = index.collection.document(hit.doc_id).sections[hit.sec_id]
+        sec = index.document(hit.doc_id).sections[hit.sec_id]
         sections[f"{hit.doc_id}:{hit.sec_id}"] = {"n_para": sec.n_para, "n_tok": sec.n_tok}
     observation = Observation(hits=hits, sections=sections)
     if not hits:

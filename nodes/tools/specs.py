@@ -1,10 +1,10 @@
 """The tools the model sees: the paper's two (§3.4) and the situational ones.
 
-The schemas are bound to the chat model; the ``tools`` node validates every call against
+The schemas are bound to the chat model; the tool executors validate every call against
 the same schemas, so a wrongly typed or missing argument becomes an error message the
 model can act on rather than an exception. Which tools are on offer in a round is
 decided here too (:func:`offered_tools`), once, by the policy node, which records it in
-the state for the ``tools`` node to check calls against.
+the state for the tool executors to check calls against.
 """
 
 from __future__ import annotations

@@ -1,31 +1,33 @@
 """deepread inside other LangChain agents: ``idx.as_retriever()`` and ``deepread.tools(idx)``.
 
 The store is real (the shipped library-json page as HTML and PDF, see conftest); the agent
-is LangGraph's prebuilt ``create_react_agent`` driven by a scripted chat model that emits
-real tool calls (tests/scripted.py).
+is LangChain v1's ``langchain.agents.create_agent`` with a real checkpointer, driven by a
+scripted chat model that emits real tool calls (tests/scripted.py). The tools keep the
+read-region memory of the conversation they serve: what was shown comes back as the agent
+graph's pointer lines, per thread, and the graph's round budget applies.
 """
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
+from langchain.agents import create_agent
 from langchain_core.documents import Document as LCDocument
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.retrievers import BaseRetriever
-from support.scripted import ScriptedChatModel, ai, call, cite, last_tool_message, shown_coords
+from langgraph.checkpoint.memory import InMemorySaver
+from support.scripted import (
+    ScriptedChatModel,
+    ai,
+    call,
+    cite,
+    last_tool_message,
+    section_of,
+    shown_coords,
+)
 
 import deepread
 
 QUESTION = "How do I make json.dumps sort the keys of dictionaries?"
-
-
-def react_agent(model, tools):
-    with warnings.catch_warnings():  # deprecated for langchain.agents, which is not a dep
-        warnings.simplefilter("ignore")
-        from langgraph.prebuilt import create_react_agent
-
-        return create_react_agent(model, tools)
 
 
 # -- the retriever ---------------------------------------------------------------------
@@ -101,8 +103,18 @@ def test_the_tools_are_retrieve_read_section_and_toc_with_json_schemas(
 
     assert list(made) == ["retrieve", "read_section", "toc"]
     assert set(made["read_section"].args) == {"doc_id", "sec_id", "start", "end"}
-    assert set(made["retrieve"].args) == {"query", "doc_id"}
+    assert set(made["retrieve"].args) == {"query", "doc_id", "exclude_shown"}
     assert all(t.description for t in made.values())
+    # The conversation the tools read their memory from is injected, never offered
+    schemas = {n: t.tool_call_schema.model_json_schema()["properties"] for n, t in made.items()}
+    assert not any("messages" in props for props in schemas.values())
+
+
+def test_tools_without_memory_offer_no_next_page(devset_index: deepread.Index) -> None:
+    made = {t.name: t for t in deepread.tools(devset_index, memory=False)}
+
+    assert set(made["retrieve"].args) == {"query", "doc_id"}
+    assert "shown above" not in made["read_section"].description
 
 
 def test_the_retrieve_tool_shows_paragraphs_with_coordinates_and_an_artifact(
@@ -156,7 +168,7 @@ def test_tools_limited_to_documents_refuse_another_document(
     assert msg.status == "error" and "outside" in msg.content
 
 
-# -- inside LangGraph's prebuilt ReAct agent ---------------------------------------------
+# -- inside LangChain v1's create_agent ---------------------------------------------------
 
 def read_the_best_hit(messages) -> AIMessage:
     """Read the section of the first hit the retrieve showed, whole."""
@@ -173,7 +185,7 @@ def answer_citing_sort_keys(messages) -> AIMessage:
     return ai(content=f"Pass sort_keys=True {cite(coords[:1])}")
 
 
-def test_create_react_agent_answers_from_a_real_store_with_deepread_tools(
+def test_create_agent_answers_from_a_real_store_with_deepread_tools(
         devset_index: deepread.Index) -> None:
     model = ScriptedChatModel(steps=[
         ai(call("toc", {})),
@@ -182,7 +194,7 @@ def test_create_react_agent_answers_from_a_real_store_with_deepread_tools(
         read_the_best_hit,
         answer_citing_sort_keys,
     ])
-    agent = react_agent(model, deepread.tools(devset_index, k=3))
+    agent = create_agent(model, deepread.tools(devset_index, k=3))
 
     out = agent.invoke({"messages": [HumanMessage(QUESTION)]})
 
@@ -200,3 +212,118 @@ def test_create_react_agent_answers_from_a_real_store_with_deepread_tools(
     assert "sort_keys is true" in paragraph.text
     assert [t["function"]["name"] if isinstance(t, dict) else t.name
             for t in model.bound[0]] == ["retrieve", "read_section", "toc"]
+
+
+# -- read-region memory and budgets inside create_agent -----------------------------------
+
+def read(doc_sec: tuple[int, int], start: int, end: int) -> dict:
+    return call("read_section", {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start,
+                                 "end": end})
+
+
+def results(out: dict) -> list[ToolMessage]:
+    return [m for m in out["messages"] if isinstance(m, ToolMessage)]
+
+
+def test_a_paragraph_shown_before_comes_back_as_the_graphs_pointer_line(shapes) -> None:
+    five = section_of(shapes, "Five")
+    model = ScriptedChatModel(steps=[ai(read(five, 0, 2)), ai(read(five, 1, 4)),
+                                     ai(content="Done.")])
+    agent = create_agent(model, deepread.tools(shapes))
+
+    first, second = results(agent.invoke({"messages": [HumanMessage("Fruit?")]}))
+
+    assert "Bravo paragraph about bananas." in first.content
+    assert f"[{five[0]}:{five[1]}:1-2] (shown above)" in second.content
+    assert "Bravo paragraph" not in second.content
+    assert "Delta paragraph about dates." in second.content
+    assert [r["repeat"] for r in second.artifact["paragraphs"]] == [True, True, False, False]
+
+
+def test_the_tools_show_what_deepreads_own_graph_shows_for_the_same_calls(shapes) -> None:
+    five = section_of(shapes, "Five")
+    steps = [ai(read(five, 0, 2)), ai(read(five, 1, 4)),
+             ai(call("retrieve", {"query": "cherries dates"})), ai(content="Done.")]
+    graph = deepread.build_graph(index=shapes, model=ScriptedChatModel(steps=list(steps)))
+    ours = graph.invoke({"question": "Fruit?"},
+                        context=deepread.Context(page_tokens=0, check_sufficiency=False))
+    agent = create_agent(ScriptedChatModel(steps=list(steps)),
+                         deepread.tools(shapes, context=deepread.Context(page_tokens=0)))
+
+    theirs = agent.invoke({"messages": [HumanMessage("Fruit?")]})
+
+    assert [m.content for m in results(theirs)] == [m.content for m in results(ours)]
+    assert "(shown above)" in results(theirs)[2].content
+
+
+def test_the_memory_is_the_threads_kept_across_turns_and_empty_on_a_new_thread(shapes) -> None:
+    five = section_of(shapes, "Five")
+    model = ScriptedChatModel(steps=[ai(read(five, 0, 4)), ai(content="Read it."),
+                                     ai(read(five, 2, 2)), ai(content="Again.")], cycle=True)
+    agent = create_agent(model, deepread.tools(shapes), checkpointer=InMemorySaver())
+    one = {"configurable": {"thread_id": "one"}}
+    agent.invoke({"messages": [HumanMessage("Read Five.")]}, one)
+
+    later = agent.invoke({"messages": [HumanMessage("And Charlie?")]}, one)
+    fresh = agent.invoke({"messages": [HumanMessage("Read Five.")]},
+                         {"configurable": {"thread_id": "two"}})
+
+    assert results(later)[-1].content.count("(shown above)") == 1
+    assert "Charlie paragraph about cherries." not in results(later)[-1].content
+    assert "(shown above)" not in results(fresh)[0].content
+    assert "Charlie paragraph about cherries." in results(fresh)[0].content
+
+
+def test_exclude_shown_gives_the_next_results_page(shapes) -> None:
+    model = ScriptedChatModel(steps=[
+        ai(call("retrieve", {"query": "paragraph about"})),
+        ai(call("retrieve", {"query": "paragraph about", "exclude_shown": True})),
+        ai(content="Done.")])
+    agent = create_agent(model, deepread.tools(shapes, k=2))
+
+    first, second = results(agent.invoke({"messages": [HumanMessage("Fruit?")]}))
+
+    seen = {tuple(h.values())[:3] for h in first.artifact["hits"]}
+    after = {tuple(h.values())[:3] for h in second.artifact["hits"]}
+    assert len(seen) == len(after) == 2 and not seen & after
+
+
+def test_two_collections_in_one_agent_keep_their_memories_apart(shapes, tmp_path) -> None:
+    from support.documents import SHAPES_MD
+
+    (tmp_path / "shapes.md").write_text(SHAPES_MD, encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="other") as other:
+        other.ingest([tmp_path / "shapes.md"])
+        five = section_of(shapes, "Five")
+        mine = deepread.tools(shapes)
+        theirs = [t.model_copy(update={"name": f"other_{t.name}"})
+                  for t in deepread.tools(other)]
+        model = ScriptedChatModel(steps=[
+            ai(read(five, 0, 4)),
+            ai(call("other_read_section", read(five, 0, 4)["args"])),
+            ai(content="Done.")])
+
+        first, second = results(create_agent(model, mine + theirs).invoke(
+            {"messages": [HumanMessage("Fruit?")]}))
+
+    assert "(shown above)" not in second.content  # the same coordinates, another text
+    assert "Charlie paragraph about cherries." in second.content
+    assert second.artifact["source"] != first.artifact["source"]
+
+
+def test_after_max_rounds_a_call_is_answered_with_the_budget_notice(shapes) -> None:
+    five = section_of(shapes, "Five")
+    model = ScriptedChatModel(steps=[ai(read(five, 0, 0)), ai(read(five, 1, 1)),
+                                     ai(content="Done.")])
+    agent = create_agent(model, deepread.tools(shapes, context=deepread.Context(max_rounds=1)))
+
+    first, second = results(agent.invoke({"messages": [HumanMessage("Fruit?")]}))
+
+    assert first.status == "success"
+    assert second.status == "error"
+    assert "You have used all 1 tool rounds" in second.content
+
+
+def test_a_context_and_the_keyword_shortcuts_are_not_mixed(shapes) -> None:
+    with pytest.raises(ValueError, match="context"):
+        deepread.tools(shapes, k=3, context=deepread.Context())

@@ -309,7 +309,7 @@ def test_the_cli_runs_as_a_module(tmp_path: Path):
 def test_ask_step_lines_show_tool_results_from_every_node():
     from langchain_core.messages import AIMessage, ToolMessage
 
-    from deepread.cli import _one_line
+    from deepread.cli.steps import step_lines as _one_line
 
     reference = ToolMessage(content="'Section 4.2' → section (1) [7] Defining Functions",
                             tool_call_id="c1", name="follow_reference",

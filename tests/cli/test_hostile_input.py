@@ -340,8 +340,10 @@ def test_a_value_error_from_a_bug_is_not_passed_off_as_bad_usage(tmp_path, capsy
     def broken(args: Any) -> int:
         raise ValueError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_toc", broken)
-    parser_func = cli.build_parser().parse_args(["toc"]).func
+    from deepread.cli import parser, reading
+
+    monkeypatch.setattr(reading, "cmd_toc", broken)
+    parser_func = parser.build_parser().parse_args(["toc"]).func
     assert parser_func is broken
     with pytest.raises(ValueError, match="a bug"):
         cli.main(["toc", "--store", str(tmp_path / "s")])

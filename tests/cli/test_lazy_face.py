@@ -41,7 +41,10 @@ def test_the_served_graphs_are_factories_langgraph_json_names():
     import deepread.graphs.agent as agent
     import deepread.graphs.ingest as ingest
 
-    config = json.loads((Path(__file__).resolve().parents[2] / "langgraph.json").read_text())
-    assert config["graphs"] == {"deepread": "deepread.graphs.agent:graph",
-                                "ingest": "deepread.graphs.ingest:graph"}
+    root = Path(__file__).resolve().parents[2]
+    for name in ("langgraph.json", "langgraph.auth.json"):
+        graphs = json.loads((root / name).read_text())["graphs"]
+        assert {k: v["path"] for k, v in graphs.items()} == {
+            "deepread": "deepread.graphs.agent:graph", "ingest": "deepread.graphs.ingest:graph"}
+        assert all(len(v["description"]) > 80 for v in graphs.values())  # Studio shows them
     assert callable(agent.graph) and callable(ingest.graph)

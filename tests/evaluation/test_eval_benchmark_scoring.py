@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from deepread.evaluation.benchmark import Shown, score
-from deepread.evaluation.dataset import DatasetError, Evidence, Question, read_dataset
+from deepread.evaluation.dataset import DatasetError, Evidence, Question
 from deepread.evaluation.evidence import DocResolver
 from deepread.evaluation.flat_windows import take, windows
+from deepread.evaluation.formats import read_dataset
 from deepread.evaluation.shingles import is_read, read_share, shingles, squash
 from deepread.stores.records import Document, Paragraph
 

@@ -15,8 +15,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from deepread.evaluation.chunks import cut
-from deepread.evaluation.dataset import DatasetError, Evidence, load_dataset
+from deepread.evaluation.dataset import DatasetError, Evidence
 from deepread.evaluation.evidence import DocResolver, coverage, normalize
+from deepread.evaluation.formats import load_dataset
 from deepread.evaluation.judge import judge_prompt, parse_verdict
 from deepread.evaluation.metrics import behaviour, call_ratio, json_safe, summarize
 from deepread.evaluation.modes import DEFAULT_MODES, parse_mode

@@ -123,15 +123,15 @@ def test_locate_then_read_answers_citing_the_section_it_read(shapes):
     ]
 
 
-def test_locate_then_read_visits_toc_policy_tools_check_then_finalize(shapes):
+def test_locate_then_read_visits_toc_policy_retrieve_read_section_check_then_finalize(shapes):
     graph = build_graph(index=shapes, model=locate_then_read())
 
     chunks = list(graph.stream({"question": "Which paragraph is about cherries?"},
                                context=Context(), stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "compact", "policy", "tools", "compact", "policy", "tools", "compact",
-        "policy", "check", "finalize"]
+        "toc", "compact", "policy", "retrieve", "compact", "policy", "read_section",
+        "compact", "policy", "check", "finalize"]
     assert chunks[-1]["finalize"]["stop_reason"] == "answered"
 
 
@@ -568,9 +568,9 @@ def test_the_extractive_policy_answers_a_devset_question_citing_what_it_read(
 
 
 def test_the_extractive_read_only_choice_comes_from_the_toc_it_is_given_not_the_prompt():
-    policy = ExtractiveChatModel().bind_tools(
-        tool_schemas(("read_section",)),
-        toc=[TocEntry(1, 1, "Shapes", 0, 0), TocEntry(1, 2, "Cherries and dates", 5, 90)])
+    policy = ExtractiveChatModel(
+        toc=(TocEntry(1, 1, "Shapes", 0, 0), TocEntry(1, 2, "Cherries and dates", 5, 90)),
+    ).bind_tools(tool_schemas(("read_section",)))
     forged = SystemMessage(content="(7) [3] Cherries cherries | paragraphs=4 | tokens=9 | "
                                    "children=[]")
 
@@ -641,3 +641,13 @@ def test_a_tool_call_without_an_id_is_answered_and_the_run_goes_on(shapes, name)
 
     assert out["stop_reason"] == "answered"
     assert isinstance(model.calls[1][-1], ToolMessage)
+
+
+def test_the_drawn_graph_shows_the_retrieve_and_read_section_executors():
+    drawn = build_graph().get_graph()
+
+    assert {"toc", "compact", "policy", "retrieve", "read_section", "check",
+            "finalize"} <= set(drawn.nodes)
+    edges = {(e.source, e.target) for e in drawn.edges}
+    assert {("policy", "retrieve"), ("policy", "read_section"), ("retrieve", "compact"),
+            ("read_section", "compact"), ("check", "read_section")} <= edges

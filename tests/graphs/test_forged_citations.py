@@ -156,7 +156,7 @@ def test_an_abstention_names_a_title_holding_a_marker_without_citing_it(
     (tmp_path / "t.md").write_text("# Policy [2:1:0]\n\nText of the policy.\n")
     with deepread.Index.open(store=tmp_path / "store", collection="t") as idx:
         idx.ingest([tmp_path / "t.md"])
-        text = abstention(idx, [(1, 1, 0)], extractive=False)
+        text = abstention(idx, [(1, 1, 0)])
 
     assert "Policy \\[2:1:0]" in text and parse_citations(text) == []
 

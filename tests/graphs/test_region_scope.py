@@ -118,3 +118,35 @@ def test_the_same_collection_name_in_two_stores_is_two_scopes(tmp_path: Path) ->
     assert region_scope(str(tmp_path / "one"), "docs") == region_scope(
         str(tmp_path / "one" / ".." / "one"), "docs")
     assert "secret" not in region_scope("https://u:secret@q.example:6333", "docs")
+
+
+def test_the_doc_of_a_read_region_key_is_read_from_the_scoped_form_and_a_views_alike():
+    from deepread.nodes.state import region_doc
+
+    scope = region_scope("/some/store", "docs")
+
+    assert region_doc(region_key(12, 3, scope)) == 12
+    assert region_doc("12:3") == 12
+
+
+
+def test_an_executor_shows_the_turns_collection_and_records_it_under_that_collection(
+        collections: dict[str, deepread.Index]) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.runtime import Runtime
+
+    from deepread.nodes.executors import make_executor
+    from deepread.nodes.resources import Resources
+
+    a, b = collections["a"], collections["b"]
+    read = call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 1}, id="c1")
+    state = {"messages": [HumanMessage(content="q"), AIMessage(content="", tool_calls=[read])],
+             "scope": index_scope(b),
+             # the same coordinates were read in collection a, never in b
+             "read_regions": {region_key(1, 1, index_scope(a)): [[0, 1]]}}
+
+    update = make_executor(Resources(index=b), "read_section")(state, Runtime(context=Context()))
+
+    (answer,) = update["messages"]
+    assert "Boats are moored" in answer.content and POINTER not in answer.content
+    assert set(update["read_regions"]) == {region_key(1, 1, index_scope(b))}

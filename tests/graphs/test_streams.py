@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from support.scripted import ScriptedChatModel, ai, call, read_call, section_of
+from support.scripted import (
+    ScriptedChatModel,
+    StreamingScriptedChatModel,
+    ai,
+    call,
+    read_call,
+    section_of,
+)
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
@@ -60,7 +67,7 @@ def test_every_node_update_is_visible_in_the_updates_stream(shapes):
         stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "compact", "policy", "tools", "compact", "policy", "check", "finalize"]
+        "toc", "compact", "policy", "read_section", "compact", "policy", "check", "finalize"]
     assert all(isinstance(update, dict) and update
                for chunk in chunks for update in chunk.values())
 
@@ -81,3 +88,20 @@ def test_the_custom_stream_has_each_tool_call_and_a_summary_of_its_result(shapes
     assert read_range["range"] == [0, 4] and read_range["status"] == "success"
     assert unknown["status"] == "error" and "unknown tool" in unknown["error"]
     assert events[2]["args"] == calls[1]["args"]
+
+
+def test_the_messages_stream_gives_the_answer_token_by_token_from_the_policy(shapes):
+    d, s = section_of(shapes, "Five")
+    answer = f"Charlie is about cherries [{d}:{s}:2]."
+    model = StreamingScriptedChatModel(steps=[ai(read_call((d, s), 2, 2)), ai(content=answer)])
+
+    events = list(build_graph(index=shapes, model=model).stream(
+        {"question": "Which paragraph is about cherries?"}, context=Context(),
+        stream_mode="messages"))
+
+    tokens = [chunk.content for chunk, meta in events
+              if meta["langgraph_node"] == "policy" and chunk.content]
+    assert tokens == ["Charlie ", "is ", "about ", "cherries ", f"[{d}:{s}:2]."]
+    assert "".join(tokens) == answer
+    tools = [chunk for chunk, meta in events if meta["langgraph_node"] == "read_section"]
+    assert [t.type for t in tools] == ["tool"]  # the read's result, as one message

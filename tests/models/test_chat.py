@@ -8,7 +8,10 @@ seconds — the HTTP client's per-read timeout (three seconds) never fires — t
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,7 +60,7 @@ class Drip(QuietHandler):
                 self.wfile.write(b" ")
                 self.wfile.flush()
         except OSError:  # the client gave up and closed the connection
-            pass
+            self.server.owner.closed.append(time.monotonic())
 
 
 @pytest.fixture()
@@ -142,6 +145,37 @@ def test_a_slow_drip_cannot_extend_the_model_deadline(drip, walrus_store, monkey
     assert len(drip.requests) == 1  # a deadline is not retried
 
 
+def test_the_deadline_closes_the_request_instead_of_leaving_it_reading(drip):
+    model = chat_model("gpt-4o-mini", timeout=3.0, retries=0)
+    started = time.monotonic()
+
+    with pytest.raises(DeadlineExceeded):
+        invoke_with_retry(model, [HumanMessage(content="q")], retries=0, timeout=2.0)
+
+    # The endpoint sees its client go away once its next byte finds the socket closed
+    # (a byte every 2 s); a call merely abandoned would keep reading for 100,000 bytes.
+    waited = time.monotonic()
+    while not drip.closed and time.monotonic() - waited < 20:
+        time.sleep(0.1)
+    assert drip.closed and drip.closed[0] - started < 20
+
+
+def test_ask_past_the_model_deadline_exits_4_at_once_whatever_the_model_sends(
+        drip, walrus_store):
+    # A deadline above the drip's 2 s, so that no read of the client times out by itself.
+    env = {**os.environ, "DEEPREAD_MODEL_TIMEOUT": "5", "DO_NOT_TRACK": "1"}
+
+    # Before the deadline ended the call, the process lived on while a worker thread kept
+    # reading the drip (100,000 bytes, one every 2 s): run() would time out here.
+    done = subprocess.run(
+        [sys.executable, "-m", "deepread.cli", "ask", "Where does the walrus sleep?",
+         "--store", str(walrus_store), "--model", "gpt-4o-mini"],
+        env=env, capture_output=True, text=True, timeout=60, check=False)
+
+    assert done.returncode == 4, done.stderr
+    assert "model_timeout" in done.stderr
+
+
 def test_the_cli_exits_4_when_the_model_deadline_passes(drip, walrus_store, monkeypatch,
                                                         capsys):
     monkeypatch.setenv("DEEPREAD_MODEL_TIMEOUT", "2")
@@ -189,8 +223,20 @@ def test_an_ollama_name_without_an_endpoint_says_what_to_set(monkeypatch):
         chat_model("ollama:llama3.1:8b")
 
 
-def test_another_provider_without_langchain_says_what_to_install(local_endpoint):
+def test_another_provider_without_langchain_says_what_to_install(local_endpoint, monkeypatch):
+    monkeypatch.setitem(sys.modules, "langchain", None)  # as if not installed
+
     with pytest.raises(ModelConfigError, match=r"provider 'anthropic'.*pip install langchain"):
+        chat_model("anthropic:claude-sonnet-4-5")
+
+
+def test_another_provider_without_its_package_says_which_to_install(local_endpoint):
+    pytest.importorskip("langchain")  # the dev install has it (create_agent tests)
+    if importlib.util.find_spec("langchain_anthropic") is not None:
+        pytest.skip("langchain-anthropic is installed here")
+
+    with pytest.raises(ModelConfigError,
+                       match=r"provider 'anthropic'.*pip install langchain-anthropic"):
         chat_model("anthropic:claude-sonnet-4-5")
 
 

@@ -156,7 +156,7 @@ def test_the_offline_policy_asks_for_the_next_page_after_the_hits_sections(handb
 
 def test_the_offline_policy_asks_for_no_page_the_budget_cannot_hold(handbook):
     # A budget that holds the first page and about one section read.
-    model = ExtractiveChatModel(observation_budget=260)
+    model = ExtractiveChatModel(index=handbook, observation_budget=260)
 
     out = build_graph(index=handbook, model=model).invoke(
         {"question": "What are the lab rules?"}, context=Context(check_sufficiency=False))

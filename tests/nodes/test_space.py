@@ -157,7 +157,7 @@ def test_open_toc_is_refused_when_the_space_is_not_bounded(library):
 
 
 def test_the_space_rendering_stays_within_its_budget(library):
-    text, _ = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
+    text = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
     from deepread.text.tokens import count_tokens
 
     assert count_tokens(text) <= 500

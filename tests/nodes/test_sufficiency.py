@@ -139,7 +139,7 @@ def test_the_extractive_policy_searches_for_the_question_not_its_preamble(shapes
 @pytest.mark.parametrize("budget", [600, 1500])
 def test_the_extractive_policy_reads_until_its_observation_budget_and_no_further(
         devset_index, budget):
-    model = ExtractiveChatModel(observation_budget=budget)
+    model = ExtractiveChatModel(index=devset_index, observation_budget=budget)
 
     # A results page fills up to half the policy's budget, as the defaults do (750 of
     # 1,500): a fuller first page would pass a small budget before any read.
@@ -194,8 +194,8 @@ def test_an_unsupported_answer_gets_one_extra_read_and_a_second_answer(shapes, f
                                stream_mode="updates"))
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "compact", "policy", "tools", "compact", "policy", "check", "tools",
-        "compact", "policy", "check", "finalize"]
+        "toc", "compact", "policy", "read_section", "compact", "policy", "check",
+        "read_section", "compact", "policy", "check", "finalize"]
     out = chunks[-1]["finalize"]
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
     assert out["answer"] == f"The Delta paragraph is about dates [{d}:{s}:3]."

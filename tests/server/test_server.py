@@ -33,10 +33,11 @@ from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.slow
 
-DOCS = Path(__file__).resolve().parents[1] / "data" / "docs"
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "tests" / "data" / "docs"
 COLLECTION = "srv"
 QUESTION = "What is name mangling of private variables?"
-AGENT_NODES = {"toc", "compact", "policy", "tools", "check", "finalize"}
+AGENT_NODES = {"toc", "compact", "policy", "retrieve", "read_section", "check", "finalize"}
 
 
 
@@ -109,6 +110,25 @@ def test_studio_gets_input_output_and_context_schemas_of_each_graph(
         schema = schemas.get(key)
         assert isinstance(schema, dict), f"{graph}: {key} is {schema!r}"
         assert expected <= set(schema.get("properties", {})), (graph, key, schema)
+
+
+def test_each_graph_is_described_to_studio_as_langgraph_json_describes_it(
+        client: SyncLangGraphClient) -> None:
+    config = json.loads((REPO / "langgraph.json").read_text())["graphs"]
+
+    for graph in ("deepread", "ingest"):
+        [assistant] = client.assistants.search(graph_id=graph)
+        assert assistant["description"] == config[graph]["description"]
+
+
+def test_the_model_field_says_which_nodes_call_the_model(client: SyncLangGraphClient) -> None:
+    [assistant] = client.assistants.search(graph_id="deepread")
+
+    model = client.assistants.get_schemas(assistant["assistant_id"])["context_schema"][
+        "properties"]["model"]
+
+    assert model["langgraph_nodes"] == ["policy", "check"]
+    assert "enum" not in model  # this operator offers clients no model
 
 
 def test_ingest_graph_stores_a_sample_page_in_the_named_collection(

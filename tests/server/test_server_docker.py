@@ -88,16 +88,17 @@ def test_the_generated_dockerfile_adds_the_repository_and_installs_it(
     added = re.search(r"^ADD \. (/deps/\S+)$", dockerfile, re.M)
     assert added, dockerfile
     assert re.search(r"pip install [^\n]*-e \.", dockerfile)
-    assert re.search(r'LANGSERVE_GRAPHS=.*"deepread": "deepread.graphs.agent:graph"',
-                     dockerfile)
-    assert '"ingest": "deepread.graphs.ingest:graph"' in dockerfile
+    assert re.search(r'LANGSERVE_GRAPHS=.*"deepread": \{"path": "deepread.graphs.agent:graph", '
+                     r'"description": "Answers a question', dockerfile)
+    assert '"ingest": {"path": "deepread.graphs.ingest:graph"' in dockerfile
     assert re.search(r"^FROM \S+:3\.11", dockerfile, re.M)
 
 
 def test_the_build_context_leaves_out_local_state() -> None:
     context = build_context()
 
-    for local in (".venv/", ".langgraph_api/", "bench/out/", ".git/", "tests/"):
+    for local in (".venv/", ".langgraph_api/", "bench/out/", ".git/", "tests/", "build/",
+                  ".mypy_cache/", ".import_linter_cache/"):
         assert not any(f.startswith(local) for f in context), local
     assert not any("__pycache__/" in f or f.endswith(".pyc") for f in context)
 

@@ -3,8 +3,9 @@ cancelled between the model's tool call and the tool that does not poison the th
 
 The model is a small OpenAI-compatible HTTP server (stdlib ``http.server``) reached by
 ``langchain-openai``'s real client through ``OPENAI_BASE_URL``. Like the real APIs it
-answers HTTP 400 to a history in which a tool call has no tool message. Marked slow:
-it starts a server process.
+answers HTTP 400 to a history in which a tool call has no tool message, and a request
+with ``stream: true`` as server-sent events, word by word (what the client sends when a
+run is streamed in ``messages`` mode). Marked slow: it starts a server process.
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ class FakeOpenAI(QuietHandler):
             message = {"content": None, "tool_calls": [{
                 "id": f"call_{len(owner.requests)}", "type": "function",
                 "function": {"name": "retrieve", "arguments": json.dumps({"query": query})}}]}
+        if request.get("stream"):
+            owner.streamed.append(True)
+            self.stream(request, message)
+            return
         self.reply(200, {
             "id": f"chatcmpl-{len(owner.requests)}", "object": "chat.completion",
             "created": 0, "model": request.get("model", "fake"),
@@ -78,6 +83,31 @@ class FakeOpenAI(QuietHandler):
                          "finish_reason": "tool_calls" if "tool_calls" in message
                          else "stop"}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+
+    def stream(self, request: dict[str, Any], message: dict[str, Any]) -> None:
+        """The reply as the API streams it: the text word by word, then the tool calls,
+        the finish reason, the usage (when asked for) and ``[DONE]``."""
+        base = {"id": f"chatcmpl-{len(self.server.owner.requests)}",
+                "object": "chat.completion.chunk", "created": 0,
+                "model": request.get("model", "fake")}
+        deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+        deltas += [{"content": word} for word in re.findall(r"\S+\s*", message["content"] or "")]
+        deltas += [{"tool_calls": [dict(call, index=i)]}
+                   for i, call in enumerate(message.get("tool_calls") or [])]
+        chunks = [base | {"choices": [{"index": 0, "delta": d, "finish_reason": None}]}
+                  for d in deltas]
+        chunks.append(base | {"choices": [{"index": 0, "delta": {}, "finish_reason":
+                                           "tool_calls" if "tool_calls" in message
+                                           else "stop"}]})
+        if (request.get("stream_options") or {}).get("include_usage"):
+            chunks.append(base | {"choices": [], "usage": {
+                "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
 
     def reply(self, status: int, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
@@ -92,6 +122,7 @@ class FakeOpenAI(QuietHandler):
 def model_server() -> Iterator[LocalServer]:
     server = LocalServer(FakeOpenAI)
     server.refused = []  # type: ignore[attr-defined]
+    server.streamed = []  # type: ignore[attr-defined]
     yield server
     server.close()
 
@@ -114,6 +145,36 @@ def client(tmp_path_factory: pytest.TempPathFactory,
                                context={"collection": COLLECTION})
         assert out["failures"] == [], out
         yield client
+
+
+def test_the_models_the_operator_offers_are_the_model_fields_choices(
+        client: SyncLangGraphClient) -> None:
+    [assistant] = client.assistants.search(graph_id="deepread")
+
+    model = client.assistants.get_schemas(assistant["assistant_id"])["context_schema"][
+        "properties"]["model"]
+
+    assert model["enum"] == ["", "gpt-4o-mini"]  # "": the operator's default
+
+
+def test_the_answer_is_streamed_as_messages_events_token_by_token(
+        client: SyncLangGraphClient, model_server: LocalServer) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    parts = list(client.runs.stream(
+        thread_id, "deepread", input={"question": "Where does the walrus sleep?"},
+        context={"collection": COLLECTION, "model": "gpt-4o-mini"},
+        stream_mode="messages-tuple"))
+
+    assert not [p.data for p in parts if p.event == "error"]
+    chunks = [(message, meta) for message, meta in (p.data for p in parts
+                                                    if p.event == "messages")]
+    answer = client.threads.get_state(thread_id)["values"]["answer"]
+    from_policy = [m for m, meta in chunks if meta.get("langgraph_node") == "policy"
+                   and m["type"] == "AIMessageChunk" and m["content"]]
+    assert answer.startswith("The walrus sleeps on the ice [")
+    assert len(from_policy) >= 6  # one event per word, not one for the whole reply
+    assert "".join(m["content"] for m in from_policy) == answer
+    assert model_server.streamed  # the client asked the model for a stream
 
 
 def tool_call_ids(messages: list[dict[str, Any]]) -> list[str]:

@@ -36,6 +36,8 @@ class LocalServer:
         self.stop = threading.Event()
         #: What the handlers recorded of each request they received.
         self.requests: list[Any] = []
+        #: When (``time.monotonic()``) handlers saw their client close the connection.
+        self.closed: list[float] = []
         self.httpd = self.Server(("127.0.0.1", 0), handler)
         self.httpd.owner = self
         self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"

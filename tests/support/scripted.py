@@ -17,6 +17,10 @@ calls that raised included), ``model.bound`` the tool schemas of each ``bind_too
 (which returns the model itself, so the script runs on). When the script runs out the
 model raises :class:`ScriptExhausted`, unless ``cycle=True`` replays it from the start.
 
+:class:`StreamingScriptedChatModel` replays the same script as a streaming API does
+(``stream=True``): a reply's text word by word, then its tool calls, so LangGraph's
+``stream_mode="messages"`` sees tokens arrive.
+
 With ``strict=True`` the model refuses, as OpenAI-compatible APIs do (HTTP 400), a
 history in which a tool call is not answered by a tool message before anything else,
 or a tool message answers no open call (:func:`history_problem`).
@@ -25,13 +29,15 @@ or a tool message answers no open call (:func:`history_problem`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
 Step = AIMessage | BaseException | Callable[[list[BaseMessage]], AIMessage]
@@ -172,6 +178,31 @@ class ScriptedChatModel(BaseChatModel):
             raise TypeError(f"script step {position} gave {type(reply).__name__}, "
                             "not an AIMessage")
         return ChatResult(generations=[ChatGeneration(message=reply.model_copy(deep=True))])
+
+
+class StreamingScriptedChatModel(ScriptedChatModel):
+    """:class:`ScriptedChatModel` whose replies stream: each word of the text its own
+    chunk, then one chunk with the tool calls and the usage (as OpenAI's API sends them).
+    Only streamed when something asks for tokens (``stream_mode="messages"``, ``.stream``);
+    ``.invoke`` alone gets the whole reply, as from the base class."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-streaming-chat-model"
+
+    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                run_manager: CallbackManagerForLLMRun | None = None,
+                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        reply = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
+        assert isinstance(reply, AIMessage)
+        text = reply.content if isinstance(reply.content, str) else ""
+        for piece in re.findall(r"\S+\s*|\s+", text):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
+        yield ChatGenerationChunk(message=AIMessageChunk(
+            content="", usage_metadata=reply.usage_metadata,
+            tool_call_chunks=[{"name": c["name"], "args": json.dumps(c["args"]),
+                               "id": c["id"], "index": i, "type": "tool_call_chunk"}
+                              for i, c in enumerate(reply.tool_calls)]))
 
 
 class CannedVisionModel(BaseChatModel):

@@ -20,7 +20,8 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from deepread.corpus.parsing.errors import ParseError
-from deepread.corpus.parsing.pdf.lines import PDFIUM_LOCK, PageText, PdfTextError, read_page
+from deepread.corpus.parsing.pdf.lines import PageText, read_page
+from deepread.corpus.parsing.pdf.pdfium import PDFIUM_LOCK, PdfTextError
 
 __all__ = ["OutlineEntry", "PdfContent", "PdfError", "read_document"]
 

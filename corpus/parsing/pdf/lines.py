@@ -1,73 +1,43 @@
-"""The text layer of one PDF page as positioned lines grouped into boxes, read with PDFium.
+"""The text layer of one PDF page as positioned lines grouped into boxes.
 
 :mod:`deepread.corpus.parsing.pdf.reader` builds paragraphs, headings and tables from these
-lines; this module only answers "what text is where, in which font".
+lines; this module only answers "what text is where, in which font". The characters come
+from PDFium, read in bulk by :mod:`deepread.corpus.parsing.pdf.pdfium`; here they become
+lines and boxes by array arithmetic — spaces, line breaks, gaps, run boundaries — with
+**pdfminer's grouping rules** (``LAParams``: ``char_margin`` 2.0, ``line_margin`` 0.5),
+because the paragraph logic was built on them:
 
-Why it is built this way:
+- a **line** is a run of characters on one baseline, cut where PDFium starts a new
+  line or where the horizontal gap exceeds ``char_margin`` × the character width (table
+  cells and side-by-side columns stay apart);
+- consecutive lines form one **box** when they have about the same font size, the
+  next one starts within ``line_margin`` × size below the previous (sizes, not PDFium's
+  glyph-following boxes, are compared), and it overlaps horizontally and is left-,
+  right- or centre-aligned within that tolerance with some line of the box. Boxes
+  follow the content stream, which for printed web pages and most filings is the
+  reading order.
 
-* **Bulk, not per character.** A 10-K page holds ~3,000 characters; a Python loop that
-  asks PDFium for each character's code, box, object and font (the obvious way) ran at
-  ~17 pages/s, slower than PDFium itself. Here the page text comes in one
-  ``FPDFText_GetText`` call, the character boxes are written by PDFium straight into a
-  NumPy array (one C call per character, driven by ``map`` so no Python bytecode runs per
-  character), and everything else — spaces, line breaks, gaps, run boundaries — is
-  array arithmetic. Font facts (size, monospace, bold) are properties of the *text
-  object* a character belongs to, so they are read once per object (and once per font
-  for its name and flags), not once per character.
-* **pdfminer's grouping rules** (``LAParams``: ``char_margin`` 2.0, ``line_margin`` 0.5),
-  re-done on PDFium's characters, because the paragraph logic was built on them:
-
-  - a **line** is a run of characters on one baseline, cut where PDFium starts a new
-    line or where the horizontal gap exceeds ``char_margin`` × the character width (table
-    cells and side-by-side columns stay apart);
-  - consecutive lines form one **box** when they have about the same font size, the
-    next one starts within ``line_margin`` × size below the previous (sizes, not PDFium's
-    glyph-following boxes, are compared), and it overlaps horizontally and is left-,
-    right- or centre-aligned within that tolerance with some line of the box. Boxes
-    follow the content stream, which for printed web pages and most filings is the
-    reading order.
-
-PDFium is not thread-safe (not even across documents), so every call into it holds
-:data:`PDFIUM_LOCK`; the ingest pipeline parses in a background thread.
+Lines that share a baseline across boxes (a contents row, table cells) are put back
+together by :func:`baseline_rows`.
 """
 
 from __future__ import annotations
 
-import ctypes
-import re
-import threading
 from dataclasses import dataclass, field
-from itertools import repeat
+from typing import Any
 
 import numpy as np
-import pypdfium2.raw as pdfium_c
 
-__all__ = ["BULLET_GLYPHS", "PDFIUM_LOCK", "Line", "PageText", "PdfTextError", "read_page",
-           "regroup"]
+from deepread.corpus.parsing.pdf.pdfium import Characters, read_characters
 
-#: Held around every PDFium call in the process (PDFium has global state).
-PDFIUM_LOCK = threading.RLock()
+__all__ = ["BULLET_GLYPHS", "Line", "PageText", "baseline_rows", "read_page", "regroup"]
+
 #: Printed list-bullet glyphs (a drawn bullet is :attr:`Line.bullet` instead).
 BULLET_GLYPHS = "•◦▪▫‣⁃∙●○■□►➢✓✔"
 
-_MONO_FONT = re.compile(r"mono|courier|consol|menlo|typewriter|inconsolata|code|fixed", re.I)
-_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|extrab", re.I)
 # pdfminer's LAParams defaults, for the same grouping.
 _CHAR_MARGIN = 2.0
 _LINE_MARGIN = 0.5
-# PDF font descriptor flags: FixedPitch (bit 1) and ForceBold (bit 19).
-_FIXED_PITCH = 1
-_FORCE_BOLD = 1 << 18
-_FILL_STROKE = 2  # text render mode "fill, then stroke": how many printers fake bold
-_SHAPE_TYPES = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE,
-                pdfium_c.FPDF_PAGEOBJ_FORM)
-_NEWLINES = np.array([0x0A, 0x0D, 0x85, 0x2028, 0x2029], dtype=np.uint32)
-_SPACES = np.array([0x09, 0x0B, 0x0C, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F,
-                    0x205F, 0x3000], dtype=np.uint32)
-
-
-class PdfTextError(Exception):
-    """PDFium could not read a page's text (message says why)."""
 
 
 @dataclass(slots=True)
@@ -116,59 +86,14 @@ class PageText:
     height: float = 792.0
 
 
-def _cfunc(restype: object, *argtypes: object, fn: object) -> object:
-    """``fn`` re-typed to take and return plain integers (addresses), for ``map``.
-
-    pypdfium2's bindings take typed pointers; converting each argument costs more than
-    the C call itself when it is made once per character.
-    """
-    return ctypes.CFUNCTYPE(restype, *argtypes)(ctypes.cast(fn, ctypes.c_void_p).value)
-
-
-_P, _I, _F = ctypes.c_size_t, ctypes.c_int, ctypes.c_double
-_loose_box = _cfunc(_I, _P, _I, _P, fn=pdfium_c.FPDFText_GetLooseCharBox)
-_text_object = _cfunc(_P, _P, _I, fn=pdfium_c.FPDFText_GetTextObject)
-_is_generated = _cfunc(_I, _P, _I, fn=pdfium_c.FPDFText_IsGenerated)
-_unicode = _cfunc(ctypes.c_uint, _P, _I, fn=pdfium_c.FPDFText_GetUnicode)
-_font_size = _cfunc(_F, _P, _I, fn=pdfium_c.FPDFText_GetFontSize)
-_object_matrix = _cfunc(_I, _P, _P, fn=pdfium_c.FPDFPageObj_GetMatrix)
-_object_font = _cfunc(_P, _P, fn=pdfium_c.FPDFTextObj_GetFont)
-_render_mode = _cfunc(_I, _P, fn=pdfium_c.FPDFTextObj_GetTextRenderMode)
-_page_object = _cfunc(_P, _P, _I, fn=pdfium_c.FPDFPage_GetObject)
-_object_type = _cfunc(_I, _P, fn=pdfium_c.FPDFPageObj_GetType)
-_object_bounds = _cfunc(_I, _P, _P, _P, _P, _P, fn=pdfium_c.FPDFPageObj_GetBounds)
-_count_chars = _cfunc(_I, _P, fn=pdfium_c.FPDFText_CountChars)
-_get_text = _cfunc(_I, _P, _I, _I, _P, fn=pdfium_c.FPDFText_GetText)
-_font_name = _cfunc(ctypes.c_ulong, _P, _P, ctypes.c_ulong, fn=pdfium_c.FPDFFont_GetBaseFontName)
-_font_flags = _cfunc(_I, _P, fn=pdfium_c.FPDFFont_GetFlags)
-_font_weight = _cfunc(_I, _P, fn=pdfium_c.FPDFFont_GetWeight)
-
-
-def _address(handle: object) -> int:
-    return ctypes.cast(handle, ctypes.c_void_p).value or 0
-
-
-def read_page(doc: object, index: int) -> PageText:
+def read_page(doc: Any, index: int) -> PageText:
     """Lines of page ``index`` (0-based) of the open PDFium document ``doc``.
 
-    The caller holds :data:`PDFIUM_LOCK`.
+    The caller holds :data:`~deepread.corpus.parsing.pdf.pdfium.PDFIUM_LOCK`.
     """
-    page = pdfium_c.FPDF_LoadPage(doc, index)
-    if not page:
-        raise PdfTextError(f"page {index + 1} cannot be loaded")
-    try:
-        textpage = pdfium_c.FPDFText_LoadPage(page)
-        if not textpage:
-            raise PdfTextError(f"the text of page {index + 1} cannot be read")
-        try:
-            runs = _runs(_address(textpage))
-        finally:
-            pdfium_c.FPDFText_ClosePage(textpage)
-        shapes = _shapes(_address(page), pdfium_c.FPDFPage_CountObjects(page))
-        width, height = pdfium_c.FPDF_GetPageWidthF(page), pdfium_c.FPDF_GetPageHeightF(page)
-    finally:
-        pdfium_c.FPDF_ClosePage(page)
-    return PageText(_group(runs, shapes), float(width), float(height))
+    page = read_characters(doc, index)
+    runs = _runs(page.chars) if page.chars is not None else []
+    return PageText(_group(runs, page.shapes), page.width, page.height)
 
 
 @dataclass(slots=True)
@@ -188,168 +113,11 @@ class _Run:
     bold_end: bool
 
 
-def _page_text(tp: int, n: int) -> np.ndarray:
-    """The page's characters as code points, one per PDFium character index."""
-    buf = ctypes.create_string_buffer(2 * (n + 1))
-    got = _get_text(tp, 0, n, ctypes.addressof(buf))
-    text = buf.raw[:2 * max(0, got - 1)].decode("utf-16-le", "surrogatepass")
-    if len(text) == n:
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
-    else:  # characters outside the BMP or without Unicode: ask per character
-        codes = np.fromiter(map(_unicode, repeat(tp), range(n)), dtype=np.uint32, count=n)
-    # PDFium reports a hyphen that ends a line as 0x02 (0xFFFE in the bulk text); it is a
-    # printed "-", and whether a word was broken is decided when lines are joined.
-    codes[(codes == 0x02) | (codes == 0xFFFE)] = ord("-")
-    return codes
-
-
-def _fonts(tp: int, objs: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Size (points), monospace and bold of each text object (``first``: a char of it)."""
-    k = len(objs)
-    matrices = np.zeros((k, 6), dtype=np.float32)
-    ok = np.fromiter(map(_object_matrix, objs.tolist(),
-                         range(matrices.ctypes.data, matrices.ctypes.data + 24 * k, 24)),
-                     dtype=np.int32, count=k)
-    # The font size is in text space; the object's matrix (which includes the page's CTM)
-    # scales it to the points the reader sees.
-    scale = np.where(ok != 0, np.hypot(matrices[:, 2], matrices[:, 3]), 1.0)
-    scale[scale == 0] = 1.0
-    sizes = np.fromiter(map(_font_size, repeat(tp), first.tolist()), dtype=np.float64,
-                        count=k) * scale
-    fonts = list(map(_object_font, objs.tolist()))
-    modes = list(map(_render_mode, objs.tolist()))
-    facts = {f: _font_facts(f) for f in set(fonts)}
-    mono = np.array([facts[f][0] for f in fonts], dtype=bool)
-    bold = np.array([facts[f][1] or m == _FILL_STROKE for f, m in zip(fonts, modes,
-                                                                       strict=True)], dtype=bool)
-    return sizes, mono, bold
-
-
-def _font_facts(font: int) -> tuple[bool, bool]:
-    """(monospace, bold) of one PDFium font handle."""
-    if not font:
-        return False, False
-    name_buf = ctypes.create_string_buffer(256)
-    got = _font_name(font, ctypes.addressof(name_buf), len(name_buf))
-    name = name_buf.value.decode("latin-1") if got else ""
-    flags = _font_flags(font)
-    weight = _font_weight(font)
-    mono = bool(flags & _FIXED_PITCH) or _MONO_FONT.search(name) is not None
-    bold = bool(flags & _FORCE_BOLD) or weight >= 600 or _BOLD_FONT.search(name) is not None
-    return mono, bold
-
-
-def _fetch_boxes(tp: int, boxes: np.ndarray, which: np.ndarray) -> None:
-    """Fill ``boxes[which]`` with PDFium's loose character boxes (one C call each)."""
-    if not len(which):
-        return
-    tmp = np.zeros((len(which), 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
-    base = tmp.ctypes.data
-    for _ in map(_loose_box, repeat(tp), which.tolist(),
-                 range(base, base + 16 * len(which), 16)):
-        pass
-    boxes[which] = tmp
-
-
-def _word_boxes(tp: int, codes: np.ndarray, newline: np.ndarray, space: np.ndarray
-                ) -> np.ndarray:
-    """Every character's box, asking PDFium only for the first and last of each word.
-
-    Lines are cut, cells told apart and spaces restored at gaps, and PDFium puts a space
-    or a line break of its own into every gap wider than a fraction of a character; so
-    inside a word (characters with nothing between them) there is no gap to find, and
-    its characters are laid out evenly between its first and last. Spaces are asked
-    too: a printed space with a width is text, one without is only a word break.
-    """
-    n = len(codes)
-    boxes = np.zeros((n, 4), dtype=np.float32)
-    # Hyphens end words too: PDFium marks a line-end hyphen but may not add a line break
-    # after it, and "pretty-" / "printed" then sit on two lines.
-    hyphen = codes == ord("-")
-    letter = ~newline & ~space & ~hyphen
-    start = letter.copy()
-    start[1:] &= ~letter[:-1]
-    end = letter.copy()
-    end[:-1] &= ~letter[1:]
-    _fetch_boxes(tp, boxes, np.flatnonzero(start | end | space | hyphen))
-    starts, ends = np.flatnonzero(start), np.flatnonzero(end)
-    # A "word" whose ends are not on one baseline, left to right, was broken over lines
-    # without a mark: ask for each of its characters.
-    height = np.maximum(boxes[starts, 1] - boxes[starts, 3], 1e-3)
-    broken = ((np.abs(boxes[ends, 3] - boxes[starts, 3]) > 0.5 * height)
-              | (boxes[ends, 2] < boxes[starts, 0]))
-    if broken.any():
-        whole = np.concatenate([np.arange(a + 1, b) for a, b in
-                                zip(starts[broken].tolist(), ends[broken].tolist(),
-                                    strict=True)] or [np.zeros(0, dtype=np.int64)])
-        _fetch_boxes(tp, boxes, whole.astype(np.int64))
-        start[whole] = True
-        end[whole] = True
-    inner = letter & ~start & ~end
-    if inner.any():
-        starts, ends = np.flatnonzero(start), np.flatnonzero(end)
-        word = np.cumsum(start) - 1  # word number of every character (valid on letters)
-        idx = np.flatnonzero(inner)
-        a, b = starts[word[idx]], ends[word[idx]]
-        frac = ((idx - a) / (b - a + 1)).astype(np.float32)
-        step = ((boxes[b, 2] - boxes[a, 0]) / (b - a + 1)).astype(np.float32)
-        boxes[idx, 0] = boxes[a, 0] + frac * (boxes[b, 2] - boxes[a, 0])
-        boxes[idx, 2] = boxes[idx, 0] + step
-        boxes[idx, 1] = boxes[a, 1]
-        boxes[idx, 3] = boxes[a, 3]
-    return boxes
-
-
-def _char_fonts(tp: int, kept: np.ndarray, boxes: np.ndarray, space: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Size, monospace and bold of every kept character.
-
-    Asking PDFium which text object each character belongs to is the costliest call left
-    (some producers make every glyph an object of its own). Fonts change at word starts,
-    and a change of font or size inside a word changes the character's loose box (its
-    height comes from the font's ascent and descent, its bottom from the baseline), so
-    only those characters are asked; the others take the answer of the one before.
-    """
-    height = boxes[kept, 1] - boxes[kept, 3]
-    bottom = boxes[kept, 3]
-    ask = np.ones(len(kept), dtype=bool)
-    ask[1:] = ((np.diff(kept) > 1) | space[kept[:-1]]
-               | (np.abs(np.diff(height)) > 0.05) | (np.abs(np.diff(bottom)) > 0.5))
-    asked = np.flatnonzero(ask)
-    objs = np.fromiter(map(_text_object, repeat(tp), kept[asked].tolist()), dtype=np.uint64,
-                       count=len(asked))
-    uniq, first_pos, inverse = np.unique(objs, return_index=True, return_inverse=True)
-    sizes_u, mono_u, bold_u = _fonts(tp, uniq, kept[asked[first_pos]])
-    # Each character takes the answer of the last asked character at or before it.
-    owner = np.maximum.accumulate(np.where(ask, np.arange(len(kept)), 0))
-    which = np.empty(len(kept), dtype=np.int64)
-    which[asked] = inverse
-    which = which[owner]
-    return sizes_u[which], mono_u[which], bold_u[which]
-
-
-def _runs(tp: int) -> list[_Run]:
-    """Split the text page's characters into lines (PDFium order, cut at big gaps)."""
-    n = _count_chars(tp)
-    if n <= 0:
-        return []
-    codes = _page_text(tp, n)
-    newline = np.isin(codes, _NEWLINES)
-    space = np.isin(codes, _SPACES)
-    boxes = _word_boxes(tp, codes, newline, space)
-    width = boxes[:, 2] - boxes[:, 0]
-    # A space PDFium generated (between words it judged apart) or one without width only
-    # says "a space goes here"; a printed space with a width is kept as a character.
-    skip_space = space & (width <= 0)
-    wide = np.flatnonzero(space & (width > 0))
-    if len(wide):
-        generated = np.fromiter(map(_is_generated, repeat(tp), wide.tolist()), dtype=np.int32,
-                                count=len(wide))
-        skip_space[wide[generated != 0]] = True
-    kept = np.flatnonzero(~newline & ~skip_space & (codes != 0))
-    if not len(kept):
-        return []
-    size, mono, bold = _char_fonts(tp, kept, boxes, space)
+def _runs(chars: Characters) -> list[_Run]:
+    """Split the page's characters into lines (PDFium order, cut at big gaps)."""
+    codes, boxes, newline, space = chars.codes, chars.boxes, chars.newline, chars.space
+    skip_space, kept = chars.skip_space, chars.kept
+    size, mono, bold = chars.size, chars.mono, chars.bold
 
     x0, top, x1, y0 = (boxes[kept, c].astype(np.float64) for c in range(4))
     y1 = top
@@ -461,38 +229,6 @@ def _mode_size(run_of: np.ndarray, half: np.ndarray, visible: np.ndarray, mono: 
     return out
 
 
-#: Pages with more objects than this are not searched for drawn bullets (see _shapes).
-MAX_SHAPE_SCAN = 1500
-
-
-def _shapes(page: int, count: int) -> np.ndarray:
-    """Bounds (x0, y0, x1, y1) of the page's small drawn marks that may be list bullets.
-
-    Browsers draw list bullets as little vector dots; every page object has to be asked
-    its type to find them. Pages of thousands of objects come from printers that place
-    every glyph as an object of its own (some filing printers: 4,000 per page), whose
-    bullets are glyphs ("•") the text already holds; scanning them cost a fifth of the
-    parse, so they are skipped.
-    """
-    if count <= 0 or count > MAX_SHAPE_SCAN:
-        return np.zeros((0, 4))
-    objs = list(map(_page_object, repeat(page), range(count)))
-    types = list(map(_object_type, objs))
-    marks = [o for o, t in zip(objs, types, strict=True) if t in _SHAPE_TYPES]
-    if not marks:
-        return np.zeros((0, 4))
-    k = len(marks)
-    bounds = np.zeros((k, 4), dtype=np.float32)
-    b = bounds.ctypes.data
-    for _ in map(_object_bounds, marks, range(b, b + 16 * k, 16), range(b + 4, b + 16 * k, 16),
-                 range(b + 8, b + 16 * k, 16), range(b + 12, b + 16 * k, 16)):
-        pass
-    w, h = bounds[:, 2] - bounds[:, 0], bounds[:, 3] - bounds[:, 1]
-    # Bullets are small, roughly square marks; link underlines and rules are flat.
-    small = (w >= 1.5) & (w <= 9) & (h >= 1.5) & (h <= 9) & (w <= 2 * h) & (h <= 2 * w)
-    return bounds[small].astype(np.float64)
-
-
 def _group(runs: list[_Run], shapes: np.ndarray) -> list[Line]:
     """Lines with their box numbers (pdfminer's neighbour rule over consecutive lines)."""
     lines: list[Line] = []
@@ -550,3 +286,17 @@ def regroup(lines: list[Line]) -> None:
             members = []
         line.box = box
         members.append(line)
+
+
+def baseline_rows(lines: list[Line]) -> list[list[Line]]:
+    """Lines grouped by shared baseline, top to bottom."""
+    rows: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda ln: -(ln.y0 + ln.y1)):
+        mid = (ln.y0 + ln.y1) / 2
+        if rows:
+            last = rows[-1][0]
+            if abs((last.y0 + last.y1) / 2 - mid) <= 0.4 * max(last.size, ln.size):
+                rows[-1].append(ln)
+                continue
+        rows.append([ln])
+    return [sorted(r, key=lambda ln: ln.x0) for r in rows]

@@ -47,12 +47,8 @@ from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.corpus.parsing.figures import attach_captions, pdf_captions
 from deepread.corpus.parsing.pdf.columns import reading_order
 from deepread.corpus.parsing.pdf.document import PdfError, read_document
-from deepread.corpus.parsing.pdf.headings import (
-    apply_headings,
-    apply_outline,
-    strong_label,
-    sub_headings,
-)
+from deepread.corpus.parsing.pdf.headings import apply_headings, sub_headings
+from deepread.corpus.parsing.pdf.labels import strong_label
 from deepread.corpus.parsing.pdf.leading import Leading, leading
 from deepread.corpus.parsing.pdf.lines import Line
 from deepread.corpus.parsing.pdf.lists import (
@@ -64,6 +60,7 @@ from deepread.corpus.parsing.pdf.lists import (
     text_column,
 )
 from deepread.corpus.parsing.pdf.margins import drop_running_lines
+from deepread.corpus.parsing.pdf.outline import apply_outline
 from deepread.corpus.parsing.pdf.paragraphs import BARE_LABEL, Para, norm
 from deepread.corpus.parsing.pdf.tables import find_figure_tables, find_tables, table_html
 from deepread.corpus.parsing.pdf.words import Vocabulary, join_lines, vocabulary

@@ -16,13 +16,13 @@ import re
 
 from deepread.corpus.parsing.pdf.lines import Line, PageText
 
-__all__ = ["Vocabulary", "join_lines", "vocabulary"]
+__all__ = ["WORD", "Vocabulary", "join_lines", "vocabulary"]
 
-_WORD = re.compile(r"[^\W\d_]+")
+#: A run of letters (a word without its digits and punctuation).
+WORD = re.compile(r"[^\W\d_]+")
 # The last token of a line, when it ends in letters and a hyphen: (prefix, letters).
 _BROKEN = re.compile(r"(\S*?)([^\W\d_]+)-")
 _COMPOUND = re.compile(r"[^\W\d_]+-[^\W\d_]+")
-_STARTS_WORD = re.compile(r"[^\W\d_]")
 
 Vocabulary = tuple[set[str], set[str]]
 
@@ -33,7 +33,7 @@ def vocabulary(pages: list[PageText]) -> Vocabulary:
     compounds: set[str] = set()
     for page in pages:
         text = " ".join(ln.text for ln in page.lines).casefold()
-        words.update(_WORD.findall(text))
+        words.update(WORD.findall(text))
         compounds.update(_COMPOUND.findall(text))
     return words, compounds
 
@@ -53,12 +53,12 @@ def join_lines(lines: list[Line], vocab: Vocabulary) -> str:
             continue
         last = prev.rsplit(None, 1)[-1] if prev.endswith("-") else ""
         m = _BROKEN.fullmatch(last) if last else None
-        if m and not m.group(1) and ln.mono < 0.5 and _STARTS_WORD.match(text):
+        if m and not m.group(1) and ln.mono < 0.5 and (word := WORD.match(text)):
             # A word broken at a line end: drop the hyphen only when the document uses the
             # joined word and never the hyphenated one; keep it for real compounds
             # ("next-/to-last") and anything code-like ("--json-/lines").
             head = m.group(2)
-            tail = _WORD.match(text).group(0)
+            tail = word.group(0)
             if (head + tail).casefold() in words and \
                     f"{head}-{tail}".casefold() not in compounds:
                 parts[-1] = parts[-1][:-1]

@@ -1,0 +1,109 @@
+"""``deepread ask QUESTION``: one question to the DeepRead agent, on a thread that persists.
+
+Each tool call and result is shown on stderr as it happens, the answer is streamed on
+stdout as the model writes it (:mod:`deepread.cli.turn`), then its citations with the
+titles of their documents and sections. Conversations persist in SQLite beside the store
+(or PostgreSQL, ``--checkpointer``): ``--thread ID`` continues one, read regions included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from typing import Any
+
+from deepread.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE, emit, fail, open_index, store_of
+from deepread.cli.turn import TurnPrinter, run_turn
+from deepread.terminal import say
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """``--doc``, ``--model``, ``--checkpointer``: what ``ask`` and ``chat`` share."""
+    p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    p.add_argument("--model", default=None,
+                   help="chat model on an OpenAI-compatible endpoint (OPENAI_API_KEY, "
+                        "OPENAI_BASE_URL); default $DEEPREAD_MODEL, else the offline "
+                        "extractive policy")
+    p.add_argument("--checkpointer", default=None,
+                   help="where conversations are kept: a postgres:// URL (deepread[postgres];"
+                        " shared by several processes) or a SQLite file; default "
+                        "$DEEPREAD_CHECKPOINTER, else checkpoints.sqlite beside the store")
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("ask", parents=[common], help="answer a question (the DeepRead agent)")
+    p.add_argument("question")
+    add_model_options(p)
+    p.add_argument("--thread", default=None,
+                   help="continue this conversation (its read regions included)")
+    p.set_defaults(func=cmd_ask)
+
+
+def make_context(args: argparse.Namespace):
+    """The run's context. The index is opened by the command and given to the graph, so
+    the context names no store or collection; a flag left out is not passed, so
+    ``DEEPREAD_<FIELD>`` applies."""
+    from deepread.nodes.context import Context
+
+    given = {"documents": args.doc, "model": args.model}
+    return Context(**{k: v for k, v in given.items() if v is not None})
+
+
+def print_citations(output: dict[str, Any], titles: dict[int, Any]) -> None:
+    """The answer's citations, each with its document's and section's titles."""
+    if output.get("citations"):
+        say("\nCitations:")
+        for c in output["citations"]:
+            doc = titles.get(c["doc_id"])
+            sec = doc.sections[c["sec_id"]].title if doc else ""
+            say(f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
+                f"{doc.title if doc else '?'} › {sec}")
+    if output.get("dropped_citations"):
+        say(f"  ({output['dropped_citations']} citation(s) of unread paragraphs dropped)")
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from deepread.checkpointers import CheckpointerError, open_checkpointer
+    from deepread.graphs.agent import build_graph
+    from deepread.stores.backend import UsageError
+    from deepread.stores.location import sidecar_dir
+    from deepread.text.hygiene import clean_query
+
+    if not clean_query(args.question).strip():
+        raise UsageError("the question is empty")
+    store = store_of(args)
+    context = make_context(args)
+    if len(args.question) > context.max_question_chars:
+        raise UsageError(f"the question is {len(args.question)} characters; at most "
+                         f"{context.max_question_chars} are accepted "
+                         "(DEEPREAD_MAX_QUESTION_CHARS)")
+    thread = args.thread or uuid.uuid4().hex[:12]
+    checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
+    idx = open_index(args)
+    if not idx.documents():
+        idx.close()
+        fail(f"collection {args.collection!r} is empty; run deepread ingest first")
+        return EXIT_USAGE
+    try:
+        with open_checkpointer(args.checkpointer, checkpoints) as saver:
+            graph = build_graph(index=idx, checkpointer=saver)
+            config = {"configurable": {"thread_id": thread}}
+            output = run_turn(graph, args.question, config, context,
+                              TurnPrinter(show=not args.json))
+        titles = {d.doc_id: d for d in idx.documents()}
+    except CheckpointerError as exc:
+        fail(exc)
+        return EXIT_USAGE
+    finally:
+        idx.close()
+    output["thread_id"] = thread
+    if args.json:
+        emit(output)
+    else:
+        print_citations(output, titles)
+        say(f"\n[stop: {output.get('stop_reason')}; thread {thread} — continue with "
+            f"--thread {thread}]", err=True)
+    if output.get("stop_reason") == "error":
+        fail(output.get("error"))
+        return EXIT_MODEL
+    return EXIT_OK

@@ -1,0 +1,77 @@
+"""What every ``deepread`` command shares: exit codes, output, the store and the index.
+
+Output hygiene: every line meant for people goes through :func:`deepread.terminal.say`
+(controls and bidi overrides in document text, file names and answers shown as
+escapes), every ``--json`` document through :func:`deepread.json_output.to_json`
+(:func:`emit`). Nothing heavy is imported at module level: ``deepread --help`` stays
+fast (tests/cli/test_lazy_face.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from deepread.terminal import say
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_STORE, EXIT_MODEL = 0, 1, 2, 3, 4
+
+
+def emit(data: Any, *, line: bool = False) -> None:
+    """One ``--json`` document on stdout (:mod:`deepread.json_output`); ``line``: on one
+    line, for a stream of documents (JSON lines)."""
+    from deepread.json_output import to_json
+
+    sys.stdout.write(to_json(data, indent=None if line else 2) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: object) -> None:
+    """One ``deepread: …`` line on stderr."""
+    say(f"deepread: {message}", err=True)
+
+
+def store_of(args: argparse.Namespace) -> str:
+    """``--store``, else what the environment names (:mod:`deepread.environment.settings`)."""
+    from deepread.environment.settings import current
+
+    return args.store if args.store is not None else current().store
+
+
+def default_model(name: str) -> str | None:
+    """``DEEPREAD_<NAME>`` as a flag's default (None when unset)."""
+    from deepread.environment.settings import current
+
+    return current().context_defaults.get(name) or None
+
+
+def open_index(args: argparse.Namespace, collection: str | None = None):
+    """The ``deepread.Index`` the command's options name (imported lazily: fast --help).
+
+    None for ``--embeddings`` / ``--rerank`` lets ``Index.open`` take
+    ``DEEPREAD_EMBEDDINGS`` / ``DEEPREAD_RERANK`` from the settings: one resolver for the
+    CLI and Python.
+    """
+    from deepread.corpus.index import Index
+
+    return Index.open(store=store_of(args), collection=collection or args.collection,
+                      embeddings=getattr(args, "embeddings", None),
+                      reranker=getattr(args, "rerank", None))
+
+
+def paragraph_json(p) -> dict[str, Any]:
+    return {"doc_id": p.doc_id, "sec_id": p.sec_id, "para_idx": p.para_idx, "text": p.text,
+            "kind": p.kind, "page": p.page}
+
+
+def print_paragraphs(paragraphs) -> None:
+    for p in paragraphs:
+        page = f" p.{p.page}" if p.page else ""
+        say(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} ({p.kind}) {p.text}")
+
+
+def clip(text: str, limit: int = 160) -> str:
+    """``text`` cut to ``limit`` characters for a progress line (a model may pass, or a
+    user ask, a question of pages; the line is a step, not a transcript)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"

@@ -1,0 +1,154 @@
+"""``deepread ingest PATH…``: parse, embed and store files and folders.
+
+Progress, for people at a terminal, is one bar of files whose line names the file at
+work and, inside a long PDF, the page reached (``embedding report.pdf p. 45/112``): the
+embedding of a 300-page filing takes a minute, and a bar that only counts files would
+sit still through it. Without a terminal each file's outcome is one line on stderr;
+``--json`` prints one document at the end and nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from deepread.cli.common import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+    default_model,
+    emit,
+    fail,
+    open_index,
+)
+from deepread.terminal import say, terminal_text
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("ingest", parents=[common], help="ingest files or folders")
+    p.add_argument("paths", nargs="+", help="files (.pdf .docx .html .md .txt) or folders")
+    p.add_argument("--ocr-model", default=default_model("ocr_model"),
+                   help="vision model that reads PDF pages as images into Markdown (the "
+                        "paper's OCR route; default $DEEPREAD_OCR_MODEL, else the text layer)")
+    p.add_argument("--vision-model", default=default_model("vision_model"),
+                   help="vision model that describes figures (default $DEEPREAD_VISION_MODEL)")
+    p.add_argument("--describe-model",
+                   default=default_model("describe_model"),
+                   help="chat model that writes a one-line summary per section for the TOC "
+                        "(default $DEEPREAD_DESCRIBE_MODEL)")
+    p.add_argument("--describe-max-sections", type=int, default=200,
+                   help="at most this many sections described per ingest (default 200)")
+    p.add_argument("--describe-max-tokens", type=int, default=200_000,
+                   help="at most this many prompt tokens for section summaries per ingest "
+                        "(default 200000)")
+    p.add_argument("--force", action="store_true",
+                   help="parse and store unchanged files again too (after an upgrade whose "
+                        "parser or search terms changed; they keep their doc_ids)")
+    p.set_defaults(func=cmd_ingest)
+
+
+class IngestProgress:
+    """The ``progress(event, path, done, total)`` callback of ``Index.ingest_report``,
+    drawn as a bar of files (on a terminal) or as one line per file (without one)."""
+
+    def __init__(self, collection: str, *, quiet: bool) -> None:
+        from tqdm import tqdm
+
+        self.collection = collection
+        self.quiet = quiet
+        self.counts = {"stored": 0, "skip": 0}
+        self.bar = tqdm(desc="ingest", unit="file", disable=quiet or not sys.stderr.isatty(),
+                        file=sys.stderr)
+        self._lock = threading.Lock()  # page events come from the embedding loop
+
+    def __call__(self, event: str, path: Path, done: int, total: int) -> None:
+        with self._lock:
+            self._event(event, path, done, total)
+
+    def _event(self, event: str, path: Path, done: int, total: int) -> None:
+        name = terminal_text(path.name)
+        if event == "page":  # inside one document: done of total pages embedded
+            if not self.bar.disable:
+                self.bar.set_postfix_str(f"embedding {name} p. {done}/{total}", refresh=True)
+            return
+        if event in ("stored", "skip"):
+            self.counts[event] += 1
+        self.bar.total = total
+        if event == "optimize":
+            say(f"building the vector index of collection {self.collection!r}…", err=True)
+        elif event in ("stored", "failed", "skip"):
+            self.bar.n = done
+            self.bar.set_postfix_str(f"{event} {name}", refresh=True)
+        elif not self.bar.disable:
+            self.bar.set_postfix_str(f"embedding {name}", refresh=True)
+        if self.bar.disable and not self.quiet and event != "parsed":
+            say(f"{event:>7} {path}", err=True)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from deepread.corpus.describe import DescribeBudget
+    from deepread.interrupts import Interrupted
+    from deepread.models.chat import ModelConfigError
+
+    idx = open_index(args)
+    progress = IngestProgress(args.collection, quiet=args.json)
+    try:
+        result = idx.ingest_report(
+            args.paths, progress=progress, ocr_model=args.ocr_model,
+            vision_model=args.vision_model, describe_model=args.describe_model,
+            describe_budget=DescribeBudget(max_sections=args.describe_max_sections,
+                                           max_tokens=args.describe_max_tokens),
+            force=args.force)
+    except ModelConfigError as exc:
+        fail(exc)
+        return EXIT_USAGE
+    except Interrupted as exc:
+        progress.close()
+        idx.close()  # a document is stored whole or not at all: a re-run is exact
+        from deepread.corpus.files import expand_paths
+
+        found, _ = expand_paths(args.paths)  # a walk, no reading: M of "N of M"
+        counts = progress.counts
+        if args.force:
+            # A plain re-run would call the files not yet done "unchanged" and keep
+            # their earlier parse: only --force again finishes what was asked.
+            fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                 "files stored again, the others keep their earlier parse; re-run with "
+                 "--force to continue")
+        else:
+            fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                 "files stored; re-run to continue")
+        return exc.exit_code
+    finally:
+        progress.close()
+        idx.close()
+    docs = result.documents + result.skipped
+    if args.json:
+        emit({
+            "documents": [{"doc_id": d.doc_id, "source": d.source, "title": d.title,
+                           "sections": len(d.sections), "paragraphs": d.n_para,
+                           "tokens": d.n_tok, "unchanged": d in result.skipped}
+                          for d in docs],
+            "failures": [{"path": f.path, "reason": f.reason} for f in result.failures],
+            "unsupported": [str(p) for p in result.unsupported],
+        })
+    else:
+        for d in docs:
+            state = "unchanged" if d in result.skipped else "stored"
+            say(f"({d.doc_id}) {d.title} — {len(d.sections)} sections, {d.n_para} "
+                f"paragraphs, {d.n_tok} tokens [{state}] {d.source}")
+        for f in result.failures:
+            say(f"FAILED {f.path}: {f.reason}", err=True)
+        for path in result.unsupported:
+            say(f"skipped {path}: not a supported type", err=True)
+        say(f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
+            f"{len(result.failures)} failed (collection {args.collection!r})", err=True)
+    if not docs and not result.failures:
+        say("no supported files found", err=True)
+        return EXIT_USAGE
+    return EXIT_PARTIAL if result.failures else EXIT_OK

@@ -1,0 +1,210 @@
+"""The tool executors: one graph node per tool, each answering one pending call.
+
+The policy's calls are dispatched one at a time, in the order the model made them
+(:func:`next_call`): the first call no ``ToolMessage`` has answered goes to the node of
+its tool — ``retrieve``, ``read_section``, ``open_toc``, ``follow_reference`` — which
+answers it with exactly one ``ToolMessage`` carrying its id; then the next call, until
+none is left. Each call is its own task, so Studio, the ``updates`` stream and
+``draw_mermaid()`` show which executor ran. A call no executor takes (an unknown tool, a
+tool not on offer this round, arguments that are not JSON) goes to ``invalid_call``,
+which answers it with an error the model can act on.
+
+Why one at a time rather than LangGraph ``Send`` tasks in parallel: each result depends
+on what the earlier ones showed — the read-region memory turns paragraphs already shown,
+this round's earlier calls included, into pointer lines — and a ``Send`` payload would
+carry (and checkpoint) the state each task needs once per call.
+
+A call that cannot run — arguments that do not fit the schema, unknown documents or
+sections, documents outside the conversation's scope, a store that fails — is answered
+with an error the model can act on; a Qdrant server's transient failure is first tried
+again (the node's ``retry_policy``) and, if it lasts, ends the turn. Anything else a
+handler raises is a fault: it propagates to the graph's error handler
+(:mod:`deepread.nodes.failure`), which answers the calls left as "not run" and ends the
+turn with ``stop_reason="error"``.
+
+Each call and its result are also written to LangGraph's ``custom`` stream: a
+``tool_call`` event before it runs and a ``tool_result`` event with a summary (hits,
+range read, pages, paragraphs, error).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+from deepread.nodes.context import Context
+from deepread.nodes.resources import Resources
+from deepread.nodes.state import (
+    AgentState,
+    Regions,
+    merge_regions,
+    pending_tool_calls,
+    region_doc,
+    regions_of,
+    scoped,
+    subtract_regions,
+    view,
+)
+from deepread.nodes.tools.contract import Handler, Outcome, ToolEnv, render
+from deepread.nodes.tools.follow_reference import follow_reference
+from deepread.nodes.tools.observation import Observation, error_message, result_message
+from deepread.nodes.tools.open_toc import open_toc
+from deepread.nodes.tools.read_section import read_section
+from deepread.nodes.tools.retrieve import retrieve
+from deepread.nodes.tools.specs import (
+    FOLLOW_REFERENCE,
+    OPEN_TOC,
+    READ_SECTION,
+    RETRIEVE,
+    TOOL_NAMES,
+    ToolArgumentError,
+    ToolLimits,
+    parse_args,
+    reason,
+)
+from deepread.stores.backend import StoreError, TransientStoreError
+from deepread.text.hygiene import brief
+
+HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
+                                OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference}
+
+#: The node that answers a call no executor takes.
+INVALID_CALL = "invalid_call"
+#: Where a round goes once every call is answered.
+AFTER_TOOLS = "compact"
+
+
+def refusal(call: dict[str, Any], offered: list[str]) -> str | None:
+    """Why ``call`` cannot run at all, or None when its tool is on offer."""
+    name = call.get("name")
+    if call.get("refused"):  # past the reply's max_tool_calls (pending_tool_calls)
+        return str(call["refused"])
+    if call.get("invalid"):
+        return (f"the arguments of {name} were not valid JSON: {brief(call.get('args'))}; "
+                "call it again with a JSON object")
+    if name not in HANDLERS:
+        return f"unknown tool {brief(name)}; the tools are: {', '.join(offered)}"
+    if name not in offered:
+        return f"{name} is not available now; the tools are: {', '.join(offered)}"
+    return None
+
+
+def offered(state: AgentState) -> list[str]:
+    """The tools the last model call was offered (the policy records them)."""
+    return list(state.get("offered") or TOOL_NAMES)
+
+
+def pending(state: AgentState, context: Context | None) -> list[dict[str, Any]]:
+    """The calls left to answer, those past the reply's ``max_tool_calls`` marked
+    refused (:func:`~deepread.nodes.state.pending_tool_calls`)."""
+    return pending_tool_calls(state.get("messages", []),
+                              (context or Context()).max_tool_calls)
+
+
+def next_call(state: AgentState) -> str:
+    """Router: the executor of the first pending call, or ``compact`` once none is left.
+
+    A call past the reply's ``max_tool_calls`` goes to its executor all the same: the
+    cap is the run's context, which the executor has (and a router may not: a state
+    update routes without a run), and the executor answers it with the refusal."""
+    calls = pending_tool_calls(state.get("messages", []), sys.maxsize)
+    if not calls:
+        return AFTER_TOOLS
+    if refusal(calls[0], offered(state)) is not None:
+        return INVALID_CALL
+    return str(calls[0]["name"])
+
+
+def this_round(messages: list[AnyMessage]) -> list[ToolMessage]:
+    """The tool messages answering the last AI message's calls so far."""
+    out: list[ToolMessage] = []
+    for msg in reversed(messages):
+        if isinstance(msg, AIMessage):
+            break
+        if isinstance(msg, ToolMessage):
+            out.append(msg)
+    return out[::-1]
+
+
+def shown_memory(state: AgentState, memory: Regions) -> Regions:
+    """What the model has been shown, as the next call's pointers see it: the read
+    regions of the turn's collection (``memory``, a :func:`~deepread.nodes.state.view`),
+    less the paragraphs it now sees only as evidence notes (re-reading them shows their
+    text again), plus everything this round's earlier calls showed."""
+    regions = subtract_regions(memory, state.get("noted_regions"))
+    earlier = [p.coord for m in this_round(state.get("messages", []))
+               for p in Observation.of(m).paragraphs]
+    return merge_regions(regions, regions_of(earlier))
+
+
+def report(write: Any, call: dict[str, Any], answer: ToolMessage) -> None:
+    """The ``custom`` stream event of one answered call."""
+    write({"event": "tool_result", "id": call.get("id"), "name": call.get("name"),
+           "status": answer.status, **Observation.of(answer).summary()})
+
+
+def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv) -> ToolMessage:
+    """The answer to ``call``: the outcome's text, or its paragraphs framed with their
+    coordinates, those shown before (``env.shown``) as pointers."""
+    observation = outcome.observation
+    if outcome.text is not None:
+        return result_message(call, outcome.text, observation)
+    documents = {d.doc_id: d for d in env.index.documents()}
+    content, observation.paragraphs = render(outcome, documents, env.shown)
+    return result_message(call, content, observation)
+
+
+def make_executor(resources: Resources, tool: str):
+    """The node of ``tool``: answers the first pending call, which is one of ``tool``'s."""
+    handler = HANDLERS[tool]
+
+    @resources.leasing
+    def execute(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        context = runtime.context or Context()
+        write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
+        call = pending(state, context)[0]
+        write({"event": "tool_call", "id": call.get("id"), "name": call.get("name"),
+               "args": call.get("args")})
+        # The memory of the collection this turn reads (nodes/state.py: view); what this
+        # call shows is written back under the same scope.
+        scope = state.get("scope") or resources.scope(context)
+        memory = view(state.get("read_regions"), scope)
+        env = ToolEnv(resources.index(context), context,
+                      read_docs=list(dict.fromkeys(region_doc(k) for k in memory)),
+                      shown=shown_memory(state, memory))
+        update: dict[str, Any] = {}
+        try:
+            if call.get("refused"):  # past the reply's max_tool_calls: answered, not run
+                raise ToolArgumentError(str(call["refused"]))
+            args = parse_args(tool, call.get("args"), ToolLimits.of(context))
+            outcome = handler(args, env)
+            answer = shown_to_model(call, outcome, env)
+        except (ToolArgumentError, KeyError, ValueError) as exc:
+            answer = error_message(call, reason(exc))
+        except TransientStoreError:
+            raise  # the node is tried again (its retry_policy), then the turn ends
+        except StoreError as exc:
+            answer = error_message(call, f"the document store failed: {exc}")
+        else:
+            update["read_regions"] = scoped(
+                regions_of([p.coord for p in outcome.paragraphs]), scope)
+            if state.get("bounded") and outcome.widens:
+                update["space"] = outcome.widens
+        report(write, call, answer)
+        return {"messages": [answer], **update}
+
+    execute.__name__ = tool
+    return execute
+
+
+def invalid_call(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The node answering a call no executor takes, with why and what is on offer."""
+    call = pending(state, runtime.context)[0]
+    runtime.stream_writer({"event": "tool_call", "id": call.get("id"),
+                           "name": call.get("name"), "args": call.get("args")})
+    answer = error_message(call, refusal(call, offered(state)) or "not run")
+    report(runtime.stream_writer, call, answer)
+    return {"messages": [answer]}

@@ -1,0 +1,237 @@
+"""``deepread chat``, driven through its standard input as a script would drive it.
+
+The model is a scripted chat model that streams (tests/scripted.py), reached through the
+command's own ``--model`` path (the name is resolved where every model name is,
+``deepread.nodes.resources.chat_model``, patched here); the store, the graph, the SQLite
+checkpointer and the terminal output are real.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.documents import SHAPES_MD
+from support.scripted import StreamingScriptedChatModel, ai, read_call
+
+import deepread
+from deepread import cli
+
+FIVE = (1, 2)  # (doc_id, sec_id) of section "Five" in SHAPES_MD, the only document
+
+
+class Recorder(io.StringIO):
+    """A stdout that keeps each write: streamed tokens arrive as separate writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith(("DEEPREAD_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    # The scripted answers cite what they read: the dense check would pass them, but
+    # a scripted model must not be asked to judge.
+    monkeypatch.setenv("DEEPREAD_CHECK_SUFFICIENCY", "false")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("chat")
+    (root / "shapes.md").write_text(SHAPES_MD, encoding="utf-8")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(["ingest", str(root / "shapes.md"), "--store", str(root / "store")]) == 0
+    return root / "store"
+
+
+def chat(monkeypatch: pytest.MonkeyPatch, store: Path, lines: str, *argv: str,
+         model: Any = None) -> tuple[int, Recorder, str]:
+    """``deepread chat`` with ``lines`` on stdin: exit code, stdout, stderr."""
+    if model is not None:
+        monkeypatch.setattr("deepread.nodes.resources.chat_model", lambda *a, **k: model)
+        argv = ("--model", "scripted", *argv)
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    out, err = Recorder(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["chat", "--store", str(store), *argv])
+    return code, out, err.getvalue()
+
+
+def test_an_answer_is_streamed_token_by_token_and_tool_calls_shown_as_they_happen(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = StreamingScriptedChatModel(steps=[
+        ai(read_call(FIVE, 0, 4)), ai(content="Charlie is about cherries [1:2:2].")])
+
+    code, out, err = chat(monkeypatch, store, "Which paragraph is about cherries?\n",
+                          model=model)
+
+    assert code == 0, err
+    assert [w for w in out.writes if w][:5] == ["Charlie ", "is ", "about ", "cherries ",
+                                                "[1:2:2]."]
+    assert out.getvalue().startswith("Charlie is about cherries [1:2:2].\n")
+    assert "[1:2:2] Shapes › Five" in out.getvalue()  # the citation with its titles
+    assert "→ read_section(doc_id=1, sec_id=2, start=0, end=4)" in err
+    assert "← read_section: 5 paragraphs [1:2:0] [1:2:1] [1:2:2] [1:2:3] …" in err
+
+
+def test_questions_share_one_thread_and_new_starts_another(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = StreamingScriptedChatModel(steps=[
+        ai(read_call(FIVE, 0, 4)), ai(content="All five [1:2:0]."),
+        ai(read_call(FIVE, 2, 2)), ai(content="Cherries [1:2:2]."),
+        ai(read_call(FIVE, 2, 2)), ai(content="Cherries [1:2:2].")])
+
+    code, _, err = chat(monkeypatch, store,
+                        "Read Five.\nAnd cherries?\n/new\nAnd cherries?\n", model=model)
+
+    assert code == 0, err
+    reads = [line for line in err.splitlines() if line.startswith("← read_section")]
+    assert reads[1] == "← read_section: 1 paragraphs (1 already read) [1:2:2]"  # same thread
+    assert reads[2] == "← read_section: 1 paragraphs [1:2:2]"  # after /new: read afresh
+    assert "new conversation (thread " in err
+
+
+def test_docs_lists_the_documents_and_limits_the_conversation(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = chat(monkeypatch, store, "/docs\n/docs 7\n/docs 1\n/docs all\n")
+
+    assert code == 0, err
+    assert out.getvalue().count("* (1) Shapes — ") == 2  # /docs, then /docs 1
+    assert "no document 7 in collection 'default'" in err
+    assert "the conversation reads documents 1" in err
+    assert "all 1 documents in scope" in err
+
+
+def test_the_end_of_input_leaves_with_the_thread_to_continue(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = chat(monkeypatch, store, "", "--thread", "kept")
+
+    assert code == 0 and out.getvalue() == ""
+    assert err.rstrip().endswith("[thread kept — continue with deepread chat --thread kept]")
+
+
+def test_quit_leaves_before_the_lines_after_it(store: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = chat(monkeypatch, store, "/quit\nNever asked?\n/bogus\n")
+
+    assert code == 0 and out.getvalue() == ""
+    assert "unknown command" not in err
+
+
+def test_an_unknown_command_is_said_and_not_sent_to_the_model(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = StreamingScriptedChatModel(steps=[])
+
+    code, _, err = chat(monkeypatch, store, "/bogus\n", model=model)
+
+    assert code == 0
+    assert "unknown command /bogus; the commands are: /new, /docs, /help, /quit" in err
+    assert model.calls == []
+
+
+def test_json_gives_one_document_per_answer(store: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    model = StreamingScriptedChatModel(steps=[
+        ai(read_call(FIVE, 2, 2)), ai(content="Cherries [1:2:2].")])
+
+    code, out, err = chat(monkeypatch, store, "Cherries?\n/docs\n", "--json", model=model)
+
+    assert code == 0, err
+    answer, docs = (json.loads(line) for line in out.getvalue().splitlines())
+    assert answer["answer"] == "Cherries [1:2:2]."
+    assert answer["citations"] == [{"doc_id": 1, "sec_id": 2, "para_idx": 2}]
+    assert answer["thread_id"]
+    assert docs["documents"][0] | {"source": ""} == {
+        "doc_id": 1, "title": "Shapes", "source": "", "paragraphs": 7, "in_scope": True}
+
+
+def test_a_failed_answer_is_said_and_the_chat_goes_on_exiting_4_at_the_end(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from support.scripted import ScriptedHTTPError
+
+    model = StreamingScriptedChatModel(steps=[
+        ScriptedHTTPError(400, "bad request"), ai(content="Fine now [1:2:2].")])
+
+    code, out, err = chat(monkeypatch, store, "First?\nSecond?\n", model=model)
+
+    assert code == 4
+    assert "deepread: the model failed: ScriptedHTTPError" in err
+    assert "Fine now [1:2:2]." in out.getvalue()
+
+
+@pytest.mark.parametrize(("argv", "says", "exit_code"), [
+    (("--collection", "nope"), "no collection 'nope' in store", 2),
+    (("--doc", "9"), "no document 9 in collection 'default'", 2),
+    (("--collection", "../x"), "invalid collection name", 2),
+])
+def test_bad_inputs_exit_with_the_readmes_codes(store: Path, monkeypatch: pytest.MonkeyPatch,
+                                               argv: tuple[str, ...], says: str,
+                                               exit_code: int) -> None:
+    code, _, err = chat(monkeypatch, store, "Hello?\n", *argv)
+
+    assert code == exit_code and says in err, err
+
+
+def test_a_store_in_use_exits_3(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with deepread.Index.open(store=store, collection="default"):
+        code, _, err = chat(monkeypatch, store, "Hello?\n")
+
+    assert code == 3 and "in use" in err
+
+
+def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "deepread.cli", "chat", "--store",
+                             str(store)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={k: v for k, v in os.environ.items()
+                                 if not k.startswith(("DEEPREAD_", "OPENAI_"))})
+    try:
+        assert proc.stderr is not None and proc.stdin is not None
+        assert "deepread chat — collection 'default'" in proc.stderr.readline()
+        proc.send_signal(signal.SIGINT)  # waiting at the prompt
+        assert proc.stdout is not None and proc.stdout.readline() == "\n"  # a fresh prompt
+        proc.stdin.write("/docs\n/quit\n")
+        proc.stdin.flush()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+
+    assert proc.returncode == 0, err
+    assert "* (1) Shapes — " in out  # the chat went on after the Ctrl-C
+    assert "interrupted" not in err
+
+
+def test_an_answer_the_evidence_check_replaces_is_said_to_be_replaced(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DEEPREAD_CHECK_SUFFICIENCY")  # the check on, as by default
+    model = StreamingScriptedChatModel(steps=[
+        ai(read_call(FIVE, 0, 0)), ai(content="Zebras live here [1:2:0]."),
+        ai(content="INSUFFICIENT: nothing about zebras."),  # the check's judge
+        ai(content="The documents do not mention zebras.")])
+
+    code, out, err = chat(monkeypatch, store, "Where do zebras live?\n", model=model)
+
+    assert code == 0, err
+    assert out.getvalue() == ("Zebras live here [1:2:0].\n"
+                              "The documents do not mention zebras.\n")
+    steps = err.splitlines()
+    # the check's extra read, then the line saying the answer is replaced
+    assert steps.index("← read_section: 5 paragraphs (1 already read) [1:2:0] [1:2:1] "
+                       "[1:2:2] [1:2:3] …") < steps.index(
+        "(the evidence check asked for another answer:)")

@@ -1,0 +1,82 @@
+"""Progress inside a long PDF: the page its embedding has reached, not only files done.
+
+A many-page PDF written by the test (fpdf2), ingested with the embedding slice made small
+so that a short document crosses several of them; the stored result is the same whatever
+the slice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.pdf_builder import Doc, filler
+
+import deepread
+from deepread.corpus import ingest
+
+PAGES = 6
+
+
+def long_pdf(path: Path) -> Path:
+    doc = Doc()
+    for page in range(1, PAGES + 1):
+        doc.page()
+        doc.line(f"Chapter {page}", size=16, bold=True)
+        for i in range(4):
+            doc.para(filler(30, seed=page * 10 + i))
+    return doc.save(path)
+
+
+def ingest_events(tmp_path: Path, collection: str) -> tuple[list[tuple[str, int, int]],
+                                                            deepread.Index]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    pdf = long_pdf(tmp_path / "report.pdf")
+    events: list[tuple[str, int, int]] = []
+    idx = deepread.Index.open(store=tmp_path / "store", collection=collection)
+    idx.ingest([pdf], progress=lambda event, path, done, total: events.append(
+        (event, done, total)))
+    return events, idx
+
+
+def test_a_long_pdf_reports_the_pages_its_embedding_reached(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    monkeypatch.setattr(ingest, "EMBED_SLICE", 5)
+
+    events, idx = ingest_events(tmp_path, "pages")
+    idx.close()
+
+    kinds = [e[0] for e in events]
+    pages = [(done, total) for kind, done, total in events if kind == "page"]
+    assert kinds[0] == "parsed" and kinds[-1] == "stored"
+    assert set(kinds[1:-1]) == {"page"}
+    assert len(pages) >= 4
+    assert [done for done, _ in pages] == sorted(done for done, _ in pages)
+    assert pages[-1] == (PAGES, PAGES) and {total for _, total in pages} == {PAGES}
+
+
+def test_slicing_the_embedding_changes_nothing_that_is_stored(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    monkeypatch.setattr(ingest, "EMBED_SLICE", 5)
+    _, sliced = ingest_events(tmp_path / "a", "sliced")
+    monkeypatch.setattr(ingest, "EMBED_SLICE", 10_000)
+    _, whole = ingest_events(tmp_path / "b", "whole")
+
+    with sliced, whole:
+        for query in ("revenue segments", "board reviews each plan", "Chapter 4"):
+            a = sliced.search(query, k=5, mode="dense").hits
+            b = whole.search(query, k=5, mode="dense").hits
+            assert [(h.sec_id, h.para_idx) for h in a] == [(h.sec_id, h.para_idx) for h in b]
+            assert [h.score for h in a] == pytest.approx([h.score for h in b], abs=1e-5)
+
+
+def test_a_text_file_has_no_pages_to_report(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\n\n" + "\n\n".join(
+        filler(20, seed=i) for i in range(40)), encoding="utf-8")
+    events: list[str] = []
+    with deepread.Index.open(store=tmp_path / "store", collection="md") as idx:
+        idx.ingest([tmp_path / "notes.md"], progress=lambda event, *_: events.append(event))
+
+    assert events == ["parsed", "stored"]
