@@ -30,8 +30,16 @@ PDF of that many pages by concatenating the folder's PDFs with PDFium (a long fi
 with its exhibits), ingests only it in a fresh subprocess and reports that process's
 peak RSS (target <= 1.5 GB).
 
-Run:  python bench/ingest.py [--data DIR] [--repeats 1] [--rss-pages N]
-Prints a markdown table and writes bench/out/ingest.json (ingest-rss.json for --rss-pages).
+Ingest on every core (issue 26): ``--workers 1,2`` runs, in one invocation and one after
+the other, a cold ingest of the folder per worker count (``Index.ingest(workers=N)``: N
+processes parse while the ingest's process embeds and writes; 1 = a parse thread) — the
+order alternating between repeats — and embedding the same texts alone once per repeat.
+Reported per worker count: the ingest time, pages/s, the ratio to embedding alone, and
+the speed against one worker.
+
+Run:  python bench/ingest.py [--data DIR] [--repeats 1] [--rss-pages N] [--workers 1,2]
+Prints a markdown table and writes bench/out/ingest.json (ingest-rss.json for --rss-pages,
+ingest-workers.json for --workers).
 """
 
 from __future__ import annotations
@@ -76,6 +84,72 @@ print(json.dumps({"import_s": t_import, "open_s": t_open, "ingest_s": t_ingest,
                   "reingest_s": t_again, "reingest_skipped": len(rep.skipped),
                   "reingest_stored": len(rep.documents), "warm_ingest_s": t_warm}))
 """
+
+
+CHILD_WORKERS = r"""
+import json, sys, time
+import deepread
+store, folder, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+idx = deepread.Index.open(store=store, collection="bench")
+t0 = time.perf_counter(); docs = idx.ingest([folder], workers=workers)
+t_ingest = time.perf_counter() - t0
+n_para = idx.collection.count_paragraphs()
+idx.close()
+print(json.dumps({"workers": workers, "ingest_s": t_ingest, "documents": len(docs),
+                  "paragraphs": n_para}))
+"""
+
+
+def run_workers_child(folder: Path, workers: int) -> dict:
+    """A cold ingest of ``folder`` with ``workers`` parsing processes, in a fresh process."""
+    store = tempfile.mkdtemp(prefix="deepread-bench-workers-")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", CHILD_WORKERS, store, str(folder),
+                           str(workers)], capture_output=True, text=True, check=True)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["child_wall_s"] = time.perf_counter() - t0
+    return out
+
+
+def workers_run(folder: Path, counts: list[int], repeats: int) -> int:
+    """Cold ingests with each worker count side by side, and embedding alone."""
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".html", ".pdf"))
+    pages = pdf_pages(files)
+    runs = []
+    for r in range(repeats):
+        order = counts if r % 2 == 0 else list(reversed(counts))
+        ingests = {}
+        for n in order:
+            ingests[n] = run_workers_child(folder, n)
+            print(f"run {r + 1}: {n} worker(s): ingest {ingests[n]['ingest_s']:.1f} s, "
+                  f"load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+        alone = embed_alone(files, plain_too=False)
+        print(f"run {r + 1}: embedding alone {alone['embed_s']:.1f} s", file=sys.stderr)
+        runs.append({"ingest": {str(n): v for n, v in ingests.items()}, "embed_alone": alone,
+                     "load_after": os.getloadavg()[0]})
+    med = lambda f: statistics.median(f(x) for x in runs)  # noqa: E731
+    embed_s = med(lambda x: x["embed_alone"]["embed_s"])
+    base = med(lambda x: x["ingest"][str(counts[0])]["ingest_s"])
+    rows = []
+    for n in counts:
+        ingest_s = med(lambda x, n=n: x["ingest"][str(n)]["ingest_s"])
+        ratio = med(lambda x, n=n: x["ingest"][str(n)]["ingest_s"] / x["embed_alone"]["embed_s"])
+        rows.append([f"`Index.ingest(workers={n})`, cold process", f"{ingest_s:.1f} s",
+                     f"{pages / ingest_s:.2f} pages/s", f"{ratio:.2f}",
+                     f"{base / ingest_s:.2f}×"])
+    rows.append(["`embed_array` over the same texts alone", f"{embed_s:.1f} s",
+                 f"{pages / embed_s:.2f} pages/s", "1.00", ""])
+    m = machine()
+    print(machine_line(m))
+    print(f"input: {folder.name}: {len(files)} files ({pages} PDF pages), "
+          f"{runs[0]['ingest'][str(counts[0])]['paragraphs']} paragraphs stored; "
+          f"{repeats} run(s), medians; load average {os.getloadavg()[0]:.1f} at the end\n")
+    print(table(["measure", "time", "rate", "ratio to embedding alone",
+                 f"speed vs {counts[0]} worker(s)"], rows))
+    out = write_json("ingest-workers", {"machine": m, "folder": str(folder),
+                                        "pdf_pages": pages, "workers": counts, "runs": runs})
+    print(f"\nJSON: {out}", file=sys.stderr)
+    return 0
 
 
 def run_child(folder: Path, once: bool = False) -> dict:
@@ -176,6 +250,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--rss-pages", type=int, default=0,
                     help="measure peak RSS on one PDF of this many pages built from the folder")
+    ap.add_argument("--workers", default="",
+                    help="compare cold ingests with these numbers of parsing processes "
+                         "(e.g. 1,2) side by side, and embedding alone")
     ap.add_argument("--cold-only", action="store_true",
                     help="only the cold ingest and embedding its texts alone (no re-ingest, "
                          "no warm ingest, no bare-text reference): half the time, for a "
@@ -183,6 +260,8 @@ def main() -> int:
     a = ap.parse_args()
     if a.rss_pages:
         return rss_run(a.folder, a.rss_pages)
+    if a.workers:
+        return workers_run(a.folder, [int(n) for n in a.workers.split(",")], a.repeats)
     files = sorted(p for p in a.folder.iterdir() if p.suffix in (".html", ".pdf"))
     pages = pdf_pages(files)
 

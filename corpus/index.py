@@ -92,8 +92,14 @@ class Index:
                progress: Progress | None = None, ocr_model: ModelLike = None,
                vision_model: ModelLike = None, describe_model: ModelLike = None,
                describe_budget: DescribeBudget | None = None,
-               force: bool = False) -> list[Document]:
+               force: bool = False, workers: int = 1) -> list[Document]:
         """Ingest files and folders; returns the stored (or unchanged) documents.
+
+        ``workers``: processes that parse files side by side while this one embeds and
+        stores them, in the order given (``deepread ingest`` uses one per core;
+        :func:`deepread.corpus.parse_ahead.default_workers`); 1 parses in a background
+        thread, starting no process. A file another process is writing at the same
+        moment is reported as failed, naming it; nothing of it is stored by this call.
 
         A file whose content is unchanged since its last ingest is skipped, unless
         ``force``: then it is parsed and stored again under its doc_id, as after an
@@ -110,7 +116,8 @@ class Index:
         """
         result = self.ingest_report(paths, progress=progress, ocr_model=ocr_model,
                                     vision_model=vision_model, describe_model=describe_model,
-                                    describe_budget=describe_budget, force=force)
+                                    describe_budget=describe_budget, force=force,
+                                    workers=workers)
         if result.failures:
             raise IngestError(result.failures, result.documents + result.skipped)
         return result.documents + result.skipped
@@ -119,14 +126,14 @@ class Index:
                       progress: Progress | None = None, ocr_model: ModelLike = None,
                       vision_model: ModelLike = None, describe_model: ModelLike = None,
                       describe_budget: DescribeBudget | None = None,
-                      force: bool = False) -> IngestResult:
+                      force: bool = False, workers: int = 1) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
         models = IngestModels.build(self.store, ocr_model=ocr_model, vision_model=vision_model,
                                     describe_model=describe_model,
                                     describe_budget=describe_budget)
         try:
             return ingest_files(self._collection, self._embeddings, paths, progress, models,
-                                force=force)
+                                force=force, workers=workers)
         finally:
             models.close()
 
@@ -141,7 +148,9 @@ class Index:
         self._collection.backend.optimize()
 
     def remove(self, doc_id: int) -> None:
-        """Delete a document and its paragraphs."""
+        """Delete a document and its paragraphs, all or nothing; a document another
+        process is writing at that moment is a
+        :class:`~deepread.stores.writers.WriteConflict` (nothing removed)."""
         self._collection.delete_document(doc_id)
 
     # -- reading --------------------------------------------------------------------

@@ -1,17 +1,18 @@
 """The ingest pipeline: parse files, embed their paragraphs, store each document whole.
 
-Parsing is Python-bound and embedding runs in onnxruntime's threads, so a background
-thread parses up to ``PARSE_AHEAD`` files ahead while this one embeds and writes; every
-document already parsed joins one embedding call. A file that fails — whatever the
-exception, unless it concerns the whole run (``RUN_ERRORS``) — is that file's failure;
-the others are stored. A document is replaced all at once or not at all.
+Parsing is Python-bound and embedding runs in onnxruntime's threads, so files are parsed
+ahead while this process embeds and writes (:mod:`deepread.corpus.parse_ahead`: a
+background thread, or ``workers`` processes side by side); every document already parsed
+joins one embedding call, and documents are stored in the order the files were given. A
+file that fails — whatever the exception, unless it concerns the whole run
+(``RUN_ERRORS``) — is that file's failure; the others are stored. So is a file another
+process is writing at the same moment (:class:`~deepread.stores.writers.WriteConflict`).
+A document is replaced all at once or not at all.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,19 +21,19 @@ from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.enrich import IngestModels
 from deepread.corpus.files import IngestFailure, expand_paths, sha256_file
+from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import ParseError, Structured
-from deepread.stores.backend import StoreError
+from deepread.stores.backend import CoordinateError, StoreError, UsageError
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import EmbeddingModelError, embed_texts
 from deepread.stores.records import Document
 from deepread.stores.search_text import search_text
+from deepread.stores.writers import WriteConflict
 
 #: Collections this large get their vector index built at the end of an ingest; below it,
 #: brute-force search is already faster than the build (~1 s per 1k paragraphs here).
 OPTIMIZE_AT = 20_000
 
-#: Files parsed ahead of the one being embedded (bounds the parsed text held in memory).
-PARSE_AHEAD = 4
 #: Parsed documents join one embedding call while they hold fewer paragraphs than this.
 GROUP_PARAGRAPHS = 4_096
 
@@ -59,7 +60,7 @@ def failure_reason(exc: BaseException) -> str:
     """The line a failed file is reported with: the reader's reason, else the error."""
     if isinstance(exc, ParseError):
         return exc.reason
-    if isinstance(exc, (OSError, ValueError)) and str(exc):
+    if isinstance(exc, (OSError, ValueError, WriteConflict)) and str(exc):
         return str(exc)
     # An error no reader anticipated (a library's own exception type): name its type so
     # the line stays useful, e.g. "unexpected XMLSyntaxError: Char 0x0 out of allowed range".
@@ -98,19 +99,24 @@ def search_texts(structured: Structured) -> list[str]:
 
 def ingest_files(collection: Collection, embeddings: Embeddings,
                  paths: Iterable[str | Path] | str | Path, progress: Progress | None,
-                 models: IngestModels, *, force: bool = False) -> IngestResult:
+                 models: IngestModels, *, force: bool = False,
+                 workers: int = 1) -> IngestResult:
     """Ingest ``paths`` into ``collection``; failures are reported, not raised.
-    ``force``: store unchanged files again too (:meth:`deepread.Index.ingest`)."""
-    return _Pipeline(collection, embeddings, progress, force).run(paths, models)
+    ``force``: store unchanged files again too (:meth:`deepread.Index.ingest`);
+    ``workers``: processes parsing side by side (1: a background thread)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise UsageError(f"workers must be a whole number of at least 1 (got {workers!r})")
+    return _Pipeline(collection, embeddings, progress, force, workers).run(paths, models)
 
 
 class _Pipeline:
     def __init__(self, collection: Collection, embeddings: Embeddings,
-                 progress: Progress | None, force: bool = False) -> None:
+                 progress: Progress | None, force: bool = False, workers: int = 1) -> None:
         self._collection = collection
         self._embeddings = embeddings
         self._progress = progress
         self._force = force
+        self._workers = workers
 
     def run(self, paths: Iterable[str | Path] | str | Path,
             models: IngestModels) -> IngestResult:
@@ -133,21 +139,28 @@ class _Pipeline:
                 # The same bytes under another path are the same document — a file moved
                 # or copied, a store copied with the files beside it: not parsed, embedded
                 # and stored twice (its hits would come back twice); it is named by the
-                # path it was last ingested from.
+                # path it was last ingested from. (None: another process stored this path
+                # meanwhile, or removed the other document: the file is stored as new.)
                 same = self._collection.find_content(digest)
                 if same is not None:
-                    known = self._collection.move_source(same.doc_id, source)
+                    try:
+                        known = self._collection.move_source(same.doc_id, source)
+                    except WriteConflict as exc:
+                        result.failures.append(IngestFailure(str(path), str(exc)))
+                        continue
+                    except CoordinateError:
+                        known = None
             if known is not None and known.content_hash == digest and not self._force:
                 result.skipped.append(known)
                 if self._progress:
                     self._progress("skip", path, len(result.skipped), len(files))
                 continue
             todo.append((path, digest))
-        # Parsing is Python-bound and embedding runs in onnxruntime threads: a background
-        # thread parses up to PARSE_AHEAD files ahead while this one embeds and writes.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepread-parse") as pool:
-            futures = deque(pool.submit(parse, path) for path, _ in todo[:PARSE_AHEAD])
-            queued = len(futures)
+        # Files are parsed ahead (a thread, or worker processes) while this process
+        # embeds and writes, in the order given (corpus/parse_ahead.py).
+        # (An OCR model reads PDFs in this process: its client and cache are not shared.)
+        workers = 1 if models.ocr is not None else self._workers
+        with ParseAhead([path for path, _ in todo], parse, workers) as parsed:
             taken = 0
             while taken < len(todo):
                 # Every document already parsed joins one embedding call: one call per
@@ -156,16 +169,12 @@ class _Pipeline:
                 # batch companions, so the grouping changes nothing that is stored.
                 group: list[tuple[int, Path, str, Structured]] = []
                 size = 0
-                while taken < len(todo) and (not group or (futures[0].done()
+                while taken < len(todo) and (not group or (parsed.ready()
                                                            and size < GROUP_PARAGRAPHS)):
-                    future = futures.popleft()
-                    if queued < len(todo):
-                        futures.append(pool.submit(parse, todo[queued][0]))
-                        queued += 1
                     path, digest = todo[taken]
                     taken += 1
                     try:
-                        structured = future.result()
+                        structured = parsed.take()
                         if models.active:
                             structured = models.enrich(path, structured)
                     except RUN_ERRORS:

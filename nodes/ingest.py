@@ -15,6 +15,13 @@ Every path must resolve (symlinks followed) inside the root — the paths given 
 file found by walking a given folder, since a symlink inside an allowed folder may point
 anywhere. A bad collection name or an unusable store is reported in ``error`` (and a
 failure per document) instead of failing the run.
+
+Runs of this node in one server process share one open index (nodes/resources.py) and
+may run at once, as a LangGraph server runs jobs: the store's write protocol gives each
+document its own doc_id and keeps their writes apart (stores/writers.py); a file another
+run or process is writing at that moment is this run's failure line, naming it. Files
+are parsed in the run's own thread (``workers=1``): a server process serves many runs,
+and worker processes are for the command line and Python (corpus/parse_ahead.py).
 """
 
 from __future__ import annotations
@@ -165,7 +172,7 @@ def make_ingest(resources: Resources, *, served: bool = False):
         result = index.ingest_report(
             todo, progress=progress, ocr_model=context.ocr_model or None,
             vision_model=context.vision_model or None,
-            describe_model=context.describe_model or None) if todo else None
+            describe_model=context.describe_model or None, workers=1) if todo else None
         # A document sent as content that failed leaves no file behind (the one it
         # replaced comes back): the folder holds what the collection was built from.
         settle(uploads, {Path(f.path).resolve() for f in (result.failures if result else [])})

@@ -3,6 +3,11 @@
 Two implementations: :mod:`deepread.stores.edge` (Qdrant's engine in-process, the
 default) and :mod:`deepread.stores.server` (a Qdrant server through qdrant-client). The
 same contract tests run on both, so a user moving to a server sees the same behaviour.
+
+What the write protocol (:mod:`deepread.stores.writers`) relies on, on both: each call
+is applied to a point as one operation (a conditional update — ``set_payload`` or
+``delete`` whose filter names the point and the state it must be in — either applies
+whole or not at all), and :meth:`Backend.insert` never overwrites a point that exists.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ class CoordinateError(KeyError):
 class PointData:
     """A point to write: payload, and optionally its dense vector and BM25 text."""
 
-    id: int
+    id: int | str
     payload: dict[str, Any]
     dense: list[float] | None = None
     bm25_text: str | None = None
@@ -50,23 +55,33 @@ class PointData:
 
 @dataclass(slots=True)
 class ScoredPayload:
-    id: int
+    id: int | str
     score: float
     payload: dict[str, Any]
 
 
 class Backend(Protocol):
-    """What :class:`deepread.stores.collection.Collection` needs from an engine."""
+    """What :class:`deepread.stores.collection.Collection` needs from an engine.
+
+    ``opener``: for an engine one process holds exclusively (the embedded one), an id of
+    this opening — a lease written under another opener belongs to a process that has
+    let go of the store, so it is dead whatever its time says; ``None`` for a server,
+    where only a lease's time tells.
+    """
+
+    opener: str | None
 
     def exists(self) -> bool: ...
     def create(self, dim: int) -> None: ...
     def ensure_space(self, points: int, dim: int, text_bytes: int, what: str) -> None: ...
     def upsert(self, points: list[PointData]) -> None: ...
+    def insert(self, points: list[PointData]) -> None: ...
     def delete(self, match: Match) -> None: ...
     def set_payload(self, match: Match, values: dict[str, Any]) -> None: ...
-    def get(self, ids: list[int]) -> list[dict[str, Any]]: ...
+    def get(self, ids: list[int | str]) -> list[dict[str, Any]]: ...
     def scroll(self, match: Match, limit: int, order_by: str | None = None,
-               fields: list[str] | None = None) -> list[dict[str, Any]]: ...
+               fields: list[str] | None = None,
+               descending: bool = False) -> list[dict[str, Any]]: ...
     def count(self, match: Match) -> int: ...
     def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
               match: Match, limit: int, candidates: int) -> list[ScoredPayload]: ...

@@ -12,7 +12,13 @@ creation lock file (``collections/.NAME.lock``) — two processes ingesting into
 new store at once never build into one directory (the engine refused that with "path
 already contains segment data", and some interleavings left a collection without its
 payload indexes for good). The second one waits for the first to finish creating, then
-meets the engine's lock like any second process.
+meets the engine's lock like any second process. Threads of one process share one
+backend: a thread that finds the collection created by another thread meanwhile uses the
+shard that thread opened (loading it a second time would meet the engine's lock, and
+read as "in use by another deepread process").
+
+Each opening has an ``opener`` id: a write lease (:mod:`deepread.stores.writers`) taken
+under another opener is a dead process's, since this one holds the engine's lock.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -51,7 +59,15 @@ def edge_filter(match: Match) -> qe.Filter:
              for k, (lo, hi) in match.ranges.items()]
     must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v)))
              for k, v in match.any_of.items()]
+    if match.ids:
+        must.append(qe.HasIdCondition(set(match.ids)))
+    must += [qe.IsEmptyCondition(k) for k in match.empty]
     return qe.Filter(must=must)
+
+
+def _point_id(value: Any) -> int | str:
+    """The engine gives UUID ids back as ``uuid.UUID``; deepread passes them as text."""
+    return value if isinstance(value, int) else str(value)
 
 
 def _engine_error(exc: Exception, path: Path) -> StoreError:
@@ -113,8 +129,10 @@ class EdgeBackend:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.opener: str | None = uuid.uuid4().hex
         self._shard: qe.EdgeShard | None = None
         self._closed = False
+        self._creating = threading.Lock()
         if (path / "edge_config.json").exists():
             self._shard = _load(path)
 
@@ -139,18 +157,23 @@ class EdgeBackend:
 
     def create(self, dim: int) -> None:
         """Create the collection — or open it, if another process created it since this
-        one looked (the caller then finds its metadata already written)."""
-        folder, name = self.path.parent, self.path.name
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the store folder {folder}: "
-                             f"{exc.strerror or exc}") from exc
-        with _creation_lock(folder / f".{name}.lock", self.path):
-            if not (self.path / "edge_config.json").exists():
-                ensure_space(folder, create_estimate(folder), f"creating collection {name!r}")
-                self._build(dim, folder / f".{name}.creating-{os.getpid()}")
-            self._shard = _load(self.path)
+        one looked (the caller then finds its metadata already written). Threads of this
+        process wait for each other here, and all use the shard the first one opened."""
+        with self._creating:
+            if self._shard is not None:
+                return  # another thread of this process created (or opened) it
+            folder, name = self.path.parent, self.path.name
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the store folder {folder}: "
+                                 f"{exc.strerror or exc}") from exc
+            with _creation_lock(folder / f".{name}.lock", self.path):
+                if not (self.path / "edge_config.json").exists():
+                    ensure_space(folder, create_estimate(folder),
+                                 f"creating collection {name!r}")
+                    self._build(dim, folder / f".{name}.creating-{os.getpid()}")
+                self._shard = _load(self.path)
 
     def _build(self, dim: int, temporary: Path) -> None:
         """Build an empty collection in ``temporary`` and rename it into place."""
@@ -188,7 +211,7 @@ class EdgeBackend:
             needed += create_estimate(self.path)
         ensure_space(self.path, needed, what)
 
-    def upsert(self, points: list[PointData]) -> None:
+    def _points(self, points: list[PointData]) -> list[qe.Point]:
         batch = []
         for p in points:
             vectors: dict[str, Any] = {}
@@ -197,7 +220,18 @@ class EdgeBackend:
             if p.bm25_text:
                 vectors[SPARSE] = bm25_document(p.bm25_text)
             batch.append(qe.Point(p.id, vectors, p.payload))
+        return batch
+
+    def upsert(self, points: list[PointData]) -> None:
+        batch = self._points(points)
         self._run(lambda: self.shard.update(qe.UpdateOperation.upsert_points(batch)))
+
+    def insert(self, points: list[PointData]) -> None:
+        """Write the points whose ids do not exist yet; existing ones stay as they are
+        (the engine's insert-only mode, applied under its update lock)."""
+        batch = self._points(points)
+        self._run(lambda: self.shard.update(qe.UpdateOperation.upsert_points(
+            batch, update_mode=qe.UpdateMode.InsertOnly)))
 
     def delete(self, match: Match) -> None:
         self._run(lambda: self.shard.update(
@@ -207,17 +241,19 @@ class EdgeBackend:
         self._run(lambda: self.shard.update(
             qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values)))
 
-    def get(self, ids: list[int]) -> list[dict[str, Any]]:
+    def get(self, ids: list[int | str]) -> list[dict[str, Any]]:
         point_ids: list[qe.PointId] = [*ids]
         return [r.payload or {}
                 for r in self._run(lambda: self.shard.retrieve(point_ids, True, False))]
 
     def scroll(self, match: Match, limit: int, order_by: str | None = None,
-               fields: list[str] | None = None) -> list[dict[str, Any]]:
+               fields: list[str] | None = None,
+               descending: bool = False) -> list[dict[str, Any]]:
         payload: Any = fields if fields is not None else True
+        direction = qe.Direction.Desc if descending else qe.Direction.Asc
         request = qe.ScrollRequest(
             filter=edge_filter(match), limit=limit, with_payload=payload, with_vector=False,
-            order_by=qe.OrderBy(order_by, direction=qe.Direction.Asc) if order_by else None)
+            order_by=qe.OrderBy(order_by, direction=direction) if order_by else None)
         records, _ = self._run(lambda: self.shard.scroll(request))
         return [r.payload or {} for r in records]
 
@@ -238,7 +274,7 @@ class EdgeBackend:
             query = qe.Query.Nearest(vector, using=DENSE if using == "dense" else SPARSE)
             points = self._run(lambda: self.shard.query(qe.QueryRequest(
                 query=query, filter=flt, limit=n, with_payload=True)))
-            return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
+            return [ScoredPayload(_point_id(p.id), float(p.score), p.payload or {})
                     for p in points]
 
         if mode == "hybrid":  # fused here, repeatably (deepread.stores.fusion)

@@ -7,6 +7,15 @@ with the same local encoder as the embedded store and the server applies IDF, so
 score alike; hybrid results are fused by the same code as the embedded store's (RRF, k=60,
 repeatable ties: :mod:`deepread.stores.fusion`). Every client
 failure becomes a :class:`StoreError` naming the URL (never the API key).
+
+Several processes share a server collection, so the write protocol
+(:mod:`deepread.stores.writers`) needs two things of it: an insert that never overwrites
+(``update_mode=insert_only``, Qdrant 1.17.0 and later — :data:`MIN_SERVER_VERSION`,
+checked before the first insert: an older server would ignore the field and overwrite),
+and conditional updates (``set_payload`` / ``delete`` by a filter naming the point and the
+state it must be in), which every supported version applies point by point under its
+update lock. The protocol's writes go with ``ordering=strong``: in a cluster they pass
+through one leader, so replicas apply them in one order.
 """
 
 from __future__ import annotations
@@ -33,6 +42,18 @@ from deepread.text.redaction import redact, redact_url
 
 T = TypeVar("T")
 _UPSERT_BATCH = 256  # keeps one request well under the server's 32 MB body limit
+#: The oldest Qdrant server with insert-only upserts (``update_mode``, qdrant/qdrant#7963).
+MIN_SERVER_VERSION = (1, 17, 0)
+_STRONG = models.WriteOrdering.STRONG
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """``"1.17.2"`` → ``(1, 17, 2)``; pre-release suffixes ignored, unreadable parts 0."""
+    parts = []
+    for part in text.split("-")[0].split(".")[:3]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
 
 
 def server_filter(match: Match) -> models.Filter:
@@ -43,6 +64,10 @@ def server_filter(match: Match) -> models.Filter:
              for k, (lo, hi) in match.ranges.items()]
     must += [models.FieldCondition(key=k, match=models.MatchAny(any=list(v)))
              for k, v in match.any_of.items()]
+    if match.ids:
+        must.append(models.HasIdCondition(has_id=list(match.ids)))
+    must += [models.IsEmptyCondition(is_empty=models.PayloadField(key=k))
+             for k in match.empty]
     return models.Filter(must=must)
 
 
@@ -58,8 +83,10 @@ class ServerBackend:
                  timeout: float = 30.0, client: QdrantClient | None = None) -> None:
         self.url = url
         self.name = collection_name
+        self.opener: str | None = None  # many processes share a server: leases expire by time
         self._api_key = api_key
         self._timeout = timeout
+        self._version_checked = False
         # No version probe at construction: a down server surfaces at the first call
         # (exists(), at open) as a StoreError instead of a warning.
         self.client = client if client is not None else QdrantClient(
@@ -118,13 +145,21 @@ class ServerBackend:
         """Nothing to check here: the server manages (and reports) its own disk."""
 
     def create(self, dim: int) -> None:
+        """Create the collection and its payload indexes; another process creating it at
+        the same moment is no error (both then find it whole: index creation is
+        idempotent)."""
         with self._guard():
-            self.client.create_collection(
-                self.name,
-                vectors_config={DENSE: models.VectorParams(size=dim,
-                                                           distance=models.Distance.COSINE)},
-                sparse_vectors_config={SPARSE: models.SparseVectorParams(
-                    modifier=models.Modifier.IDF)})
+            try:
+                self.client.create_collection(
+                    self.name,
+                    vectors_config={DENSE: models.VectorParams(
+                        size=dim, distance=models.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: models.SparseVectorParams(
+                        modifier=models.Modifier.IDF)})
+            except (UnexpectedResponse, ValueError):
+                # 409 from a server, ValueError from local mode: created meanwhile?
+                if not self.client.collection_exists(self.name):
+                    raise
             for name in INTEGER_FIELDS:
                 self.client.create_payload_index(self.name, name,
                                                  models.PayloadSchemaType.INTEGER, wait=True)
@@ -145,24 +180,49 @@ class ServerBackend:
             for start in range(0, len(batch), _UPSERT_BATCH):
                 self.client.upsert(self.name, batch[start:start + _UPSERT_BATCH], wait=True)
 
+    def insert(self, points: list[PointData]) -> None:
+        """Write the points whose ids do not exist yet; existing ones stay as they are."""
+        self._check_version()
+        batch = [models.PointStruct(id=p.id, vector={}, payload=p.payload) for p in points]
+        if any(p.dense is not None or p.bm25_text for p in points):
+            raise ValueError("insert() writes records without vectors")
+        self._call(lambda: self.client.upsert(
+            self.name, batch, wait=True, ordering=_STRONG,
+            update_mode=models.UpdateMode.INSERT_ONLY))
+
+    def _check_version(self) -> None:
+        """Refuse a server too old for insert-only upserts: it would take the field it
+        does not know for a plain upsert, and two writers could take one doc_id."""
+        if self._version_checked:
+            return
+        version = self._call(self.client.info).version
+        if _version(version) < MIN_SERVER_VERSION:
+            need = ".".join(map(str, MIN_SERVER_VERSION))
+            raise StoreError(f"the Qdrant server at {self.where} is version {version}; "
+                             f"deepread needs {need} or later to write (insert-only "
+                             "upserts keep two writers from taking one doc_id)")
+        self._version_checked = True
+
     def delete(self, match: Match) -> None:
         self._call(lambda: self.client.delete(
-            self.name, models.FilterSelector(filter=server_filter(match)), wait=True))
+            self.name, models.FilterSelector(filter=server_filter(match)), wait=True,
+            ordering=_STRONG))
 
     def set_payload(self, match: Match, values: dict[str, Any]) -> None:
         self._call(lambda: self.client.set_payload(
             self.name, values, points=models.FilterSelector(filter=server_filter(match)),
-            wait=True))
+            wait=True, ordering=_STRONG))
 
-    def get(self, ids: list[int]) -> list[dict[str, Any]]:
+    def get(self, ids: list[int | str]) -> list[dict[str, Any]]:
         records = self._call(lambda: self.client.retrieve(
             self.name, ids, with_payload=True, with_vectors=False))
         return [r.payload or {} for r in records]
 
     def scroll(self, match: Match, limit: int, order_by: str | None = None,
-               fields: list[str] | None = None) -> list[dict[str, Any]]:
-        order = (models.OrderBy(key=order_by, direction=models.Direction.ASC)
-                 if order_by else None)
+               fields: list[str] | None = None,
+               descending: bool = False) -> list[dict[str, Any]]:
+        direction = models.Direction.DESC if descending else models.Direction.ASC
+        order = models.OrderBy(key=order_by, direction=direction) if order_by else None
         records, _ = self._call(lambda: self.client.scroll(
             self.name, scroll_filter=server_filter(match), limit=limit, order_by=order,
             with_payload=fields if fields is not None else True, with_vectors=False))
@@ -182,7 +242,8 @@ class ServerBackend:
             response = self._call(lambda: self.client.query_points(
                 self.name, query=query, using=DENSE if using == "dense" else SPARSE,
                 query_filter=flt, limit=n, with_payload=True))
-            return [ScoredPayload(int(p.id), float(p.score), p.payload or {})
+            return [ScoredPayload(p.id if isinstance(p.id, int) else str(p.id),
+                                  float(p.score), p.payload or {})
                     for p in response.points]
 
         if mode == "hybrid":  # fused here, as the embedded engine does (stores/fusion.py)

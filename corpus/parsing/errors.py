@@ -10,3 +10,8 @@ class ParseError(ValueError):
         super().__init__(f"{path}: {reason}")
         self.path = str(path)
         self.reason = reason
+
+    def __reduce__(self) -> tuple:
+        # Rebuilt from both fields (the default would pass the message alone), so it
+        # survives the trip back from a parsing worker process (corpus/parse_ahead.py).
+        return (type(self), (self.path, self.reason))

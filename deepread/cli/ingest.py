@@ -46,6 +46,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--force", action="store_true",
                    help="parse and store unchanged files again too (after an upgrade whose "
                         "parser or search terms changed; they keep their doc_ids)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes parsing files side by side while this one embeds and "
+                        "stores them in order (default: one per core; 1: no extra process)")
     p.set_defaults(func=cmd_ingest)
 
 
@@ -92,6 +95,7 @@ class IngestProgress:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from deepread.corpus.describe import DescribeBudget
+    from deepread.corpus.parse_ahead import default_workers
     from deepread.interrupts import Interrupted
     from deepread.models.chat import ModelConfigError
 
@@ -103,7 +107,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             vision_model=args.vision_model, describe_model=args.describe_model,
             describe_budget=DescribeBudget(max_sections=args.describe_max_sections,
                                            max_tokens=args.describe_max_tokens),
-            force=args.force)
+            force=args.force,
+            workers=args.workers if args.workers is not None else default_workers())
     except ModelConfigError as exc:
         fail(exc)
         return EXIT_USAGE

@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from deepread.nodes.context import ContextError
     from deepread.stores.backend import CoordinateError, StoreError, UsageError
     from deepread.stores.location import check_store_directory, is_url
+    from deepread.stores.writers import WriteConflict
 
     try:
         if getattr(args, "store", None) and not is_url(args.store):
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         # Output piped into `head` and the like: stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except StoreError as exc:
+    except (StoreError, WriteConflict) as exc:  # (another process writes that document)
         fail(exc)
         return EXIT_STORE
     except OSError as exc:

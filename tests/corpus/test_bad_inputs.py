@@ -213,11 +213,13 @@ def huge_line() -> str:
 def test_a_5mb_single_line_is_split_into_bounded_paragraphs_losing_nothing(
         tmp_path: Path, huge_line: str, suffix: str) -> None:
     path = write(tmp_path / f"huge{suffix}", huge_line)
-    started = time.monotonic()
+    started = time.process_time()
 
     doc = parse_file(path)
 
-    assert time.monotonic() - started < 20
+    # CPU seconds, not wall time: a quadratic split takes minutes of CPU, while a loaded
+    # shared machine only stretches the wall clock (29 s wall at load 13 for ~3 s of CPU).
+    assert time.process_time() - started < 20
     assert len(doc.paragraphs) > 1000
     assert max(len(p.text) for p in doc.paragraphs) <= MAX_PARAGRAPH_CHARS
     assert all(p.text.endswith(".") for p in doc.paragraphs[:-1])  # cut at sentence ends
@@ -229,11 +231,11 @@ def test_a_5mb_single_line_ingests_and_retrieval_reaches_its_middle(
     path = write(tmp_path / "huge.txt", huge_line)
     idx = open_index()
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    started = time.monotonic()
+    started = time.process_time()
 
     (doc,) = idx.ingest([path])
 
-    assert time.monotonic() - started < 30
+    assert time.process_time() - started < 30  # CPU seconds, as above
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
     assert grown_mib < 1024
     assert doc.n_para > 1000

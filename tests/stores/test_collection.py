@@ -285,7 +285,6 @@ _KILLED_INGEST = textwrap.dedent("""
     import numpy as np
     from langchain_core.embeddings import Embeddings
     import deepread
-    from deepread.stores.collection import Collection
     from deepread.stores.embeddings import LOCAL_MODEL_ID, local_embeddings
 
     store, collection, path, where, vectors = sys.argv[1:]
@@ -316,10 +315,11 @@ _KILLED_INGEST = textwrap.dedent("""
 
     if where == "before-commit":  # during the second paragraph batch
         backend.upsert = dying("upsert", backend.upsert, 2)
-    elif where == "after-commit":  # the document point names the new slot
-        Collection._publish = lambda self, doc_id, slot: os._exit(1)
-    elif where == "mid-publish":  # new slot live, old slot not yet deleted
-        backend.delete = dying("delete", backend.delete, 2)
+    elif where in ("after-commit", "mid-publish"):
+        # after-commit: the document point names the new version, still hidden;
+        # mid-publish: the new version live, the old one not yet deleted
+        dies = "committed" if where == "after-commit" else "published"
+        idx.collection.step = lambda name, doc_id: os._exit(1) if name == dies else None
     idx.ingest([path])
     print("the ingest was not killed")
 """)

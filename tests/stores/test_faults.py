@@ -192,7 +192,7 @@ _DIE_DURING_INGEST = textwrap.dedent("""
 
     def upsert(points):
         calls[0] += 1
-        if calls[0] == 5:  # meta, a.md, its commit, big.md batch 1; die at batch 2
+        if calls[0] == 3:  # paragraph batches: a.md, big.md's first; die at its second
             os._exit(1)
         real(points)
 

@@ -60,9 +60,10 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @contextmanager
 def langgraph_dev(workdir: Path, env: dict[str, str] | None = None, *,
-                  config: str = "langgraph.json") -> Iterator[str]:
+                  config: str = "langgraph.json",
+                  options: tuple[str, ...] = ()) -> Iterator[str]:
     """The URL of a ``langgraph dev`` serving ``config`` (a file in the repository), with
-    ``env`` added to its environment."""
+    ``env`` added to its environment and ``options`` to its command line."""
     log_path = workdir / "server.log"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -79,7 +80,7 @@ def langgraph_dev(workdir: Path, env: dict[str, str] | None = None, *,
     )
     full_env.update(env or {})
     cmd = [_langgraph_bin(), "dev", "--host", "127.0.0.1", "--port", str(port),
-           "--no-browser", "--no-reload", "--config", str(REPO_ROOT / config)]
+           "--no-browser", "--no-reload", "--config", str(REPO_ROOT / config), *options]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
