@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepread.corpus.framing import escape
+from deepread.corpus.framing import title_text
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.stores.records import Document
@@ -29,7 +29,7 @@ _INITIAL_HITS = 10
 
 
 def document_line(doc: Document) -> str:
-    title = escape(" ".join(doc.title.split()))
+    title = title_text(doc.title)
     return (f"({doc.doc_id}) {title} | sections={len(doc.sections)} | "
             f"paragraphs={doc.n_para} | tokens={doc.n_tok}")
 
