@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepread.corpus.framing import escape
+from deepread.corpus.framing import escape, title_text
 from deepread.stores.records import Document, Section
 from deepread.text.tokens import count_tokens
 
@@ -52,8 +52,8 @@ def section_line(doc: Document, sec: Section, max_level: int | None = None) -> s
     """The Fig. 5 line of one section; children past ``max_level`` are summarised."""
     indent = "  " * max(0, sec.level - 1) if sec.level else ""
     # Titles are document text: frame tags and coordinate-like text in them are escaped
-    # as in tool observations.
-    title = escape(" ".join(sec.title.split())) or "(untitled)"
+    # as in tool observations, and a title as long as a paragraph is cut.
+    title = title_text(sec.title) or "(untitled)"
     if max_level is not None and sec.level >= max_level and sec.children:
         kids = f"children=hidden({_descendants(doc, sec)})"
     else:

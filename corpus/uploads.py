@@ -7,9 +7,16 @@ a path: the same parser, the same "unchanged" skip by content hash, the same per
 failure lines. Sending a name again replaces that document.
 
 What is refused, each as that file's failure naming the field: a name with a folder part,
-a hidden name or an unsupported type; neither or both of ``text`` and ``content_base64``;
-bytes that are not base64; content over the per-file cap. More files than the per-run cap
-refuses the whole request. The caps are the operator's, from the environment.
+a control character, a hidden name or an unsupported type; neither or both of ``text`` and
+``content_base64``; bytes that are not base64; content over the per-file cap; content that
+would take the collection's upload folder over its quota (bytes and files). More files than
+the per-run cap refuses the whole request. The caps are the operator's, from the
+environment.
+
+A document that fails (it does not parse, or cannot be stored) leaves no file behind:
+:func:`settle` removes it after the ingest, and puts back the file it replaced, so the
+folder holds exactly the documents the collection was built from — and an upload folder
+left empty is removed, so a collection that was never created has none.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import base64
 import binascii
 import os
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,12 +34,26 @@ from deepread.corpus.files import IngestFailure
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
 from deepread.environment.settings import current as current_settings
 from deepread.stores.location import sidecar_dir
+from deepread.text.hygiene import brief
 
 #: Bytes one document sent as content may have (after base64 decoding).
 MAX_FILE_BYTES = 10 * 1024 * 1024
 #: Documents one run may send as content.
 MAX_FILES = 50
+#: Paths one run may name (files or folders on the server, under the ingest root).
+MAX_PATHS = 1000
+#: Longest path accepted (Linux's PATH_MAX).
+MAX_PATH_CHARS = 4096
+#: Bytes and files one collection's upload folder may hold (what it keeps on disk).
+MAX_COLLECTION_BYTES = 1024 * 1024 * 1024
+MAX_COLLECTION_FILES = 1000
 MAX_NAME = 200
+#: Unicode categories a file name may not hold: controls (line breaks, NUL, escape),
+#: format characters (bidi overrides, zero-width), surrogates (no file system takes one),
+#: private-use and unassigned code points, line and paragraph separators.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: Prefixes of the folder's own hidden files: a document being written, a replaced one.
+_PARTIAL, _PREVIOUS = ".upload-", ".previous-"
 
 
 @dataclass(slots=True)
@@ -40,6 +62,8 @@ class Upload:
 
     name: str
     path: Path
+    #: The document this one replaced (same name), kept aside until the outcome is known.
+    previous: Path | None = None
 
 
 class UploadRefused(ValueError):
@@ -65,6 +89,20 @@ def max_files() -> int:
     return _cap("DEEPREAD_INGEST_MAX_FILES", MAX_FILES)
 
 
+def max_paths() -> int:
+    """Paths one run of the ingest graph may name (each a failure line when refused, so
+    a request of 100,000 paths would be answered with 100,000 lines)."""
+    return _cap("DEEPREAD_INGEST_MAX_PATHS", MAX_PATHS)
+
+
+def max_collection_bytes() -> int:
+    return _cap("DEEPREAD_INGEST_MAX_COLLECTION_BYTES", MAX_COLLECTION_BYTES)
+
+
+def max_collection_files() -> int:
+    return _cap("DEEPREAD_INGEST_MAX_COLLECTION_FILES", MAX_COLLECTION_FILES)
+
+
 def upload_dir(store: str, collection: str) -> Path:
     """Where documents sent as content to ``collection`` are kept."""
     return sidecar_dir(store) / "uploads" / collection
@@ -75,8 +113,12 @@ def _check_name(name: Any) -> str:
         raise ValueError("name: a file name such as 'notes.md' is required")
     if len(name) > MAX_NAME:
         raise ValueError(f"name: at most {MAX_NAME} characters")
-    if name != Path(name).name or "\\" in name or "\x00" in name or name in (".", ".."):
-        raise ValueError(f"name: {name!r} must be a bare file name, without folders")
+    if name != Path(name).name or "\\" in name or name in (".", ".."):
+        raise ValueError(f"name: {brief(name)} must be a bare file name, without folders")
+    if any(unicodedata.category(c) in _INVISIBLE for c in name):
+        raise ValueError(f"name: {brief(name)} must not hold control or invisible "
+                         "characters (a line break, NUL, escape, a bidi override, a lone "
+                         "surrogate…)")
     if name.startswith("."):
         raise ValueError(f"name: {name!r} must not start with '.'")
     if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
@@ -128,6 +170,7 @@ def save_uploads(files: Any, folder: Path) -> tuple[list[Upload], list[IngestFai
     uploads: list[Upload] = []
     failures: list[IngestFailure] = []
     names: set[str] = set()
+    held = _held(folder)  # the folder's documents and their sizes, for the quota
     for i, item in enumerate(files):
         label = f"files[{i}]"
         try:
@@ -138,22 +181,87 @@ def save_uploads(files: Any, folder: Path) -> tuple[list[Upload], list[IngestFai
             if name in names:
                 raise ValueError("name: sent twice in one run")
             data = _content(item, cap)
+            _check_quota(held, name, len(data))
         except ValueError as exc:  # every message starts with the field it is about
             sep = "" if str(exc).startswith(":") else "."
             failures.append(IngestFailure(label, f"files[{i}]{sep}{exc}"))
             continue
         names.add(name)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / name
-        # written whole or not at all: a half-written file must never be ingested
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".upload-")
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
+            uploads.append(_save(folder, name, data))
         except OSError as exc:
-            Path(tmp).unlink(missing_ok=True)
             failures.append(IngestFailure(name, f"could not be saved: {exc.strerror or exc}"))
             continue
-        uploads.append(Upload(name, path))
+        held[name] = len(data)
+    if not uploads:
+        forget_if_empty(folder)
     return uploads, failures
+
+
+def _held(folder: Path) -> dict[str, int]:
+    """The documents ``folder`` holds, by name, with their sizes (its hidden files — a
+    write or a replaced document left by a killed run — are not documents)."""
+    if not folder.is_dir():
+        return {}
+    return {p.name: p.stat().st_size for p in folder.iterdir()
+            if not p.name.startswith(".") and p.is_file()}
+
+
+def _check_quota(held: dict[str, int], name: str, size: int) -> None:
+    """``ValueError`` when saving ``name`` would take the folder over its quota."""
+    after = {**held, name: size}
+    limit, count = max_collection_bytes(), max_collection_files()
+    if len(after) > count:
+        raise ValueError(f"name: the collection already holds {len(held)} documents sent as "
+                         f"content, its quota (DEEPREAD_INGEST_MAX_COLLECTION_FILES)")
+    total = sum(after.values())
+    if total > limit:
+        raise ValueError(f"content: the collection's documents sent as content would take "
+                         f"{total} bytes, over its quota of {limit} bytes "
+                         "(DEEPREAD_INGEST_MAX_COLLECTION_BYTES)")
+
+
+def _save(folder: Path, name: str, data: bytes) -> Upload:
+    """Write ``data`` as ``folder/name`` whole or not at all (a half-written file must
+    never be ingested), keeping the document it replaces aside."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=_PARTIAL)
+    previous: Path | None = None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        if path.is_file():
+            previous = folder / f"{_PREVIOUS}{name}"
+            os.replace(path, previous)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+        if previous is not None and not path.exists():
+            os.replace(previous, path)
+        raise
+    return Upload(name, path, previous)
+
+
+def settle(uploads: list[Upload], failed: set[Path]) -> None:
+    """After the ingest: the file of a document that failed (``failed``: resolved paths)
+    is removed and the one it replaced comes back; a stored document's replaced file is
+    dropped. A folder left empty is removed."""
+    for upload in uploads:
+        if upload.path.resolve() in failed:
+            upload.path.unlink(missing_ok=True)
+            if upload.previous is not None:
+                os.replace(upload.previous, upload.path)
+        elif upload.previous is not None:
+            upload.previous.unlink(missing_ok=True)
+    if uploads:
+        forget_if_empty(uploads[0].path.parent)
+
+
+def forget_if_empty(folder: Path) -> None:
+    """Remove ``folder`` (and the ``uploads`` folder above it) when it holds nothing."""
+    for path in (folder, folder.parent):
+        try:
+            path.rmdir()
+        except OSError:  # not empty, or not there: nothing to forget
+            return

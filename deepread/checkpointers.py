@@ -20,6 +20,7 @@ from pathlib import Path
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from deepread.environment.settings import current as current_settings
+from deepread.text.redaction import redact, redact_url
 
 ENV = "DEEPREAD_CHECKPOINTER"
 POSTGRES_SCHEMES = ("postgres://", "postgresql://")
@@ -65,8 +66,9 @@ def _postgres(url: str) -> Iterator[BaseCheckpointSaver]:
         manager = PostgresSaver.from_conn_string(url)
         saver = manager.__enter__()
     except psycopg.Error as exc:
+        why = redact(str(exc).strip(), current_settings().secrets)
         raise CheckpointerError(f"cannot connect to the checkpointer database "
-                                f"{_redact(url)}: {str(exc).strip()}") from None
+                                f"{_redact(url)}: {why}") from None
     try:
         saver.setup()
         yield saver
@@ -75,9 +77,5 @@ def _postgres(url: str) -> Iterator[BaseCheckpointSaver]:
 
 
 def _redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    scheme, sep, rest = url.partition("://")
-    creds, at, host = rest.rpartition("@")
-    if not sep or not at or ":" not in creds:
-        return url
-    return f"{scheme}://{creds.split(':', 1)[0]}:***@{host}"
+    """``url`` without its secrets, for messages (:mod:`deepread.text.redaction`)."""
+    return redact_url(url, current_settings().secrets)

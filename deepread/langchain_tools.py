@@ -51,7 +51,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
-from deepread.nodes.context import Context
+from deepread.nodes.context import Context, problems
 from deepread.nodes.state import Regions, merge_regions, regions_of
 from deepread.nodes.tools.contract import Outcome, ToolEnv, render
 from deepread.nodes.tools.find_documents import find_documents as find_documents_handler
@@ -119,9 +119,8 @@ def _error_message(exc: ToolException) -> str:
 
 
 def _validation_message(exc: ValidationError) -> str:
-    problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
-                         for e in exc.errors())
-    return f"Error: invalid arguments: {problems}. Fix them and call the tool again."
+    # each kind of problem once, a few at most (a list of 3,000 bad queries is one line)
+    return f"Error: invalid arguments: {problems(exc)}. Fix them and call the tool again."
 
 
 def source_of(index: Index) -> dict[str, str]:

@@ -16,24 +16,48 @@ collections with LangGraph's own auth (``langgraph_sdk.Auth``), denying by defau
   read from nor ingest into another user's collections.
 - **Threads**: stamped with their owner when created; reading, searching, updating,
   deleting and running on them is filtered to the owner, so another user's threads are
-  neither listed nor readable (404).
+  neither listed nor readable (404). The owner is the server's to set: a create, update
+  or run that names another owner in its metadata is refused (403), so a thread can
+  never be handed to another user (issue 29: ``PATCH /threads/T {"metadata": {"owner":
+  "bob"}}`` had put a thread, with an answer its author wrote, into bob's list).
+- **Thread ids**: the server assigns them. Creating a thread under an id the client
+  chose — ``POST /threads {"thread_id": …}``, or a run with ``if_not_exists="create"``
+  — would tell the client whether that id is another user's thread (409 or 404 instead
+  of a new thread); so such a create is refused (403) whether or not the id exists,
+  unless the id is a version-7 UUID made in the last :data:`FRESH_S` seconds, as the
+  server makes them (and as a client may, for a thread that cannot exist yet). Copying
+  answers the same 409 for another user's thread and for none.
+- **How many collections**: a user may have at most ``DEEPREAD_AUTH_MAX_COLLECTIONS``
+  (default 20); a run naming a new one past that is refused (403), so no user can make
+  the server create, and hold, collections without bound.
 - **Everything else** (creating or changing assistants, crons, the LangGraph store) is
   refused: the operator sets those up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
+import time
+import uuid
 from typing import Any
 
 from langgraph_sdk import Auth
 
 from deepread.environment.settings import current as current_settings
+from deepread.stores.backend import StoreError
+from deepread.stores.location import list_collections
+from deepread.text.hygiene import brief
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
-_USER = re.compile(r"^[A-Za-z0-9]{1,32}$")
+MAX_COLLECTIONS_ENV = "DEEPREAD_AUTH_MAX_COLLECTIONS"
+#: How old a version-7 thread id may be and still count as one just made (seconds).
+FRESH_S = 5.0
+OWNER_IS_THE_SERVERS = ("a thread's owner is set by the server and cannot be given or "
+                        "changed by a client; leave 'owner' out of the metadata")
+_USER = re.compile(r"[A-Za-z0-9]{1,32}")  # fullmatch: "$" would let "alice\n" through
 
 auth = Auth()
 
@@ -64,7 +88,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
         raise Auth.exceptions.HTTPException(
             status_code=401, detail="send Authorization: Bearer <token>")
     user = _users().get(token_digest(token.strip()))
-    if not isinstance(user, str) or not _USER.match(user):
+    if not isinstance(user, str) or not _USER.fullmatch(user):
         raise Auth.exceptions.HTTPException(status_code=401, detail="unknown token")
     return {"identity": user, "is_authenticated": True}
 
@@ -87,6 +111,46 @@ def _forbidden(detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=403, detail=detail)
 
 
+def _check_owner(metadata: Any, user: str) -> None:
+    """403 when ``metadata`` names an owner other than ``user``."""
+    if isinstance(metadata, dict) and "owner" in metadata and metadata["owner"] != user:
+        raise _forbidden(OWNER_IS_THE_SERVERS)
+
+
+def _made_by_the_server(thread_id: Any) -> bool:
+    """Whether ``thread_id`` is a version-7 UUID made in the last :data:`FRESH_S`
+    seconds: what the server assigns to a thread it creates (and a fresh id a client
+    made, which cannot name an existing thread)."""
+    try:
+        uid = thread_id if isinstance(thread_id, uuid.UUID) else uuid.UUID(str(thread_id))
+    except ValueError:
+        return False
+    made_ms = int.from_bytes(uid.bytes[:6], "big")
+    return uid.version == 7 and abs(time.time() - made_ms / 1000) <= FRESH_S
+
+
+def _refuse_chosen_thread_id(thread_id: Any) -> None:
+    if not _made_by_the_server(thread_id):
+        raise _forbidden("thread ids are assigned by the server: create the thread without "
+                         "a thread_id (POST /threads) and use the id it returns")
+
+
+async def _check_collection_count(user: str, collection: str) -> None:
+    """403 when ``collection`` would be a new one past the user's cap."""
+    settings = current_settings()
+    try:
+        names = await asyncio.to_thread(list_collections, settings.store,
+                                        api_key=settings.qdrant_api_key,
+                                        timeout=settings.qdrant_timeout)
+    except StoreError:
+        return  # the store is down: the run itself reports it
+    yours = [n for n in names if owns(user, n)]
+    cap = settings.auth_max_collections
+    if collection not in yours and len(yours) >= cap:
+        raise _forbidden(f"you have {len(yours)} collections, the most this server allows "
+                         f"({MAX_COLLECTIONS_ENV}={cap}); use one of them")
+
+
 @auth.on.threads.create_run
 async def on_run(ctx: Auth.types.AuthContext,
                  value: Auth.types.RunsCreate) -> Auth.types.FilterType:
@@ -97,8 +161,12 @@ async def on_run(ctx: Auth.types.AuthContext,
         raise _forbidden(f"name one of your collections in the run's context "
                          f"(context={{'collection': ...}}); {yours}")
     if not isinstance(collection, str) or not owns(user, collection):
-        raise _forbidden(f"collection {collection!r} is not yours; {yours}")
+        raise _forbidden(f"collection {brief(collection)} is not yours; {yours}")
+    await _check_collection_count(user, collection)
+    if value.get("if_not_exists") == "create" and value.get("thread_id") is not None:
+        _refuse_chosen_thread_id(value["thread_id"])
     metadata = value.setdefault("metadata", {})
+    _check_owner(metadata, user)
     metadata["owner"] = user  # a thread this run creates is the user's
     return {"owner": user}
 
@@ -106,14 +174,29 @@ async def on_run(ctx: Auth.types.AuthContext,
 @auth.on.threads.create
 async def on_thread_create(ctx: Auth.types.AuthContext,
                            value: Auth.types.ThreadsCreate) -> Auth.types.FilterType:
+    user = ctx.user.identity
+    # A copy (POST /threads/T/copy) creates under an id the server made, and carries
+    # no if_exists: its owner is the original's, which the read filter made the user.
+    if "if_exists" in value:
+        _refuse_chosen_thread_id(value.get("thread_id"))
     metadata = value.setdefault("metadata", {})
-    metadata["owner"] = ctx.user.identity
+    _check_owner(metadata, user)
+    metadata["owner"] = user
+    return {"owner": user}
+
+
+@auth.on.threads.update
+async def on_thread_update(ctx: Auth.types.AuthContext,
+                           value: Auth.types.ThreadsUpdate) -> Auth.types.FilterType:
+    """Updating a thread's metadata, state or runs: the owner's only, and the owner
+    stays."""
+    _check_owner(value.get("metadata"), ctx.user.identity)
     return {"owner": ctx.user.identity}
 
 
 @auth.on.threads
 async def on_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
-    """Read, search, update, delete: only the user's own threads."""
+    """Read, search, delete: only the user's own threads."""
     return {"owner": ctx.user.identity}
 
 

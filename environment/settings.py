@@ -24,9 +24,17 @@ without an import cycle: it is the package's configuration, not a layer.
 ``DEEPREAD_INGEST_MAX_*``  caps on documents sent as content (``FILE_BYTES``, ``FILES``)
 ``DEEPREAD_CHECKPOINTER``  where ``deepread ask`` keeps conversations (``postgres://…``)
 ``DEEPREAD_AUTH_TOKENS_FILE``  the users of the example auth (``deepread/user_auth.py``)
+``DEEPREAD_AUTH_MAX_COLLECTIONS``  collections one user of the example auth may have
+                           (default 20)
+``DEEPREAD_MAX_MESSAGE_CHARS``  the longest message a thread accepts (default 1,000,000
+                           characters; what a client writes into a thread's state)
+``DEEPREAD_MAX_OPEN_COLLECTIONS``  collections a process keeps open at once (default 8;
+                           the least recently used one is closed past it)
 ``DEEPREAD_<FIELD>``       the default of a run's context field (``DEEPREAD_K``, …)
 ``DEEPREAD_SERVE_*``       the operator's caps and allowed models for server clients
                            (:mod:`deepread.graphs.served`)
+``*API_KEY`` ``*_TOKEN``   (and ``*_SECRET``, ``*PASSWORD``) values are secrets: masked
+                           in every message (:mod:`deepread.text.redaction`)
 =========================  ================================================================
 """
 
@@ -36,6 +44,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+#: Environment variables whose values are secrets, by the end of their names.
+SECRET_SUFFIXES = ("API_KEY", "_TOKEN", "_SECRET", "PASSWORD")
 
 
 class SettingsError(ValueError):
@@ -66,10 +77,19 @@ class Settings:
     ingest_caps: Mapping[str, str] = field(default_factory=dict)
     checkpointer: str = ""
     auth_tokens_file: str | None = None
+    #: collections one user of the example auth may have (``DEEPREAD_AUTH_MAX_COLLECTIONS``)
+    auth_max_collections: int = 20
     #: raw ``DEEPREAD_<FIELD>`` values by lower-case field name (``"k"`` → ``"9"``)
     context_defaults: Mapping[str, str] = field(default_factory=dict)
     #: raw ``DEEPREAD_SERVE_<NAME>`` values by lower-case name (``"max_k"`` → ``"20"``)
     serve: Mapping[str, str] = field(default_factory=dict)
+    #: longest message a thread accepts, in characters (``DEEPREAD_MAX_MESSAGE_CHARS``)
+    max_message_chars: int = 1_000_000
+    #: collections one process keeps open (``DEEPREAD_MAX_OPEN_COLLECTIONS``)
+    max_open_collections: int = 8
+    #: values of the environment's secrets (``*API_KEY``, ``*_TOKEN``, ``*_SECRET``,
+    #: ``*PASSWORD``): masked in every message (``deepread.text.redaction``)
+    secrets: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -83,6 +103,8 @@ class Settings:
                                 f"not {raw_timeout!r}") from None
         prefix, serve, caps = "DEEPREAD_", "DEEPREAD_SERVE_", "DEEPREAD_INGEST_MAX_"
         return cls(
+            max_message_chars=_whole(env, "DEEPREAD_MAX_MESSAGE_CHARS", 1_000_000),
+            max_open_collections=_whole(env, "DEEPREAD_MAX_OPEN_COLLECTIONS", 8),
             store=configured or user_store(),
             store_from_env=bool(configured),
             qdrant_api_key=env.get("QDRANT_API_KEY") or None,
@@ -96,10 +118,28 @@ class Settings:
                          if k.startswith(caps)},
             checkpointer=env.get("DEEPREAD_CHECKPOINTER", "").strip(),
             auth_tokens_file=env.get("DEEPREAD_AUTH_TOKENS_FILE") or None,
+            auth_max_collections=_whole(env, "DEEPREAD_AUTH_MAX_COLLECTIONS", 20),
             context_defaults={k[len(prefix):].lower(): v for k, v in env.items()
                               if k.startswith(prefix) and not k.startswith(serve)},
             serve={k[len(serve):].lower(): v for k, v in env.items() if k.startswith(serve)},
+            secrets=tuple(v for k, v in env.items()
+                          if k.upper().endswith(SECRET_SUFFIXES) and v.strip()),
         )
+
+
+def _whole(env: Mapping[str, str], name: str, default: int) -> int:
+    """A positive whole number from ``env[name]``, else ``default``; a SettingsError
+    naming the variable for anything else."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise SettingsError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return value
 
 
 def current() -> Settings:

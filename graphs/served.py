@@ -43,6 +43,7 @@ from langgraph.graph.state import CompiledStateGraph
 from deepread.environment.settings import Settings, SettingsError
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import Context, ContextError, IngestContext
+from deepread.text.hygiene import brief
 
 if TYPE_CHECKING:  # resolved by the server from its own namespace; an extra, not a dependency
     from langgraph_sdk.runtime import ServerRuntime
@@ -58,7 +59,7 @@ CLIENT_FIELDS: dict[type, frozenset[str]] = {
                         "max_rounds", "toc_budget", "notes_budget", "retrieval_mode",
                         "temperature", "follow_references", "check_sufficiency",
                         "sufficiency_threshold", "support_threshold",
-                        "unused_term_support"}),
+                        "unused_term_support", "answer_type_check"}),
     IngestContext: frozenset({"collection"}),
 }
 
@@ -120,7 +121,7 @@ class ServePolicy:
                 raise PolicyError(self._operator_only(name, schema))
             clean[name] = value
         if "model" in clean and clean["model"] not in self.models | {""}:
-            raise PolicyError(f"model {clean['model']!r} is not one this server offers; "
+            raise PolicyError(f"model {brief(clean['model'])} is not one this server offers; "
                               f"choose one of {', '.join(sorted(self.models))}")
         if clean.get("model") == "":
             del clean["model"]  # the operator's model, not "no model"
@@ -149,8 +150,9 @@ class ServePolicy:
             if over:
                 what = {"window": "each number of window", "documents": "the number of "
                         "documents"}.get(name, f"context field {name!r}")
+                got = f"{len(value)} of them" if name == "documents" else brief(value)
                 raise PolicyError(f"{what} may be at most {cap} on this server (got "
-                                  f"{value!r}; the operator sets DEEPREAD_SERVE_MAX_"
+                                  f"{got}; the operator sets DEEPREAD_SERVE_MAX_"
                                   f"{name.upper()})")
 
 

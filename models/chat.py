@@ -47,6 +47,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableBinding
 
 from deepread.environment.settings import current as current_settings
+from deepread.text.redaction import redact as redact_text
 
 
 class ModelConfigError(ValueError):
@@ -150,20 +151,15 @@ def is_transient(exc: BaseException) -> bool:
     return any(n in type(exc).__name__ for n in _TRANSIENT_NAMES)
 
 
-_SECRET_SUFFIXES = ("API_KEY", "_TOKEN", "_SECRET", "PASSWORD")
-
-
 def redact(text: str) -> str:
-    """``text`` with the values of secret-looking environment variables masked.
+    """``text`` with secrets masked (:func:`deepread.stores.redaction.redact`: the values
+    of the environment's secrets, URL passwords and secret parameters, bearer tokens).
 
     Provider error bodies may echo request headers (a proxy answering 500 with the
     ``Authorization: Bearer sk-…`` it received); the message ends up in the run's
-    ``error`` output, the checkpoint and the logs, so known secrets are replaced.
+    ``error`` output, the checkpoint and the logs.
     """
-    for name, value in os.environ.items():
-        if name.upper().endswith(_SECRET_SUFFIXES) and len(value) >= 8 and value in text:
-            text = text.replace(value, "***")
-    return text
+    return redact_text(text, current_settings().secrets)
 
 
 def describe(exc: BaseException) -> str:

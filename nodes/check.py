@@ -28,7 +28,7 @@ from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.offline.query import asked
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, answer_metadata, final_answer, turn_messages
+from deepread.nodes.state import AgentState, answer_metadata, final_answer, turn_messages, view
 from deepread.nodes.sufficiency.answer_type import missing
 from deepread.nodes.sufficiency.support import (
     EXTRA_READ_BUDGET,
@@ -141,7 +141,7 @@ def make_check(resources: Resources, can_read: bool = True):
         answer = message_text(last)
         if not answer.strip():
             return {"sufficiency": "unchecked"}
-        regions = state.get("read_regions") or {}
+        regions = view(state.get("read_regions"), state.get("scope") or "")
         kept = read_citations(answer, regions)
         if abstains(answer):
             # The model itself says the documents do not hold the answer: citing nothing,
@@ -162,6 +162,8 @@ def make_check(resources: Resources, can_read: bool = True):
         args = extra_read(index, regions, kept[0], _extra_budget(last)) if can_read else None
         if args is None:
             return abstain(index, last, kept)
+        # the read stays within what one call may return (Context.max_read_paragraphs)
+        args["end"] = min(args["end"], args["start"] + context.max_read_paragraphs - 1)
         call = {"name": READ_SECTION, "args": args, "type": "tool_call",
                 "id": f"check_{uuid4().hex[:12]}"}
         request = AIMessage(content="", tool_calls=[call],
@@ -176,7 +178,7 @@ def make_check(resources: Resources, can_read: bool = True):
         if asked is None or last is None:
             return {"sufficiency": "unchecked"}  # the second answer failed: keep the first
         first = final_answer(turn[:asked])
-        regions = state.get("read_regions") or {}
+        regions = view(state.get("read_regions"), state.get("scope") or "")
         index = resources.index(context)
         answer = message_text(last)
         kept = read_citations(answer, regions)
@@ -192,6 +194,7 @@ def make_check(resources: Resources, can_read: bool = True):
         before = read_citations(message_text(first), regions) if first else []
         return abstain(index, last, kept or before)
 
+    @resources.leasing
     def check(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         checks = state.get("checks", 0)

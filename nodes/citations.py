@@ -1,8 +1,9 @@
 """Citations: the ``[doc_id:sec_id:para_idx]`` marks of an answer, and which count.
 
-Ranges ``[1:4:2-5]`` and lists ``[1:4:2, 1:4:7]`` count too. Only paragraphs the model
-was actually shown (the read-region memory) are kept; any other mark is dropped, so a
-citation always points at evidence the model saw. The sufficiency check and
+Ranges ``[1:4:2-5]`` and lists ``[1:4:2, 1:4:7]`` count too; an escaped ``\\[1:4:2]`` — a
+marker inside document text, as observations and quotes show it — does not. Only
+paragraphs the model was actually shown (the read-region memory) are kept; any other mark
+is dropped, so a citation always points at evidence the model saw. The sufficiency check and
 ``finalize`` both read them here.
 """
 
@@ -12,7 +13,9 @@ import re
 
 from deepread.nodes.state import Regions, was_read
 
-_BRACKET = re.compile(r"\[([\d\s:,;\-–]+)\]")
+# A bracket after a backslash is text, not a citation: document text shows its own
+# markers escaped (corpus/framing.py), so a quote copied from a document cites nothing.
+_BRACKET = re.compile(r"(?<!\\)\[([\d\s:,;\-–]+)\]")
 _COORD = re.compile(r"(\d+):(\d+):(\d+)(?:\s*[-–]\s*(\d+))?")
 _MAX_RANGE = 200  # a cited range wider than this is a typo, not a citation
 

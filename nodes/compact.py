@@ -37,6 +37,7 @@ from deepread.nodes.state import AgentState
 def make_compact(resources: Resources):
     """The ``compact`` node (see the module docstring)."""
 
+    @resources.leasing
     def compact_node(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         update: dict[str, Any] = {}

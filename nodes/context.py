@@ -28,6 +28,20 @@ from pydantic import Field as Limits
 from pydantic import TypeAdapter, ValidationError
 
 from deepread.environment.settings import current as current_settings
+from deepread.text.hygiene import brief
+
+#: Unknown names and problems listed in one message (the rest are counted).
+_LISTED = 5
+
+#: Bounds on what a question and a tool call may ask for (the defaults of the
+#: ``max_*`` fields; on a server only the operator changes them): each is far above
+#: what a real question or a model's call needs, and each bounds the work and memory one
+#: request can cost (docs/reliability.md, "Bounds").
+MAX_QUESTION_CHARS = 200_000  # ~50,000 tokens
+MAX_QUERIES = 10
+MAX_QUERY_CHARS = 2_000
+MAX_READ_PARAGRAPHS = 200
+MAX_TOOL_CALLS = 16
 
 
 class ContextError(ValueError):
@@ -75,10 +89,15 @@ def _unknown(cls: type, names: list[str]) -> ContextError:
     known = [f.name for f in fields(cls)]
     lowered = {k.lower(): k for k in known}
     parts = []
-    for name in names:
-        close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    for name in names[:_LISTED]:
+        # A name longer than any field cannot be a misspelling of one (and difflib's cost
+        # grows with its length).
+        close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1,
+                                          cutoff=0.6) if len(str(name)) <= 64 else []
         hint = f" (did you mean {lowered[close[0]]!r}?)" if close else ""
-        parts.append(f"{name!r}{hint}")
+        parts.append(f"{brief(name)}{hint}")
+    if len(names) > _LISTED:
+        parts.append(f"and {len(names) - _LISTED} more")
     kind = cls.__name__.removeprefix("Served")  # the served schemas subclass the public ones
     plural = "s" if len(names) > 1 else ""
     return ContextError(f"unknown {kind} field{plural} {', '.join(parts)}; the fields are: "
@@ -91,10 +110,27 @@ def _check(cls: type, name: str, value: Any, source: str | None) -> Any:
     try:
         return _checkers(cls)[name].validate_python(value, strict=True)
     except ValidationError as exc:
-        why = "; ".join(e["msg"] for e in exc.errors())
-        where = f"{source}={value!r} (for context field {name!r})" if source else (
-            f"context field {name!r} = {value!r} ({type(value).__name__})")
-        raise ContextError(f"{where}: {why}") from None
+        raise ContextError(f"{_where(name, value, source)}: {problems(exc)}") from None
+
+
+def _where(name: str, value: Any, source: str | None) -> str:
+    if source:
+        return f"{source}={brief(value)} (for context field {name!r})"
+    return f"context field {name!r} = {brief(value)} ({type(value).__name__})"
+
+
+def problems(exc: ValidationError) -> str:
+    """What pydantic found wrong, each kind of problem once and the first few only: a
+    list of 100,000 bad items is one line, not 100,000."""
+    seen: dict[str, None] = {}
+    for error in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in error["loc"] if not isinstance(p, int))
+        # A validator's own ValueError already says what is wrong, in our words.
+        msg = error["msg"].removeprefix("Value error, ")
+        seen.setdefault(f"{where}: {msg}" if where else msg)
+    listed = list(seen)[:_LISTED]
+    more = exc.error_count() - len(listed)
+    return "; ".join(listed) + (f" (and {more} more problems)" if more > 0 else "")
 
 
 @dataclass(kw_only=True, init=False)
@@ -209,6 +245,27 @@ class Context(_ValidatedContext):
     notes_budget: Annotated[int, Limits(ge=0)] = field(default=12000, metadata=_describe(
         "Tokens the messages sent to the model may take; past it, older tool results are "
         "sent as compact evidence notes. 0: never."))
+    max_question_chars: Annotated[int, Limits(ge=1)] = field(
+        default=MAX_QUESTION_CHARS, metadata=_describe(
+            "Longest question accepted, in characters; a longer one ends the turn with "
+            "stop_reason 'error' before any work. On a server only the operator sets it."))
+    max_queries: Annotated[int, Limits(ge=1)] = field(default=MAX_QUERIES, metadata=_describe(
+        "Most queries one retrieve call may list; more is a tool error the model can act "
+        "on. On a server only the operator sets it."))
+    max_query_chars: Annotated[int, Limits(ge=1)] = field(
+        default=MAX_QUERY_CHARS, metadata=_describe(
+            "Longest query (and follow_reference reference) a tool call may send, in "
+            "characters. On a server only the operator sets it."))
+    max_read_paragraphs: Annotated[int, Limits(ge=1)] = field(
+        default=MAX_READ_PARAGRAPHS, metadata=_describe(
+            "Most paragraphs one read_section call may return (the range clipped to its "
+            "section); a wider range is a tool error saying the section's size. On a "
+            "server only the operator sets it."))
+    max_tool_calls: Annotated[int, Limits(ge=1)] = field(
+        default=MAX_TOOL_CALLS, metadata=_describe(
+            "Most tool calls of one model reply that are run; the others are answered "
+            "with an error asking for them in the next round. On a server only the "
+            "operator sets it."))
 
 
 @dataclass(kw_only=True, init=False)

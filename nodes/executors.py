@@ -29,6 +29,7 @@ range read, pages, paragraphs, error).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
@@ -43,7 +44,9 @@ from deepread.nodes.state import (
     pending_tool_calls,
     region_doc,
     regions_of,
+    scoped,
     subtract_regions,
+    view,
 )
 from deepread.nodes.tools.contract import Handler, Outcome, ToolEnv, render
 from deepread.nodes.tools.find_documents import find_documents
@@ -60,10 +63,12 @@ from deepread.nodes.tools.specs import (
     RETRIEVE,
     TOOL_NAMES,
     ToolArgumentError,
+    ToolLimits,
     parse_args,
     reason,
 )
 from deepread.stores.backend import StoreError, TransientStoreError
+from deepread.text.hygiene import brief
 
 HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
                                 OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference,
@@ -78,11 +83,13 @@ AFTER_TOOLS = "compact"
 def refusal(call: dict[str, Any], offered: list[str]) -> str | None:
     """Why ``call`` cannot run at all, or None when its tool is on offer."""
     name = call.get("name")
+    if call.get("refused"):  # past the reply's max_tool_calls (pending_tool_calls)
+        return str(call["refused"])
     if call.get("invalid"):
-        return (f"the arguments of {name} were not valid JSON: {call.get('args')!r}; "
+        return (f"the arguments of {name} were not valid JSON: {brief(call.get('args'))}; "
                 "call it again with a JSON object")
     if name not in HANDLERS:
-        return f"unknown tool {name!r}; the tools are: {', '.join(offered)}"
+        return f"unknown tool {brief(name)}; the tools are: {', '.join(offered)}"
     if name not in offered:
         return f"{name} is not available now; the tools are: {', '.join(offered)}"
     return None
@@ -93,9 +100,20 @@ def offered(state: AgentState) -> list[str]:
     return list(state.get("offered") or TOOL_NAMES)
 
 
+def pending(state: AgentState, context: Context | None) -> list[dict[str, Any]]:
+    """The calls left to answer, those past the reply's ``max_tool_calls`` marked
+    refused (:func:`~deepread.nodes.state.pending_tool_calls`)."""
+    return pending_tool_calls(state.get("messages", []),
+                              (context or Context()).max_tool_calls)
+
+
 def next_call(state: AgentState) -> str:
-    """Router: the executor of the first pending call, or ``compact`` once none is left."""
-    calls = pending_tool_calls(state.get("messages", []))
+    """Router: the executor of the first pending call, or ``compact`` once none is left.
+
+    A call past the reply's ``max_tool_calls`` goes to its executor all the same: the
+    cap is the run's context, which the executor has (and a router may not: a state
+    update routes without a run), and the executor answers it with the refusal."""
+    calls = pending_tool_calls(state.get("messages", []), sys.maxsize)
     if not calls:
         return AFTER_TOOLS
     if refusal(calls[0], offered(state)) is not None:
@@ -114,12 +132,12 @@ def this_round(messages: list[AnyMessage]) -> list[ToolMessage]:
     return out[::-1]
 
 
-def shown_memory(state: AgentState) -> Regions:
+def shown_memory(state: AgentState, memory: Regions) -> Regions:
     """What the model has been shown, as the next call's pointers see it: the read
-    regions, less the paragraphs it now sees only as evidence notes (re-reading them
-    shows their text again), plus everything this round's earlier calls showed."""
-    regions = subtract_regions(dict(state.get("read_regions") or {}),
-                               state.get("noted_regions"))
+    regions of the turn's collection (``memory``, a :func:`~deepread.nodes.state.view`),
+    less the paragraphs it now sees only as evidence notes (re-reading them shows their
+    text again), plus everything this round's earlier calls showed."""
+    regions = subtract_regions(memory, state.get("noted_regions"))
     earlier = [p.coord for m in this_round(state.get("messages", []))
                for p in Observation.of(m).paragraphs]
     return merge_regions(regions, regions_of(earlier))
@@ -146,19 +164,25 @@ def make_executor(resources: Resources, tool: str):
     """The node of ``tool``: answers the first pending call, which is one of ``tool``'s."""
     handler = HANDLERS[tool]
 
+    @resources.leasing
     def execute(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
-        call = pending_tool_calls(state.get("messages", []))[0]
+        call = pending(state, context)[0]
         write({"event": "tool_call", "id": call.get("id"), "name": call.get("name"),
                "args": call.get("args")})
-        regions = state.get("read_regions") or {}
+        # The memory of the collection this turn reads (nodes/state.py: view); what this
+        # call shows is written back under the same scope.
+        scope = state.get("scope") or resources.scope(context)
+        memory = view(state.get("read_regions"), scope)
         env = ToolEnv(resources.index(context), context,
-                      read_docs=list(dict.fromkeys(region_doc(k) for k in regions)),
-                      shown=shown_memory(state))
+                      read_docs=list(dict.fromkeys(region_doc(k) for k in memory)),
+                      shown=shown_memory(state, memory))
         update: dict[str, Any] = {}
         try:
-            args = parse_args(tool, call.get("args"))
+            if call.get("refused"):  # past the reply's max_tool_calls: answered, not run
+                raise ToolArgumentError(str(call["refused"]))
+            args = parse_args(tool, call.get("args"), ToolLimits.of(context))
             outcome = handler(args, env)
             answer = shown_to_model(call, outcome, env)
         except (ToolArgumentError, KeyError, ValueError) as exc:
@@ -168,7 +192,8 @@ def make_executor(resources: Resources, tool: str):
         except StoreError as exc:
             answer = error_message(call, f"the document store failed: {exc}")
         else:
-            update["read_regions"] = regions_of([p.coord for p in outcome.paragraphs])
+            update["read_regions"] = scoped(
+                regions_of([p.coord for p in outcome.paragraphs]), scope)
             if state.get("bounded") and outcome.widens:
                 update["space"] = outcome.widens
         report(write, call, answer)
@@ -180,7 +205,7 @@ def make_executor(resources: Resources, tool: str):
 
 def invalid_call(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The node answering a call no executor takes, with why and what is on offer."""
-    call = pending_tool_calls(state.get("messages", []))[0]
+    call = pending(state, runtime.context)[0]
     runtime.stream_writer({"event": "tool_call", "id": call.get("id"),
                            "name": call.get("name"), "args": call.get("args")})
     answer = error_message(call, refusal(call, offered(state)) or "not run")

@@ -33,7 +33,7 @@ from langgraph.types import Command, RetryPolicy
 from deepread.models.chat import describe
 from deepread.nodes.executors import HANDLERS, INVALID_CALL
 from deepread.nodes.state import AgentState, pending_tool_calls
-from deepread.nodes.toc import fresh_turn
+from deepread.nodes.toc import QuestionTooLong, fresh_turn, refused_turn
 from deepread.nodes.tools.observation import error_message
 from deepread.nodes.tools.specs import reason
 from deepread.stores.backend import StoreError, TransientStoreError
@@ -81,7 +81,9 @@ def on_error(state: AgentState, error: NodeError) -> Command:
     line = what_failed(error.node, error.error)
     update: dict[str, Any] = {"stop_reason": "error", "error": line}
     if error.node == "toc":
-        update = fresh_turn(state) | update
+        # A refused question stays out of the thread; any other failed start keeps it.
+        start = refused_turn if isinstance(error.error, QuestionTooLong) else fresh_turn
+        update = start(state) | update
     else:
         update["messages"] = unanswered(state, line)
     return Command(goto=FINALIZE, update=update)

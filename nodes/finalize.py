@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from deepread.models.chat import message_text
 from deepread.nodes.citations import parse_citations, read_citations
 from deepread.nodes.context import Context
-from deepread.nodes.state import AgentState, Citation, final_answer, turn_messages
+from deepread.nodes.state import AgentState, Citation, final_answer, turn_messages, view
 
 _USAGE: tuple[Literal["input_tokens", "output_tokens", "total_tokens"], ...] = (
     "input_tokens", "output_tokens", "total_tokens")
@@ -29,7 +29,7 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     replies = [m for m in messages if isinstance(m, AIMessage)]
     last = final_answer(messages)
     answer = message_text(last) if last is not None else ""
-    regions = state.get("read_regions") or {}
+    regions = view(state.get("read_regions"), state.get("scope") or "")
     cited = parse_citations(answer)
     kept = read_citations(answer, regions)
     usage = {key: int((state.get("check_usage") or {}).get(key, 0)) for key in _USAGE}

@@ -34,11 +34,19 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.corpus.files import expand_paths
-from deepread.corpus.uploads import UploadRefused, save_uploads, upload_dir
+from deepread.corpus.uploads import (
+    MAX_PATH_CHARS,
+    UploadRefused,
+    max_paths,
+    save_uploads,
+    settle,
+    upload_dir,
+)
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
 from deepread.stores.backend import StoreError
+from deepread.text.hygiene import brief
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"
 NO_ROOT = (f"ingest by path is off on this server: the operator allows paths under one "
@@ -99,17 +107,33 @@ def files_under_root(paths: list[str], root: str | None,
 
 
 def _paths(state: IngestInput) -> list[str]:
+    """The paths the run names; :class:`UploadRefused` past the per-run cap."""
     paths = state.get("paths") or []
-    return [paths] if isinstance(paths, str) else [str(p) for p in paths]
+    paths = [paths] if isinstance(paths, str) else [str(p) for p in paths]
+    if len(paths) > max_paths():
+        raise UploadRefused(f"paths: {len(paths)} paths, over the cap of {max_paths()} per "
+                            "run (DEEPREAD_INGEST_MAX_PATHS); name their folder instead")
+    return paths
+
+
+def _too_long(paths: list[str]) -> tuple[list[str], list[dict[str, str]]]:
+    """``paths`` split into those of a possible length and failures for the others."""
+    ok = [p for p in paths if len(p) <= MAX_PATH_CHARS]
+    return ok, [{"path": brief(p), "reason": f"a path of {len(p)} characters; at most "
+                 f"{MAX_PATH_CHARS}"} for p in paths if len(p) > MAX_PATH_CHARS]
 
 
 def make_ingest(resources: Resources, *, served: bool = False):
     """The node; ``served``: paths only under ``DEEPREAD_INGEST_ROOT``, none without it."""
 
+    @resources.leasing
     def ingest(state: IngestInput, runtime: Runtime[IngestContext]) -> IngestOutput:
         context = runtime.context or IngestContext()
         write = get_stream_writer()
-        paths = _paths(state)
+        try:
+            paths, too_long = _too_long(_paths(state))
+        except UploadRefused as exc:
+            return {"documents": [], "failures": [], "unsupported": [], "error": str(exc)}
         root = current_settings().ingest_root
         unsupported: list[Path] = []
         errors: list[str] = []
@@ -149,8 +173,12 @@ def make_ingest(resources: Resources, *, served: bool = False):
             todo, progress=progress, ocr_model=context.ocr_model or None,
             vision_model=context.vision_model or None,
             describe_model=context.describe_model or None, workers=1) if todo else None
+        # A document sent as content that failed leaves no file behind (the one it
+        # replaced comes back): the folder holds what the collection was built from.
+        settle(uploads, {Path(f.path).resolve() for f in (result.failures if result else [])})
         documents = [] if result is None else result.documents + result.skipped
-        failures = refused + [{"path": f.path, "reason": f.reason} for f in upload_failures]
+        failures = too_long + refused + [{"path": f.path, "reason": f.reason}
+                                         for f in upload_failures]
         if result is not None:
             failures += [{"path": shown(f.path), "reason": f.reason} for f in result.failures]
             unsupported += result.unsupported

@@ -89,6 +89,7 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
             return {"retry_reason": ""}
         return {"retry_reason": "", "messages": [nudge, without_tool_calls(reply)]}
 
+    @resources.leasing
     def policy(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         if state.get("retry_reason"):

@@ -3,7 +3,9 @@
 ``deepread.build_graph(index=…, model=…)`` fixes both; the graph exported to the
 LangGraph server has neither and resolves them from the run's context (store,
 collection, model), keeping one open index per store and collection per process — the
-embedded engine admits a single opener.
+embedded engine admits a single opener — among a bounded set of open collections
+(``nodes/open_collections.py``): each node that opens one holds a lease on it while it
+runs (:meth:`Resources.leasing`), and idle ones past the cap are closed.
 
 An index is either given or named by the context, never both: a graph built with a
 fixed index refuses a context that names a store or collection (it would otherwise be
@@ -14,7 +16,11 @@ creates the collection it names.
 
 from __future__ import annotations
 
-import threading
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
@@ -23,38 +29,50 @@ from deepread.environment.settings import current as current_settings
 from deepread.models.chat import chat_model
 from deepread.nodes.context import ContextError
 from deepread.nodes.offline.model import ExtractiveChatModel
+from deepread.nodes.open_collections import OPEN, Key
+from deepread.nodes.state import index_scope, region_scope
 from deepread.stores.backend import StoreError
 from deepread.stores.location import check_collection_name, list_collections
+from deepread.text.redaction import redact_url
 
-_OPEN: dict[tuple[str, str], Index] = {}
-_LOCK = threading.Lock()
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The leases the running node holds, by (store, collection): set by ``Resources.leasing``.
+_HELD: ContextVar[dict[Key, Index] | None] = ContextVar("deepread_leases", default=None)
 
 
 class UnknownCollection(StoreError):
     """The context names a collection the store does not hold."""
 
 
-def shared_index(store: str, collection: str, *, create: bool = True) -> Index:
-    """The process-wide open index of ``collection`` in ``store``.
+def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
+    """What opens ``collection`` in ``store`` for :data:`~deepread.nodes.open_collections.
+    OPEN`. With ``create=False`` a collection that does not exist yet is refused (nothing
+    is opened or created) with the names of those that do."""
 
-    With ``create=False`` a collection that does not exist yet is refused (nothing is
-    opened or created) with the names of those that do.
-    """
-    key = (store, collection)
-    with _LOCK:
-        if key not in _OPEN:
-            if not create:
-                check_collection_name(collection)
-                settings = current_settings()
-                known = list_collections(store, api_key=settings.qdrant_api_key,
-                                         timeout=settings.qdrant_timeout)
-                if collection not in known:
-                    there = ", ".join(repr(n) for n in known) or "none yet"
-                    raise UnknownCollection(
-                        f"collection {collection!r} does not exist in store {store}; "
-                        f"collections there: {there} (ingest documents into it first)")
-            _OPEN[key] = Index.open(store=store, collection=collection)
-        return _OPEN[key]
+    def open_it() -> Index:
+        if not create:
+            check_collection_name(collection)
+            settings = current_settings()
+            known = list_collections(store, api_key=settings.qdrant_api_key,
+                                     timeout=settings.qdrant_timeout)
+            if collection not in known:
+                there = ", ".join(repr(n) for n in known) or "none yet"
+                raise UnknownCollection(
+                    f"collection {collection!r} does not exist in store "
+                    f"{redact_url(store, settings.secrets)}; collections there: {there} "
+                    "(ingest documents into it first)")
+        return Index.open(store=store, collection=collection)
+
+    return open_it
+
+
+@contextmanager
+def shared_index(store: str, collection: str, *, create: bool = True) -> Iterator[Index]:
+    """The process-wide open index of ``collection`` in ``store``, leased for the block
+    (outside a graph: tests, tools)."""
+    with OPEN.lease((store, collection), opener(store, collection, create=create)) as index:
+        yield index
 
 
 class Resources:
@@ -70,7 +88,27 @@ class Resources:
         self._model = model
         self._create = create
 
+    @staticmethod
+    def leasing(node: F) -> F:
+        """``node`` holding a lease on every collection it opens through :meth:`index`
+        while it runs (``nodes/open_collections.py``): none is closed under it."""
+
+        @functools.wraps(node)  # LangGraph reads the node's signature (runtime, config)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            held: dict[Key, Index] = {}
+            token = _HELD.set(held)
+            try:
+                return node(*args, **kwargs)
+            finally:
+                _HELD.reset(token)
+                for key in held:
+                    OPEN.release(key)
+
+        return run  # type: ignore[return-value]
+
     def index(self, context) -> Index:  # Context or IngestContext
+        """The index the run reads: the fixed one, or the collection its context names,
+        leased to the running node (which :meth:`leasing` must wrap)."""
         if self._index is not None:
             named = sorted({"store", "collection"} & getattr(context, "given", frozenset()))
             if named:
@@ -81,21 +119,40 @@ class Resources:
                     "let the context choose")
             return self._index
         store = context.store or current_settings().store
-        return shared_index(store, context.collection, create=self._create)
+        held = _HELD.get()
+        if held is None:
+            raise RuntimeError("Resources.index() outside a leasing node: wrap the node "
+                               "with Resources.leasing so the collection it opens is not "
+                               "closed under it")
+        key = (store, context.collection)
+        if key not in held:
+            held[key] = OPEN.acquire(key, opener(store, context.collection,
+                                                 create=self._create))
+        return held[key]
+
+    def scope(self, context) -> str:
+        """Which collection ``context`` reads, as read-region memory names it
+        (:func:`~deepread.nodes.state.region_scope`), without opening it."""
+        if self._index is not None:
+            return index_scope(self._index)
+        return region_scope(context.store or current_settings().store, context.collection)
 
     def model(self, context) -> BaseChatModel:
         """The policy's chat model: the one fixed at build time, the one the context
         names, or — no model configured — the offline policy, made with the index it
         reads (:class:`~deepread.nodes.offline.model.ExtractiveChatModel`)."""
         if self._model is not None:
-            return self._model
+            # A policy that cuts its own calls to the run's limits is given them (the
+            # offline policy: Context.max_query_chars, max_read_paragraphs).
+            within = getattr(self._model, "within", None)
+            return within(context) if callable(within) else self._model
         if context.model:
             # The client's per-read timeout and its own retries (models/chat.py); the
             # total deadline of a response is the policy's (Context.model_timeout).
             return chat_model(context.model, context.temperature,
                               timeout=context.model_timeout or 120.0,
                               retries=context.model_retries)
-        return ExtractiveChatModel(index=self.index(context))
+        return ExtractiveChatModel(index=self.index(context)).within(context)
 
     def judge(self, context) -> BaseChatModel | None:
         """The model the sufficiency check may ask whether an answer is supported: the

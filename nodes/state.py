@@ -1,23 +1,74 @@
 """State of the DeepRead agent graph, kept JSON-friendly for checkpointers and servers.
 
 Per thread, persisted across turns: the messages, the read-region memory (what the model
-has already been shown, per ``(doc_id, sec_id)`` as merged inclusive intervals). Per turn
-(reset by the ``toc`` node): the TOC injected, rounds used, and the outputs.
+has already been shown, per collection and ``(doc_id, sec_id)`` as merged inclusive
+intervals: keys ``scope/doc:sec``, see :func:`region_scope`). Per turn (reset by the
+``toc`` node): the collection read (``scope``), the TOC injected, rounds used, and the
+outputs.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import hashlib
+from pathlib import Path
+from typing import Annotated, Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
-from langgraph.graph.message import add_messages
+from langchain_core.messages.utils import convert_to_messages
+from langgraph.graph.message import Messages, add_messages
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
+
+from deepread.environment.settings import current as current_settings
+from deepread.nodes.context import MAX_TOOL_CALLS
+from deepread.stores.location import is_url
 
 Regions = dict[str, list[list[int]]]  # "doc_id:sec_id" -> [[start, end], ...] sorted, merged
 
 
-def region_key(doc_id: int, sec_id: int) -> str:
+def section_key(doc_id: int, sec_id: int) -> str:
+    """The key of a section in a view of one collection's memory (:func:`view`)."""
     return f"{doc_id}:{sec_id}"
+
+
+def region_scope(store: str, collection: str) -> str:
+    """Which collection read-region memory is about: ``collection@<store digest>``.
+
+    Coordinates are only unique within a collection — ``[1:1:0]`` of collection ``a`` and
+    of ``b`` are different paragraphs, as are those of two stores' ``docs`` — so a thread
+    that reads several keeps one memory per scope. The store is a digest (a location may
+    be a URL with secrets; the state is shown to clients), of the resolved directory or
+    the URL as given.
+    """
+    where = store if is_url(store) else str(Path(store).expanduser().resolve())
+    return f"{collection}@{hashlib.sha256(where.encode('utf-8')).hexdigest()[:10]}"
+
+
+def index_scope(index: Any) -> str:
+    """:func:`region_scope` of an open ``Index`` (its store and collection name)."""
+    return region_scope(index.store, index.name)
+
+
+def region_key(doc_id: int, sec_id: int, scope: str) -> str:
+    """The key of a section in the thread's read-region memory: ``scope/doc:sec``."""
+    return f"{scope}/{section_key(doc_id, sec_id)}"
+
+
+def view(regions: Regions | None, scope: str) -> Regions:
+    """The memory of one collection, keyed ``doc:sec`` (what the nodes work with).
+
+    Keys of other scopes are left out, and so are the unscoped ``doc:sec`` keys that
+    threads written before memory was scoped hold: which collection they meant is not
+    known, so they count as not shown — such a paragraph is shown again when asked for,
+    and cited only once it is (never a pointer to another collection's text).
+    """
+    prefix = f"{scope}/"
+    return {k[len(prefix):]: [list(iv) for iv in v] for k, v in (regions or {}).items()
+            if k.startswith(prefix)}
+
+
+def scoped(regions: Regions, scope: str) -> Regions:
+    """A view's memory keyed for the thread's state (the inverse of :func:`view`)."""
+    return {f"{scope}/{k}": v for k, v in regions.items()}
 
 
 def merge_intervals(intervals: list[list[int]]) -> list[list[int]]:
@@ -61,31 +112,83 @@ def subtract_regions(regions: Regions, removed: Regions | None) -> Regions:
 
 
 def region_doc(key: str) -> int:
-    """The doc_id of a read-region key."""
-    return int(key.split(":")[0])
+    """The doc_id of a read-region key: of a view's ``doc:sec`` and of the thread's
+    scoped ``scope/doc:sec`` alike (a scope is ``collection@digest``, never holding a
+    ``/``)."""
+    return int(key.rsplit("/", 1)[-1].split(":")[0])
 
 
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
-    return any(a <= para_idx <= b for a, b in regions.get(region_key(doc_id, sec_id), []))
+    return any(a <= para_idx <= b for a, b in regions.get(section_key(doc_id, sec_id), []))
 
 
 def regions_of(coords: list[tuple[int, int, int]]) -> Regions:
     """The read regions covering ``coords``."""
     out: Regions = {}
     for doc_id, sec_id, para_idx in coords:
-        out.setdefault(region_key(doc_id, sec_id), []).append([para_idx, para_idx])
+        out.setdefault(section_key(doc_id, sec_id), []).append([para_idx, para_idx])
     return {k: merge_intervals(v) for k, v in out.items()}
 
 
 def coords_of(regions: Regions, docs: list[int] | None = None) -> set[tuple[int, int, int]]:
-    """The paragraph coordinates ``regions`` cover (the inverse of :func:`regions_of`),
-    only those of ``docs`` when given."""
+    """The paragraph coordinates ``regions`` (a :func:`view`) cover (the inverse of
+    :func:`regions_of`), only those of ``docs`` when given."""
     out: set[tuple[int, int, int]] = set()
     for key, spans in regions.items():
         doc_id, sec_id = map(int, key.split(":"))
         if docs is None or doc_id in docs:
             out.update((doc_id, sec_id, p) for a, b in spans for p in range(a, b + 1))
     return out
+
+
+class MessageError(ValueError):
+    """A message written into a thread cannot be one (the message says which and why).
+
+    A ``ValueError``: the LangGraph server answers a state update that raises it with
+    HTTP 400 and this text, and a run whose input raises it ends with it.
+    """
+
+
+def _message_chars(message: BaseMessage) -> int:
+    """How much text a message holds: its content and its tool calls' arguments."""
+    size = len(message.content) if isinstance(message.content, str) else len(
+        str(message.content))
+    if isinstance(message, AIMessage):
+        size += sum(len(str(c.get("args"))) for c in message.tool_calls)
+    return size
+
+
+def checked_messages(update: Messages) -> list[BaseMessage]:
+    """``update`` as messages, each checked: a form LangChain cannot read (a tool message
+    without the id of the call it answers) and a message longer than
+    ``DEEPREAD_MAX_MESSAGE_CHARS`` are a :class:`MessageError` naming it."""
+    items = update if isinstance(update, list) else [update]
+    cap = current_settings().max_message_chars
+    out: list[BaseMessage] = []
+    for i, item in enumerate(items):
+        try:
+            [message] = convert_to_messages([item])
+        except KeyError as exc:  # LangChain reads the required fields with item[...]
+            kind = item.get("type") or item.get("role") if isinstance(item, dict) else "?"
+            raise MessageError(f"messages[{i}]: a {kind!r} message needs {exc.args[0]!r}"
+                               + (" (the id of the tool call it answers)"
+                                  if exc.args[0] == "tool_call_id" else "")) from None
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            raise MessageError(f"messages[{i}]: not a message: {exc}") from None
+        size = _message_chars(message)
+        if size > cap:
+            raise MessageError(f"messages[{i}]: {size} characters, over the "
+                               f"{cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)")
+        out.append(message)
+    return out
+
+
+def add_checked_messages(current: Messages, update: Messages) -> Messages:
+    """Reducer of ``messages``: LangGraph's ``add_messages``, after
+    :func:`checked_messages` of what is written (by a node, a run's input, or a client's
+    ``POST /threads/T/state``)."""
+    # a list of messages is Messages; mypy's list invariance does not see it
+    return add_messages(current, cast(Messages, checked_messages(update)))
 
 
 class Citation(TypedDict):
@@ -98,7 +201,7 @@ class InputState(TypedDict, total=False):
     """What a caller passes in: a question (or chat messages ending with one)."""
 
     question: str
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], add_checked_messages]
 
 
 class OutputState(TypedDict, total=False):
@@ -110,7 +213,7 @@ class OutputState(TypedDict, total=False):
     ``additional_kwargs`` may be).
     """
 
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], add_checked_messages]
     answer: str
     citations: list[Citation]
     dropped_citations: int
@@ -139,7 +242,11 @@ class AgentState(InputState, OutputState, total=False):
     toc: str
     turn_start: int
     rounds: int
+    #: The thread's read-region memory, keys ``scope/doc:sec`` (:func:`region_key`).
     read_regions: Annotated[Regions, merge_regions]
+    #: The collection this turn reads (:func:`region_scope`), set by the ``toc`` node:
+    #: the part of ``read_regions`` the turn's nodes see (:func:`view`).
+    scope: str
     # Bounded interaction space (nodes/model_input/space.py): whether the TOC is bounded, the
     # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.
     bounded: bool
@@ -183,11 +290,14 @@ def turn_messages(state: AgentState) -> list[AnyMessage]:
     return state.get("messages", [])[state.get("turn_start", 0):]
 
 
-def pending_tool_calls(messages: list[AnyMessage]) -> list[dict[str, Any]]:
+def pending_tool_calls(messages: list[AnyMessage], max_calls: int = MAX_TOOL_CALLS
+                       ) -> list[dict[str, Any]]:
     """Tool calls of the last AI message that no ``ToolMessage`` has answered yet.
 
     Malformed calls (``invalid_tool_calls``: arguments that were not JSON) are included,
-    marked ``"invalid": True``, because every call id needs exactly one answer.
+    marked ``"invalid": True``, because every call id needs exactly one answer. So are
+    the calls past the first ``max_calls`` of the message (``Context.max_tool_calls``),
+    marked ``"refused"`` with the reason: they are answered with it, not run.
     """
     for i in range(len(messages) - 1, -1, -1):
         msg = messages[i]
@@ -195,6 +305,10 @@ def pending_tool_calls(messages: list[AnyMessage]) -> list[dict[str, Any]]:
             answered = {m.tool_call_id for m in messages[i + 1:] if isinstance(m, ToolMessage)}
             calls = [dict(c) for c in msg.tool_calls]
             calls += [dict(c) | {"invalid": True} for c in msg.invalid_tool_calls]
+            if len(calls) > max_calls:
+                why = (f"not run: at most {max_calls} tool calls of one reply are run and "
+                       f"this one made {len(calls)}; call it again in the next round")
+                calls = calls[:max_calls] + [c | {"refused": why} for c in calls[max_calls:]]
             return [c for c in calls if c.get("id") not in answered]
         if not isinstance(msg, ToolMessage):
             return []

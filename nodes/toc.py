@@ -3,7 +3,10 @@
 It records the question, marks where the turn starts, and renders the TOC of the
 documents in scope within ``toc_budget`` (:mod:`deepread.corpus.toc_text`). When even
 the collapsed TOC would not fit, the prompt shows a bounded interaction space instead
-(:mod:`deepread.nodes.model_input.space`).
+(:mod:`deepread.nodes.model_input.space`). It also records the collection the turn
+reads (``scope``, the part of the read-region memory the turn's nodes see). A question
+over ``Context.max_question_chars`` is refused before any work (:class:`QuestionTooLong`,
+which the error handler ends the turn with, keeping the question out of the thread).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from deepread.nodes.context import Context
 from deepread.nodes.model_input.space import initial_space, render_space
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState
-from deepread.text.hygiene import clean_query
+from deepread.text.hygiene import brief, clean_query
 
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 
@@ -30,7 +33,7 @@ def fresh_turn(state: AgentState) -> dict[str, Any]:
     messages = state.get("messages", [])
     raw = state.get("question") or ""
     if not isinstance(raw, str):  # e.g. {"question": 42} from an API client
-        raise ValueError(f"question must be text, not {type(raw).__name__} ({raw!r})")
+        raise ValueError(f"question must be text, not {type(raw).__name__} ({brief(raw)})")
     question = clean_query(raw).strip()  # no lone surrogate reaches a tokenizer
     new: list[HumanMessage] = []
     if question and not (messages and isinstance(messages[-1], HumanMessage)
@@ -51,15 +54,55 @@ def fresh_turn(state: AgentState) -> dict[str, Any]:
         "checks": 0, "retry_reason": "", "check_usage": {}}
 
 
+class QuestionTooLong(ValueError):
+    """A question over ``Context.max_question_chars``: refused before any work, and kept
+    out of the thread's messages (:func:`refused_turn`) — its cost (tokenizing,
+    searching, every later prompt) grows with its length."""
+
+
+def asked_question(state: AgentState) -> str:
+    """The question this turn asks, as given: ``question``, else the newest human message."""
+    messages = state.get("messages", [])
+    raw = state.get("question") or ""
+    if isinstance(raw, str) and raw:
+        return raw
+    return (str(messages[-1].content) if messages and isinstance(messages[-1], HumanMessage)
+            else "")
+
+
+def check_length(state: AgentState, context: Context) -> None:
+    """:class:`QuestionTooLong` when the turn's question is over the context's cap."""
+    asked = asked_question(state)
+    if len(asked) > context.max_question_chars:
+        raise QuestionTooLong(
+            f"the question is {len(asked)} characters; at most "
+            f"{context.max_question_chars} are accepted (context field "
+            "max_question_chars, DEEPREAD_MAX_QUESTION_CHARS)")
+
+
+def refused_turn(state: AgentState) -> dict[str, Any]:
+    """The start of a turn whose question was refused: its per-turn fields afresh and
+    nothing of the question added to the thread's messages."""
+    return {
+        "question": "", "turn_start": len(state.get("messages", [])), "rounds": 0,
+        "stop_reason": "", "error": None, "answer": "", "citations": [],
+        "dropped_citations": 0, "tool_calls": [], "usage": {}, "sufficiency": "",
+        "checks": 0, "retry_reason": "", "check_usage": {}}
+
+
 def make_toc(resources: Resources):
     """The ``toc`` node: start a turn and build the Directory Structure for the prompt.
 
     A store that fails, an unknown collection or document in scope: the node raises and
     the graph's error handler (:mod:`deepread.nodes.failure`) ends the turn."""
 
+    @resources.leasing
     def toc(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
-        fresh = fresh_turn(state)
+        check_length(state, context)
+        # The turn's collection: the part of the thread's read-region memory its nodes
+        # see (nodes/state.py: view).
+        fresh = fresh_turn(state) | {"scope": resources.scope(context)}
         question = fresh["question"]
         index = resources.index(context)
         documents = index.toc(context.documents) if context.documents else index.toc()

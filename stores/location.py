@@ -11,8 +11,11 @@ import re
 from pathlib import Path
 
 from deepread.stores.backend import Backend, StoreError, UsageError
+from deepread.text.hygiene import brief
+from deepread.text.redaction import redact, redact_url
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+# fullmatch, never match with "$": "$" also matches before a final newline ("x\n").
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _SERVER_PREFIX = "deepread_"
 
 
@@ -21,8 +24,8 @@ def is_url(store: str) -> bool:
 
 
 def check_collection_name(name: str) -> str:
-    if not _NAME.match(name):
-        raise UsageError(f"invalid collection name {name!r}: use 1–64 letters, digits, "
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise UsageError(f"invalid collection name {brief(name)}: use 1–64 letters, digits, "
                          "'_' or '-', starting with a letter or digit")
     return name
 
@@ -80,14 +83,15 @@ def list_collections(store: str, *, api_key: str | None = None,
             finally:
                 client.close()
         except Exception as exc:  # the client raises transport-specific types
-            raise StoreError(f"cannot list the collections of {store}: "
-                             f"{type(exc).__name__}: {exc}") from exc
+            known = (api_key or "",)
+            raise StoreError(f"cannot list the collections of {redact_url(store, known)}: "
+                             f"{type(exc).__name__}: {redact(str(exc), known)}") from None
         return sorted(n[len(_SERVER_PREFIX):] for n in names if n.startswith(_SERVER_PREFIX))
     folder = Path(store).expanduser() / "collections"
     if not folder.is_dir():
         return []
     return sorted(p.name for p in folder.iterdir()
-                  if _NAME.match(p.name) and (p / "edge_config.json").is_file())
+                  if _NAME.fullmatch(p.name) and (p / "edge_config.json").is_file())
 
 
 def sidecar_dir(store: str) -> Path:

@@ -38,6 +38,7 @@ from deepread.stores.backend import (
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_document, bm25_query
+from deepread.text.redaction import redact, redact_url
 
 T = TypeVar("T")
 _UPSERT_BATCH = 256  # keeps one request well under the server's 32 MB body limit
@@ -99,13 +100,13 @@ class ServerBackend:
         except UnexpectedResponse as exc:
             if exc.status_code == 404:
                 raise StoreError(f"the collection {self.name} does not exist yet on the "
-                                 f"Qdrant server at {self.url}") from None
+                                 f"Qdrant server at {self.where}") from None
             if exc.status_code in (401, 403):
-                raise StoreError(f"the Qdrant server at {self.url} refused the request "
+                raise StoreError(f"the Qdrant server at {self.where} refused the request "
                                  f"(HTTP {exc.status_code}): check QDRANT_API_KEY") from None
             detail = exc.content.decode("utf-8", "replace")[:300]
             failure = TransientStoreError if (exc.status_code or 0) >= 500 else StoreError
-            raise failure(f"the Qdrant server at {self.url} answered HTTP "
+            raise failure(f"the Qdrant server at {self.where} answered HTTP "
                           f"{exc.status_code}: {self._redact(detail)}") from None
         except (ResponseHandlingException, httpx.HTTPError) as exc:
             source = getattr(exc, "source", exc)
@@ -116,16 +117,21 @@ class ServerBackend:
                        else self._redact(str(source)) or "connection failed")
             else:
                 why = self._redact(str(source)) or type(source).__name__
-            raise TransientStoreError(f"cannot reach the Qdrant server at {self.url}: {why}"
-                                      ) from None
+            raise TransientStoreError(f"cannot reach the Qdrant server at {self.where}: "
+                                      f"{why}") from None
         except ValueError as exc:  # local mode (tests) reports a missing collection so
             if "not found" not in str(exc):
                 raise
             raise StoreError(f"the collection {self.name} does not exist yet on "
-                             f"{self.url}") from None
+                             f"{self.where}") from None
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        return redact(text, (self._api_key or "",))
+
+    @property
+    def where(self) -> str:
+        """The server's URL as messages show it: without the secrets it may carry."""
+        return redact_url(self.url, (self._api_key or "",))
 
     def _call(self, fn: Callable[[], T]) -> T:
         with self._guard():
@@ -192,7 +198,7 @@ class ServerBackend:
         version = self._call(self.client.info).version
         if _version(version) < MIN_SERVER_VERSION:
             need = ".".join(map(str, MIN_SERVER_VERSION))
-            raise StoreError(f"the Qdrant server at {self.url} is version {version}; "
+            raise StoreError(f"the Qdrant server at {self.where} is version {version}; "
                              f"deepread needs {need} or later to write (insert-only "
                              "upserts keep two writers from taking one doc_id)")
         self._version_checked = True

@@ -10,11 +10,18 @@ Two ways odd code points come in:
   model's tool call can carry one) or a NUL: the tokenizers raise ``TypeError`` on
   the first and C strings end at the second. :func:`clean_query` drops both, and is
   applied where queries enter (``Index.search``, the agent's question).
+
+And one way out: a refused value is echoed in its error message so the caller sees what
+was wrong, but a hostile or careless one can be huge (a ``documents`` list of 100,000
+ids, a 10 MB tool argument); :func:`brief` is the echo, bounded.
 """
 
 from __future__ import annotations
 
 import re
+import reprlib
+from collections.abc import Sized
+from typing import Any
 
 _UNWANTED = re.compile("[\x00\ud800-\udfff]")
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
@@ -58,3 +65,28 @@ def decode_argument(arg: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("latin-1")
+
+
+_MAX_BRIEF = 300
+_BRIEF = reprlib.Repr()  # keyword arguments only from Python 3.12
+for _name, _limit in (("maxlevel", 3), ("maxtuple", 6), ("maxlist", 6), ("maxarray", 6),
+                      ("maxdict", 4), ("maxset", 6), ("maxfrozenset", 6), ("maxdeque", 6),
+                      ("maxstring", 80), ("maxlong", 40), ("maxother", 80)):
+    setattr(_BRIEF, _name, _limit)
+
+
+def brief(value: Any) -> str:
+    """``repr(value)`` as an error message may echo it: long strings and numbers cut in
+    the middle, containers to their first items, with the size said when something was
+    left out (``[0, 1, 2, 3, 4, 5, ...] (100000 items)``). At most about 300 characters
+    whatever the value."""
+    shown = _BRIEF.repr(value)
+    if len(shown) > _MAX_BRIEF:
+        shown = shown[:_MAX_BRIEF] + "..."
+    if isinstance(value, str | bytes):
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return f"{shown} ({len(value)} {unit})" if len(value) > _BRIEF.maxstring else shown
+    if isinstance(value, Sized) and len(value) > _BRIEF.maxdict and shown.endswith(
+            ("...]", "...)", "...}", "...")):
+        return f"{shown} ({len(value)} items)"
+    return shown

@@ -23,8 +23,13 @@ The rules of paper §3.2, in one place for every format:
   titles (TOC, tree, read headers); only a prose paragraph (text, list item, caption)
   takes them: a table's HTML, a figure or a code block would be corrupted by a line put
   before it, so a heading followed by one of those stays its title only;
+  A contextual header holds the nearest 12 headings, each line cut to 500 characters: a
+  "heading" as long as a paragraph, or thousands of headings with no text between them,
+  must not make a paragraph past ``MAX_PARAGRAPH_CHARS`` (the section titles themselves
+  stay whole; what a model is shown of them is cut in ``corpus/framing.py``);
 * headings that end a document with text, no block after them, are also the last
-  section's one paragraph: otherwise their text would be in no paragraph at all.
+  section's paragraph (several, cut like any long block): otherwise their text would be
+  in no paragraph at all.
 """
 
 from __future__ import annotations
@@ -141,10 +146,12 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
         # closing line in bold): their text would be in no paragraph at all, so no read
         # and no search could show it. It is the last section's paragraph. A document of
         # headings only is not given text this way: it has none (parse_file refuses it).
-        paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id, para_idx=current.n_para,
-                                    text="\n".join(" ".join(h.split()) for h in pending),
-                                    kind="text", page=last_heading.page if last_heading else None))
-        current.n_para += 1
+        # (cut like any block: thousands of trailing headings are paragraphs of bounded size)
+        for piece in split_long("\n".join(" ".join(h.split()) for h in pending)):
+            paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id,
+                                        para_idx=current.n_para, text=piece, kind="text",
+                                        page=last_heading.page if last_heading else None))
+            current.n_para += 1
     for para, n_tok in zip(paragraphs, count_tokens_batch([p.text for p in paragraphs]),
                            strict=True):
         sections[para.sec_id].n_tok += n_tok
@@ -156,11 +163,26 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
 _TAKES_HEADING = ("text", "list_item", "caption")
 
 
+#: Bounds on a contextual header: each heading line at most this many characters, and the
+#: header at most this many lines (the nearest headings). A real heading is a line or
+#: three; a "heading" of a paragraph's length, or thousands of headings with no text
+#: between them, would otherwise make one paragraph of any size, past MAX_PARAGRAPH_CHARS.
+MAX_HEADER_LINE_CHARS = 500
+MAX_HEADER_LINES = 12
+
+
+def _header_line(heading: str) -> str:
+    flat = " ".join(heading.split())
+    return flat if len(flat) <= MAX_HEADER_LINE_CHARS else (
+        flat[:MAX_HEADER_LINE_CHARS].rsplit(" ", 1)[0] + " …")
+
+
 def _with_headings(pending: list[str], block: Block) -> str:
-    """``block``'s text as stored: the headings read since the last paragraph first, one
-    a line, when ``block`` is prose; ``pending`` is emptied either way."""
+    """``block``'s text as stored: the headings read since the last paragraph first (the
+    nearest :data:`MAX_HEADER_LINES`, each cut to :data:`MAX_HEADER_LINE_CHARS`), one a
+    line, when ``block`` is prose; ``pending`` is emptied either way."""
     text = block.text
     if pending and block.kind in _TAKES_HEADING:
-        text = "\n".join([*(" ".join(h.split()) for h in pending), text])
+        text = "\n".join([*(_header_line(h) for h in pending[-MAX_HEADER_LINES:]), text])
     pending.clear()
     return text

@@ -73,6 +73,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise UsageError("the question is empty")
     store = store_of(args)
     context = make_context(args)
+    if len(args.question) > context.max_question_chars:
+        raise UsageError(f"the question is {len(args.question)} characters; at most "
+                         f"{context.max_question_chars} are accepted "
+                         "(DEEPREAD_MAX_QUESTION_CHARS)")
     thread = args.thread or uuid.uuid4().hex[:12]
     checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
     idx = open_index(args)

@@ -119,8 +119,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
         found, _ = expand_paths(args.paths)  # a walk, no reading: M of "N of M"
         counts = progress.counts
-        fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} files "
-             "stored; re-run to continue")
+        if args.force:
+            # A plain re-run would call the files not yet done "unchanged" and keep
+            # their earlier parse: only --force again finishes what was asked.
+            fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                 "files stored again, the others keep their earlier parse; re-run with "
+                 "--force to continue")
+        else:
+            fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                 "files stored; re-run to continue")
         return exc.exit_code
     finally:
         progress.close()

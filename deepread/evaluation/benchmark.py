@@ -46,7 +46,8 @@ class Shown:
 
 
 def shown_paragraphs(index: Index, regions: dict[str, list[list[int]]]) -> list[Paragraph]:
-    """The paragraphs of the read-region memory ``regions``, in reading order."""
+    """The paragraphs of the read-region memory ``regions`` (one collection's view,
+    ``nodes/state.py``), in reading order."""
     keys = sorted((tuple(map(int, key.split(":"))), intervals)
                   for key, intervals in regions.items())
     out: list[Paragraph] = []

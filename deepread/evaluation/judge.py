@@ -27,7 +27,7 @@ _VALUES = {"true": True, "yes": True, "correct": True,
 def judge_prompt(question: str, predicted: str, gold: str) -> str:
     """Fig. 6 with its three slots filled in one pass (an answer may contain a slot name)."""
     values = {"question": question, "predicted_answer": predicted, "standard_answer": gold}
-    return _SLOT.sub(lambda m: values[m.group(1)], load("judge"))
+    return _SLOT.sub(lambda m: values[m.group(1)], load("judge"))  # its slots are <name>
 
 
 def parse_verdict(reply: str) -> bool | None:

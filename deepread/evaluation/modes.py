@@ -24,7 +24,7 @@ AGENT_TOOLS: dict[str, tuple[str, ...]] = {
 }
 DEFAULT_MODES = ("deepread", "search-o1", "read-only", "dense-rag")
 EXPAND_WINDOW = (1, 1)  # paper §4.2: "the expansion window is configured as (1, 1)"
-_FLAT = re.compile(r"^flat-(\d+)@(\d+)$")
+_FLAT = re.compile(r"flat-(\d+)@(\d+)")  # fullmatch
 #: Candidates ranked for a budgeted flat mode (the probe ranks 40, then fills the budget).
 FLAT_CANDIDATES = 40
 
@@ -58,7 +58,7 @@ def parse_mode(name: str) -> ModeSpec:
         return ModeSpec(name, tools=AGENT_TOOLS[name])
     if name == "dense-rag":
         return ModeSpec(name, chunk_size=800, overlap=400, top_k=10)
-    match = _FLAT.match(name)
+    match = _FLAT.fullmatch(name)
     if match and int(match.group(1)) >= 20 and int(match.group(2)) > 0:
         size = int(match.group(1))
         return ModeSpec(name, chunk_size=size, overlap=size // 2, top_k=FLAT_CANDIDATES,

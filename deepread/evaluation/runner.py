@@ -40,6 +40,8 @@ from deepread.evaluation.report import write_reports
 from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
 from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
+from deepread.nodes.state import index_scope, view
+from deepread.text.redaction import redact_url
 from deepread.text.tokens import count_tokens
 
 
@@ -140,9 +142,10 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
                 raise EvalError(str(exc)) from None
         documents = index.documents()
         if not documents:
+            store = redact_url(index.store)
             raise EvalError(
-                f"collection {index.name!r} in store {index.store} is empty; ingest the "
-                f"documents first: deepread ingest --store {index.store} --collection "
+                f"collection {index.name!r} in store {store} is empty; ingest the "
+                f"documents first: deepread ingest --store {store} --collection "
                 f"{index.name} FILES…")
         resolver = DocResolver(documents)
         missing = sorted({d for q in questions for d in resolver.missing(q.evidence)})
@@ -282,8 +285,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
                 "spend": spend,
             }
             if setup.dataset.scoped:
-                shown = pieces(shown_paragraphs(index, values.get("read_regions") or {}),
-                               resolver)
+                memory = view(values.get("read_regions"), index_scope(index))
+                shown = pieces(shown_paragraphs(index, memory), resolver)
             else:
                 shown = _pieces(setup, trace.shown)
             metrics |= _evidence(setup, q, trace.located, shown)

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from deepread.models.chat import message_text
+from deepread.nodes.lru import Lru
 from deepread.nodes.state import Regions, regions_of
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.text.markup import plain
@@ -39,8 +39,13 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 
 
 #: The same messages are measured before every model call of a run: their counts are
-#: kept (keyed by the text itself, whose hash Python keeps with the string).
-_tokens = lru_cache(maxsize=4096)(count_tokens)
+#: kept, keyed by the text's length and hash — never by the text itself, which a cache
+#: would hold on to (4,096 texts of a 10 MB question held 5 GB).
+_counts: Lru[tuple[int, int], int] = Lru(4096)
+
+
+def _tokens(text: str) -> int:
+    return _counts.get_or_make((len(text), hash(text)), lambda: count_tokens(text))
 
 
 def message_tokens(message: BaseMessage) -> int:

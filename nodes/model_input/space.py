@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepread.corpus.framing import escape
+from deepread.corpus.framing import escape, title_text
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.stores.records import Document
@@ -33,7 +33,7 @@ _INITIAL_HITS = 10
 
 
 def document_line(doc: Document) -> str:
-    title = escape(" ".join(doc.title.split()))
+    title = title_text(doc.title)
     card = f" | {escape(doc.card.describe(max_sections=3))}" if doc.card is not None else ""
     return (f"({doc.doc_id}) {title}{card} | sections={len(doc.sections)} | "
             f"paragraphs={doc.n_para} | tokens={doc.n_tok}")

@@ -29,7 +29,8 @@ tools as an LLM would:
    (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at all —
    until the budget is spent;
 4. answer by quoting the shown paragraph closest to the question in meaning and those
-   sharing most of its words, each cited.
+   sharing most of its words, each cited — each quote one line, its own citation-like
+   markers escaped, so a document cannot plant a quote or a citation in the answer.
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 2; offered only ``read_section`` (Read-only mode) it reads
@@ -48,7 +49,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -63,7 +63,10 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from deepread.corpus.framing import escape, title_text
 from deepread.models.chat import message_text
+from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
+from deepread.nodes.lru import Lru
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.offline.query import asked
 from deepread.nodes.offline.read_plan import FRAME, Sections, fit
@@ -135,6 +138,11 @@ class ExtractiveChatModel(BaseChatModel):
     toc: tuple[TocEntry, ...] = ()
     #: The sections' paragraph costs and neighbours (made per call when an index is set).
     sections: Sections | None = None
+    #: What one call may ask for (the run's ``Context.max_query_chars`` and
+    #: ``max_read_paragraphs``, set by :meth:`within`): a long question's query is
+    #: cut to its first words, a read to its first paragraphs, never refused.
+    max_query_chars: int = MAX_QUERY_CHARS
+    max_read_paragraphs: int = MAX_READ_PARAGRAPHS
 
     @property
     def _llm_type(self) -> str:
@@ -144,6 +152,13 @@ class ExtractiveChatModel(BaseChatModel):
         """The policy restricted to the tools on offer (ablation modes offer one)."""
         names = tuple(t["function"]["name"] if isinstance(t, dict) else t.name for t in tools)
         return self.model_copy(update={"offered": names})
+
+    def within(self, limits: Any) -> ExtractiveChatModel:
+        """The policy cutting its calls to the run's ``limits`` (a Context:
+        ``max_query_chars``, ``max_read_paragraphs``); :meth:`Resources.model
+        <deepread.nodes.resources.Resources.model>` applies it to each run."""
+        return self.model_copy(update={"max_query_chars": limits.max_query_chars,
+                                       "max_read_paragraphs": limits.max_read_paragraphs})
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None,
@@ -156,7 +171,21 @@ class ExtractiveChatModel(BaseChatModel):
             policy = self.model_copy(update={
                 "toc": self.toc or toc_entries(self.index, messages),
                 "sections": self.sections or Sections(self.index)})
-        return ChatResult(generations=[ChatGeneration(message=policy._next(messages))])
+        reply = policy._within_limits(policy._next(messages))
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def _within_limits(self, reply: AIMessage) -> AIMessage:
+        """``reply`` with its calls cut to what a call may ask for: a query to its first
+        ``max_query_chars`` characters (at a word), a read to ``max_read_paragraphs``."""
+        for call in reply.tool_calls:
+            args = call["args"]
+            if call["name"] == RETRIEVE and len(args["query"]) > self.max_query_chars:
+                cut = args["query"][: self.max_query_chars]
+                args["query"] = cut.rsplit(" ", 1)[0] if " " in cut else cut
+            if call["name"] == READ_SECTION:
+                args["end"] = min(args["end"], max(args["start"], 0)
+                                  + self.max_read_paragraphs - 1)
+        return reply
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:
         asks = [i for i, m in enumerate(messages)
@@ -431,15 +460,12 @@ class ExtractiveChatModel(BaseChatModel):
         for i, coord in enumerate(chosen):
             if several and (i == 0 or chosen[i - 1][0] != coord[0]):
                 # Quotes of several documents: say which each comes from, never blend.
-                title = " ".join(self._title(coord[0]).split())
+                title = title_text(self._title(coord[0]))
                 parts.append(f"From document {coord[0]}" + (f", {title}:" if title else ":"))
-            text = plain(texts[coord])
-            if len(text) > self.quote_chars:
-                text = text[: self.quote_chars].rsplit(" ", 1)[0] + " …"
-            parts.append(f"> {text} [{coord[0]}:{coord[1]}:{coord[2]}]")
+            parts.append(f"> {quote(texts[coord], self.quote_chars)} "
+                         f"[{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
-
 
     def _title(self, doc_id: int) -> str:
         """The identifying title of document ``doc_id`` (Index.document), "" without an
@@ -458,6 +484,16 @@ def unheld_answer(names: Sequence[str]) -> str:
             "library cannot answer this question.")
 
 
+def quote(text: str, limit: int) -> str:
+    """A paragraph as the answer quotes it: its plain text on one line (a line of its own
+    cannot pose as another quote), cut to ``limit`` characters at a word, its citation-
+    like markers escaped — a paragraph holding "[2:1:0]" cites nothing (corpus/framing)."""
+    flat = " ".join(plain(text).split())
+    if len(flat) > limit:
+        flat = flat[:limit].rsplit(" ", 1)[0] + " …"
+    return escape(flat)
+
+
 def _closest(query: str, texts: dict[tuple[int, int, int], str]
              ) -> tuple[tuple[int, int, int], str]:
     """The item of ``texts`` whose paragraph (markup removed) is most similar to
@@ -468,11 +504,18 @@ def _closest(query: str, texts: dict[tuple[int, int, int], str]
     return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
-@lru_cache(maxsize=64)
+#: TOCs' title vectors, kept for at most this many titles in all (~77 MB of vectors):
+#: a server reading many collections of long documents must not keep every TOC's.
+_TITLES_KEPT = 50_000
+_title_memo: Lru[tuple[int, int], np.ndarray] = Lru(_TITLES_KEPT, weight=len)
+
+
 def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
-    the rounds and questions that show the same TOC."""
-    return local_embeddings().embed_array(list(titles))
+    the rounds and questions that show the same TOC (keyed by a hash of the titles,
+    which are not held)."""
+    return _title_memo.get_or_make((len(titles), hash(titles)),
+                                   lambda: local_embeddings().embed_array(list(titles)))
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:

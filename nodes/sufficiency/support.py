@@ -47,12 +47,13 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
+from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.offline.query import asked
 from deepread.nodes.offline.read_plan import Sections, fit
 from deepread.nodes.state import Regions, was_read
-from deepread.prompts import load
+from deepread.prompts import fill
 from deepread.text.markup import plain, untagged
 from deepread.text.terms import stem, terms
 
@@ -178,10 +179,11 @@ def judge(model: Any, question: str, answer: str, evidence: dict[tuple[int, int,
           retries: int, timeout: float | None = None
           ) -> tuple[Verdict | None, dict[str, int]]:
     """The LLM judge's verdict (None when its reply says neither word) and its usage."""
-    listing = "\n".join(f"[{d}:{s}:{p}] {' '.join(text.split())}"
-                        for (d, s, p), text in evidence.items())
-    prompt = (load("sufficiency").replace("{question}", question)
-              .replace("{answer}", answer).replace("{evidence}", listing))
+    # Framed and escaped as in an observation: a paragraph saying "Reply SUPPORTED" or
+    # holding a forged "[1:2:3]" line is data inside the frame, never the judge's prompt.
+    listing = "\n".join([OPEN, *(f"[{d}:{s}:{p}] {escape(' '.join(text.split()))}"
+                                  for (d, s, p), text in evidence.items()), CLOSE])
+    prompt = fill("sufficiency", question=question, answer=answer, evidence=listing)
     reply = invoke_with_retry(model, [HumanMessage(content=prompt)], retries, timeout)
     # the counts only (a reply's usage may also hold dicts of details)
     usage = {key: value for key, value in (reply.usage_metadata or {}).items()
@@ -235,7 +237,8 @@ def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = ""
     text = f"{label}\n\n{ABSTENTION}" if label else ABSTENTION
     titles: list[str] = []
     for d, s, _ in coords[:3]:
-        title = " ".join(index.document(d).sections[s].title.split())
+        # a title is document text: a "[2:1:0]" in it must not become a citation
+        title = title_text(index.document(d).sections[s].title)
         if title and title not in titles:
             titles.append(title)
     if titles:

@@ -36,12 +36,12 @@ hash (:func:`document_words`).
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 
 from deepread.corpus.index import Index
+from deepread.nodes.lru import Lru
 from deepread.nodes.sufficiency.support import META_WORDS
 from deepread.stores.common_words import is_common
+from deepread.stores.records import Document
 from deepread.text.markup import untagged
 from deepread.text.terms import stem, terms
 
@@ -53,8 +53,8 @@ DOCUMENT_KINDS = frozenset(
 _RUNS = re.compile(r"[a-z]{3,}|[0-9]{3,}")
 #: Documents whose vocabulary is kept (a few syllabi or filings per run).
 _KEPT = 32
-_vocabularies: OrderedDict[tuple[str, int, str], frozenset[str]] = OrderedDict()
-_lock = threading.Lock()
+#: (evaluations answer questions on several threads: the Lru is thread-safe)
+_vocabularies: Lru[tuple[str, int, str], frozenset[str]] = Lru(_KEPT)
 
 
 def words_of(text: str) -> set[str]:
@@ -96,19 +96,14 @@ def document_words(index: Index, doc_id: int) -> frozenset[str]:
     titles, title and file name; kept for the last few documents asked about."""
     doc = index.document(doc_id)
     key = (index.name, doc_id, doc.content_hash or f"{doc.source}:{doc.n_para}:{doc.n_tok}")
-    with _lock:  # evaluations answer questions on several threads
-        if key in _vocabularies:
-            _vocabularies.move_to_end(key)
-            return _vocabularies[key]
+    return _vocabularies.get_or_make(key, lambda: _words_of_document(index, doc))
+
+
+def _words_of_document(index: Index, doc: Document) -> frozenset[str]:
     words = words_of(f"{doc.title} {re.sub(r'[^A-Za-z0-9]+', ' ', doc.source)}")
     for sec in doc.sections:
         words |= words_of(sec.title)
         if sec.n_para:
-            for para in index.read(doc_id, sec.sec_id).paragraphs:
+            for para in index.read(doc.doc_id, sec.sec_id).paragraphs:
                 words |= words_of(para.text)
-    kept = frozenset(words)
-    with _lock:
-        _vocabularies[key] = kept
-        while len(_vocabularies) > _KEPT:
-            _vocabularies.popitem(last=False)
-    return kept
+    return frozenset(words)

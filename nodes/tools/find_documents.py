@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepread.corpus.framing import escape
+from deepread.corpus.framing import escape, title_text
 from deepread.corpus.index import Index
 from deepread.corpus.library import proper_names
 from deepread.nodes.tools.contract import Outcome, ToolEnv
@@ -42,8 +42,8 @@ def unheld_names(index: Index, question: str, scope: Sequence[int] | None) -> li
 def document_line(doc: Document) -> str:
     """``(doc_id) Title | file=… | kind, period | pages=N`` (titles are data: escaped)."""
     card = doc.card
-    about = f" | {card.describe(max_sections=0)}" if card is not None else ""
-    return f"({doc.doc_id}) {escape(' '.join(doc.title.split()))}{about}"
+    about = f" | {escape(card.describe(max_sections=0))}" if card is not None else ""
+    return f"({doc.doc_id}) {title_text(doc.title)}{about}"
 
 
 def find_documents(args: FindDocumentsArgs, env: ToolEnv) -> Outcome:

@@ -19,6 +19,7 @@ from deepread.nodes.tools.contract import Outcome, ToolEnv
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import FollowReferenceArgs, check_scope
 from deepread.stores.records import Paragraph
+from deepread.text.hygiene import brief
 from deepread.text.tokens import count_tokens
 
 #: Tokens of paragraph text one followed reference shows at most (at least one paragraph).
@@ -87,7 +88,7 @@ def follow_reference(args: FollowReferenceArgs, env: ToolEnv) -> Outcome:
         if len(targets) >= 3:
             break
     if not targets:
-        raise ValueError(f"no target found for {args.reference!r}: no section numbered or "
+        raise ValueError(f"no target found for {brief(args.reference)}: no section numbered or "
                          "named so, no table/figure labelled so, no such page. Search for "
                          "it with retrieve instead")
     paragraphs: list[Paragraph] = []

@@ -31,7 +31,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from deepread.corpus.framing import CLOSE, OPEN, escape
+from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
+from deepread.environment.settings import current as current_settings
 from deepread.nodes.state import Regions, was_read
 from deepread.stores.records import Document, Hit, Paragraph
 
@@ -145,7 +146,17 @@ class Observation:
 
 def result_message(call: dict[str, Any], content: str, observation: Observation
                    ) -> ToolMessage:
-    """The ``ToolMessage`` answering ``call`` (``status="error"`` when it has an error)."""
+    """The ``ToolMessage`` answering ``call`` (``status="error"`` when it has an error).
+
+    A result longer than a thread's messages may be (``DEEPREAD_MAX_MESSAGE_CHARS``: a
+    read of huge tables) is answered with an error saying so instead: the thread would
+    refuse it, and no model could read it anyway.
+    """
+    cap = current_settings().max_message_chars
+    if len(content) > cap and observation.error is None:
+        return error_message(call, f"the result would be {len(content)} characters, over "
+                                   f"the {cap} one message may hold; ask for less (fewer "
+                                   "paragraphs, a narrower range)")
     return ToolMessage(content=content, tool_call_id=call.get("id") or "",
                        name=call.get("name") or "unknown",
                        status="error" if observation.error is not None else "success",
@@ -167,8 +178,8 @@ def section_line(doc_id: int, sec_id: int, title: str, note: str = "") -> str:
     the title escaped as document text (empty: left out); ``note`` (a read's
     :func:`extent`) after it."""
     line = f"## ({doc_id}) [{sec_id}]"
-    if title := " ".join(title.split()):
-        line += f" {escape(title)}"
+    if title := title_text(title):
+        line += f" {title}"
     return f"{line} ({note})" if note else line
 
 

@@ -11,13 +11,43 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator
 
+from deepread.nodes.context import MAX_QUERIES, MAX_QUERY_CHARS, problems
 from deepread.prompts import load
+from deepread.text.hygiene import brief
+
+
+@dataclass(frozen=True)
+class ToolLimits:
+    """What one call may ask for (``Context.max_queries``, ``max_query_chars``), given
+    to :func:`parse_args` as the validation context; the defaults without one."""
+
+    queries: int = MAX_QUERIES
+    query_chars: int = MAX_QUERY_CHARS
+
+    @classmethod
+    def of(cls, context: Any) -> ToolLimits:
+        return cls(queries=context.max_queries, query_chars=context.max_query_chars)
+
+
+def _limits(info: ValidationInfo) -> ToolLimits:
+    limits = (info.context or {}).get("limits") if isinstance(info.context, dict) else None
+    return limits if isinstance(limits, ToolLimits) else ToolLimits()
+
+
+def check_text(name: str, text: str, limits: ToolLimits) -> str:
+    """``text`` when it is within the query length cap, else a ``ValueError`` the model
+    can act on."""
+    if len(text) > limits.query_chars:
+        raise ValueError(f"{name} is {len(text)} characters; at most {limits.query_chars} "
+                         "are searched: send its key words")
+    return text
 
 
 class SearchArgs(BaseModel):
@@ -30,6 +60,19 @@ class SearchArgs(BaseModel):
     doc_id: int | list[int] | None = Field(
         default=None, description="Search only this document, or these documents "
                                   "(optional).")
+
+    @field_validator("query")
+    @classmethod
+    def _bounded(cls, query: str | list[str], info: ValidationInfo) -> str | list[str]:
+        limits = _limits(info)
+        if isinstance(query, str):
+            return check_text("the query", query, limits)
+        if len(query) > limits.queries:
+            raise ValueError(f"{len(query)} queries in one call; at most {limits.queries}: "
+                             "send the most specific ones, or call again with the rest")
+        for i, text in enumerate(query):
+            check_text(f"query {i}", text, limits)
+        return query
 
 
 class RetrieveArgs(SearchArgs):
@@ -57,6 +100,11 @@ class FollowReferenceArgs(BaseModel):
                                description="Resolve it in this document only (optional; "
                                            "default: the documents being read first).")
 
+    @field_validator("reference")
+    @classmethod
+    def _bounded(cls, reference: str, info: ValidationInfo) -> str:
+        return check_text("the reference", reference, _limits(info))
+
 
 class OpenTocArgs(BaseModel):
     doc_id: int = Field(description="Document whose table of contents to show.")
@@ -66,6 +114,11 @@ class FindDocumentsArgs(BaseModel):
     query: str = Field(
         description="The question, or the names, periods and dates it gives (a company, "
                     "a course, a year, a form, a date).")
+
+    @field_validator("query")
+    @classmethod
+    def _bounded(cls, query: str, info: ValidationInfo) -> str:
+        return check_text("the query", query, _limits(info))
 
 
 RETRIEVE = "retrieve"
@@ -127,16 +180,17 @@ class ToolArgumentError(ValueError):
     """A tool call's arguments do not fit the tool's schema."""
 
 
-def parse_args(name: str, args: Any) -> BaseModel:
-    """Validated arguments of a ``name`` call, or :class:`ToolArgumentError`."""
+def parse_args(name: str, args: Any, limits: ToolLimits | None = None) -> BaseModel:
+    """Validated arguments of a ``name`` call within ``limits`` (default: the defaults
+    of the context's ``max_*`` fields), or :class:`ToolArgumentError`."""
     if not isinstance(args, dict):
-        raise ToolArgumentError(f"{name} expects a JSON object of arguments, got {args!r}")
+        raise ToolArgumentError(f"{name} expects a JSON object of arguments, got "
+                                f"{brief(args)}")
     try:
-        return ARGS[name].model_validate(args, strict=False)
+        return ARGS[name].model_validate(args, strict=False,
+                                         context={"limits": limits or ToolLimits()})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
-        raise ToolArgumentError(f"invalid arguments for {name}: {problems}") from None
+        raise ToolArgumentError(f"invalid arguments for {name}: {problems(exc)}") from None
 
 
 def read_window(n_para: int, n_tok: int, around: int, budget: int) -> tuple[int, int]:

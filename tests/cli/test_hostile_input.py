@@ -596,3 +596,37 @@ def test_a_signal_mid_ingest_ends_with_one_line_and_a_rerun_completes_it(
         assert len(docs) == 12 and len({d.source for d in docs}) == 12
         assert all(idx.collection.count_paragraphs(d.doc_id) == d.n_para == 120
                    for d in docs)
+
+
+def test_a_signal_during_ingest_force_says_to_rerun_with_force(long_folder, tmp_path):
+    """A plain re-run after an interrupted ``--force`` calls the files not yet done
+    "unchanged" and keeps their earlier parse, so the line must name ``--force``."""
+    store = tmp_path / "store"
+    with deepread.Index.open(store=store) as idx:
+        idx.ingest([long_folder])
+    proc = subprocess.Popen([*deepread_command(), "ingest", str(long_folder), "--force",
+                             "--store", str(store)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if line.lstrip().startswith("stored"):
+            break
+    proc.send_signal(signal.SIGTERM)
+    rest = proc.stderr.read()
+
+    assert proc.wait(timeout=300) == 143, "".join(lines) + rest
+    last = rest.strip().splitlines()[-1]
+    assert re.fullmatch(r"deepread: interrupted; \d+ of 12 files stored again, the others "
+                        r"keep their earlier parse; re-run with --force to continue",
+                        last), rest
+
+
+def test_a_question_over_the_cap_exits_2_naming_the_cap(hostile, capsys, monkeypatch):
+    monkeypatch.setenv("DEEPREAD_MAX_QUESTION_CHARS", "100")
+
+    code, _, err = run(capsys, "ask", "why? " * 30, "--store", hostile[1])
+
+    assert code == 2
+    assert "the question is 150 characters; at most 100 are accepted" in err

@@ -591,3 +591,29 @@ def test_a_header_whose_only_changing_number_counts_the_pages_is_still_dropped(
     parsed = parse_file(pages_with_top_rows(tmp_path / "headers.pdf", row))
 
     assert not re.search(r"Page \d+ of 12", all_text(parsed))
+
+
+# -- headings that would make unbounded paragraphs (issue 29, next class) -------------------
+
+@pytest.mark.parametrize(("text", "what"), [
+    ("# " + "walrus " * 10_000 + "\n\nThe walrus sleeps.\n", "one 70,000-character heading"),
+    ("".join(f"# H{i}\n\n" for i in range(5_000)) + "The walrus sleeps.\n",
+     "5,000 headings before one paragraph"),
+    ("# Start\n\nText.\n\n" + "".join(f"# Tail heading {i}\n\n" for i in range(5_000)),
+     "5,000 headings after the last paragraph"),
+], ids=["long-heading", "many-headings", "trailing-headings"])
+def test_headings_never_make_a_paragraph_past_the_paragraph_cap(
+        tmp_path: Path, text: str, what: str) -> None:
+    path = tmp_path / "h.md"
+    path.write_text(text, encoding="utf-8")
+
+    parsed = parse_file(path)
+
+    from deepread.corpus.parsing.structure import MAX_HEADER_LINE_CHARS, MAX_HEADER_LINES
+
+    longest = max(len(p.text) for p in parsed.paragraphs)
+    # a paragraph's own text, and a header of at most its nearest headings, each cut
+    assert longest <= MAX_PARAGRAPH_CHARS + MAX_HEADER_LINES * (MAX_HEADER_LINE_CHARS + 3), (
+        what, longest)
+    assert "The walrus sleeps." in " ".join(p.text for p in parsed.paragraphs) or \
+        "Tail heading 4999" in parsed.paragraphs[-1].text

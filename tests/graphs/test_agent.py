@@ -40,6 +40,7 @@ from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.offline.model import NOTICE, ExtractiveChatModel, TocEntry
+from deepread.nodes.state import index_scope, region_key
 from deepread.nodes.tools.specs import tool_schemas
 
 POINTER = "(shown above)"
@@ -402,7 +403,7 @@ def test_a_fatal_model_error_ends_the_turn_and_keeps_the_thread(shapes):
     assert contents[0] == "first question"
     assert contents[-1] == "second question"
     assert f"Apples {five[0]}:{five[1]}:0." in contents
-    assert state["read_regions"] == {f"{five[0]}:{five[1]}": [[0, 1]]}
+    assert state["read_regions"] == {region_key(*five, index_scope(shapes)): [[0, 1]]}
 
     third = ask(graph, "third question")
 
@@ -458,7 +459,7 @@ def test_a_second_turn_shows_pointers_for_paragraphs_read_in_the_first(shapes):
     assert "Alpha paragraph about apples." not in result.content
     assert "Echo paragraph about elderberries." in result.content
     assert graph.get_state(config()).values["read_regions"] == {
-        f"{five[0]}:{five[1]}": [[0, 4]]}
+        region_key(*five, index_scope(shapes)): [[0, 4]]}
 
 
 def test_a_run_of_re_read_paragraphs_is_one_pointer_line(shapes):

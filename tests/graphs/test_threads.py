@@ -31,6 +31,7 @@ from support.scripted import (
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.history import NOT_RUN, repair
+from deepread.nodes.state import index_scope, region_key
 
 CONFIG = {"configurable": {"thread_id": "t"}}
 
@@ -97,7 +98,7 @@ def test_a_run_interrupted_after_the_policy_call_leaves_a_thread_that_answers_ag
     assert messages.index(patched) < [m.content for m in messages].index("cherries?")
     # the call that never ran marked nothing read
     assert graph.get_state(CONFIG).values["read_regions"] == {
-        f"{five[0]}:{five[1]}": [[2, 2]]}
+        region_key(*five, index_scope(shapes)): [[2, 2]]}
 
 
 def test_a_tool_that_breaks_leaves_a_thread_that_answers_again(shapes, monkeypatch):

@@ -19,7 +19,7 @@ from deepread.nodes.executors import (
     next_call,
 )
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import merge_regions
+from deepread.nodes.state import index_scope, merge_regions, view
 
 
 def runtime(events: list[dict[str, Any]] | None = None) -> Runtime[Context]:
@@ -45,8 +45,10 @@ def test_the_retrieve_executor_answers_its_call_and_records_what_it_showed(shape
     assert isinstance(answer, ToolMessage) and answer.tool_call_id == "c1"
     assert "Charlie paragraph about cherries." in answer.content
     shown = set(shown_coords(answer))
+    # recorded under the collection read (read-region memory is kept per collection)
+    memory = view(update["read_regions"], index_scope(shapes))
     assert shown and all(
-        any(a <= p <= b for a, b in update["read_regions"][f"{d}:{s}"]) for d, s, p in shown)
+        any(a <= p <= b for a, b in memory[f"{d}:{s}"]) for d, s, p in shown)
     assert [e["event"] for e in events] == ["tool_call", "tool_result"]
 
 

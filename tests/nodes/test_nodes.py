@@ -12,6 +12,7 @@ from deepread.nodes.context import Context
 from deepread.nodes.finalize import finalize
 from deepread.nodes.policy import make_policy
 from deepread.nodes.resources import Resources
+from deepread.nodes.state import index_scope, region_key
 from deepread.nodes.toc import make_toc
 
 
@@ -53,8 +54,9 @@ def test_out_of_rounds_the_policy_asks_for_an_answer_without_tools(shapes):
 def test_finalize_keeps_only_citations_of_paragraphs_shown(shapes):
     d, s = section_of(shapes, "Five")
     answer = AIMessage(content=f"Cherries [{d}:{s}:2], walruses [9:9:9].", id="a1")
+    scope = index_scope(shapes)  # read-region memory is kept per collection
     state = {"messages": [HumanMessage(content="q"), answer], "turn_start": 0,
-             "read_regions": {f"{d}:{s}": [[0, 4]]}}
+             "scope": scope, "read_regions": {region_key(d, s, scope): [[0, 4]]}}
 
     update = finalize(state, runtime())
 

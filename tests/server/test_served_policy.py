@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from langgraph_sdk.runtime import _ExecutionRuntime, _ReadRuntime
+from support.layout import ROOT
 from support.local_http import CountingListener
 from support.scripted import ScriptedChatModel
 
@@ -191,3 +192,53 @@ def test_a_graph_with_a_fixed_index_refuses_a_context_that_names_a_collection(tm
     assert out["stop_reason"] == "error"
     assert "built with a fixed index (collection 'fixed'" in out["error"]
     assert "may not name collection too" in out["error"]
+
+
+def _documented_fields(answer: str) -> set[str]:
+    """The fields the table in docs/deployment.md ("The operator policy") marks with
+    ``answer`` in its "a client may set it?" column."""
+    text = (ROOT / "docs" / "deployment.md").read_text()
+    table = text.split("### The operator policy", 1)[1].split("\n\n", 2)[1]
+    out: set[str] = set()
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        if cells[2].startswith(answer):
+            out.update(f.strip("` ") for f in cells[0].split(","))
+    return out
+
+
+def test_the_deployment_table_lists_exactly_the_fields_a_client_may_set() -> None:
+    from deepread.graphs.served import CLIENT_FIELDS
+
+    documented = _documented_fields("yes")
+
+    assert documented == set(CLIENT_FIELDS[Context]) | set(CLIENT_FIELDS[IngestContext])
+    assert "answer_type_check" in documented
+
+
+def test_a_client_may_set_answer_type_check_as_the_deployment_table_says() -> None:
+    context = check_client_context(agent.Context, {"answer_type_check": False})
+
+    assert context.answer_type_check is False
+
+
+@pytest.mark.parametrize("context", [
+    {"documents": list(range(100_000))},
+    {"documents": ["x"] * 100_000},
+    {"k": "9" * 100_000},
+    {f"unknown_{i}": 1 for i in range(10_000)},
+], ids=["many-ids", "many-bad-ids", "huge-string", "many-unknown-fields"])
+def test_a_refused_value_is_echoed_bounded(context: dict) -> None:
+    with pytest.raises(ContextError) as caught:
+        check_client_context(agent.Context, context)
+
+    assert len(str(caught.value)) < 1_000, str(caught.value)[:2000]
+
+
+def test_a_refused_collection_name_is_echoed_bounded() -> None:
+    from deepread.stores.location import check_collection_name
+
+    with pytest.raises(ValueError) as caught:
+        check_collection_name("a" * 1_000_000)
+
+    assert len(str(caught.value)) < 300 and "(1000000 characters)" in str(caught.value)

@@ -16,6 +16,7 @@ from support.documents import SHAPES_MD
 import deepread
 from deepread.graphs.ingest import build_ingest_graph
 from deepread.nodes import resources
+from deepread.nodes.open_collections import OPEN
 
 
 def run(graph, payload: dict[str, Any], collection: str = "docs") -> dict[str, Any]:
@@ -29,14 +30,13 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     store = str(tmp_path / "store")
     monkeypatch.setenv("DEEPREAD_STORE", store)
     yield build_ingest_graph(served=True)
-    for key in [k for k in resources._OPEN if k[0] == store]:
-        resources._OPEN.pop(key).close()
+    OPEN.close(store)
 
 
 def texts_of(store: Path, collection: str = "docs") -> str:
-    idx = resources.shared_index(str(store), collection)
-    return " ".join(p.text for d in idx.documents()
-                    for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id))
+    with resources.shared_index(str(store), collection) as idx:
+        return " ".join(p.text for d in idx.documents()
+                        for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id))
 
 
 def test_a_served_graph_without_an_ingest_root_refuses_every_path_and_says_how_to_allow(
@@ -187,3 +187,97 @@ def test_a_folder_ingest_names_the_files_it_skipped_as_unsupported(tmp_path: Pat
     assert result.failures == []
     assert sorted(Path(p).name for p in out["unsupported"]) == ["data.csv", "logo.png"]
     assert out["failures"] == []
+
+
+BROKEN_PDF = {"name": "broken.pdf",
+              "content_base64": base64.b64encode(b"%PDF-1.7 junk").decode()}
+
+
+def uploads_of(store: Path, collection: str = "docs") -> list[str]:
+    folder = store / "uploads" / collection
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_a_document_that_fails_to_parse_leaves_no_file_and_no_folder_behind(
+        served, tmp_path: Path) -> None:
+    out = run(served, {"files": [BROKEN_PDF]}, collection="never")
+
+    assert [f["path"] for f in out["failures"]] == ["broken.pdf"]
+    assert not (tmp_path / "store" / "uploads").exists()
+
+
+def test_a_failed_document_is_removed_and_its_good_neighbour_kept(served, tmp_path) -> None:
+    out = run(served, {"files": [BROKEN_PDF, {"name": "good.md", "text": SHAPES_MD}]})
+
+    assert [d["source"] for d in out["documents"]] == ["good.md"]
+    assert uploads_of(tmp_path / "store") == ["good.md"]
+
+
+def test_a_failed_resend_puts_back_the_document_it_would_have_replaced(
+        served, tmp_path: Path) -> None:
+    run(served, {"files": [{"name": "note.pdf", "content_base64": base64.b64encode(
+        (Path(__file__).parents[1] / "data" / "docs" / "tutorial-classes.pdf").read_bytes())
+        .decode()}]})
+    stored = (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes()
+
+    out = run(served, {"files": [{**BROKEN_PDF, "name": "note.pdf"}]})
+
+    assert [f["path"] for f in out["failures"]] == ["note.pdf"]
+    assert uploads_of(tmp_path / "store") == ["note.pdf"]
+    assert (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes() == stored
+
+
+def test_a_collections_upload_quota_refuses_what_would_pass_it_naming_the_variable(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_INGEST_MAX_COLLECTION_BYTES", "3000")
+    first = run(served, {"files": [{"name": "a.md", "text": "# A\n\n" + "apple " * 300}]})
+    assert first["failures"] == []
+
+    out = run(served, {"files": [{"name": "b.md", "text": "# B\n\n" + "berry " * 300}]})
+
+    [failure] = out["failures"]
+    assert failure["reason"].startswith("files[0].content: ")
+    assert "quota of 3000 bytes" in failure["reason"]
+    assert "DEEPREAD_INGEST_MAX_COLLECTION_BYTES" in failure["reason"]
+    assert uploads_of(tmp_path / "store") == ["a.md"]
+    # sending a document again under its name counts once
+    again = run(served, {"files": [{"name": "a.md", "text": "# A\n\n" + "apricot " * 300}]})
+    assert again["failures"] == []
+
+
+def test_a_collections_upload_file_quota_counts_the_documents_it_holds(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_INGEST_MAX_COLLECTION_FILES", "2")
+    files = [{"name": f"n{i}.md", "text": f"# N{i}\n\nNumber {i} notes.\n"} for i in range(3)]
+
+    out = run(served, {"files": files})
+
+    assert [d["source"] for d in out["documents"]] == ["n0.md", "n1.md"]
+    [failure] = out["failures"]
+    assert failure["path"] == "n2.md" and "DEEPREAD_INGEST_MAX_COLLECTION_FILES" in \
+        failure["reason"]
+
+
+@pytest.mark.parametrize("name", ["a\nb.md", "notes.md\n", "bell\x07.md", "csi\x9b.md",
+                                  "fdp.\u202egnp.md", "a\ud800.md", "para\u2029b.md"])
+def test_a_name_with_a_control_character_is_refused(served, tmp_path, name: str) -> None:
+    out = run(served, {"files": [{"name": name, "text": "# T\n\nText.\n"}]})
+
+    [failure] = out["failures"]
+    assert failure["reason"].startswith("files[0].name: ")
+    assert not (tmp_path / "store" / "uploads").exists()
+
+
+def test_more_paths_than_the_cap_refuses_the_run_in_one_line(served) -> None:
+    out = run(served, {"paths": [f"doc{i}.md" for i in range(100_000)]})
+
+    assert out["documents"] == [] and out["failures"] == []
+    assert out["error"].startswith("paths: 100000 paths, over the cap of 1000 per run")
+
+
+def test_a_path_longer_than_any_path_is_a_failure_echoed_bounded(served) -> None:
+    out = run(served, {"paths": ["a" * 1_000_000]})
+
+    [failure] = out["failures"]
+    assert failure["reason"] == "a path of 1000000 characters; at most 4096"
+    assert len(failure["path"]) < 300

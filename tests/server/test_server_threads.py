@@ -133,7 +133,10 @@ def client(tmp_path_factory: pytest.TempPathFactory,
     workdir = tmp_path_factory.mktemp("langgraph_dev_threads")
     env = {"OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test-threads",
            "DEEPREAD_INGEST_ROOT": str(workdir),
-           "DEEPREAD_SERVE_MODELS": "gpt-4o-mini"}  # a client may choose this model
+           "DEEPREAD_SERVE_MODELS": "gpt-4o-mini",  # a client may choose this model
+           # the operator lets a retrieve list SLOW_QUERIES queries: a tool run long enough
+           # to cancel in the middle of (the default, 10, would refuse it at once)
+           "DEEPREAD_MAX_QUERIES": str(SLOW_QUERIES)}
     with langgraph_dev(workdir, env=env) as url:
         client = get_sync_client(url=url)
         doc = workdir / "walrus.md"

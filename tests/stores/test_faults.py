@@ -36,6 +36,7 @@ from deepread import Index
 from deepread.graphs.agent import build_graph
 from deepread.models.chat import chat_model
 from deepread.nodes.context import Context
+from deepread.nodes.state import index_scope, region_key
 from deepread.stores.backend import StoreError
 from deepread.stores.server import ServerBackend
 
@@ -298,7 +299,7 @@ def test_timeouts_past_the_retries_stop_with_an_error_keeping_the_tool_results(
     state = graph.get_state(thread()).values
     assert [type(m).__name__ for m in state["messages"]] == [
         "HumanMessage", "AIMessage", "ToolMessage"]
-    assert state["read_regions"] == {"1:1": [[0, 1]]}
+    assert state["read_regions"] == {region_key(1, 1, index_scope(walrus)): [[0, 1]]}
 
 
 def test_an_empty_model_reply_stops_with_an_error_and_a_message(walrus: Index) -> None:

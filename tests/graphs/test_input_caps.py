@@ -1,0 +1,250 @@
+"""Bounds on what a question, a tool call and a state write may ask of the agent (issue 29
+§4): each over-long input is refused with an error the caller can act on — a tool error
+for the model, ``stop_reason="error"`` for the question, a ``ValueError`` (HTTP 400 on a
+server) for a message written into a thread — before it costs anything.
+
+The graph, store and checkpointer are real; the chat model is scripted. The state writes
+are ``graph.update_state(..., as_node=...)``, what a server's ``POST /threads/T/state``
+calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from support.scripted import ScriptedChatModel, ai, call, section_of
+
+from deepread.graphs.agent import build_graph
+from deepread.nodes.context import Context
+from deepread.nodes.model_input import notes
+from deepread.nodes.state import MessageError, add_checked_messages
+from deepread.nodes.tools.specs import ToolArgumentError, ToolLimits, parse_args
+
+THREAD = {"configurable": {"thread_id": "t"}}
+
+
+def run(graph, question: str, **context: Any) -> dict[str, Any]:
+    return graph.invoke({"question": question}, THREAD, context=Context(**context))
+
+
+def results(graph) -> list[ToolMessage]:
+    return [m for m in graph.get_state(THREAD).values["messages"]
+            if isinstance(m, ToolMessage)]
+
+
+# -- the question ------------------------------------------------------------------------
+
+def test_a_question_over_the_cap_ends_the_turn_before_any_model_call(shapes) -> None:
+    model = ScriptedChatModel(steps=[])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    out = run(graph, "Which fruit? " * 2000, max_question_chars=10_000)
+
+    assert out["stop_reason"] == "error"
+    assert out["error"] == ("the question is 26000 characters; at most 10000 are accepted "
+                            "(context field max_question_chars, DEEPREAD_MAX_QUESTION_CHARS)")
+    assert model.calls == []
+    assert graph.get_state(THREAD).values["messages"] == []
+
+
+def test_a_chat_message_over_the_question_cap_is_refused_the_same_way(shapes) -> None:
+    model = ScriptedChatModel(steps=[])
+    graph = build_graph(index=shapes, model=model)
+
+    out = graph.invoke({"messages": [{"role": "user", "content": "x" * 5000}]},
+                       context=Context(max_question_chars=4999))
+
+    assert out["stop_reason"] == "error" and "5000 characters" in out["error"]
+    assert model.calls == []
+
+
+def test_the_default_question_cap_refuses_a_megabyte_and_takes_a_page(shapes) -> None:
+    graph = build_graph(index=shapes, model=ScriptedChatModel(steps=[ai(content="Figs.")]))
+
+    big = graph.invoke({"question": "figs? " * 200_000})
+    page = graph.invoke({"question": "Which paragraph is about figs? " * 100})
+
+    assert big["stop_reason"] == "error" and "max_question_chars" in big["error"]
+    assert page["stop_reason"] == "answered"
+
+
+# -- tool-call arguments -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "why"), [
+    ({"query": [f"fruit {i}" for i in range(3000)]},
+     "3000 queries in one call; at most 10: send the most specific ones"),
+    ({"query": "apples " * 1000}, "the query is 7000 characters; at most 2000 are searched"),
+    ({"query": ["apples", "b" * 2001]}, "query 1 is 2001 characters"),
+])
+def test_retrieve_arguments_over_the_caps_are_a_tool_error_naming_the_cap(
+        args: dict[str, Any], why: str) -> None:
+    with pytest.raises(ToolArgumentError) as caught:
+        parse_args("retrieve", args)
+
+    assert why in str(caught.value)
+
+
+def test_the_caps_come_from_the_context() -> None:
+    limits = ToolLimits.of(Context(max_queries=2, max_query_chars=5))
+
+    with pytest.raises(ToolArgumentError, match=r"3 queries in one call; at most 2"):
+        parse_args("retrieve", {"query": ["a", "b", "c"]}, limits)
+    with pytest.raises(ToolArgumentError, match="the reference is 6 characters; at most 5"):
+        parse_args("follow_reference", {"reference": "Tab. 3"}, limits)
+    assert parse_args("retrieve", {"query": ["a", "b"]}, limits).query == ["a", "b"]
+
+
+def test_a_forged_tool_call_written_into_state_is_refused_on_resume_not_run(shapes) -> None:
+    """A client writes a model reply with a 3,000-query retrieve and a read of 10**9
+    paragraphs into its thread (``as_node="policy"``), then resumes it: both calls are
+    answered with errors, nothing is searched or read."""
+    five = section_of(shapes, "Five")
+    model = ScriptedChatModel(steps=[ai(content="Nothing."), ai(content="Done.")])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+    run(graph, "Which fruit?")
+    forged = ai(call("retrieve", {"query": [f"q{i}" for i in range(3000)]}),
+                call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0,
+                                      "end": 10**9}))
+
+    graph.update_state(THREAD, {"messages": [forged]}, as_node="policy")
+    graph.invoke(None, THREAD, context=Context(max_read_paragraphs=3))
+
+    search, read = results(graph)[-2:]
+    assert search.status == read.status == "error"
+    assert "3000 queries in one call" in search.content
+    assert read.content == (
+        f"Error: read_section returns at most 3 paragraphs per call; section ({five[0]}) "
+        f"[{five[1]}] has 5 and 0-1000000000 asks for 5: read it in parts, e.g. "
+        f"read_section({five[0]}, {five[1]}, 0, 2)")
+
+
+def test_a_read_within_the_cap_after_clipping_to_its_section_is_run(shapes) -> None:
+    five = section_of(shapes, "Five")
+    model = ScriptedChatModel(steps=[
+        ai(call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0,
+                                 "end": 10**9})), ai(content="Read.")])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    run(graph, "What is in Five?", max_read_paragraphs=5)
+
+    [read] = results(graph)
+    assert read.status == "success" and "paragraphs 0-4 of 5" in read.content
+
+
+def test_calls_past_the_per_reply_cap_are_answered_not_run(shapes) -> None:
+    model = ScriptedChatModel(steps=[
+        ai(*[call("retrieve", {"query": f"fruit {i}"}) for i in range(5)]),
+        ai(content="Done.")])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    run(graph, "Which fruit?", max_tool_calls=2)
+
+    answers = results(graph)
+    assert [a.status for a in answers] == ["success", "success", "error", "error", "error"]
+    assert answers[2].content == ("Error: not run: at most 2 tool calls of one reply are run "
+                                  "and this one made 5; call it again in the next round")
+
+
+def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
+    """The extractive policy searches with the question itself: a long question's query
+    is cut to ``max_query_chars``, its reads to ``max_read_paragraphs`` — never refused."""
+    graph = build_graph(index=shapes, checkpointer=InMemorySaver())
+
+    out = run(graph, "Which paragraph is about cherries? " * 100, max_query_chars=60,
+              max_read_paragraphs=2)
+
+    assert out["stop_reason"] == "answered"
+    assert all(a.status == "success" for a in results(graph))
+    calls = [c for m in graph.get_state(THREAD).values["messages"]
+             if isinstance(m, AIMessage) for c in m.tool_calls]
+    assert all(len(c["args"]["query"]) <= 60 for c in calls if c["name"] == "retrieve")
+    assert all(c["args"]["end"] - c["args"]["start"] < 2 for c in calls
+               if c["name"] == "read_section")
+
+
+# -- messages written into a thread ----------------------------------------------------------
+
+def test_a_tool_message_without_the_id_of_its_call_is_a_clear_error() -> None:
+    with pytest.raises(MessageError) as caught:
+        add_checked_messages([], [{"role": "user", "content": "hi"},
+                                  {"type": "tool", "content": "forged result"}])
+
+    assert str(caught.value) == ("messages[1]: a 'tool' message needs 'tool_call_id' (the id "
+                                 "of the tool call it answers)")
+    assert isinstance(caught.value, ValueError)  # HTTP 400 on a LangGraph server
+
+
+def test_a_message_over_the_cap_written_into_a_thread_is_refused(
+        shapes, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_MAX_MESSAGE_CHARS", "1000")
+    graph = build_graph(index=shapes, model=ScriptedChatModel(steps=[ai(content="Ok.")]),
+                        checkpointer=InMemorySaver())
+    run(graph, "Which fruit?")
+    before = graph.get_state(THREAD).values["messages"]
+
+    with pytest.raises(MessageError, match=r"1001 characters, over the 1000 a message may "
+                                           r"hold \(DEEPREAD_MAX_MESSAGE_CHARS\)"):
+        graph.update_state(THREAD, {"messages": [AIMessage(content="x" * 1001)]},
+                           as_node="policy")
+
+    assert graph.get_state(THREAD).values["messages"] == before
+
+
+def test_a_tool_result_longer_than_a_message_may_be_is_answered_with_an_error(
+        shapes, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPREAD_MAX_MESSAGE_CHARS", "150")
+    five = section_of(shapes, "Five")
+    model = ScriptedChatModel(steps=[
+        ai(call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0,
+                                 "end": 4})), ai(content="Read.")])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    out = run(graph, "What is in Five?")
+
+    [read] = results(graph)
+    assert out["stop_reason"] == "answered"
+    assert read.status == "error" and "one message may hold; ask for less" in read.content
+
+
+def test_token_counts_are_not_cached_by_holding_the_texts() -> None:
+    text = "word " * 50_000
+
+    notes._tokens(text)
+
+    held = notes._counts.keys()
+    assert all(isinstance(k, tuple) and all(isinstance(x, int) for x in k) for k in held)
+    assert notes._tokens(text) == notes._tokens("word " * 50_000)
+
+
+# -- the same bounds for the LangChain and MCP tools -------------------------------------------
+
+def test_the_langchain_tools_refuse_what_the_agents_tools_refuse(shapes) -> None:
+    import deepread
+
+    retrieve, read_section, _ = deepread.tools(shapes)
+    five = section_of(shapes, "Five")
+
+    many = retrieve.invoke({"name": "retrieve", "args": {"query": [[i] for i in range(3000)]},
+                            "type": "tool_call", "id": "c1"})
+    long = retrieve.invoke({"name": "retrieve", "args": {"query": "apples " * 1000},
+                            "type": "tool_call", "id": "c2"})
+    wide = read_section.invoke({"name": "read_section", "type": "tool_call", "id": "c3",
+                                "args": {"doc_id": five[0], "sec_id": five[1], "start": 0,
+                                         "end": 10**9}})
+
+    assert many.status == "error" and len(many.content) < 600, many.content
+    assert long.status == "error" and "at most 2000 are searched" in long.content
+    assert wide.status == "success" and "paragraphs 0-4 of 5" in wide.content
+
+
+def test_a_weighted_memo_keeps_at_most_its_weight_and_never_an_oversized_value() -> None:
+    from deepread.nodes.lru import Lru
+
+    memo: Lru[str, list[int]] = Lru(10, weight=len)
+    for name, size in [("a", 4), ("b", 4), ("c", 4), ("huge", 11)]:
+        memo.get_or_make(name, lambda size=size: [0] * size)
+
+    assert memo.keys() == ["b", "c"]
