@@ -18,7 +18,9 @@ what it is. This module matches the two:
   "American Express", "JPM" of "JPMorgan") is a key word;
 * a word held by at most :data:`NAMING_SHARE` of the documents (or three of them in a
   small library, never all) *names* them. The documents a name of the question names
-  are its matches — when it names none by a name, those its periods name. Returned are
+  are its matches — when it names none by a name, those its periods name. A period the
+  question gives is a condition: when some matches hold one of its periods in their key,
+  only those count (the others only for a name none of them holds). Returned are
   the best, the best of each name given (two companies: both), and those within
   :data:`KEEP` of the best score (two years of one company), at most
   :data:`MAX_DOCUMENTS`, best first. A question that names nothing (SyllabusQA's "When
@@ -259,13 +261,22 @@ class DocumentSearch:
                         key=lambda m: (-m.score, m.doc_id))
         if not ranked:
             return []
+        # A period the question gives is a condition, not a bonus: of the documents its
+        # names match, those whose own key (title, card, file name) holds one of its
+        # periods are the ones it asks about ("Adobe's margin in FY2022": the 2022
+        # filing, not every Adobe filing close enough in score). Documents of other
+        # periods come only for a name none of the dated ones holds.
+        dated = [m for m in ranked
+                 if any(w in periods and w in self._entries[m.doc_id].key for w in m.words)]
+        pool = dated or ranked
         # Each name the question gives brings its best document (two companies: both),
         # then the others close to the best score (two years of one company).
-        chosen = [ranked[0]]
+        chosen = [pool[0]]
         for word in sorted(names, key=lambda w: len(self._postings.get(w, ()))):
             if not any(word in m.words for m in chosen):
-                chosen += [m for m in ranked if word in m.words][:1]
-        chosen += [m for m in ranked if m.score >= KEEP * ranked[0].score]
+                chosen += ([m for m in pool if word in m.words]
+                           or [m for m in ranked if word in m.words])[:1]
+        chosen += [m for m in pool if m.score >= KEEP * pool[0].score]
         kept = list({m.doc_id: m for m in chosen}.values())[:MAX_DOCUMENTS]
         return sorted(kept, key=lambda m: (-m.score, m.doc_id))
 

@@ -29,6 +29,17 @@ def test_a_company_and_a_year_find_that_companys_filing_of_that_year_first():
     assert found("What was Acme's capital expenditure in FY2018?")[0] == 1
 
 
+def test_a_year_the_question_gives_leaves_out_the_companys_filings_of_other_years():
+    # 2019 is the year of four filings of nine here, so Acme's 2018 filing scores within
+    # KEEP of its 2019 one: the year decides, not the score.
+    others = [("Delta", 2019), ("Epsilon", 2019), ("Zeta", 2021), ("Eta", 2021)]
+    docs = [*DOCS[:5], *(filing(10 + i, f"{name} Inc.", f"December 31, {year}",
+                                f"{name.upper()}_{year}_10K.pdf")
+                         for i, (name, year) in enumerate(others))]
+
+    assert found("What was Acme's capital expenditure in FY2019?", docs) == [2]
+
+
 def test_a_question_about_two_years_finds_both_filings():
     assert set(found("How did Acme's revenue change from FY2018 to FY2019?")[:2]) == {1, 2}
 
