@@ -9,8 +9,7 @@ unless configured; with none configured an ingest makes no model call at all.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
@@ -85,7 +84,7 @@ class IngestModels:
         if self.describe is not None:
             sections = describe_sections(sections, paragraphs, self.describe, self.cache,
                                          self.budget)
-        return Structured(title=structured.title, sections=sections, paragraphs=paragraphs)
+        return replace(structured, sections=sections, paragraphs=paragraphs)
 
 
 def _recount(sections, before, after):
@@ -95,7 +94,7 @@ def _recount(sections, before, after):
         return sections
     old = count_tokens_batch([a.text for a, _ in changed])
     new = count_tokens_batch([b.text for _, b in changed])
-    out = [dataclasses.replace(s, children=list(s.children)) for s in sections]
+    out = [replace(s, children=list(s.children)) for s in sections]
     for (a, _), o, n in zip(changed, old, new, strict=True):
         out[a.sec_id].n_tok += n - o
     return out

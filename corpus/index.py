@@ -22,6 +22,7 @@ from deepread.corpus.describe import DescribeBudget
 from deepread.corpus.enrich import IngestModels, ModelLike
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.ingest import IngestError, IngestResult, Progress, ingest_files
+from deepread.corpus.library import Library, Match
 from deepread.environment.settings import current as current_settings
 from deepread.stores.backend import RetrievalMode, StoreError, UsageError
 from deepread.stores.collection import Collection
@@ -46,6 +47,7 @@ class Index:
         self.store = store
         self.mode: RetrievalMode = mode
         self.reranker = reranker
+        self._library = Library()  # the documents' cards and the document search
 
     @classmethod
     def open(cls, store: str | Path | None = None, collection: str = "default", *,
@@ -156,20 +158,48 @@ class Index:
     # -- reading --------------------------------------------------------------------
 
     def documents(self) -> list[Document]:
-        return self._collection.documents()
+        """The collection's documents, each under the title that identifies it among the
+        others and with its card (:mod:`deepread.corpus.library`)."""
+        return self._library.documents(self._collection.documents())
 
     def document(self, doc_id: int) -> Document:
-        """Document ``doc_id`` with its section tree; ``CoordinateError`` (a ``KeyError``)
-        naming the documents there are when it is not in the collection. A document
-        stored since this index was opened, by this process or another, is found."""
-        return self._collection.document(doc_id)
+        """Document ``doc_id`` with its section tree, as :meth:`documents` gives it (its
+        identifying title and card); ``CoordinateError`` (a ``KeyError``) naming the
+        documents there are when it is not in the collection. A document stored since
+        this index was opened, by this process or another, is found."""
+        self._collection.document(doc_id)  # the error for an unknown id; finds new ones
+        return self._library.document(self._collection.documents(), doc_id)
 
     def toc(self, doc_id: int | Sequence[int] | None = None) -> list[Document]:
         """Documents with their section trees; one document or several by id."""
         if doc_id is None:
-            return self._collection.documents()
+            return self.documents()
         ids = [doc_id] if isinstance(doc_id, int) else list(doc_id)
-        return [self._collection.document(i) for i in ids]
+        return [self.document(i) for i in ids]
+
+    def find_documents(self, query: str, documents: Sequence[int] | None = None
+                       ) -> list[Match]:
+        """The documents ``query`` names — its companies, courses, years, forms matched
+        with each document's card — best first; ``[]`` when it names none
+        (:mod:`deepread.corpus.library.search`). ``documents``: search only these."""
+        query = clean_query(query) if isinstance(query, str) else query
+        if not isinstance(query, str) or not query.strip():
+            raise UsageError("the query is empty")
+        return self._library.find(self._collection.documents(), query, documents)
+
+    def card_holds(self, word: str) -> tuple[bool, bool]:
+        """Whether some document's card holds ``word`` (an abbreviation of its key's
+        words included): anywhere on it, and in its key (title, file name, metadata)."""
+        return self._library.holds(self._collection.documents(), word)
+
+    def text_uses(self, word: str, documents: Sequence[int] | None = None) -> bool:
+        """Whether any paragraph of the collection (of ``documents``) holds ``word``, as
+        the BM25 index reads words."""
+        word = clean_query(word).strip()
+        if not word:
+            return False
+        return bool(retrieve(self._collection, word, None, k=1, window=(0, 0),
+                             doc_ids=documents, mode="bm25", reranker=None).hits)
 
     def search(self, query: str | Sequence[str], k: int = 5,
                window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,

@@ -21,6 +21,7 @@ from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.enrich import IngestModels
 from deepread.corpus.files import IngestFailure, expand_paths, sha256_file
+from deepread.corpus.library.front import front_matter
 from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import ParseError, Structured
 from deepread.stores.backend import CoordinateError, StoreError, UsageError
@@ -246,7 +247,8 @@ class _Pipeline:
                 result.documents.append(self._collection.put_document(
                     source=str(path.resolve()), title=structured.title,
                     sections=structured.sections, paragraphs=structured.paragraphs,
-                    vectors=vectors[start:stop], content_hash=digest, search_texts=doc_texts))
+                    vectors=vectors[start:stop], content_hash=digest, search_texts=doc_texts,
+                    front=front_matter(structured)))
             except RUN_ERRORS:
                 raise
             except Exception as exc:  # this document's write failed and was rolled back

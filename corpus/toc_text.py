@@ -5,6 +5,16 @@ One line per section, grouped by document, indented by depth::
     (doc_id) [sec_id] Title | paragraphs=N | tokens=N | children=[…]
 
 followed by `` | about: …`` when the section has a one-line summary (TOC enrichment).
+A document's first line, its root section's, is its document line: the title that
+identifies it among the others and its card after it — file name, kind and period when
+the title does not say them, pages (:mod:`deepread.corpus.library`); when the TOC is
+collapsed to one line per document, its top-level sections too::
+
+    (3) AMCOR PLC — Form 10-K, fiscal year ended June 30, 2023 | file=AMCOR_2023_10K.pdf
+        | pages=156 | paragraphs=… | tokens=… | children=hidden(84)
+        | sections: PART I; PART II; …
+
+(one line in the TOC, wrapped here).
 
 The official code never truncates its TOC (an 853-section report made a 69K-character
 prompt). Here the TOC respects a token budget: when the full TOC does not fit, the
@@ -51,8 +61,17 @@ def section_line(doc: Document, sec: Section, max_level: int | None = None) -> s
     about = ""
     if sec.summary:  # TOC enrichment (deepread.corpus.describe), counted in the budget
         about = f" | about: {escape(' '.join(sec.summary.split()))}"
-    return (f"{indent}({doc.doc_id}) [{sec.sec_id}] {title} | paragraphs={sec.n_para} | "
-            f"tokens={sec.n_tok} | {kids}{about}")
+    card = ""
+    if sec.sec_id == 0 and doc.card is not None:  # the document line
+        collapsed = max_level == 0 and bool(sec.children)
+        described = doc.card.describe(max_sections=6 if collapsed else 0)
+        if collapsed and doc.card.sections:  # the sections go last, after the counts
+            head, _, listed = described.partition(" | sections: ")
+            card, about = f" | {escape(head)}", f"{about} | sections: {escape(listed)}"
+        else:
+            card = f" | {escape(described)}"
+    return (f"{indent}({doc.doc_id}) [{sec.sec_id}] {title}{card} | paragraphs={sec.n_para} "
+            f"| tokens={sec.n_tok} | {kids}{about}")
 
 
 def document_lines(doc: Document, max_level: int | None = None) -> list[str]:

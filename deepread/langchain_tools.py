@@ -1,13 +1,17 @@
 """``deepread.tools(idx)``: the DeepRead tools as LangChain tools for any agent.
 
-``retrieve``, ``read_section`` and ``toc`` over one :class:`~deepread.Index`, for a
+``retrieve``, ``read_section``, ``toc`` and ``find_documents`` over one
+:class:`~deepread.Index`, for a
 tool-calling agent that is not deepread's own graph — LangChain v1's
 ``langchain.agents.create_agent``, LangGraph's ``ToolNode``, an MCP host
 (deepread/mcp_server.py). The arguments, descriptions and the way paragraphs are shown
 (``[doc_id:sec_id:para_idx]`` coordinates, document text framed as data) are the agent
 graph's own (nodes/tools/specs.py, prompts/, nodes/tools/observation.py), run by the
-graph's own handlers (nodes/tools/retrieve.py, nodes/tools/read_section.py), so a model
-prompted for deepread behaves the same here.
+graph's own handlers (nodes/tools/retrieve.py, nodes/tools/read_section.py,
+nodes/tools/find_documents.py), so a model prompted for deepread behaves the same here.
+``find_documents`` (the documents a question names, matched with their cards) is always
+in the list, where the graph offers it only while its scope holds several documents: a
+list of tools is made once, and the collection may grow after it.
 
 **Read-region memory, from the conversation itself.** Inside an agent graph (anything
 that runs tools through LangGraph's ``ToolNode``, as ``create_agent`` does) each call is
@@ -50,11 +54,14 @@ from deepread.corpus.toc_text import render_toc
 from deepread.nodes.context import Context, problems
 from deepread.nodes.state import Regions, merge_regions, regions_of
 from deepread.nodes.tools.contract import Outcome, ToolEnv, render
+from deepread.nodes.tools.find_documents import find_documents as find_documents_handler
 from deepread.nodes.tools.observation import POINTER, Observation
 from deepread.nodes.tools.read_section import read_section as read_section_handler
 from deepread.nodes.tools.retrieve import retrieve as retrieve_handler
 from deepread.nodes.tools.specs import (
+    FIND_DOCUMENTS,
     MEMORY_NOTES,
+    FindDocumentsArgs,
     ReadSectionArgs,
     RetrieveArgs,
     SearchArgs,
@@ -78,6 +85,10 @@ class MemoryRetrieveArgs(RetrieveArgs, _InConversation):
 
 
 class MemoryReadSectionArgs(ReadSectionArgs, _InConversation):
+    pass
+
+
+class MemoryFindDocumentsArgs(FindDocumentsArgs, _InConversation):
     pass
 
 
@@ -144,7 +155,8 @@ def rounds_in_turn(messages: Sequence[BaseMessage] | None) -> int:
 def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None = None,
           documents: Sequence[int] | None = None, toc_budget: int | None = 4000,
           context: Context | None = None, memory: bool = True) -> list[BaseTool]:
-    """``[retrieve, read_section, toc]`` over ``index`` as LangChain tools.
+    """``[retrieve, read_section, toc, find_documents]`` over ``index`` as LangChain
+    tools.
 
     ``context``: the agent graph's :class:`Context` — its ``k``, ``window``,
     ``documents``, ``page_tokens``, ``max_rounds``, ``retrieval_mode`` and
@@ -202,8 +214,8 @@ def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None 
         return shown(handler(args, ToolEnv(index=index, context=context, shown=regions)),
                      regions)
 
-    def retrieve(regions: Regions, query: str | list[str], doc_id: int | None = None,
-                 exclude_shown: bool = False):
+    def retrieve(regions: Regions, query: str | list[str],
+                 doc_id: int | list[int] | None = None, exclude_shown: bool = False):
         return run(retrieve_handler, RetrieveArgs(query=query, doc_id=doc_id,
                                                   exclude_shown=exclude_shown), regions)
 
@@ -211,6 +223,9 @@ def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None 
         return run(read_section_handler,
                    ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end),
                    regions)
+
+    def find_documents(regions: Regions, query: str):
+        return run(find_documents_handler, FindDocumentsArgs(query=query), regions)
 
     def toc(regions: Regions, doc_id: int | None = None):
         if doc_id is not None:
@@ -229,11 +244,14 @@ def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None 
                      [load("retrieve"), load(MEMORY_NOTES["retrieve"]), POINTER_NOTE])),
                  ("read_section", read_section, MemoryReadSectionArgs,
                   f"{load('read_section')} {POINTER_NOTE}"),
-                 ("toc", toc, MemoryTocArgs, TOC_DESCRIPTION))
+                 ("toc", toc, MemoryTocArgs, TOC_DESCRIPTION),
+                 (FIND_DOCUMENTS, find_documents, MemoryFindDocumentsArgs,
+                  load(FIND_DOCUMENTS)))
     else:  # nothing to exclude without memory: the search's arguments only
         specs = (("retrieve", retrieve, SearchArgs, load("retrieve")),
                  ("read_section", read_section, ReadSectionArgs, load("read_section")),
-                 ("toc", toc, TocArgs, TOC_DESCRIPTION))
+                 ("toc", toc, TocArgs, TOC_DESCRIPTION),
+                 (FIND_DOCUMENTS, find_documents, FindDocumentsArgs, load(FIND_DOCUMENTS)))
     return [StructuredTool.from_function(
         func=guarded(fn), name=name, description=description, args_schema=schema,
         response_format="content_and_artifact", handle_tool_error=_error_message,

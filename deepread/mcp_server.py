@@ -1,10 +1,11 @@
 """``deepread mcp``: the DeepRead tools as a Model Context Protocol server over stdio.
 
 So that MCP clients — desktop assistants, IDE agents, any agent framework with an MCP
-adapter — can locate and read a deepread collection: ``retrieve``, ``read_section`` and
-``toc``, exactly the LangChain tools of :mod:`deepread.langchain_tools` (same arguments,
-descriptions, ``[doc:sec:para]`` output), each call's error returned as an MCP tool error
-(``isError``) whose text says what to do. Needs the ``mcp`` extra.
+adapter — can locate and read a deepread collection: ``retrieve``, ``read_section``,
+``toc`` and ``find_documents``, exactly the LangChain tools of
+:mod:`deepread.langchain_tools` (same arguments, descriptions, ``[doc:sec:para]``
+output), each call's error returned as an MCP tool error (``isError``) whose text says
+what to do. Needs the ``mcp`` extra.
 
     deepread mcp --store ./store --collection manuals [--k 5] [--window 1 1]
 
@@ -26,12 +27,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from deepread.corpus.index import Index
 
-DESCRIPTION = "Serve a collection's retrieve, read_section and toc tools over MCP (stdio)."
+DESCRIPTION = ("Serve a collection's retrieve, read_section, toc and find_documents tools "
+               "over MCP (stdio).")
 
 
 def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
                  documents: Sequence[int] | None = None) -> Any:
-    """An ``MCPServer`` offering the three tools over ``index``."""
+    """An ``MCPServer`` offering the four tools over ``index``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -42,7 +44,8 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
     server = MCPServer("deepread", instructions=(
         "Answer questions from the documents of this collection: look at toc, locate "
         "with retrieve, then read whole sections with read_section; cite paragraphs as "
-        "[doc_id:sec_id:para_idx]."))
+        "[doc_id:sec_id:para_idx]. When the collection holds several documents and a "
+        "question does not say which it is about, find them first with find_documents."))
     calls = iter(range(1, 1 << 62))
 
     def run(name: str, args: dict[str, Any]) -> str:
@@ -53,7 +56,7 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
         return str(message.content)
 
     @server.tool(name="retrieve", description=made["retrieve"].description)
-    def retrieve(query: str | list[str], doc_id: int | None = None) -> str:
+    def retrieve(query: str | list[str], doc_id: int | list[int] | None = None) -> str:
         return run("retrieve", {"query": query, "doc_id": doc_id})
 
     @server.tool(name="read_section", description=made["read_section"].description)
@@ -64,6 +67,10 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
     @server.tool(name="toc", description=made["toc"].description)
     def toc(doc_id: int | None = None) -> str:
         return run("toc", {"doc_id": doc_id})
+
+    @server.tool(name="find_documents", description=made["find_documents"].description)
+    def find_documents(query: str) -> str:
+        return run("find_documents", {"query": query})
 
     return server
 

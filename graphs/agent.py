@@ -3,7 +3,8 @@
 ::
 
     START → toc → compact → policy ─(a call pending)→ retrieve | read_section | open_toc
-                   ▲                │                  | follow_reference | invalid_call
+                   ▲                │                  | follow_reference | find_documents
+                   │                │                  | invalid_call
                    │                │                      │ (next call, or none left)
                    └────────────────┼──────────────────────┘
                                     └─(answer)→ check ─(supported)→ finalize → END
@@ -13,10 +14,10 @@
 prepares each model call (the interaction space's TOC, evidence notes); ``policy`` is
 the model's decision (Algorithm 1, l. 4); each pending tool call goes, one at a time and
 in order, to the executor node of its tool (:mod:`deepread.nodes.executors`:
-Algorithm 1's Retrieve and ReadSection, and ``open_toc`` / ``follow_reference`` when on
-offer), a call no executor takes to ``invalid_call``; ``check`` tests that the cited
-evidence supports the answer and may read once more; ``finalize`` reports the answer,
-its citations and usage.
+Algorithm 1's Retrieve and ReadSection, and ``open_toc`` / ``follow_reference`` /
+``find_documents`` when on offer), a call no executor takes to ``invalid_call``;
+``check`` tests that the cited evidence supports the answer and may read once more;
+``finalize`` reports the answer, its citations and usage.
 
 Faults are LangGraph's to route: every node but ``finalize`` has the error handler of
 :mod:`deepread.nodes.failure`, which ends a failed turn in ``finalize`` with

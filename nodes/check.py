@@ -139,10 +139,17 @@ def make_check(resources: Resources, can_read: bool = True):
         if last is None or state.get("stop_reason") in ("error", "budget"):
             return {"sufficiency": "unchecked"}
         answer = message_text(last)
-        if not answer.strip() or abstains(answer):
+        if not answer.strip():
             return {"sufficiency": "unchecked"}
         regions = view(state.get("read_regions"), state.get("scope") or "")
         kept = read_citations(answer, regions)
+        if abstains(answer):
+            # The model itself says the documents do not hold the answer: citing nothing,
+            # that is an abstention (a library that holds no document about what was
+            # asked); citing passages, it is an answer about what they do say.
+            if not kept:
+                return {"stop_reason": "no_evidence", "sufficiency": "insufficient"}
+            return {"sufficiency": "unchecked"}
         if not kept:
             return {"sufficiency": "uncited"}
         index = resources.index(context)

@@ -49,12 +49,14 @@ from deepread.nodes.state import (
     view,
 )
 from deepread.nodes.tools.contract import Handler, Outcome, ToolEnv, render
+from deepread.nodes.tools.find_documents import find_documents
 from deepread.nodes.tools.follow_reference import follow_reference
 from deepread.nodes.tools.observation import Observation, error_message, result_message
 from deepread.nodes.tools.open_toc import open_toc
 from deepread.nodes.tools.read_section import read_section
 from deepread.nodes.tools.retrieve import retrieve
 from deepread.nodes.tools.specs import (
+    FIND_DOCUMENTS,
     FOLLOW_REFERENCE,
     OPEN_TOC,
     READ_SECTION,
@@ -69,7 +71,8 @@ from deepread.stores.backend import StoreError, TransientStoreError
 from deepread.text.hygiene import brief
 
 HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
-                                OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference}
+                                OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference,
+                                FIND_DOCUMENTS: find_documents}
 
 #: The node that answers a call no executor takes.
 INVALID_CALL = "invalid_call"

@@ -250,6 +250,8 @@ class AgentState(InputState, OutputState, total=False):
     # Bounded interaction space (nodes/model_input/space.py): whether the TOC is bounded, the
     # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.
     bounded: bool
+    # Whether the scope holds several documents (find_documents is then on offer).
+    library: bool
     space: Annotated[list[int], union_ids]
     toc_space: list[int]
     # Evidence notes (nodes/model_input/notes.py): paragraphs whose observations the last model call

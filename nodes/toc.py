@@ -108,16 +108,20 @@ def make_toc(resources: Resources):
         documents = index.toc(context.documents) if context.documents else index.toc()
         rendered = render_toc(documents, context.toc_budget)
         space: list[int] = []
-        bounded = rendered.max_level is not None and len(documents) > 1
+        # Several documents in scope: a library, whose question may not say which it is
+        # about (find_documents is on offer, nodes/tools/specs.py).
+        library = len(documents) > 1
+        bounded = rendered.max_level is not None and library
         text = rendered.text
         if bounded:
             # Collapsing would hide most sections of every document: show the documents
-            # retrieval ranks highest in full instead, and let the space grow from there.
+            # the question names (else those retrieval ranks highest) in full instead,
+            # and let the space grow from there.
             space = list(dict.fromkeys([
                 *(state.get("space") or []),
                 *initial_space(index, question, context.documents)]))
             text = render_space(documents, space, context.toc_budget)
         return {**fresh, "toc": text, "bounded": bounded, "space": space,
-                "toc_space": space}
+                "toc_space": space, "library": library}
 
     return toc

@@ -33,7 +33,7 @@ from deepread.stores.backend import (
     RetrievalMode,
     StoreError,
 )
-from deepread.stores.records import Document, Hit, Paragraph, Section
+from deepread.stores.records import Document, FrontMatter, Hit, Paragraph, Section
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
     KIND_COLLECTION,
@@ -63,9 +63,13 @@ _REREADS = 3
 
 def _stored(doc: Document) -> dict[str, Any]:
     """The document point's ``document`` record: the document with its content hash
-    (:meth:`Document.to_dict` leaves the hash out; the store keeps it to skip unchanged
-    and moved files)."""
-    return doc.to_dict() | {"content_hash": doc.content_hash}
+    and front matter (:meth:`Document.to_dict` leaves both out; the store keeps the hash
+    to skip unchanged and moved files, the front matter to make its card from)."""
+    stored = doc.to_dict() | {"content_hash": doc.content_hash}
+    stored.pop("card", None)  # made when the collection is read, never stored
+    if doc.front is not None:
+        stored["front"] = doc.front.to_dict()
+    return stored
 
 
 def _paragraph(payload: dict[str, Any]) -> Paragraph:
@@ -258,10 +262,12 @@ class Collection:
     def put_document(self, source: str, title: str, sections: list[Section],
                      paragraphs: Sequence[Paragraph], vectors: np.ndarray,
                      content_hash: str,
-                     search_texts: Sequence[str] | None = None) -> Document:
+                     search_texts: Sequence[str] | None = None,
+                     front: FrontMatter | None = None) -> Document:
         """Store a document, replacing any earlier version of ``source`` all at once.
 
         ``search_texts`` (one per paragraph) is what BM25 indexes; default the text itself.
+        ``front``: what the document says about itself (its card is made from it).
         Another process writing the same source at this moment makes this a
         :class:`~deepread.stores.writers.WriteConflict` (nothing stored); so does a
         lease lost to a repair while this write stalled (``LeaseLost``).
@@ -283,7 +289,7 @@ class Collection:
         lease = self.writers.acquire(source)
         try:
             doc = Document(doc_id=lease.doc_id, title=title, source=source,
-                           sections=sections, content_hash=content_hash)
+                           sections=sections, content_hash=content_hash, front=front)
             self._write(lease, paragraphs, vectors, search_texts)
             self.writers.commit(lease, {"source": source, "document": _stored(doc)})
         except (Exception, KeyboardInterrupt) as exc:  # (Ctrl-C too: the process lives)

@@ -62,11 +62,76 @@ class Section:
         return data
 
 
+@dataclass(frozen=True, slots=True)
+class FrontMatter:
+    """What a document says about itself, kept at ingest (deepread.corpus.library.front):
+    the raw material its identifying title and card are made from when the collection
+    is read, so that a title can depend on the other documents without rewriting them.
+
+    ``metadata``: the file's own fields (a PDF's Title, Subject, Author); ``lines``: the
+    text lines of its first page (tables as cell text), in reading order; ``headings``:
+    the headings printed on that page; ``pages``: its page count when it has pages.
+    """
+
+    metadata: dict[str, str] = field(default_factory=dict)
+    lines: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
+    pages: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metadata": dict(self.metadata), "lines": list(self.lines),
+                "headings": list(self.headings), "pages": self.pages}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FrontMatter:
+        return cls(metadata={str(k): str(v) for k, v in (data.get("metadata") or {}).items()},
+                   lines=tuple(data.get("lines") or ()),
+                   headings=tuple(data.get("headings") or ()), pages=data.get("pages"))
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """How a document is told apart in a library: its identifying title, its file
+    name, and a short description — kind ("Form 10-K", "syllabus"), period ("fiscal
+    year ended June 30, 2023", "Fall 2021"), pages and top-level sections. Made when the
+    collection is read (deepread.corpus.library), never stored."""
+
+    title: str
+    file: str
+    kind: str | None = None
+    period: str | None = None
+    pages: int | None = None
+    sections: tuple[str, ...] = ()
+
+    def describe(self, max_sections: int = 6) -> str:
+        """The card after the title, one line: ``file=… | kind, period | pages=N |
+        sections: A; B; C``."""
+        parts = [f"file={self.file}"]
+        what = ", ".join(p for p in (self.kind, self.period) if p and p not in self.title)
+        if what:
+            parts.append(what)
+        if self.pages:
+            parts.append(f"pages={self.pages}")
+        if self.sections:
+            shown = list(self.sections[:max_sections])
+            more = len(self.sections) - len(shown)
+            parts.append("sections: " + "; ".join(shown) + (f"; +{more} more" if more else ""))
+        return " | ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "file": self.file, "kind": self.kind,
+                "period": self.period, "pages": self.pages, "sections": list(self.sections)}
+
+
 @dataclass(slots=True)
 class Document:
     """A document of a collection: its id, title, source path and section tree.
 
     ``sections[0]`` is the root (``sec_id`` 0, level 0); ``sections[i].sec_id == i``.
+    ``title`` is the title that identifies it among the collection's documents, and
+    ``card`` its card, when it was read through ``deepread.Index``
+    (deepread.corpus.library); as stored, the title its parser gave it. ``front`` is its
+    front matter (stores written before it have none).
     """
 
     doc_id: int
@@ -74,6 +139,8 @@ class Document:
     source: str
     sections: list[Section] = field(default_factory=list)
     content_hash: str = ""
+    front: FrontMatter | None = None
+    card: Card | None = None
 
     @property
     def n_para(self) -> int:
@@ -93,21 +160,27 @@ class Document:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """Plain data; ``card`` only when there is one (records stay as before)."""
+        data: dict[str, Any] = {
             "doc_id": self.doc_id,
             "title": self.title,
             "source": self.source,
             "sections": [s.to_dict() for s in self.sections],
         }
+        if self.card is not None:
+            data["card"] = self.card.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Document:
+        front = data.get("front")
         return cls(
             doc_id=int(data["doc_id"]),
             title=data["title"],
             source=data["source"],
             sections=[Section(**s) for s in data["sections"]],
             content_hash=data.get("content_hash", ""),
+            front=FrontMatter.from_dict(front) if isinstance(front, dict) else None,
         )
 
 

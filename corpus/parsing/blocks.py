@@ -36,8 +36,11 @@ class Block:
 
 @dataclass(slots=True)
 class ParsedDocument:
-    """What a reader returns: an optional title and the blocks in order."""
+    """What a reader returns: an optional title and the blocks in order; the page count
+    and the file's own metadata fields (a PDF's Title, Subject, Author) when it has
+    them (what a document says about itself: deepread.corpus.library.front)."""
 
     title: str | None
     blocks: list[Block] = field(default_factory=list)
     pages: int | None = None
+    metadata: dict[str, str] = field(default_factory=dict)

@@ -124,4 +124,5 @@ def read_docx(path: Path) -> ParsedDocument:
             if isinstance(exc, ParseError):
                 raise
             raise ParseError(path, f"not a readable .docx ({exc})") from exc
-    return ParsedDocument(title=title, blocks=to_blocks(elements))
+    return ParsedDocument(title=title, blocks=to_blocks(elements),
+                          metadata={"title": title} if title else {})

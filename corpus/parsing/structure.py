@@ -35,7 +35,7 @@ The rules of paper §3.2, in one place for every format:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.stores.records import Paragraph, Section
@@ -88,11 +88,14 @@ def _split_blocks(blocks: list[Block]) -> list[Block]:
 
 @dataclass(slots=True)
 class Structured:
-    """A parsed document before it has a ``doc_id``: title, sections, paragraphs."""
+    """A parsed document before it has a ``doc_id``: title, sections, paragraphs; the
+    page count and the file's metadata fields when it has them."""
 
     title: str
     sections: list[Section]
     paragraphs: list[Paragraph]  # doc_id 0 until the store assigns one
+    pages: int | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 #: The names a list of contents or an index goes by (also what marks a printed contents
@@ -152,7 +155,8 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
     for para, n_tok in zip(paragraphs, count_tokens_batch([p.text for p in paragraphs]),
                            strict=True):
         sections[para.sec_id].n_tok += n_tok
-    return Structured(title=title, sections=sections, paragraphs=paragraphs)
+    return Structured(title=title, sections=sections, paragraphs=paragraphs,
+                      pages=parsed.pages, metadata=dict(parsed.metadata))
 
 
 #: Paragraph kinds a heading line may be put before (see the module docstring).

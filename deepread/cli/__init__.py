@@ -1,7 +1,7 @@
 """The ``deepread`` command line, one module per command.
 
-``ingest``, ``toc``, ``search``, ``read``, ``ask``, ``chat``, ``collections``, ``rm``,
-``eval``, ``synth``, ``mcp`` and ``completion``. Every command that reads a store takes
+``ingest``, ``docs``, ``toc``, ``search``, ``read``, ``ask``, ``chat``, ``collections``,
+``rm``, ``eval``, ``synth``, ``mcp`` and ``completion``. Every command that reads a store takes
 ``--store PATH|URL`` (default ``DEEPREAD_STORE`` / ``QDRANT_URL`` / the per-user data
 directory), ``--collection NAME`` (default ``default``) and ``--json`` for
 machine-readable output. Exit codes: 0 success, 1 some input failed (the rest was done),

@@ -72,6 +72,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--no-flat", action="store_true",
                    help="benchmarks: skip the flat PDF-window baseline (no flat figures; "
                         "saves its text-layer extraction and embedding)")
+    p.add_argument("--library", action="store_true",
+                   help="benchmarks: ask each question of the whole collection, not scoped "
+                        "to its document, and report how often its document was read "
+                        "(no flat baseline)")
     p.add_argument("--k", type=int, default=None,
                    help="hits per retrieve call (default $DEEPREAD_K, else 5)")
     p.add_argument("--max-rounds", type=int, default=None,
@@ -109,7 +113,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         out=Path(args.out) if args.out else None, limit=args.limit, k=args.k,
         max_rounds=args.max_rounds, embeddings=args.embeddings, format=args.format,
         sample=args.sample, seed=args.seed, ingest=not args.no_ingest,
-        flat=not args.no_flat)
+        flat=not args.no_flat, library=args.library)
     try:
         result = run_eval(config, progress=not args.json and sys.stderr.isatty(),
                           say=lambda m: say(m, err=True))

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import argparse
 
-from deepread.cli import ask, chat, completion, evaluation, ingest, library, mcp, reading
+from deepread.cli import (
+    ask,
+    chat,
+    completion,
+    documents,
+    evaluation,
+    ingest,
+    library,
+    mcp,
+    reading,
+)
 from deepread.cli.arguments import Parser
 
 DESCRIPTION = "Locate, then read: question answering over long structured documents (DeepRead)."
@@ -49,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     ingest.register(sub, common)
+    documents.register(sub, common)
     reading.register(sub, common)
     ask.register(sub, common)
     chat.register(sub, common)

@@ -11,7 +11,11 @@ The definitions are the ones the issue's held-out judge uses (issue 11, delivera
 - *spend*: the characters of the tool results shown to the model ÷ 4 — what the agent
   paid, frames and coordinates included, so a flat baseline given the same spend never
   gets less than the agent had;
-- *abstained*: the run ended with ``stop_reason == "no_evidence"``.
+- *abstained*: the run ended with ``stop_reason == "no_evidence"``;
+- *own document read*: something of the question's own document was shown — what a
+  question asked of a whole library (``deepread eval --library``) must achieve first
+  (issue 25); by construction when the run is scoped to that document and shows
+  anything.
 
 A question's evidence read and gold page shown are the shares of its evidence items
 read and of their pages shown (1 or 0 for the many single-item questions).
@@ -81,6 +85,7 @@ def score(question: Question, shown: Sequence[Shown], resolver: DocResolver) -> 
 
     texts: dict[str, str] = {}
     found, pages = [], []
+    own = resolver.resolve(question.doc) if question.doc else None
     for item in question.evidence:
         mine = of(item.doc)
         if item.doc not in texts:
@@ -89,7 +94,9 @@ def score(question: Question, shown: Sequence[Shown], resolver: DocResolver) -> 
         if item.page is not None:
             pages.append(any(item.page in p.pages for p in mine))
     return {"evidence_read": _share(found), "evidence_found": found,
-            "gold_page_shown": _share(pages), "pages_found": pages}
+            "gold_page_shown": _share(pages), "pages_found": pages,
+            "own_document_read": None if own is None
+            else any(p.source in own for p in shown)}
 
 
 def abstention(question: Question, stop_reason: str | None) -> dict[str, Any]:

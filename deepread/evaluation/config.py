@@ -34,3 +34,7 @@ class EvalConfig:
     seed: int = 0
     ingest: bool = True  # benchmark documents missing from the collection: ingest them
     flat: bool = True  # benchmark formats: the flat PDF-window baseline beside each agent
+    #: Benchmark formats: ask each question of the whole collection instead of its own
+    #: document (no flat baseline then: it has no document to be cut from); the run
+    #: measures whether the agent finds the document (``own_document_read``).
+    library: bool = False

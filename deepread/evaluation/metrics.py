@@ -69,6 +69,8 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "evidence_read": _mean(m.get("evidence_read") for m in metrics),
         "with_pages": sum(m.get("gold_page_shown") is not None for m in metrics),
         "gold_page_shown": _mean(m.get("gold_page_shown") for m in metrics),
+        # Benchmarks asked of a whole library: was the question's own document read?
+        "own_document_read": _mean(m.get("own_document_read") for m in metrics),
         # Benchmarks: abstention (stop_reason "no_evidence") on the questions the
         # document cannot answer, and false abstention on the ones it can.
         "unanswerable": sum(m.get("answerable") is False for m in metrics),

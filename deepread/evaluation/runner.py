@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, NoReturn, TypeGuard
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
@@ -153,7 +153,8 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
             say(f"warning: evidence documents not in collection {index.name!r} (their "
                 f"quotes are looked for in all documents): {', '.join(missing)}")
         setup = _Setup(config, dataset, index, opened, resolver, model, model_name, say)
-        if dataset.scoped and config.flat and any(s.is_agent for s in specs):
+        if (dataset.scoped and config.flat and not config.library
+                and any(s.is_agent for s in specs)):
             pdfs = sorted({Path(resolver.by_id[i]) for q in questions
                            for i in scope_of(resolver, q)
                            if resolver.by_id[i].lower().endswith(".pdf")})
@@ -174,14 +175,19 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
 
 
 def _scope(setup: _Setup, q: Question) -> list[int] | None:
-    """The doc_ids a question is answered from: its document's, or None (everything)."""
+    """The doc_ids a question is answered from: its document's, or None (everything:
+    a question without one, or any in a ``library`` run)."""
     if not q.doc:
         return None
     ids = scope_of(setup.resolver, q)
-    if not ids:
-        raise EvalError(f"question {q.id}: its document {q.doc!r} is not in collection "
-                        f"{setup.index.name!r}")
-    return ids
+    if setup.config.library:
+        return None if ids else _missing(setup, q)
+    return ids or _missing(setup, q)
+
+
+def _missing(setup: _Setup, q: Question) -> NoReturn:
+    raise EvalError(f"question {q.id}: its document {q.doc!r} is not in collection "
+                    f"{setup.index.name!r}")
 
 
 def _pieces(setup: _Setup, rows: list[Piece]) -> list[Shown]:
@@ -245,6 +251,8 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
                     "context": fixed}
         if setup.dataset.scoped:
             settings["scoring"] = SCORING
+            if config.library:
+                settings["library"] = True
             if setup.flat is not None:
                 settings["flat"] = {"words": WORDS, "step": STEP, "min_budget": MIN_BUDGET}
 

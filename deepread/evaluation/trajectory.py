@@ -98,6 +98,8 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
             "shown": compact_coords([asdict(r) for r in obs.paragraphs]), "tokens": tokens}
         if obs.hits is not None:
             record["hits"] = [f"{h.doc_id}:{h.sec_id}:{h.para_idx}" for h in obs.hits]
+        if obs.documents is not None:  # find_documents: the documents it found
+            record["documents"] = list(obs.documents)
         if repeats := sum(r.repeat for r in obs.paragraphs):
             record["repeats"] = repeats
         if msg.status == "error":

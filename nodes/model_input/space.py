@@ -5,10 +5,14 @@ few long documents. RISE (``papers/rise.md``) shows that bounding what the agent
 and letting search widen it, keeps agents accurate and cheap as corpora grow. When the
 full TOC exceeds ``toc_budget``, the prompt shows instead:
 
-* a list of all documents in scope, one line each (as many as fit in half the budget);
-* the full TOCs of the documents in the *space*: at first those that retrieval ranks
-  highest for the question; later every document a retrieve call touches, or that the
-  model opens with ``open_toc`` (the space only grows, by a union reducer);
+* a list of the documents in scope, one line each — its identifying title and card —,
+  the documents of the space first, then the others (as many as fit in half the
+  budget);
+* the full TOCs of the documents in the *space*: at first those the question names
+  (the document search over the documents' cards, :meth:`deepread.Index.
+  find_documents`), else those that retrieval ranks highest for it; later every
+  document a retrieve or find_documents call touches, or that the model opens with
+  ``open_toc`` (the space only grows, by a union reducer);
 
 and says which documents' TOCs are shown.
 """
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepread.corpus.framing import title_text
+from deepread.corpus.framing import escape, title_text
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.stores.records import Document
@@ -30,12 +34,17 @@ _INITIAL_HITS = 10
 
 def document_line(doc: Document) -> str:
     title = title_text(doc.title)
-    return (f"({doc.doc_id}) {title} | sections={len(doc.sections)} | "
+    card = f" | {escape(doc.card.describe(max_sections=3))}" if doc.card is not None else ""
+    return (f"({doc.doc_id}) {title}{card} | sections={len(doc.sections)} | "
             f"paragraphs={doc.n_para} | tokens={doc.n_tok}")
 
 
 def initial_space(index: Index, question: str, scope: Sequence[int] | None) -> list[int]:
-    """The documents retrieval ranks highest for the question."""
+    """The documents the question names (:meth:`deepread.Index.find_documents`), else
+    those retrieval ranks highest for it."""
+    named = [m.doc_id for m in index.find_documents(question, scope)]
+    if named:
+        return named
     hits = index.search(question, k=_INITIAL_HITS, doc_id=scope).hits
     return list(dict.fromkeys(h.doc_id for h in hits))[:INITIAL_DOCUMENTS]
 
@@ -46,12 +55,16 @@ def render_space(documents: Sequence[Document], space: Sequence[int], budget: in
     lines = [f"The collection has {len(documents)} documents; their full tables of "
              "contents do not fit here. All documents:"]
     spent = count_tokens(lines[0])
-    for i, doc in enumerate(documents):
+    # The space's documents (those the question names) first: they are what a long
+    # list would otherwise cut.
+    ordered = sorted(documents, key=lambda d: d.doc_id not in set(space))
+    for i, doc in enumerate(ordered):
         line = document_line(doc)
         cost = count_tokens(line) + 1
         if spent + cost > budget // 2:
             rest = len(documents) - i
-            lines.append(f"… and {rest} more document(s); retrieve searches all of them.")
+            lines.append(f"… and {rest} more document(s); find_documents and retrieve "
+                         "search all of them.")
             break
         lines.append(line)
         spent += cost

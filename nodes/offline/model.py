@@ -3,16 +3,22 @@
 It is a chat model that plays the policy deterministically through the same graph and
 tools as an LLM would:
 
-0. when the question asks for a financial quantity and a section of the document in
+0. in a library (``find_documents`` on offer: the scope holds several documents), find
+   the documents the question names first and search only those
+   (:mod:`deepread.nodes.tools.find_documents`); when it names something no document
+   holds at all, say so and abstain; when it names none, search them all. When the other
+   steps' quotes come from several documents, the answer says which document each comes
+   from;
+1. when the question asks for a financial quantity and a section of the document in
    view is titled as the statement it is computed from (:mod:`deepread.nodes.offline.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
    first, with its subtree, as an analyst turns to it (with several documents in view,
-   after step 1, in the hits' documents); before it, in a filing, the MD&A discussion
+   after step 2, in the hits' documents); before it, in a filing, the MD&A discussion
    of a metric the question asks the causes of, or the section disclosing a topic it
    asks about (legal proceedings, acquisitions, …), with at most half the budget;
-1. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
+2. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
    questions, not the instructions around them);
-2. ``read_section`` the sections of the hits in rank order; then, when the budget left
+3. ``read_section`` the sections of the hits in rank order; then, when the budget left
    holds another results page as large as the first, ``retrieve`` the same query again
    with ``exclude_shown`` (the best hits among the paragraphs not yet shown: what else
    the question's words match, where an answer in several places goes on) and read
@@ -22,17 +28,18 @@ tools as an LLM would:
    that does — sized by the real tokens of its paragraphs
    (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at all —
    until the budget is spent;
-3. answer by quoting the shown paragraph closest to the question in meaning and those
+4. answer by quoting the shown paragraph closest to the question in meaning and those
    sharing most of its words, each cited — each quote one line, its own citation-like
    markers escaped, so a document cannot plant a quote or a citation in the answer.
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
-mode) it answers after step 1; offered only ``read_section`` (Read-only mode) it reads
+mode) it answers after step 2; offered only ``read_section`` (Read-only mode) it reads
 the TOC section whose title best matches the question.
 
 It gets what it needs as an LLM does, from the messages it is sent, plus the index it
 was made with (:meth:`deepread.nodes.resources.Resources.model`): the sections the
-system prompt's Directory Structure lists, and what a read of each would show. Its
+system prompt's Directory Structure lists, what a read of each would show, and the
+documents' identifying titles (an answer quoting several names each). Its
 answers say what they are in their metadata (:data:`~deepread.nodes.state.
 ANSWER_METADATA`: their label and the budget left), which the check reads — no node
 tests for this class.
@@ -56,7 +63,7 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from deepread.corpus.framing import escape
+from deepread.corpus.framing import escape, title_text
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
@@ -66,7 +73,7 @@ from deepread.nodes.offline.read_plan import FRAME, Sections, fit
 from deepread.nodes.offline.statements import disclosure_sections, statement_sections
 from deepread.nodes.state import ANSWER_METADATA
 from deepread.nodes.tools.observation import Observation, ShownParagraph
-from deepread.nodes.tools.specs import READ_SECTION, RETRIEVE, read_window
+from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
 from deepread.stores.embeddings import local_embeddings
 from deepread.text.markup import plain
 from deepread.text.terms import terms
@@ -189,22 +196,35 @@ class ExtractiveChatModel(BaseChatModel):
         step = len(results)
         if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
             return self._reply(question, results)
+        # A library whose question may not say which documents it is about: find them
+        # first (nodes/find_documents.py), and search only those.
+        scope: list[int] | None = None
+        if FIND_DOCUMENTS in self.offered:
+            found = next((o for o in map(Observation.of, results)
+                          if o.documents is not None), None)
+            if found is None:
+                return _call(FIND_DOCUMENTS, {"query": asked(question)}, step)
+            if found.unheld:
+                return self._reply(question, results, unheld_answer(found.unheld))
+            scope = found.documents or None
+        search = {"query": asked(question)} | (
+            {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {})
         if RETRIEVE not in self.offered:  # Read-only: pick the section from the TOC
-            if step == 0 and READ_SECTION in self.offered:
-                target = self._section_from_toc(question)
+            if step == len(self._found(results)) and READ_SECTION in self.offered:
+                target = self._section_from_toc(question, scope)
                 if target:
                     return _call(READ_SECTION, target, step)
             return self._reply(question, results)
+        retrieved = [o for o in map(Observation.of, results) if o.hits is not None]
         if READ_SECTION in self.offered and self.sections is not None:
-            retrieved = [o for o in map(Observation.of, results) if o.hits is not None]
             if not retrieved:  # a statement the question needs first, as a reader would
                 target = self._next_read(question, Observation(hits=[]), messages[start:],
-                                         results, before_retrieve=True)
+                                         results, before_retrieve=True, scope=scope)
                 if target:
                     return _call(READ_SECTION, target, step)
                 # The search still runs after the statements: its hits are what the
                 # question's own words match, and the answer quotes from them.
-                return _call(RETRIEVE, {"query": asked(question)}, step)
+                return _call(RETRIEVE, search, step)
             located = Observation(hits=[h for o in retrieved for h in o.hits or []])
             if located.hits:
                 target = self._next_read(question, located, messages[start:], results,
@@ -212,23 +232,26 @@ class ExtractiveChatModel(BaseChatModel):
                 if target:
                     return _call(READ_SECTION, target, step)
                 if self._next_page_fits(retrieved, results):
-                    return _call(RETRIEVE, {"query": asked(question), "exclude_shown": True},
-                                 step)
-        elif step == 0:
-            return _call(RETRIEVE, {"query": asked(question)}, step)
+                    return _call(RETRIEVE, search | {"exclude_shown": True}, step)
+        elif not retrieved:
+            return _call(RETRIEVE, search, step)
         else:
-            located = Observation.of(results[0])
+            located = retrieved[0]
         if located.hits and READ_SECTION in self.offered:
             target = self._next_read(question, located, messages[start:], results)
             if target:
                 return _call(READ_SECTION, target, step)
         return self._reply(question, results)
 
-    def _reply(self, question: str, results: list[ToolMessage]) -> AIMessage:
-        """The answer, which says what it is in its metadata: the label of an answer made
-        without an LLM, and the observation budget left (the sufficiency check sizes an
-        extra read by it, as this policy sizes its own)."""
-        return AIMessage(content=self._answer(question, results), response_metadata={
+    def _reply(self, question: str, results: list[ToolMessage],
+               content: str | None = None) -> AIMessage:
+        """The answer (``content``, else the quotes of what ``results`` showed), which
+        says what it is in its metadata: the label of an answer made without an LLM, and
+        the observation budget left (the sufficiency check sizes an extra read by it, as
+        this policy sizes its own)."""
+        if content is None:
+            content = self._answer(question, results)
+        return AIMessage(content=content, response_metadata={
             ANSWER_METADATA: {"label": NOTICE, "budget_left": self.budget_left(results)}})
 
     def budget_left(self, results: Sequence[BaseMessage]) -> int:
@@ -246,14 +269,21 @@ class ExtractiveChatModel(BaseChatModel):
         first = next(m for m in results if Observation.of(m).hits is not None)
         return self.budget_left(results) >= count_tokens(message_text(first))
 
+    @staticmethod
+    def _found(results: Sequence[BaseMessage]) -> list[Observation]:
+        """The find_documents results among ``results``."""
+        return [o for o in map(Observation.of, results) if o.documents is not None]
+
     def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
                    results: list[ToolMessage], before_retrieve: bool = False,
-                   titles: bool = True) -> dict[str, int] | None:
+                   titles: bool = True, scope: list[int] | None = None
+                   ) -> dict[str, int] | None:
         """The next read: the financial statements the question needs (read with their
         subtrees), then the hits' sections in rank order, then (``titles``) the TOC's
         sections of their documents by title, each sized to the budget left.
-        ``before_retrieve``: only the statements, of the one document the TOC shows
-        (with several, which document is meant is not known before a retrieve)."""
+        ``before_retrieve``: only the statements, of the one document in view — the
+        one ``find_documents`` found (``scope``), else the one the TOC shows (with
+        several, which document is meant is not known before a retrieve)."""
         read: list[_Read] = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
                 for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
                 if c["name"] == READ_SECTION]
@@ -269,7 +299,7 @@ class ExtractiveChatModel(BaseChatModel):
         hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
         docs = {d for d, _, _ in hits}
         if before_retrieve:
-            docs = {e.doc_id for e in self.toc}
+            docs = set(scope) if scope else {e.doc_id for e in self.toc}
             if len(docs) != 1:
                 return None
         # In a filing, a why-question's MD&A discussion of the metric and a disclosure
@@ -387,12 +417,14 @@ class ExtractiveChatModel(BaseChatModel):
             return {"doc_id": hit.doc_id, "sec_id": hit.sec_id, "start": start, "end": end}
         return None
 
-    def _section_from_toc(self, question: str) -> dict[str, int] | None:
-        """The TOC section whose title shares most words with the question."""
+    def _section_from_toc(self, question: str, scope: list[int] | None = None
+                          ) -> dict[str, int] | None:
+        """The TOC section whose title shares most words with the question (of the
+        documents ``scope`` when given)."""
         wanted = terms(asked(question))
         best: tuple[int, dict[str, int]] | None = None
         for entry in self.toc:
-            if entry.n_para == 0:
+            if entry.n_para == 0 or (scope and entry.doc_id not in scope):
                 continue
             score = len(wanted & terms(entry.title))
             if best is None or score > best[0]:
@@ -424,11 +456,32 @@ class ExtractiveChatModel(BaseChatModel):
                 break
         chosen = sorted(picked.values())
         parts = [NOTICE, ""]
-        for coord in chosen:
+        several = len({c[0] for c in chosen}) > 1
+        for i, coord in enumerate(chosen):
+            if several and (i == 0 or chosen[i - 1][0] != coord[0]):
+                # Quotes of several documents: say which each comes from, never blend.
+                title = title_text(self._title(coord[0]))
+                parts.append(f"From document {coord[0]}" + (f", {title}:" if title else ":"))
             parts.append(f"> {quote(texts[coord], self.quote_chars)} "
                          f"[{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
+
+    def _title(self, doc_id: int) -> str:
+        """The identifying title of document ``doc_id`` (Index.document), "" without an
+        index or once the document is gone."""
+        if self.index is None:
+            return ""
+        try:
+            return str(self.index.document(doc_id).title)
+        except KeyError:  # CoordinateError: removed since the prompt was written
+            return ""
+
+
+def unheld_answer(names: Sequence[str]) -> str:
+    """The answer to a question about something no document of the library holds."""
+    return (f"{NOTICE}\n\nNo document of the library mentions {', '.join(names)}: the "
+            "library cannot answer this question.")
 
 
 def quote(text: str, limit: int) -> str:

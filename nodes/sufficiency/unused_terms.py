@@ -9,7 +9,8 @@ answer is not there; the sufficiency check then wants closer support
 
 A question word counts as *unused* when all of these hold:
 
-1. it is **specific**: not among the commonest English words. The local MiniLM model's
+1. it is **specific**: not among the commonest English words
+   (:mod:`deepread.stores.common_words`). The local MiniLM model's
    WordPiece vocabulary (shipped in ``stores/minilm/``) lists BERT's whole words in
    descending frequency over its training text (Wikipedia and books): "the" is entry
    1,996, "many" 2,116, "course" 2,607, "phone" 3,042, "lab" 6,845, "apron" is not in
@@ -34,23 +35,16 @@ hash (:func:`document_words`).
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
 
 from deepread.corpus.index import Index
 from deepread.nodes.lru import Lru
 from deepread.nodes.sufficiency.support import META_WORDS
-from deepread.stores.embeddings import TOKENIZER_FILE
+from deepread.stores.common_words import is_common
 from deepread.stores.records import Document
 from deepread.text.markup import untagged
 from deepread.text.terms import stem, terms
 
-#: Vocabulary entries below this are the commonest words (see the module docstring).
-#: Measured on the SyllabusQA dev questions (bench/abstention.py): counting every
-#: unused word (no floor) or only words past 3,000 entries helps less than 5,000 or
-#: 8,000, which do about the same.
-COMMON_RANK = 5000
 #: Words naming a kind of document: a question may call its document by them.
 DOCUMENT_KINDS = frozenset(
     "syllabus syllabi filing filings report reports manual manuals handbook guide "
@@ -61,20 +55,6 @@ _RUNS = re.compile(r"[a-z]{3,}|[0-9]{3,}")
 _KEPT = 32
 #: (evaluations answer questions on several threads: the Lru is thread-safe)
 _vocabularies: Lru[tuple[str, int, str], frozenset[str]] = Lru(_KEPT)
-
-
-@cache
-def _ranks() -> dict[str, int]:
-    """The MiniLM WordPiece vocabulary: word → entry number (lower is commoner)."""
-    with TOKENIZER_FILE.open(encoding="utf-8") as fh:
-        return dict(json.load(fh)["model"]["vocab"])
-
-
-def is_common(word: str) -> bool:
-    """Whether ``word`` (lower case) is among the commonest English words."""
-    ranks = _ranks()
-    rank = min(ranks.get(word, COMMON_RANK), ranks.get(stem(word), COMMON_RANK))
-    return rank < COMMON_RANK
 
 
 def words_of(text: str) -> set[str]:

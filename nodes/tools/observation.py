@@ -83,6 +83,10 @@ class Observation:
     targets: list[dict[str, Any]] | None = None
     #: open_toc: the document whose TOC was shown.
     doc_id: int | None = None
+    #: find_documents: the documents found, best first, and the names of the query no
+    #: document holds at all.
+    documents: list[int] | None = None
+    unheld: list[str] | None = None
     #: Why the call was not run (the ToolMessage has status "error").
     error: str | None = None
 
@@ -91,7 +95,7 @@ class Observation:
         out: dict[str, Any] = {"paragraphs": [asdict(p) for p in self.paragraphs]}
         if self.hits is not None:
             out["hits"] = [h.to_dict() for h in self.hits]
-        for name in ("sections", "range", "targets", "doc_id", "error"):
+        for name in ("sections", "range", "targets", "doc_id", "documents", "unheld", "error"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -112,7 +116,8 @@ class Observation:
                 Hit(int(h["doc_id"]), int(h["sec_id"]), int(h["para_idx"]),
                     float(h.get("score", 0.0))) for h in hits],
             sections=art.get("sections"), range=art.get("range"),
-            targets=art.get("targets"), doc_id=art.get("doc_id"), error=art.get("error"))
+            targets=art.get("targets"), doc_id=art.get("doc_id"),
+            documents=art.get("documents"), unheld=art.get("unheld"), error=art.get("error"))
 
     @property
     def shown(self) -> list[ShownParagraph]:
@@ -127,6 +132,10 @@ class Observation:
             out["hits"] = len(self.hits)
         if self.range is not None:
             out["range"] = list(self.range)
+        if self.documents is not None:
+            out["documents"] = list(self.documents)
+        if self.unheld:
+            out["unheld"] = list(self.unheld)
         pages = sorted({p.page for p in self.paragraphs if p.page})
         if pages:
             out["pages"] = pages

@@ -45,7 +45,7 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
     scope = context.documents
     if args.doc_id is not None:
         check_scope(args.doc_id, scope)
-        scope = [args.doc_id]
+        scope = [args.doc_id] if isinstance(args.doc_id, int) else list(args.doc_id) or scope
     exclude = coords_of(env.shown, scope) if args.exclude_shown else set()
     more = context.k if context.page_tokens > 0 else 0  # the fill-up's candidates
     up, down = context.window  # two numbers: the Context checks them

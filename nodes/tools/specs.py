@@ -57,8 +57,9 @@ class SearchArgs(BaseModel):
     query: str | list[str] = Field(
         description="What to look for: keywords or a question, or a list of them (their "
                     "results are merged in rank order).")
-    doc_id: int | None = Field(default=None,
-                               description="Search only this document (optional).")
+    doc_id: int | list[int] | None = Field(
+        default=None, description="Search only this document, or these documents "
+                                  "(optional).")
 
     @field_validator("query")
     @classmethod
@@ -109,10 +110,24 @@ class OpenTocArgs(BaseModel):
     doc_id: int = Field(description="Document whose table of contents to show.")
 
 
+class FindDocumentsArgs(BaseModel):
+    query: str = Field(
+        description="The question, or the names, periods and dates it gives (a company, "
+                    "a course, a year, a form, a date).")
+
+    @field_validator("query")
+    @classmethod
+    def _bounded(cls, query: str, info: ValidationInfo) -> str:
+        return check_text("the query", query, _limits(info))
+
+
 RETRIEVE = "retrieve"
 READ_SECTION = "read_section"
 #: Offered as well when the prompt shows a bounded interaction space (nodes/model_input/space.py).
 OPEN_TOC = "open_toc"
+#: Offered as well when the conversation's scope holds several documents: which of them
+#: a question is about (deepread.corpus.library.search).
+FIND_DOCUMENTS = "find_documents"
 #: Offered as well when the question or an observation mentions a reference ("Table 3",
 #: "Section 4.2", "page 12") that resolves (corpus/references.py); the paper's two-tool
 #: default stays otherwise.
@@ -120,16 +135,22 @@ FOLLOW_REFERENCE = "follow_reference"
 
 ARGS: dict[str, type[BaseModel]] = {RETRIEVE: RetrieveArgs, READ_SECTION: ReadSectionArgs,
                                     OPEN_TOC: OpenTocArgs,
-                                    FOLLOW_REFERENCE: FollowReferenceArgs}
+                                    FOLLOW_REFERENCE: FollowReferenceArgs,
+                                    FIND_DOCUMENTS: FindDocumentsArgs}
 
 #: The paper's two tools, offered by default.
 TOOL_NAMES = (RETRIEVE, READ_SECTION)
 
 
 def offered_tools(state: Mapping[str, Any], tools: tuple[str, ...]) -> tuple[str, ...]:
-    """The tools on offer this round: ``tools`` (the mode's), plus ``open_toc`` when the
-    space is bounded and ``follow_reference`` when the turn mentions a reference."""
-    out = (*tools, OPEN_TOC) if state.get("bounded") and OPEN_TOC not in tools else tools
+    """The tools on offer this round: ``tools`` (the mode's), plus ``find_documents``
+    when the scope holds several documents, ``open_toc`` when the space is bounded and
+    ``follow_reference`` when the turn mentions a reference."""
+    out = tools
+    if state.get("library") and FIND_DOCUMENTS not in out:
+        out = (FIND_DOCUMENTS, *out)
+    if state.get("bounded") and OPEN_TOC not in out:
+        out = (*out, OPEN_TOC)
     if state.get("references") and FOLLOW_REFERENCE not in out:
         out = (*out, FOLLOW_REFERENCE)
     return out
@@ -183,11 +204,13 @@ def read_window(n_para: int, n_tok: int, around: int, budget: int) -> tuple[int,
     return start, min(n_para - 1, start + span - 1)
 
 
-def check_scope(doc_id: int, scope: list[int] | None) -> None:
-    """``ValueError`` when ``doc_id`` is outside the conversation's documents."""
-    if scope and doc_id not in scope:
-        raise ValueError(f"document {doc_id} is outside this conversation's scope "
-                         f"(documents {', '.join(map(str, scope))})")
+def check_scope(doc_id: int | list[int], scope: list[int] | None) -> None:
+    """``ValueError`` when ``doc_id`` (or one of several) is outside the conversation's
+    documents."""
+    for one in [doc_id] if isinstance(doc_id, int) else doc_id:
+        if scope and one not in scope:
+            raise ValueError(f"document {one} is outside this conversation's scope "
+                             f"(documents {', '.join(map(str, scope))})")
 
 
 def reason(exc: BaseException) -> str:

@@ -97,11 +97,11 @@ def tool_message(tool, args: dict) -> ToolMessage:
     return tool.invoke({"name": tool.name, "args": args, "id": "c1", "type": "tool_call"})
 
 
-def test_the_tools_are_retrieve_read_section_and_toc_with_json_schemas(
+def test_the_tools_are_retrieve_read_section_toc_and_find_documents_with_json_schemas(
         devset_index: deepread.Index) -> None:
     made = {t.name: t for t in deepread.tools(devset_index)}
 
-    assert list(made) == ["retrieve", "read_section", "toc"]
+    assert list(made) == ["retrieve", "read_section", "toc", "find_documents"]
     assert set(made["read_section"].args) == {"doc_id", "sec_id", "start", "end"}
     assert set(made["retrieve"].args) == {"query", "doc_id", "exclude_shown"}
     assert all(t.description for t in made.values())
@@ -141,6 +141,19 @@ def test_the_toc_tool_lists_sections_with_their_ids(devset_index: deepread.Index
     assert "paragraphs=" in msg.content
 
 
+def test_the_find_documents_tool_says_what_no_document_mentions(
+        devset_index: deepread.Index) -> None:
+    find = {t.name: t for t in deepread.tools(devset_index)}["find_documents"]
+
+    named = tool_message(find, {"query": "What did Zyxwvut earn in 2019?"})
+    unnamed = tool_message(find, {"query": "How do I sort the keys?"})
+
+    assert named.status == "success" and "No document of the library mentions zyxwvut" in (
+        named.content)
+    assert named.artifact["unheld"] == ["zyxwvut"] and named.artifact["documents"] == []
+    assert "it names no document" in unnamed.content and "all 2 documents" in unnamed.content
+
+
 @pytest.mark.parametrize(("tool", "args", "says"), [
     ("read_section", {"doc_id": 99, "sec_id": 0, "start": 0, "end": 3}, "99"),
     ("read_section", {"doc_id": 1, "sec_id": 10_000, "start": 0, "end": 3}, "10000"),
@@ -148,6 +161,7 @@ def test_the_toc_tool_lists_sections_with_their_ids(devset_index: deepread.Index
     ("read_section", {"doc_id": 1}, "sec_id"),
     ("retrieve", {"query": "  "}, "empty"),
     ("toc", {"doc_id": 42}, "42"),
+    ("find_documents", {"query": "  "}, "empty"),
 ])
 def test_a_bad_tool_call_is_a_tool_error_the_model_can_act_on(
         devset_index: deepread.Index, tool: str, args: dict, says: str) -> None:
@@ -211,7 +225,7 @@ def test_create_agent_answers_from_a_real_store_with_deepread_tools(
     [paragraph] = devset_index.read_section(d, s, p, p)
     assert "sort_keys is true" in paragraph.text
     assert [t["function"]["name"] if isinstance(t, dict) else t.name
-            for t in model.bound[0]] == ["retrieve", "read_section", "toc"]
+            for t in model.bound[0]] == ["retrieve", "read_section", "toc", "find_documents"]
 
 
 # -- read-region memory and budgets inside create_agent -----------------------------------

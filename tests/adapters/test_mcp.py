@@ -59,12 +59,13 @@ def text_of(result) -> str:
     return "\n".join(part.text for part in result.content if hasattr(part, "text"))
 
 
-def test_an_mcp_client_lists_the_three_tools_with_their_arguments(results: dict) -> None:
+def test_an_mcp_client_lists_the_four_tools_with_their_arguments(results: dict) -> None:
     listed = {t.name: t for t in results["tools"]}
 
-    assert set(listed) == {"retrieve", "read_section", "toc"}
+    assert set(listed) == {"retrieve", "read_section", "toc", "find_documents"}
     assert set(listed["read_section"].input_schema["properties"]) == {
         "doc_id", "sec_id", "start", "end"}
+    assert set(listed["find_documents"].input_schema["properties"]) == {"query"}
     assert all(t.description for t in listed.values())
 
 

@@ -140,7 +140,8 @@ def test_toc_json_has_documents_with_their_section_trees(shapes_store: Path, cap
     data = run_json(capsys, "toc", "--store", shapes_store)
 
     [doc] = data["documents"]
-    assert set(doc) == {"doc_id", "title", "source", "sections"}
+    assert set(doc) == {"doc_id", "title", "source", "sections", "card"}
+    assert doc["card"]["file"] == "shapes.md" and doc["card"]["title"] == doc["title"]
     assert [s["title"] for s in doc["sections"]] == ["Shapes", "Shapes", "Five", "Empty",
                                                      "One"]
     for sec in doc["sections"]:

@@ -21,8 +21,8 @@ from deepread.cli.completion import commands
 from deepread.cli.parser import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
-COMMANDS = ["ingest", "toc", "search", "read", "ask", "chat", "collections", "rm", "eval",
-            "synth", "mcp", "completion"]
+COMMANDS = ["ingest", "docs", "toc", "search", "read", "ask", "chat", "collections", "rm",
+            "eval", "synth", "mcp", "completion"]
 
 
 def run(*argv: str) -> tuple[int, str, str]:

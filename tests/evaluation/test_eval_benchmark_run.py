@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.pdf_builder import raw_pdf
+from support.pdf_builder import lines_pdf
 
 from deepread import cli
 from deepread.evaluation import EvalConfig, run_eval
@@ -45,29 +45,12 @@ SYLLABUS = [
 ]
 
 
-def pdf_bytes(pages: list[list[str]]) -> bytes:
-    """A valid PDF with one page per list of lines (Helvetica 11 pt, a text layer),
-    each line set 28 pt below the last: one paragraph per line."""
-    n = len(pages)
-    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
-               "<< /Type /Pages /Kids [" + " ".join(f"{4 + 2 * i} 0 R" for i in range(n))
-               + f"] /Count {n} >>",
-               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    for lines in pages:
-        stream = "BT /F1 11 Tf 72 720 Td 28 TL " + " ".join(
-            f"({line}) Tj T*" for line in lines) + " ET"
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1200 792] /Contents "
-                       f"{len(objects) + 2} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
-        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
-    return raw_pdf(objects)
-
-
 @pytest.fixture(scope="module")
 def financebench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A FinanceBench-shaped folder: two filings and their questions."""
     folder = tmp_path_factory.mktemp("financebench")
-    (folder / "ACME_2022_10K.pdf").write_bytes(pdf_bytes(ACME))
-    (folder / "BETA_2022_10K.pdf").write_bytes(pdf_bytes(BETA))
+    (folder / "ACME_2022_10K.pdf").write_bytes(lines_pdf(ACME))
+    (folder / "BETA_2022_10K.pdf").write_bytes(lines_pdf(BETA))
     questions = [
         {"financebench_id": "fb_acme", "doc_name": "ACME_2022_10K",
          "question_type": "metrics-generated",
@@ -90,7 +73,7 @@ def financebench(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def syllabusqa(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("syllabusqa")
-    (folder / "Chem 101.pdf").write_bytes(pdf_bytes(SYLLABUS))
+    (folder / "Chem 101.pdf").write_bytes(lines_pdf(SYLLABUS))
     header = ["id", "syllabus_name", "question_type", "question", "answer",
               *(f"answer_span_{i}" for i in range(1, 6))]
     rows = [
@@ -175,6 +158,29 @@ def test_a_second_run_reuses_the_ingested_pdfs_and_their_flat_windows(fb_run, tm
     assert result.ran == 2 and not any("ingesting" in s for s in said)
     flat = Path(config.store) / "flat-text" / "fb"
     assert sorted(p.name for p in flat.iterdir()) == ["ACME_2022_10K.txt", "BETA_2022_10K.txt"]
+
+
+def test_a_library_run_asks_every_question_of_the_whole_collection(fb_run, tmp_path):
+    config, _, _ = fb_run
+    again = EvalConfig(dataset=config.dataset, store=config.store, collection="fb",
+                       out=tmp_path, workers=1, plots=False, library=True)
+    result = run_eval(again, progress=False)
+    assert result.ran == 2 and list(result.summary["variants"]) == ["deepread"]  # no flat
+    got = records(tmp_path)
+    for r in got.values():
+        assert r["settings"]["library"] is True
+        assert r["metrics"]["own_document_read"] in (True, False)
+    # Asked of both filings, the same question's search sees both: no scope was set.
+    calls = [c for r in got.values() for c in r["tool_calls"] if c["name"] == "retrieve"]
+    assert calls and all("doc_id" not in c["args"] for c in calls)
+    overall = result.summary["variants"]["deepread"]["overall"]
+    assert overall["own_document_read"] is not None
+
+
+def test_a_scoped_run_reads_its_own_document(fb_run):
+    config, result, _ = fb_run
+    assert all(r["metrics"]["own_document_read"] for r in records(config.out).values())
+    assert result.summary["variants"]["deepread"]["overall"]["own_document_read"] == 1.0
 
 
 def test_without_ingest_the_run_says_exactly_what_to_ingest(financebench, tmp_path):

@@ -182,3 +182,14 @@ def test_a_question_scores_the_share_of_its_evidence_items_and_pages():
     assert got["pages_found"] == [True, False] and got["gold_page_shown"] == 0.5
     bare = score(Question("n", "?", "", answerable=False), [], resolver())
     assert bare["evidence_read"] is None and bare["gold_page_shown"] is None
+
+
+def test_own_document_read_is_whether_anything_of_the_questions_document_was_shown():
+    q = Question("q", "Revenue?", "5", evidence=(
+        Evidence("ACME_2022_10K.pdf", "Total revenue was 5,363 million dollars", 2),),
+        doc="ACME_2022_10K.pdf")
+    other = [Shown("/d/BETA_2022_10K.pdf", "Beta's revenue", frozenset({2}))]
+    assert score(q, other, resolver())["own_document_read"] is False
+    both = [*other, Shown("/d/ACME_2022_10K.pdf", "Risk factors", frozenset({9}))]
+    assert score(q, both, resolver())["own_document_read"] is True
+    assert score(Question("n", "?", ""), both, resolver())["own_document_read"] is None

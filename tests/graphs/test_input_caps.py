@@ -224,7 +224,7 @@ def test_token_counts_are_not_cached_by_holding_the_texts() -> None:
 def test_the_langchain_tools_refuse_what_the_agents_tools_refuse(shapes) -> None:
     import deepread
 
-    retrieve, read_section, _ = deepread.tools(shapes)
+    retrieve, read_section, _, find_documents = deepread.tools(shapes)
     five = section_of(shapes, "Five")
 
     many = retrieve.invoke({"name": "retrieve", "args": {"query": [[i] for i in range(3000)]},
@@ -235,8 +235,12 @@ def test_the_langchain_tools_refuse_what_the_agents_tools_refuse(shapes) -> None
                                 "args": {"doc_id": five[0], "sec_id": five[1], "start": 0,
                                          "end": 10**9}})
 
+    named = find_documents.invoke({"name": "find_documents", "type": "tool_call", "id": "c4",
+                                   "args": {"query": "Acme " * 1000}})
+
     assert many.status == "error" and len(many.content) < 600, many.content
     assert long.status == "error" and "at most 2000 are searched" in long.content
+    assert named.status == "error" and "at most 2000 are searched" in named.content
     assert wide.status == "success" and "paragraphs 0-4 of 5" in wide.content
 
 

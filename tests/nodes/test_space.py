@@ -79,7 +79,9 @@ def test_open_toc_is_offered_only_when_the_space_is_bounded(library):
         {"question": "glaciers"}, context=deepread.Context(toc_budget=100_000))
     names = [[t["function"]["name"] for t in tools] for tools in (bounded.bound[0],
                                                                  roomy.bound[0])]
-    assert names == [["retrieve", "read_section", "open_toc"], ["retrieve", "read_section"]]
+    # find_documents: this library holds several documents (nodes/find_documents.py)
+    assert names == [["find_documents", "retrieve", "read_section", "open_toc"],
+                     ["find_documents", "retrieve", "read_section"]]
 
 
 def test_the_agent_reaches_a_document_that_was_not_in_the_first_toc(library):
@@ -153,7 +155,7 @@ def test_open_toc_is_refused_when_the_space_is_not_bounded(library):
     reply = last_tool_message(model.calls[1])
     assert reply.status == "error"
     assert reply.content == ("Error: open_toc is not available now; the tools are: "
-                             "retrieve, read_section")
+                             "find_documents, retrieve, read_section")
 
 
 def test_the_space_rendering_stays_within_its_budget(library):

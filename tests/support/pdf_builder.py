@@ -141,3 +141,21 @@ def raw_pdf(objects: list[str]) -> bytes:
     out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
             f"startxref\n{xref}\n%%EOF\n").encode()
     return bytes(out)
+
+
+def lines_pdf(pages: list[list[str]]) -> bytes:
+    """A valid PDF with one page per list of lines (Helvetica 11 pt, a text layer),
+    each line set 28 pt below the last: one paragraph per line (a benchmark's
+    "filing" or "syllabus" in a few lines)."""
+    n = len(pages)
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+               "<< /Type /Pages /Kids [" + " ".join(f"{4 + 2 * i} 0 R" for i in range(n))
+               + f"] /Count {n} >>",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for lines in pages:
+        stream = "BT /F1 11 Tf 72 720 Td 28 TL " + " ".join(
+            f"({line}) Tj T*" for line in lines) + " ET"
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1200 792] /Contents "
+                       f"{len(objects) + 2} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
+    return raw_pdf(objects)

@@ -1,8 +1,9 @@
 """Open a PDF once with PDFium and take everything the parser needs from it.
 
 One open gives the lines of every page (:mod:`~deepread.corpus.parsing.pdf.lines`), the
-outline (bookmarks) with each entry's page, and the metadata title. Reading the outline
-and metadata with a second library would parse the file's object tree twice for no gain:
+outline (bookmarks) with each entry's page, and the metadata title, subject and author.
+Reading the outline and metadata with a second library would parse the file's object
+tree twice for no gain:
 PDFium has both, and it also tells an encrypted file from a corrupt one.
 
 The cheap byte checks come first, so a file that is not a PDF, or was cut off, is named
@@ -45,11 +46,13 @@ class OutlineEntry:
 
 @dataclass(slots=True)
 class PdfContent:
-    """What the parser reads from a PDF: pages of lines, outline, metadata title."""
+    """What the parser reads from a PDF: pages of lines, outline, metadata title, and
+    the metadata fields a document is told apart by (Title, Subject, Author)."""
 
     pages: list[PageText]
     outline: list[OutlineEntry] = field(default_factory=list)
     title: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 def read_document(path: Path) -> PdfContent:
@@ -66,7 +69,10 @@ def read_document(path: Path) -> PdfContent:
             raise PdfError(path, f"the PDF is corrupt and cannot be read ({exc})") from exc
         try:
             pages = [read_page(pdf.raw, i) for i in range(len(pdf))]
-            return PdfContent(pages=pages, outline=_outline(pdf), title=_meta_title(pdf))
+            metadata = {key.lower(): value for key in _METADATA
+                         if (value := _meta_text(pdf, key))}
+            return PdfContent(pages=pages, outline=_outline(pdf),
+                              title=metadata.get("title"), metadata=metadata)
         except (PdfTextError, pypdfium2.PdfiumError) as exc:
             raise PdfError(path, f"the PDF is corrupt and its text cannot be extracted "
                                  f"({exc})") from exc
@@ -110,10 +116,15 @@ def _outline(pdf: pypdfium2.PdfDocument) -> list[OutlineEntry]:
     return entries
 
 
-def _meta_title(pdf: pypdfium2.PdfDocument) -> str | None:
-    buf_len = pdfium_c.FPDF_GetMetaText(pdf.raw, b"Title", None, 0)
+#: The information-dictionary fields kept: what a file says it is, who made it, and
+#: about what (a filing agent's "Form 10-K filed on … for the period ending …").
+_METADATA = ("Title", "Subject", "Author")
+
+
+def _meta_text(pdf: pypdfium2.PdfDocument, key: str) -> str | None:
+    buf_len = pdfium_c.FPDF_GetMetaText(pdf.raw, key.encode("ascii"), None, 0)
     if buf_len <= 2:
         return None
     buf = ctypes.create_string_buffer(buf_len)
-    pdfium_c.FPDF_GetMetaText(pdf.raw, b"Title", buf, buf_len)
+    pdfium_c.FPDF_GetMetaText(pdf.raw, key.encode("ascii"), buf, buf_len)
     return _norm(buf.raw[:buf_len - 2].decode("utf-16-le", "replace")) or None

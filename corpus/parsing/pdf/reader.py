@@ -105,7 +105,8 @@ def read_pdf(path: Path) -> ParsedDocument:
     blocks = [_to_block(p, vocab) for p in paras]
     blocks = _absorb_lone_figures([b for b in blocks if b.text])
     blocks = attach_captions(pdf_captions(blocks))
-    return ParsedDocument(title=_title(content.title, blocks), blocks=blocks, pages=len(pages))
+    return ParsedDocument(title=_title(content.title, blocks), blocks=blocks, pages=len(pages),
+                          metadata=content.metadata)
 
 
 # --- blocks -----------------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""A library, not a document: titles that identify documents, and finding the ones a
+question is about.
+
+:class:`Library` keeps, for one collection read through ``deepread.Index``, each
+document's card (:mod:`~deepread.corpus.library.titles`: its identifying title, file
+name, kind, period, pages, top-level sections, made from the front matter ingest kept,
+:mod:`~deepread.corpus.library.front`) and the document search over the cards
+(:mod:`~deepread.corpus.library.search`). Both are made when the collection is read and
+follow it as documents come and go: the banners and titles from every document's front
+matter (a few kilobytes each, in memory), the search index document by document.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+
+from deepread.corpus.library.search import DocumentSearch, Match, proper_names
+from deepread.corpus.library.titles import cards
+from deepread.stores.records import Card, Document
+
+__all__ = ["Library", "Match", "proper_names"]
+
+
+class Library:
+    """Cards and document search of one collection's documents (see module doc)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stored: list[Document] = []  # the records the cards were made from
+        self._titled: dict[int, Document] = {}
+        self._search = DocumentSearch()
+
+    def _refresh(self, stored: Sequence[Document]) -> None:
+        # The store replaces a document's record whenever it writes it (a new version, a
+        # move, a forced re-ingest): the same records, by identity, are the same library.
+        # Holding them keeps their identities from being reused.
+        if len(stored) == len(self._stored) and all(
+                a is b for a, b in zip(stored, self._stored, strict=True)):
+            return
+        made = cards(stored)
+        self._titled = {d.doc_id: titled(d, made[d.doc_id]) for d in stored}
+        self._search.update(self._titled.values())
+        self._stored = list(stored)
+
+    def documents(self, stored: Sequence[Document]) -> list[Document]:
+        """``stored`` (as the store holds them) with their identifying titles and cards
+        (made once per set of documents; the same objects until it changes)."""
+        with self._lock:
+            self._refresh(stored)
+            return list(self._titled.values())
+
+    def document(self, stored: Sequence[Document], doc_id: int) -> Document:
+        """One document of ``stored`` with its identifying title and card."""
+        with self._lock:
+            self._refresh(stored)
+            return self._titled[doc_id]
+
+    def find(self, stored: Sequence[Document], question: str,
+             scope: Sequence[int] | None = None) -> list[Match]:
+        """The documents of ``scope`` (default all) that ``question`` names, best first."""
+        with self._lock:
+            self._refresh(stored)
+            return self._search.search(question, scope)
+
+    def holds(self, stored: Sequence[Document], word: str) -> tuple[bool, bool]:
+        """Whether some document's card holds ``word``: anywhere, and in its key."""
+        with self._lock:
+            self._refresh(stored)
+            return self._search.holds(word), self._search.in_key(word)
+
+
+def titled(doc: Document, card: Card) -> Document:
+    """``doc`` under its identifying title (its root section's too) with its card."""
+    sections = list(doc.sections)
+    if sections and sections[0].title != card.title:
+        sections[0] = replace(sections[0], title=card.title, children=list(sections[0].children))
+    return replace(doc, title=card.title, sections=sections, card=card)

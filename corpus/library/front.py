@@ -1,0 +1,69 @@
+"""Front matter: what a document says about itself, kept at ingest.
+
+A library needs each document to say what it is (a company, a form and a period; a
+course and a term). That is printed on its first page and written in its file's own
+metadata, and both are gone once a document is sections and paragraphs in a store. So
+ingest keeps them in the document's record (:class:`~deepread.stores.records.
+FrontMatter`): the metadata fields the reader found (a PDF's Title, Subject, Author; a
+DOCX's title), the text lines of the first page — of the first two when the first holds
+fewer than :data:`MIN_LINES` (a cover with a logo and one line) — tables as cell text,
+cut to :data:`MAX_LINES` lines and :data:`MAX_CHARS` characters, the headings printed
+there, and the page count. Documents without pages (HTML, Markdown, text) keep their
+first :data:`MAX_LINES` lines.
+
+The title and card are made from it when the collection is read
+(:mod:`deepread.corpus.library.titles`), because whether a line identifies a document
+depends on the other documents: it costs a few kilobytes per document and no model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from deepread.corpus.parsing import Structured
+from deepread.stores.records import FrontMatter, Paragraph
+from deepread.stores.search_text import plain_table
+
+#: Lines kept at most, and characters: a 10-K cover is ~60 lines, ~4,000 characters.
+MAX_LINES = 80
+MAX_CHARS = 6000
+#: A first page with fewer lines is a cover sheet: the next page is kept too.
+MIN_LINES = 12
+#: Longest line kept (a paragraph-long line is not what names a document).
+LINE_CHARS = 300
+
+
+def _lines(paragraphs: Iterable[Paragraph]) -> list[str]:
+    out: list[str] = []
+    for p in paragraphs:
+        text = plain_table(p.text) if p.kind == "table" else p.text
+        out += [" ".join(line.split())[:LINE_CHARS] for line in text.splitlines()
+                if line.strip()]
+    return out
+
+
+def _first_pages(paragraphs: list[Paragraph]) -> list[Paragraph]:
+    """The paragraphs of the first page (two when the first is a cover sheet)."""
+    pages = sorted({p.page for p in paragraphs if p.page is not None})
+    if not pages:
+        return paragraphs[:MAX_LINES]
+    chosen = [p for p in paragraphs if p.page == pages[0]]
+    if len(_lines(chosen)) < MIN_LINES and len(pages) > 1:
+        chosen += [p for p in paragraphs if p.page == pages[1]]
+    return chosen
+
+
+def front_matter(structured: Structured) -> FrontMatter:
+    """The front matter of a parsed document (see the module docstring)."""
+    chosen = _first_pages(structured.paragraphs)
+    lines: list[str] = []
+    size = 0
+    for line in _lines(chosen):
+        if len(lines) >= MAX_LINES or size + len(line) > MAX_CHARS:
+            break
+        lines.append(line)
+        size += len(line)
+    on_front = list(dict.fromkeys(p.sec_id for p in chosen))
+    headings = [" ".join(structured.sections[s].title.split()) for s in on_front if s]
+    return FrontMatter(metadata=dict(structured.metadata), lines=tuple(lines),
+                       headings=tuple(h for h in headings if h), pages=structured.pages)

@@ -1,0 +1,322 @@
+"""Titles that identify documents among the others, and the cards that describe them.
+
+A title is made when the collection is read, from each document's front matter
+(:mod:`deepread.corpus.library.front`) and what the other documents share. Three parts,
+each taken where the document prints it:
+
+* **who or what** — in this order of trust:
+
+  1. a form's *named field*: a value printed above a caption in parentheses that other
+     documents of the collection print too and that says it is a name ("AMCOR PLC" over
+     "(Exact name of registrant as specified in its charter)"); failing a caption that
+     says "name", the first such captioned value that is no banner;
+  2. an organisation named with its listing, ``Name (EXCHANGE: TICKER)``, as press
+     releases name their company;
+  3. the file's own title (a PDF's or DOCX's metadata title, else the parser's: the
+     first page's main heading), when it is usable — words, not an accession number, a
+     ``Microsoft Word - x.docx`` leftover, a label ("Course Frequency:") or a kind alone
+     ("SYLLABUS") — and no banner;
+  4. the first line of the first page that is usable and no banner;
+  5. the file name.
+
+  A *banner* is text the collection itself shows does not identify: a line printed on
+  the first pages of at least ``min(3, N)`` of its N documents ("UNITED STATES
+  SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K", "Course Description"), or one most
+  of whose word pairs are ("UNITED STATES" alone). No list of banners is kept anywhere:
+  a library of syllabi has its own. With one document there is no evidence, and its
+  title is the parser's, as before.
+* **kind** — a form's label printed alone ("FORM 10-K" → "Form 10-K", with "/A" and
+  "Amendment No. N" when amended), a press release's signs ("FOR IMMEDIATE RELEASE",
+  a listed name "today announced"), else a word naming a kind of document in the file
+  name, metadata title or first lines ("syllabus");
+* **period** — "fiscal year ended June 30, 2023", "quarterly period ended March 31,
+  2021", a report's date, a term ("Fall 2021"), a quarter ("fourth quarter 2022"),
+  "fiscal 2023", else the first date printed on the page.
+
+The title is ``who — kind, period`` (a part already in it is not repeated), e.g.
+"AMCOR PLC — Form 10-K, fiscal year ended June 30, 2023". Documents whose titles are
+still the same (a 10-K and its re-filing, two copies) get their file names appended.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import PurePath
+
+from deepread.stores.records import Card, Document, FrontMatter
+
+#: Lines read for a title's parts: a cover's name, form and period come early.
+_HEAD = 40
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+          r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DATE = rf"(?:{_MONTH}\.?\s+\d{{1,2}}\s*,?\s*\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{4}})"
+_PERIODS = [  # (pattern, how the period reads), first match wins
+    (re.compile(rf"\b((?:fiscal\s+)?year|quarterly\s+period|quarter|"
+                rf"(?:three|six|nine|twelve)\s+months)\s+ended:?\s+({_DATE})", re.I),
+     lambda m: f"{' '.join(m[1].lower().split())} ended {_day(m[2])}"),
+    (re.compile(rf"\bdate\s+of\s+report\b[^:]{{0,60}}:\s*({_DATE})", re.I),
+     lambda m: f"report of {_day(m[1])}"),
+    (re.compile(r"\b(fall|spring|summer|winter|autumn)(?:\s+(?:semester|term|quarter))?"
+                r",?\s+(\d{4})\b", re.I),
+     lambda m: f"{m[1].capitalize()} {m[2]}"),
+    (re.compile(r"\b(\d{4})\s+(fall|spring|summer|winter|autumn)\b", re.I),
+     lambda m: f"{m[2].capitalize()} {m[1]}"),
+    (re.compile(r"\b(first|second|third|fourth)[-\s]quarter(\s+and\s+full[-\s]year)?"
+                r"(?:\s+(?:of\s+)?(fiscal))?\s+(\d{4})\b", re.I),
+     lambda m: f"{m[1].lower()} quarter{' and full year' if m[2] else ''}"
+               f"{' fiscal' if m[3] else ''} {m[4]}"),
+    (re.compile(r"\b(\d{4})\s+(first|second|third|fourth)[-\s]quarter\b", re.I),
+     lambda m: f"{m[2].lower()} quarter {m[1]}"),
+    (re.compile(r"\bfiscal\s+(?:year\s+)?(\d{4})\b", re.I), lambda m: f"fiscal {m[1]}"),
+    (re.compile(rf"({_DATE})", re.I), lambda m: _day(m[1])),
+]
+#: Lines the last, bare-date reading looks in: a press release's dateline comes first,
+#: a date further down is a deadline or a revision's.
+_DATELINE = 6
+#: A form's label printed alone on its line, or ending it ("… 20549 FORM 10-K").
+_FORM = re.compile(r"(?:^|\s)form\s+(\d{1,2}-[a-z]{1,2}(?:/a)?)\s*$", re.I)
+_AMENDMENT = re.compile(r"\bamendment\s+no\.?\s*(\d+)", re.I)
+#: An organisation named with its listing: "Johnson & Johnson (NYSE: JNJ)".
+_LISTED = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq|AMEX|TSX|LSE|ASX)[A-Za-z ]{0,20}:\s*"
+                     r"[A-Z][A-Z.]{0,6}\)")
+_RELEASE = re.compile(r"\b(?:for\s+immediate\s+release|press\s+release|news\s+release)\b",
+                      re.I)
+#: Words naming a kind of document, looked for in the file name, metadata title and
+#: first lines (a form and a press release are recognised above).
+KINDS = ("syllabus", "handbook", "manual", "guide", "prospectus", "transcript",
+         "specification", "agreement", "contract", "thesis", "dissertation", "minutes")
+_CAPTION = re.compile(r"^\(([^()]{3,120})\)")
+_DIGITS = re.compile(r"\d{3,}")
+_WORD3 = re.compile(r"[^\W\d_]{3,}")
+_NORM = re.compile(r"[\W_]+")
+#: A file's title that says nothing of it (the PDF parser's list, and accession numbers).
+_USELESS = re.compile(r"^(untitled|document\d*|microsoft word\b.*|.*\.(pdf|docx?|html?|tex|"
+                      r"txt)|[\d\s-]+)$", re.I)
+_LABEL = re.compile(r"^([A-Z][A-Za-z ]{2,30}):\s+(\S.*)$")
+_EDGES = " _-–—•·*:;,|"
+
+
+def _tidy(text: str) -> str:
+    return " ".join(text.replace(" ,", ",").split())
+
+
+def _day(text: str) -> str:
+    """A date as printed, its month capitalised ("MAY 31, 2019" → "May 31, 2019")."""
+    return re.sub(_MONTH, lambda m: m[0].capitalize(), _tidy(text), flags=re.I)
+
+
+def norm(text: str) -> str:
+    """A line as compared across documents: lower case, words only."""
+    return " ".join(_NORM.sub(" ", text.lower()).split())
+
+
+def _grams(key: str) -> list[str]:
+    words = key.split()
+    return [" ".join(words[i:i + 2]) for i in range(len(words) - 1)] or words
+
+
+def _lines_of(doc: Document) -> list[str]:
+    """Every line a document says about itself: its title, metadata and front lines."""
+    front = doc.front or FrontMatter()
+    return [doc.title, *front.metadata.values(), *front.lines, *front.headings]
+
+
+@dataclass(slots=True)
+class Banners:
+    """What the documents of a collection share: how many print each line, and each
+    word pair, on their first pages (see the module docstring)."""
+
+    documents: int
+    lines: Counter[str]
+    grams: Counter[str]
+
+    @classmethod
+    def of(cls, documents: Sequence[Document]) -> Banners:
+        lines: Counter[str] = Counter()
+        grams: Counter[str] = Counter()
+        for doc in documents:
+            keys = {k for k in map(norm, _lines_of(doc)) if k}
+            lines.update(keys)
+            grams.update({g for k in keys for g in _grams(k)})
+        return cls(len(documents), lines, grams)
+
+    @property
+    def floor(self) -> int:
+        return min(3, self.documents)
+
+    def printed_elsewhere(self, line: str) -> bool:
+        """Printed on the first pages of other documents too (a form's caption)."""
+        return self.documents > 1 and self.lines[norm(line)] >= 2
+
+    def banner(self, line: str) -> bool:
+        """Whether ``line`` is text the collection shows identifies no document."""
+        if self.documents < 2:
+            return False
+        key = norm(line)
+        if not key or self.lines[key] >= self.floor:
+            return True
+        if self.documents < 3:
+            return False
+        grams = _grams(key)
+        return sum(self.grams[g] >= self.floor for g in grams) / len(grams) >= 0.6
+
+
+def _name_like(line: str) -> bool:
+    """Short, worded, no long number: what a name or title looks like."""
+    text = line.strip(_EDGES)
+    return (2 <= len(text) <= 120 and not _DIGITS.search(text) and len(text.split()) <= 12
+            and bool(_WORD3.search(text)) and not text.startswith("("))
+
+
+def _kind_only(line: str) -> bool:
+    """A line that names a kind of document and nothing else ("SYLLABUS")."""
+    words = norm(line).split()
+    return bool(words) and (bool(_RELEASE.fullmatch(" ".join(words)))
+                            or (len(words) <= 2 and words[-1] in KINDS))
+
+
+def _usable(line: str, banners: Banners) -> bool:
+    text = line.strip(_EDGES)
+    return (bool(_WORD3.search(text)) and not _USELESS.match(text)
+            and not _label_only(line) and not text.startswith(("(", "•"))
+            and not _kind_only(text) and not _only_date(text) and not banners.banner(text))
+
+
+def _label_only(line: str) -> bool:
+    """A field's label without its value ("Course Frequency:")."""
+    return line.rstrip().endswith(":") and len(line.split()) <= 5
+
+
+def _only_date(text: str) -> bool:
+    return bool(re.fullmatch(rf"\W*{_DATE}\W*", text, re.I))
+
+
+def _clean(text: str, limit: int = 120) -> str:
+    text = _tidy(text.replace(" .", ".")).strip(_EDGES)
+    label = _LABEL.match(text)
+    if label and len(label[1].split()) <= 3:  # "Course Title: ECE 4670: … Author: …"
+        text = re.split(r"\s+[A-Z][a-z]+:\s", label[2])[0]
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + "…"
+    return text
+
+
+def named_field(lines: Sequence[str], banners: Banners) -> str | None:
+    """A form's named value: the line above a shared caption in parentheses, a caption
+    that says "name" first."""
+    fields: list[tuple[bool, str]] = []
+    for value, below in pairwise(lines):
+        caption = _CAPTION.match(below)
+        if caption and banners.printed_elsewhere(caption[0]) and _name_like(value) \
+                and not _kind_only(value):
+            fields.append(("name" in caption[1].lower(), value))
+    for says_name, value in fields:
+        if says_name:
+            return _clean(value)
+    return next((_clean(v) for _, v in fields if not banners.banner(v)), None)
+
+
+def listed_name(lines: Sequence[str]) -> str | None:
+    """An organisation named with its listing: the capitalised words before
+    ``(EXCHANGE: TICKER)``."""
+    for line in lines:
+        found = _LISTED.search(line)
+        if not found:
+            continue
+        words: list[str] = []
+        for word in reversed(line[:found.start()].split()):
+            if not (word[0].isupper() or word in ("&", "and", "of", "de")) or any(
+                    c in word for c in "()–—") or word.startswith("-"):
+                break
+            words.insert(0, word)
+        while words and words[0] in ("&", "and", "of", "de"):
+            words.pop(0)
+        if words:
+            return _clean(" ".join(words))
+    return None
+
+
+def kind_of(doc: Document, lines: Sequence[str]) -> str | None:
+    """The document's kind (see the module docstring)."""
+    for line in lines[:_HEAD]:
+        found = _FORM.search(line)
+        if found and len(line.split()) <= 12:
+            kind = f"Form {found[1].upper()}"
+            amended = next((m for m in map(_AMENDMENT.search, lines[:_HEAD]) if m), None)
+            return f"{kind}, Amendment No. {amended[1]}" if amended else kind
+    head = lines[:12]
+    if any(_RELEASE.search(line) for line in head) or any(
+            (m := _LISTED.search(line)) and re.search(r"\btoday\s+(?:announced|reported)\b",
+                                                      line[m.end():m.end() + 80], re.I)
+            for line in head):
+        return "press release"
+    front = doc.front or FrontMatter()
+    places = [PurePath(doc.source).stem, front.metadata.get("title", ""), *lines[:3]]
+    for place in places:
+        words = set(norm(place).split())
+        for kind in KINDS:
+            if kind in words:
+                return kind
+    return None
+
+
+def period_of(doc: Document, lines: Sequence[str]) -> str | None:
+    """The period or date the document is of (see the module docstring)."""
+    head = " ".join(lines[:_HEAD])
+    names = " ".join([PurePath(doc.source).stem.replace("_", " "), doc.title])
+    for pattern, read in _PERIODS:
+        bare = pattern is _PERIODS[-1][0]
+        for text in ((" ".join(lines[:_DATELINE]),) if bare else (head, names)):
+            found = pattern.search(text)
+            if found:
+                return read(found)
+    return None
+
+
+def _own_title(doc: Document) -> str:
+    meta = (doc.front.metadata.get("title") if doc.front else None) or ""
+    return meta if meta and not _USELESS.match(meta.strip()) else doc.title
+
+
+def _first_line(lines: Sequence[str], banners: Banners) -> str | None:
+    return next((_clean(line) for line in lines[:15] if _usable(line, banners)), None)
+
+
+def _compose(who: str, kind: str | None, period: str | None) -> str:
+    parts = [p for p in (kind, period) if p and norm(p) not in norm(who)]
+    return f"{who} — {', '.join(parts)}" if parts else who
+
+
+def card_of(doc: Document, banners: Banners) -> Card:
+    """The document's card with its identifying title (duplicates not yet resolved)."""
+    front = doc.front
+    lines = list(front.lines) if front else []
+    file = PurePath(doc.source).name
+    kind = kind_of(doc, lines)
+    period = period_of(doc, lines) if front else None
+    own = _own_title(doc)
+    if banners.documents < 2:
+        who = own  # nothing to tell it apart from: the parser's title, as before
+    else:
+        who = (named_field(lines, banners) or listed_name(lines[:_HEAD])
+               or (_clean(own) if _usable(own, banners) else None)
+               or _first_line(lines, banners) or PurePath(doc.source).stem)
+    sections = tuple(_clean(s.title, 80) for s in doc.sections[1:] if s.level == 1)
+    return Card(title=_compose(who, kind, period), file=file, kind=kind, period=period,
+                pages=front.pages if front else None, sections=sections)
+
+
+def cards(documents: Sequence[Document]) -> dict[int, Card]:
+    """The cards of a collection's documents, each title telling its document apart."""
+    banners = Banners.of(documents)
+    made = {d.doc_id: card_of(d, banners) for d in documents}
+    seen = Counter(norm(c.title) for c in made.values())
+    for doc_id, card in made.items():
+        if seen[norm(card.title)] > 1:  # a re-filing, a copy: the file name tells them
+            made[doc_id] = Card(f"{card.title} ({card.file})", card.file, card.kind,
+                                card.period, card.pages, card.sections)
+    return made

