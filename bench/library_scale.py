@@ -47,7 +47,7 @@ from deepread.corpus.library.front import front_matter
 from deepread.corpus.library.titles import Banners, named_field
 from deepread.corpus.parsing import parse_file
 from deepread.stores.records import Document, FrontMatter
-from deepread.stores.tokens import count_tokens
+from deepread.text.tokens import count_tokens
 
 DATA = next((p for p in (BENCH_DIR.parents[1] / "shared" / "data",
                          BENCH_DIR.parents[2] / "shared" / "data") if p.is_dir()),
