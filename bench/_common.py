@@ -12,8 +12,9 @@ from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
-DEVSET = Path(os.environ.get("DEEPREAD_DEVSET",
-                           BENCH_DIR.parent.parent / "shared" / "data" / "devset"))
+DEVSET = Path(
+    os.environ.get("DEEPREAD_DEVSET", BENCH_DIR.parent.parent / "shared" / "data" / "devset")
+)
 
 
 def machine() -> dict:
@@ -33,14 +34,20 @@ def machine() -> dict:
                 ram_gb = round(int(line.split()[1]) / 1024**2, 1)
     except OSError:
         pass
-    return {"nproc": os.cpu_count(), "cpu": cpu, "ram_gb": ram_gb,
-            "python": platform.python_version(),
-            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram_gb": ram_gb,
+        "python": platform.python_version(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
 
 
 def machine_line(m: dict) -> str:
-    return (f"machine: {m['nproc']} cores, {m['cpu']}, {m['ram_gb']} GB RAM, "
-            f"Python {m['python']}; date: {m['date']}")
+    return (
+        f"machine: {m['nproc']} cores, {m['cpu']}, {m['ram_gb']} GB RAM, "
+        f"Python {m['python']}; date: {m['date']}"
+    )
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -56,18 +63,27 @@ def percentile(values: list[float], q: float) -> float:
 
 def summary_ms(seconds: list[float]) -> dict:
     ms = [s * 1000.0 for s in seconds]
-    return {"n": len(ms), "p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95),
-            "mean_ms": statistics.fmean(ms), "max_ms": max(ms)}
+    return {
+        "n": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p95_ms": percentile(ms, 95),
+        "mean_ms": statistics.fmean(ms),
+        "max_ms": max(ms),
+    }
 
 
 def table(headers: list[str], rows: list[list[object]]) -> str:
     """A markdown table; floats are printed with 3 significant decimals."""
+
     def cell(v: object) -> str:
         if isinstance(v, float):
             return f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
         return str(v)
-    lines = ["| " + " | ".join(headers) + " |",
-             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+
+    lines = [
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|",
+    ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 

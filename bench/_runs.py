@@ -15,8 +15,9 @@ from deepread.evaluation.records import read_records, trajectory_path
 
 def run_parser(description: str | None) -> argparse.ArgumentParser:
     """``--out`` (the run's output folder), ``--store`` and ``--collection``."""
-    ap = argparse.ArgumentParser(description=description,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", required=True, help="a deepread eval output folder")
     ap.add_argument("--store", required=True)
     ap.add_argument("--collection", required=True)
@@ -35,8 +36,9 @@ def agent_and_flat(record: dict) -> tuple[float, float]:
     return record["metrics"].get("evidence_read") or 0.0, flat or 0.0
 
 
-def print_shares(rows: dict[str, list[float]], out: str | Path, heading: str
-                 ) -> tuple[dict, dict[str, float]]:
+def print_shares(
+    rows: dict[str, list[float]], out: str | Path, heading: str
+) -> tuple[dict, dict[str, float]]:
     """Print the machine and each row's per-question mean; returns both."""
     m = machine()
     print(machine_line(m))

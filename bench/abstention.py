@@ -137,20 +137,25 @@ class Vectors:
         return max(self.cosines(query, raw, own), default=0.0)
 
 
-def cited_of(record: dict, coords: list[tuple[int, int, int]],
-             cosines: list[float]) -> list[tuple[int, int, int]]:
+def cited_of(
+    record: dict, coords: list[tuple[int, int, int]], cosines: list[float]
+) -> list[tuple[int, int, int]]:
     """The paragraphs the run's answer cites; for an answer without citations (an
     abstention) the three shown closest to the question."""
-    cited = [tuple(int(x) for x in c.split(":")) for c in record.get("citations") or []
-             if _COORD.match(c)]
+    cited = [
+        tuple(int(x) for x in c.split(":"))
+        for c in record.get("citations") or []
+        if _COORD.match(c)
+    ]
     if cited:
         return cited
     ranked = sorted(range(len(coords)), key=lambda i: -cosines[i])
     return [coords[i] for i in ranked[:3]]
 
 
-def features(record: dict, index: Index, stats: dict[int, DocStats],
-             vectors: Vectors) -> dict[str, float]:
+def features(
+    record: dict, index: Index, stats: dict[int, DocStats], vectors: Vectors
+) -> dict[str, float]:
     wanted = content_words(record["question"])
     coords = shown_of(record)
     texts, raw, kept = [], [], []
@@ -179,13 +184,15 @@ def features(record: dict, index: Index, stats: dict[int, DocStats],
 
     idf = st.idf if st else plain
     vector = index.embeddings.embed_query(record["question"])
-    top = index.collection.rank(record["question"], vector, 1, "dense",
-                                [doc_id] if doc_id is not None else None)
+    top = index.collection.rank(
+        record["question"], vector, 1, "dense", [doc_id] if doc_id is not None else None
+    )
     return {
         "support": max(cosines, default=0.0),
         "answer_type": want.describe() if want else None,
         "unused": unused_terms(asked(record["question"]), document_words(index, doc_id))
-        if doc_id is not None else [],
+        if doc_id is not None
+        else [],
         "dense_top": top[0][0].score if top else 0.0,
         "dense_shown": vectors.best(record["question"], raw, own=True),
         "cover_all": weighted(wanted, every, plain),
@@ -218,15 +225,19 @@ def abstains(p: dict, tau: float, tau_unused: float, answer_type: bool = False) 
     return p["support"] < needed or (answer_type and p["answer_type"] is not None)
 
 
-def rate(per: list[dict], tau: float, tau_unused: float, answerable: bool,
-         answer_type: bool = False) -> float | None:
+def rate(
+    per: list[dict], tau: float, tau_unused: float, answerable: bool, answer_type: bool = False
+) -> float | None:
     chosen = [p for p in per if p["answerable"] == answerable]
-    return (sum(abstains(p, tau, tau_unused, answer_type) for p in chosen) / len(chosen)
-            if chosen else None)
+    return (
+        sum(abstains(p, tau, tau_unused, answer_type) for p in chosen) / len(chosen)
+        if chosen
+        else None
+    )
 
 
 def cell(caught: float | None, false: float | None) -> str:
-    return (f"{caught:.3f} / {false:.3f}" if caught is not None else f"– / {false:.3f}")
+    return f"{caught:.3f} / {false:.3f}" if caught is not None else f"– / {false:.3f}"
 
 
 def trade_off(per: list[dict], answer_type: bool) -> tuple[list[list[object]], dict]:
@@ -246,15 +257,20 @@ def trade_off(per: list[dict], answer_type: bool) -> tuple[list[list[object]], d
         ok = [g for g in grid if g[3] is not None and g[3] <= ceiling]
         if ok:
             tau, tu, caught, false = max(ok, key=lambda g: (g[2] or 0.0, -g[3], g[0]))
-            best[str(ceiling)] = {"support_threshold": tau, "unused_term_support": tu,
-                                  "answer_type_check": answer_type,
-                                  "caught": caught, "false": false}
+            best[str(ceiling)] = {
+                "support_threshold": tau,
+                "unused_term_support": tu,
+                "answer_type_check": answer_type,
+                "caught": caught,
+                "false": false,
+            }
     return rows, best
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", required=True, help="a deepread eval output folder")
     ap.add_argument("--variant", default="deepread")
     ap.add_argument("--store", required=True)
@@ -268,9 +284,15 @@ def main() -> int:
         vectors = Vectors(index)
         for r in records:
             answerable = r["gold"].get("answerable", True)
-            per.append({"id": r["id"], "type": r.get("type") or "", "answerable": answerable,
-                        "abstained": r["stop_reason"] == "no_evidence",
-                        **features(r, index, stats, vectors)})
+            per.append(
+                {
+                    "id": r["id"],
+                    "type": r.get("type") or "",
+                    "answerable": answerable,
+                    "abstained": r["stop_reason"] == "no_evidence",
+                    **features(r, index, stats, vectors),
+                }
+            )
     names = [k for k, v in per[0].items() if isinstance(v, float)]
     m = machine()
     print(machine_line(m))
@@ -280,9 +302,11 @@ def main() -> int:
     def share(kept: list[bool]) -> str:
         return f"{sum(kept) / len(kept):.3f}" if kept else "–"
 
-    print(f"{len(per)} questions, {n_un} unanswerable; as run: abstains on "
-          f"{share([p['abstained'] for p in per if not p['answerable']])} of unanswerable, "
-          f"{share([p['abstained'] for p in per if p['answerable']])} of answerable\n")
+    print(
+        f"{len(per)} questions, {n_un} unanswerable; as run: abstains on "
+        f"{share([p['abstained'] for p in per if not p['answerable']])} of unanswerable, "
+        f"{share([p['abstained'] for p in per if p['answerable']])} of answerable\n"
+    )
     rows = []
     found = {}
     for name in names:
@@ -292,42 +316,87 @@ def main() -> int:
             rows.append([name, ceiling, t, false, caught])
             found[f"{name}@{ceiling}"] = {"threshold": t, "false": false, "caught": caught}
     print("Single signals (abstain below the threshold):")
-    print(table(["signal", "false-abstention ceiling", "threshold", "false abstention",
-                 "abstains on unanswerable"], rows))
+    print(
+        table(
+            [
+                "signal",
+                "false-abstention ceiling",
+                "threshold",
+                "false abstention",
+                "abstains on unanswerable",
+            ],
+            rows,
+        )
+    )
     typed = Counter((p["answerable"], p["answer_type"] is not None) for p in per)
-    print(f"Answer type missing from the cited paragraphs: {typed[(False, True)]} of {n_un} "
-          f"unanswerable, {typed[(True, True)]} of {n_ans} answerable questions\n")
+    print(
+        f"Answer type missing from the cited paragraphs: {typed[(False, True)]} of {n_un} "
+        f"unanswerable, {typed[(True, True)]} of {n_ans} answerable questions\n"
+    )
     best = {}
     for answer_type in (False, True):
         grid, found_best = trade_off(per, answer_type)
         best[f"answer_type_check={answer_type}"] = found_best
-        print(f"\nThe check's trade-off with answer_type_check={answer_type}, abstains on "
-              "unanswerable / answerable, per support_threshold (rows) and "
-              "unused_term_support (columns; off = 0):")
+        print(
+            f"\nThe check's trade-off with answer_type_check={answer_type}, abstains on "
+            "unanswerable / answerable, per support_threshold (rows) and "
+            "unused_term_support (columns; off = 0):"
+        )
         print(table(["τ \\ τᵤ", *[f"{u:.2f}" if u else "off" for u in UNUSED]], grid))
-        print("\nBest pair under each false-abstention ceiling" + (
-            ":" if n_un else " (no unanswerable questions: read the columns above instead):"))
-        print(table(["ceiling", "support_threshold", "unused_term_support",
-                     "abstains on unanswerable", "on answerable"],
-                    [[c, b["support_threshold"], b["unused_term_support"],
-                      "–" if b["caught"] is None else b["caught"], b["false"]]
-                     for c, b in found_best.items() if n_un]))
+        print(
+            "\nBest pair under each false-abstention ceiling"
+            + (":" if n_un else " (no unanswerable questions: read the columns above instead):")
+        )
+        print(
+            table(
+                [
+                    "ceiling",
+                    "support_threshold",
+                    "unused_term_support",
+                    "abstains on unanswerable",
+                    "on answerable",
+                ],
+                [
+                    [
+                        c,
+                        b["support_threshold"],
+                        b["unused_term_support"],
+                        "–" if b["caught"] is None else b["caught"],
+                        b["false"],
+                    ]
+                    for c, b in found_best.items()
+                    if n_un
+                ],
+            )
+        )
     shipped = Context()
     tau, tu = shipped.support_threshold, shipped.unused_term_support
     on = shipped.answer_type_check
     kinds = sorted({p["type"] for p in per})
-    print(f"\nPer question type at the shipped settings (τ = {tau}, τᵤ = {tu}, "
-          f"answer_type_check={on}): abstains (approximated) / as run")
-    print(table(["type", "questions", "with unused words", "answer type missing",
-                 "abstains", "as run"],
-                [[k, len(ps := [p for p in per if p["type"] == k]),
-                  sum(bool(p["unused"]) for p in ps),
-                  sum(p["answer_type"] is not None for p in ps),
-                  sum(abstains(p, tau, tu, on) for p in ps) / len(ps),
-                  sum(p["abstained"] for p in ps) / len(ps)] for k in kinds]))
-    write_json(f"abstention-{args.collection}",
-               {"machine": m, "run": str(args.out), "sweep": found, "check": best,
-                "questions": per})
+    print(
+        f"\nPer question type at the shipped settings (τ = {tau}, τᵤ = {tu}, "
+        f"answer_type_check={on}): abstains (approximated) / as run"
+    )
+    print(
+        table(
+            ["type", "questions", "with unused words", "answer type missing", "abstains", "as run"],
+            [
+                [
+                    k,
+                    len(ps := [p for p in per if p["type"] == k]),
+                    sum(bool(p["unused"]) for p in ps),
+                    sum(p["answer_type"] is not None for p in ps),
+                    sum(abstains(p, tau, tu, on) for p in ps) / len(ps),
+                    sum(p["abstained"] for p in ps) / len(ps),
+                ]
+                for k in kinds
+            ],
+        )
+    )
+    write_json(
+        f"abstention-{args.collection}",
+        {"machine": m, "run": str(args.out), "sweep": found, "check": best, "questions": per},
+    )
     return 0
 
 

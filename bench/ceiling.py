@@ -57,15 +57,20 @@ def document_texts(index: Index, folder: Path) -> dict[str, tuple[str, str, str]
 def located(index: Index, record: dict, pages: dict) -> str | None:
     """Where the first retrieve's hits were relative to the gold page(s), or None."""
     gold = {e["page"] for e in record["gold"]["evidence"] if e.get("page")}
-    hits = [tuple(map(int, h.split(":"))) for h in
-            (record["observations"][0].get("hits") if record["observations"] else []) or []]
+    hits = [
+        tuple(map(int, h.split(":")))
+        for h in (record["observations"][0].get("hits") if record["observations"] else []) or []
+    ]
     if not gold or not hits:
         return None
     doc_id = hits[0][0]
     if doc_id not in pages:
-        pages[doc_id] = {(sec.sec_id, p.para_idx): p.page
-                         for sec in index.collection.document(doc_id).sections if sec.n_para
-                         for p in index.read(doc_id, sec.sec_id).paragraphs}
+        pages[doc_id] = {
+            (sec.sec_id, p.para_idx): p.page
+            for sec in index.collection.document(doc_id).sections
+            if sec.n_para
+            for p in index.read(doc_id, sec.sec_id).paragraphs
+        }
     where = pages[doc_id]
     if any(where.get((s, p)) in gold for _, s, p in hits):
         return "a hit on the gold page"
@@ -77,8 +82,9 @@ def located(index: Index, record: dict, pages: dict) -> str | None:
 
 def main() -> int:
     ap = run_parser(__doc__)
-    ap.add_argument("--data", default=None,
-                    help="the dataset folder holding the PDFs (default: the run's)")
+    ap.add_argument(
+        "--data", default=None, help="the dataset folder holding the PDFs (default: the run's)"
+    )
     args = ap.parse_args()
     records = run_records(args.out)
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
@@ -93,24 +99,38 @@ def main() -> int:
                 where[kind] = where.get(kind, 0) + 1
     rows = {"parse": [], "parse+titles": [], "text layer": [], "agent": [], "flat": []}
     for r in records:
-        evidence = [e for e in r["gold"]["evidence"]
-                    if Path(e["doc"]).name in texts or f"{Path(e['doc']).name}.pdf" in texts]
+        evidence = [
+            e
+            for e in r["gold"]["evidence"]
+            if Path(e["doc"]).name in texts or f"{Path(e['doc']).name}.pdf" in texts
+        ]
         if not evidence:
             continue
         for i, name in enumerate(("parse", "parse+titles", "text layer")):
-            found = [is_read(e["quote"], (texts.get(Path(e["doc"]).name)
-                                          or texts[f"{Path(e['doc']).name}.pdf"])[i])
-                     for e in evidence]
+            found = [
+                is_read(
+                    e["quote"],
+                    (texts.get(Path(e["doc"]).name) or texts[f"{Path(e['doc']).name}.pdf"])[i],
+                )
+                for e in evidence
+            ]
             rows[name].append(sum(found) / len(found))
         agent, flat = agent_and_flat(r)
         rows["agent"].append(agent)
         rows["flat"].append(flat)
     m, means = print_shares(rows, args.out, "evidence read if shown")
     if where:
-        print("\n" + table(["first retrieve vs gold page", "questions"],
-                           [[k, v] for k, v in sorted(where.items())]))
-    write_json(f"ceiling-{args.collection}", {"machine": m, "run": str(args.out),
-                                               "means": means, "located": where})
+        print(
+            "\n"
+            + table(
+                ["first retrieve vs gold page", "questions"],
+                [[k, v] for k, v in sorted(where.items())],
+            )
+        )
+    write_json(
+        f"ceiling-{args.collection}",
+        {"machine": m, "run": str(args.out), "means": means, "located": where},
+    )
     return 0
 
 

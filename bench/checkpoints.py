@@ -55,16 +55,25 @@ class ReadingModel(BaseChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> ReadingModel:
         return self
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         asked = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
         results = [m for m in messages[asked:] if isinstance(m, ToolMessage)]
         if len(results) < self.rounds:
             d, s, start, end = self.windows[self.position % len(self.windows)]
             self.position += 1
-            reply = AIMessage(content="", tool_calls=[{
-                "name": "read_section", "type": "tool_call", "id": f"c{self.position}",
-                "args": {"doc_id": d, "sec_id": s, "start": start, "end": end}}])
+            reply = AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "read_section",
+                        "type": "tool_call",
+                        "id": f"c{self.position}",
+                        "args": {"doc_id": d, "sec_id": s, "start": start, "end": end},
+                    }
+                ],
+            )
         else:
             d, s, start, _ = self.windows[(self.position - 1) % len(self.windows)]
             reply = AIMessage(content=f"As read: [{d}:{s}:{start}].")
@@ -77,8 +86,14 @@ def windows(index: deepread.Index) -> list[tuple[int, int, int, int]]:
     for doc in index.documents():
         for sec in doc.sections:
             for start in range(0, sec.n_para, PARAGRAPHS_PER_READ):
-                out.append((doc.doc_id, sec.sec_id, start,
-                            min(sec.n_para, start + PARAGRAPHS_PER_READ) - 1))
+                out.append(
+                    (
+                        doc.doc_id,
+                        sec.sec_id,
+                        start,
+                        min(sec.n_para, start + PARAGRAPHS_PER_READ) - 1,
+                    )
+                )
     return out
 
 
@@ -87,14 +102,23 @@ def thread_bytes(db: Path, thread: str) -> tuple[int, int]:
     with sqlite3.connect(db) as conn:
         stored, count = conn.execute(
             "SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0), COUNT(*) "
-            "FROM checkpoints WHERE thread_id = ?", (thread,)).fetchone()
-        writes = conn.execute("SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes "
-                              "WHERE thread_id = ?", (thread,)).fetchone()[0]
+            "FROM checkpoints WHERE thread_id = ?",
+            (thread,),
+        ).fetchone()
+        writes = conn.execute(
+            "SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes WHERE thread_id = ?", (thread,)
+        ).fetchone()[0]
     return int(stored) + int(writes), int(count)
 
 
-def run_thread(index: deepread.Index, tmp: Path, rounds: int, turns: list[int],
-               durability: str, reads: list[tuple[int, int, int, int]]) -> list[dict[str, Any]]:
+def run_thread(
+    index: deepread.Index,
+    tmp: Path,
+    rounds: int,
+    turns: list[int],
+    durability: str,
+    reads: list[tuple[int, int, int, int]],
+) -> list[dict[str, Any]]:
     db = tmp / f"checkpoints-{rounds}-{durability}.sqlite"
     model = ReadingModel(rounds=rounds, windows=reads)
     rows = []
@@ -106,23 +130,36 @@ def run_thread(index: deepread.Index, tmp: Path, rounds: int, turns: list[int],
         for turn in range(1, max(turns) + 1):
             before, _ = thread_bytes(db, "bench")
             started = time.perf_counter()
-            out = graph.invoke({"question": f"Question {turn}: what do the pages say?"},
-                               config, context=context, durability=durability)
+            out = graph.invoke(
+                {"question": f"Question {turn}: what do the pages say?"},
+                config,
+                context=context,
+                durability=durability,
+            )
             seconds = time.perf_counter() - started
             assert out["stop_reason"] == "answered", out.get("error")
             if turn in turns:
                 size, checkpoints = thread_bytes(db, "bench")
                 messages = len(graph.get_state(config).values["messages"])
-                rows.append({"rounds": rounds, "turn": turn, "run_bytes": size - before,
-                             "thread_bytes": size, "checkpoints": checkpoints,
-                             "messages": messages, "run_s": round(seconds, 2),
-                             "file_bytes": db.stat().st_size})
+                rows.append(
+                    {
+                        "rounds": rounds,
+                        "turn": turn,
+                        "run_bytes": size - before,
+                        "thread_bytes": size,
+                        "checkpoints": checkpoints,
+                        "messages": messages,
+                        "run_s": round(seconds, 2),
+                        "file_bytes": db.stat().st_size,
+                    }
+                )
     return rows
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rounds", type=int, nargs="+", default=[2, 10, 50])
     ap.add_argument("--turns", type=int, nargs="+", default=[1, 5, 20])
     ap.add_argument("--durability", choices=("async", "sync", "exit"), default="async")
@@ -131,19 +168,45 @@ def main() -> int:
     index = deepread.Index.open(store=tmp / "store", collection="bench")
     index.ingest([DOCS / page for page in PAGES])
     reads = windows(index)
-    results: dict[str, Any] = {"machine": machine(), "durability": args.durability,
-                               "pages": list(PAGES), "rows": []}
+    results: dict[str, Any] = {
+        "machine": machine(),
+        "durability": args.durability,
+        "pages": list(PAGES),
+        "rows": [],
+    }
     for rounds in args.rounds:
         results["rows"] += run_thread(index, tmp, rounds, args.turns, args.durability, reads)
     index.close()
     print(machine_line(results["machine"]))
-    print(f"durability={args.durability}; {len(reads)} read windows of "
-          f"{PARAGRAPHS_PER_READ} paragraphs over {', '.join(PAGES)}")
-    print(table(["rounds/run", "after turn", "this run wrote", "thread size", "checkpoints",
-                 "messages", "run s"],
-                [[r["rounds"], r["turn"], f"{r['run_bytes'] / 1e6:.2f} MB",
-                  f"{r['thread_bytes'] / 1e6:.2f} MB", r["checkpoints"], r["messages"],
-                  f"{r['run_s']:.1f}"] for r in results["rows"]]))
+    print(
+        f"durability={args.durability}; {len(reads)} read windows of "
+        f"{PARAGRAPHS_PER_READ} paragraphs over {', '.join(PAGES)}"
+    )
+    print(
+        table(
+            [
+                "rounds/run",
+                "after turn",
+                "this run wrote",
+                "thread size",
+                "checkpoints",
+                "messages",
+                "run s",
+            ],
+            [
+                [
+                    r["rounds"],
+                    r["turn"],
+                    f"{r['run_bytes'] / 1e6:.2f} MB",
+                    f"{r['thread_bytes'] / 1e6:.2f} MB",
+                    r["checkpoints"],
+                    r["messages"],
+                    f"{r['run_s']:.1f}",
+                ]
+                for r in results["rows"]
+            ],
+        )
+    )
     print(f"JSON: {write_json(f'checkpoints-{args.durability}', results)}")
     return 0
 

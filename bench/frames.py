@@ -40,8 +40,17 @@ from deepread.nodes.tools.observation import POINTER
 from deepread.nodes.tools.specs import parse_args
 from deepread.text.tokens import count_tokens
 
-KINDS = ("text", "coordinates", "page markers", "header: retrieve", "header: read_section",
-         "header: other", "section lines", "pointer lines", "tags and line breaks")
+KINDS = (
+    "text",
+    "coordinates",
+    "page markers",
+    "header: retrieve",
+    "header: read_section",
+    "header: other",
+    "section lines",
+    "pointer lines",
+    "tags and line breaks",
+)
 _PARA = re.compile(r"^(\[\d+:\d+:\d+\])( \(p\.\d+\))?( .*)?$", re.DOTALL)
 
 
@@ -50,17 +59,19 @@ def split_lines(content: str, tool: str) -> Counter[str]:
     out: Counter[str] = Counter()
     lines = content.split("\n")
     if OPEN not in lines:  # a result without a frame (an error, an empty read)
-        out[f"header: {tool}" if tool in ("retrieve", "read_section") else "header: other"] \
-            += count_tokens(content)
+        out[f"header: {tool}" if tool in ("retrieve", "read_section") else "header: other"] += (
+            count_tokens(content)
+        )
         return out
     opened = lines.index(OPEN)
     head = "\n".join(lines[:opened])
     if head:
-        out[f"header: {tool}" if tool in ("retrieve", "read_section") else "header: other"] \
-            += count_tokens(head)
+        out[f"header: {tool}" if tool in ("retrieve", "read_section") else "header: other"] += (
+            count_tokens(head)
+        )
     # A paragraph's text may hold line breaks: glue continuation lines to their line.
     body: list[str] = []
-    for line in lines[opened + 1:]:
+    for line in lines[opened + 1 :]:
         if line == CLOSE or line.startswith(("[", "## ", "(no paragraphs)")) or not body:
             body.append(line)
         else:
@@ -91,16 +102,25 @@ def main() -> int:
     args = ap.parse_args()
     records = run_records(args.out)
     if args.limit:
-        records = records[:args.limit]
+        records = records[: args.limit]
     tokens: Counter[str] = Counter()
     results = 0
     with Index.open(args.store, args.collection) as index:
         for r in records:
-            docs = sorted({int(region.split(":")[0]) for o in r.get("observations") or []
-                           for region in o.get("shown") or []})
-            context = Context(store=args.store, collection=args.collection,
-                              documents=docs or None, k=r["settings"]["k"],
-                              window=list(r["settings"]["window"]))
+            docs = sorted(
+                {
+                    int(region.split(":")[0])
+                    for o in r.get("observations") or []
+                    for region in o.get("shown") or []
+                }
+            )
+            context = Context(
+                store=args.store,
+                collection=args.collection,
+                documents=docs or None,
+                k=r["settings"]["k"],
+                window=list(r["settings"]["window"]),
+            )
             env = ToolEnv(index, context)
             shown: dict = {}
             for i, call in enumerate(r.get("tool_calls") or []):
@@ -117,19 +137,30 @@ def main() -> int:
                 results += 1
     total = sum(tokens.values())
     n = max(1, len(records))
-    rows = [[k, round(tokens[k] / n, 1), round(100 * tokens[k] / total, 1) if total else 0.0]
-            for k in KINDS]
+    rows = [
+        [k, round(tokens[k] / n, 1), round(100 * tokens[k] / total, 1) if total else 0.0]
+        for k in KINDS
+    ]
     frame = total - tokens["text"]
     m = machine()
     print(machine_line(m))
     print(f"{len(records)} questions, {results} tool results replayed ({args.out})\n")
     print(table(["kind", "tiktoken / question", "% of observation tokens"], rows))
-    print(f"\nframe (all but text): {frame / n:.1f} tiktoken / question, "
-          f"{100 * frame / max(1, total):.1f} % of {total / n:.1f}; without the kept "
-          f"coordinates: {100 * (frame - tokens['coordinates']) / max(1, total):.1f} %")
-    write_json(f"frames-{args.collection}", {"machine": m, "run": str(args.out),
-                                             "questions": len(records), "rows": rows,
-                                             "frame_share": frame / max(1, total)})
+    print(
+        f"\nframe (all but text): {frame / n:.1f} tiktoken / question, "
+        f"{100 * frame / max(1, total):.1f} % of {total / n:.1f}; without the kept "
+        f"coordinates: {100 * (frame - tokens['coordinates']) / max(1, total):.1f} %"
+    )
+    write_json(
+        f"frames-{args.collection}",
+        {
+            "machine": m,
+            "run": str(args.out),
+            "questions": len(records),
+            "rows": rows,
+            "frame_share": frame / max(1, total),
+        },
+    )
     return 0
 
 

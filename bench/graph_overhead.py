@@ -35,8 +35,11 @@ from pydantic import Field
 
 import deepread
 
-DOC = "# Bench\n\n" + "\n\n".join(f"Paragraph number {i} of the bench section."
-                                  for i in range(8)) + "\n"
+DOC = (
+    "# Bench\n\n"
+    + "\n\n".join(f"Paragraph number {i} of the bench section." for i in range(8))
+    + "\n"
+)
 
 
 class LoopingModel(BaseChatModel):
@@ -53,15 +56,23 @@ class LoopingModel(BaseChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> LoopingModel:
         return self
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         start, cpu_start = time.perf_counter(), time.process_time()
         done = sum(1 for m in messages if getattr(m, "tool_call_id", None))
         if done < self.rounds:
-            msg = AIMessage(content="", tool_calls=[{
-                "name": "read_section", "args": {"doc_id": 1, "sec_id": 1, "start": done % 8,
-                                                 "end": done % 8},
-                "id": f"c{done}", "type": "tool_call"}])
+            msg = AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "read_section",
+                        "args": {"doc_id": 1, "sec_id": 1, "start": done % 8, "end": done % 8},
+                        "id": f"c{done}",
+                        "type": "tool_call",
+                    }
+                ],
+            )
         else:
             msg = AIMessage(content="Done [1:1:0].")
         self.log.append((start, time.perf_counter()))
@@ -69,8 +80,9 @@ class LoopingModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
 
-def _overhead(model_log: list[tuple[float, float]], tool_log: list[tuple[float, float]]
-              ) -> list[float]:
+def _overhead(
+    model_log: list[tuple[float, float]], tool_log: list[tuple[float, float]]
+) -> list[float]:
     """Per round: the interval between two model-call starts, less the time inside the
     model call and inside the tool's store work."""
     out = []
@@ -80,8 +92,9 @@ def _overhead(model_log: list[tuple[float, float]], tool_log: list[tuple[float, 
     return out
 
 
-def measure(index: deepread.Index, rounds: int, checkpointer: Any
-            ) -> tuple[list[float], list[float]]:
+def measure(
+    index: deepread.Index, rounds: int, checkpointer: Any
+) -> tuple[list[float], list[float]]:
     """Overhead per round of one run: wall seconds and process CPU seconds."""
     tool_time: list[tuple[float, float]] = []
     tool_cpu: list[tuple[float, float]] = []
@@ -105,8 +118,9 @@ def measure(index: deepread.Index, rounds: int, checkpointer: Any
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--label", default="", help="a name for this run in the JSON")
@@ -116,11 +130,14 @@ def main() -> int:
     index = deepread.Index.open(store=tmp / "store", collection="bench")
     index.ingest([tmp / "bench.md"])
     measure(index, 3, None)  # warm-up: imports, first compile
-    results: dict[str, Any] = {"machine": machine(), "rounds": args.rounds, "runs": args.runs,
-                               "label": args.label}
+    results: dict[str, Any] = {
+        "machine": machine(),
+        "rounds": args.rounds,
+        "runs": args.runs,
+        "label": args.label,
+    }
     rows = []
-    for label, saver in (("no checkpointer", lambda: None),
-                         ("InMemorySaver", InMemorySaver)):
+    for label, saver in (("no checkpointer", lambda: None), ("InMemorySaver", InMemorySaver)):
         walls: list[float] = []
         cpus: list[float] = []
         for _ in range(args.runs):
@@ -131,13 +148,35 @@ def main() -> int:
         results[label] = stats
         results[f"{label} (CPU)"] = cpu_stats
         verdict = "PASS" if stats["p50_ms"] <= 5 else "FAIL"
-        rows.append([label, stats["n"], f"{stats['p50_ms']:.2f}", f"{stats['p95_ms']:.2f}",
-                     f"{stats['mean_ms']:.2f}", f"{cpu_stats['p50_ms']:.2f}",
-                     f"{cpu_stats['mean_ms']:.2f}", f"<= 5 ms: {verdict}"])
+        rows.append(
+            [
+                label,
+                stats["n"],
+                f"{stats['p50_ms']:.2f}",
+                f"{stats['p95_ms']:.2f}",
+                f"{stats['mean_ms']:.2f}",
+                f"{cpu_stats['p50_ms']:.2f}",
+                f"{cpu_stats['mean_ms']:.2f}",
+                f"<= 5 ms: {verdict}",
+            ]
+        )
     index.close()
     print(machine_line(results["machine"]))
-    print(table(["graph", "rounds", "p50 ms", "p95 ms", "mean ms", "CPU p50 ms",
-                 "CPU mean ms", "target (wall p50)"], rows))
+    print(
+        table(
+            [
+                "graph",
+                "rounds",
+                "p50 ms",
+                "p95 ms",
+                "mean ms",
+                "CPU p50 ms",
+                "CPU mean ms",
+                "target (wall p50)",
+            ],
+            rows,
+        )
+    )
     print(f"JSON: {write_json('graph_overhead', results)}")
     return 0
 

@@ -79,8 +79,9 @@ KINDS: dict[str, Callable[[int, Path], Path]] = {
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", type=int, nargs="+", default=[500, 1000, 2000, 4000])
     a = ap.parse_args()
     load = os.getloadavg()[0]
@@ -96,10 +97,25 @@ def main() -> int:
                 dt = time.perf_counter() - t0
                 per = 1000 * dt / n
                 first = first or per
-                out.append({"kind": kind, "headings": n, "parse_s": dt, "ms_per_heading": per,
-                            "sections": len(parsed.sections) - 1})
-                rows.append([kind, n, f"{dt:.2f}", f"{per:.2f}", len(parsed.sections) - 1,
-                             f"{per / first:.2f}"])
+                out.append(
+                    {
+                        "kind": kind,
+                        "headings": n,
+                        "parse_s": dt,
+                        "ms_per_heading": per,
+                        "sections": len(parsed.sections) - 1,
+                    }
+                )
+                rows.append(
+                    [
+                        kind,
+                        n,
+                        f"{dt:.2f}",
+                        f"{per:.2f}",
+                        len(parsed.sections) - 1,
+                        f"{per / first:.2f}",
+                    ]
+                )
     m = machine()
     print(machine_line(m))
     print(f"load average at start: {load:.2f}\n")

@@ -104,8 +104,12 @@ def run_workers_child(folder: Path, workers: int) -> dict:
     """A cold ingest of ``folder`` with ``workers`` parsing processes, in a fresh process."""
     store = tempfile.mkdtemp(prefix="deepread-bench-workers-")
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD_WORKERS, store, str(folder),
-                           str(workers)], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD_WORKERS, store, str(folder), str(workers)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["child_wall_s"] = time.perf_counter() - t0
     return out
@@ -121,12 +125,20 @@ def workers_run(folder: Path, counts: list[int], repeats: int) -> int:
         ingests = {}
         for n in order:
             ingests[n] = run_workers_child(folder, n)
-            print(f"run {r + 1}: {n} worker(s): ingest {ingests[n]['ingest_s']:.1f} s, "
-                  f"load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+            print(
+                f"run {r + 1}: {n} worker(s): ingest {ingests[n]['ingest_s']:.1f} s, "
+                f"load {os.getloadavg()[0]:.1f}",
+                file=sys.stderr,
+            )
         alone = embed_alone(files, plain_too=False)
         print(f"run {r + 1}: embedding alone {alone['embed_s']:.1f} s", file=sys.stderr)
-        runs.append({"ingest": {str(n): v for n, v in ingests.items()}, "embed_alone": alone,
-                     "load_after": os.getloadavg()[0]})
+        runs.append(
+            {
+                "ingest": {str(n): v for n, v in ingests.items()},
+                "embed_alone": alone,
+                "load_after": os.getloadavg()[0],
+            }
+        )
     med = lambda f: statistics.median(f(x) for x in runs)  # noqa: E731
     embed_s = med(lambda x: x["embed_alone"]["embed_s"])
     base = med(lambda x: x["ingest"][str(counts[0])]["ingest_s"])
@@ -134,29 +146,59 @@ def workers_run(folder: Path, counts: list[int], repeats: int) -> int:
     for n in counts:
         ingest_s = med(lambda x, n=n: x["ingest"][str(n)]["ingest_s"])
         ratio = med(lambda x, n=n: x["ingest"][str(n)]["ingest_s"] / x["embed_alone"]["embed_s"])
-        rows.append([f"`Index.ingest(workers={n})`, cold process", f"{ingest_s:.1f} s",
-                     f"{pages / ingest_s:.2f} pages/s", f"{ratio:.2f}",
-                     f"{base / ingest_s:.2f}×"])
-    rows.append(["`embed_array` over the same texts alone", f"{embed_s:.1f} s",
-                 f"{pages / embed_s:.2f} pages/s", "1.00", ""])
+        rows.append(
+            [
+                f"`Index.ingest(workers={n})`, cold process",
+                f"{ingest_s:.1f} s",
+                f"{pages / ingest_s:.2f} pages/s",
+                f"{ratio:.2f}",
+                f"{base / ingest_s:.2f}×",
+            ]
+        )
+    rows.append(
+        [
+            "`embed_array` over the same texts alone",
+            f"{embed_s:.1f} s",
+            f"{pages / embed_s:.2f} pages/s",
+            "1.00",
+            "",
+        ]
+    )
     m = machine()
     print(machine_line(m))
-    print(f"input: {folder.name}: {len(files)} files ({pages} PDF pages), "
-          f"{runs[0]['ingest'][str(counts[0])]['paragraphs']} paragraphs stored; "
-          f"{repeats} run(s), medians; load average {os.getloadavg()[0]:.1f} at the end\n")
-    print(table(["measure", "time", "rate", "ratio to embedding alone",
-                 f"speed vs {counts[0]} worker(s)"], rows))
-    out = write_json("ingest-workers", {"machine": m, "folder": str(folder),
-                                        "pdf_pages": pages, "workers": counts, "runs": runs})
+    print(
+        f"input: {folder.name}: {len(files)} files ({pages} PDF pages), "
+        f"{runs[0]['ingest'][str(counts[0])]['paragraphs']} paragraphs stored; "
+        f"{repeats} run(s), medians; load average {os.getloadavg()[0]:.1f} at the end\n"
+    )
+    print(
+        table(
+            [
+                "measure",
+                "time",
+                "rate",
+                "ratio to embedding alone",
+                f"speed vs {counts[0]} worker(s)",
+            ],
+            rows,
+        )
+    )
+    out = write_json(
+        "ingest-workers",
+        {"machine": m, "folder": str(folder), "pdf_pages": pages, "workers": counts, "runs": runs},
+    )
     print(f"\nJSON: {out}", file=sys.stderr)
     return 0
 
 
 def run_child(folder: Path, once: bool = False) -> dict:
     store = tempfile.mkdtemp(prefix="deepread-bench-ingest-")
-    proc = subprocess.run([sys.executable, "-c", CHILD, store, str(folder),
-                           *(["once"] if once else [])],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, store, str(folder), *(["once"] if once else [])],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     # ru_maxrss is KiB on Linux; the max over all waited-for children so far, which is
     # this one as long as it is the largest (they all do the same work).
@@ -183,8 +225,12 @@ def embed_alone(files: list[Path], plain_too: bool = True) -> dict:
     if plain_too:
         with Timer() as t_plain:
             model.embed_array(plain)
-    return {"paragraphs": len(texts), "parse_s": t_parse.s, "embed_s": t_embed.s,
-            "embed_plain_s": t_plain.s if t_plain else None}
+    return {
+        "paragraphs": len(texts),
+        "parse_s": t_parse.s,
+        "embed_s": t_embed.s,
+        "embed_plain_s": t_plain.s if t_plain else None,
+    }
 
 
 def pdf_pages(files: list[Path]) -> int:
@@ -230,33 +276,64 @@ def rss_run(folder: Path, pages: int) -> int:
     m = machine()
     print(machine_line(m))
     print(f"input: one PDF of {n} pages built from {folder.name}\n")
-    print(table(["measure", "value", "target"], [
-        ["peak RSS of the ingest subprocess", f"{child['peak_rss_mb']:.0f} MB",
-         f"≤ 1.5 GB: {'PASS' if child['peak_rss_mb'] <= 1536 else 'FAIL'}"],
-        ["Index.ingest (cold process)", f"{child['ingest_s']:.1f} s",
-         f"{n / child['ingest_s']:.1f} pages/s"],
-        ["paragraphs stored", str(child["paragraphs"]), ""],
-        ["subprocess wall time (imports, model load, one ingest)", f"{wall:.0f} s", ""]]))
-    print(f"\nJSON: {write_json('ingest-rss', {'machine': m, 'pages': n, 'child': child})}",
-          file=sys.stderr)
+    print(
+        table(
+            ["measure", "value", "target"],
+            [
+                [
+                    "peak RSS of the ingest subprocess",
+                    f"{child['peak_rss_mb']:.0f} MB",
+                    f"≤ 1.5 GB: {'PASS' if child['peak_rss_mb'] <= 1536 else 'FAIL'}",
+                ],
+                [
+                    "Index.ingest (cold process)",
+                    f"{child['ingest_s']:.1f} s",
+                    f"{n / child['ingest_s']:.1f} pages/s",
+                ],
+                ["paragraphs stored", str(child["paragraphs"]), ""],
+                ["subprocess wall time (imports, model load, one ingest)", f"{wall:.0f} s", ""],
+            ],
+        )
+    )
+    print(
+        f"\nJSON: {write_json('ingest-rss', {'machine': m, 'pages': n, 'child': child})}",
+        file=sys.stderr,
+    )
     return 0
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", "--folder", dest="folder", type=Path, default=DEVSET / "docs",
-                    help="folder to ingest (default: the devset's docs)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--data",
+        "--folder",
+        dest="folder",
+        type=Path,
+        default=DEVSET / "docs",
+        help="folder to ingest (default: the devset's docs)",
+    )
     ap.add_argument("--repeats", type=int, default=1)
-    ap.add_argument("--rss-pages", type=int, default=0,
-                    help="measure peak RSS on one PDF of this many pages built from the folder")
-    ap.add_argument("--workers", default="",
-                    help="compare cold ingests with these numbers of parsing processes "
-                         "(e.g. 1,2) side by side, and embedding alone")
-    ap.add_argument("--cold-only", action="store_true",
-                    help="only the cold ingest and embedding its texts alone (no re-ingest, "
-                         "no warm ingest, no bare-text reference): half the time, for a "
-                         "large folder on a machine that is quiet only briefly")
+    ap.add_argument(
+        "--rss-pages",
+        type=int,
+        default=0,
+        help="measure peak RSS on one PDF of this many pages built from the folder",
+    )
+    ap.add_argument(
+        "--workers",
+        default="",
+        help="compare cold ingests with these numbers of parsing processes "
+        "(e.g. 1,2) side by side, and embedding alone",
+    )
+    ap.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="only the cold ingest and embedding its texts alone (no re-ingest, "
+        "no warm ingest, no bare-text reference): half the time, for a "
+        "large folder on a machine that is quiet only briefly",
+    )
     a = ap.parse_args()
     if a.rss_pages:
         return rss_run(a.folder, a.rss_pages)
@@ -272,9 +349,12 @@ def main() -> int:
         child["child_wall_s"] = time.perf_counter() - t0
         alone = embed_alone(files, plain_too=not a.cold_only)
         runs.append({"ingest": child, "embed_alone": alone})
-        print(f"run {r + 1}: ingest {child['ingest_s']:.1f} s (warm "
-              f"{child.get('warm_ingest_s', float('nan')):.1f} s), embedding alone "
-              f"{alone['embed_s']:.1f} s", file=sys.stderr)
+        print(
+            f"run {r + 1}: ingest {child['ingest_s']:.1f} s (warm "
+            f"{child.get('warm_ingest_s', float('nan')):.1f} s), embedding alone "
+            f"{alone['embed_s']:.1f} s",
+            file=sys.stderr,
+        )
 
     med = lambda f: statistics.median(f(x) for x in runs)  # noqa: E731
     ingest_s = med(lambda x: x["ingest"]["ingest_s"])
@@ -292,76 +372,195 @@ def main() -> int:
 
     m = machine()
     rows = [
-        ["Index.ingest, fresh store (parse + embed + write)", f"{ingest_s:.1f} s",
-         f"{n_ingest / ingest_s:.0f} paragraphs/s", ""],
-        *([["PDF pages ingested per second (cold process)", f"{pages} pages",
-            f"{pages / ingest_s:.1f} pages/s",
-            f"≥ 6: {'PASS' if pages / ingest_s >= 6 else 'FAIL'}"]] if pages else []),
-        ["embed_array over the same texts alone", f"{embed_s:.1f} s",
-         f"{n_embed / embed_s:.0f} paragraphs/s", ""],
-        ["ratio ingest / embedding (cold process)", f"{ratio:.2f}", "",
-         f"≤ 1.5: {'PASS' if ratio <= 1.5 else 'FAIL'}"],
-        ["Index.ingest again into a fresh collection (warm process)", f"{warm_s:.1f} s",
-         f"{n_ingest / warm_s:.0f} paragraphs/s", ""],
-        ["throughput ingest / embedding (warm process)", f"{warm_tp:.2f}", "",
-         f"≥ 0.8: {'PASS' if warm_tp >= 0.8 else 'FAIL'}"],
+        [
+            "Index.ingest, fresh store (parse + embed + write)",
+            f"{ingest_s:.1f} s",
+            f"{n_ingest / ingest_s:.0f} paragraphs/s",
+            "",
+        ],
+        *(
+            [
+                [
+                    "PDF pages ingested per second (cold process)",
+                    f"{pages} pages",
+                    f"{pages / ingest_s:.1f} pages/s",
+                    f"≥ 6: {'PASS' if pages / ingest_s >= 6 else 'FAIL'}",
+                ]
+            ]
+            if pages
+            else []
+        ),
+        [
+            "embed_array over the same texts alone",
+            f"{embed_s:.1f} s",
+            f"{n_embed / embed_s:.0f} paragraphs/s",
+            "",
+        ],
+        [
+            "ratio ingest / embedding (cold process)",
+            f"{ratio:.2f}",
+            "",
+            f"≤ 1.5: {'PASS' if ratio <= 1.5 else 'FAIL'}",
+        ],
+        [
+            "Index.ingest again into a fresh collection (warm process)",
+            f"{warm_s:.1f} s",
+            f"{n_ingest / warm_s:.0f} paragraphs/s",
+            "",
+        ],
+        [
+            "throughput ingest / embedding (warm process)",
+            f"{warm_tp:.2f}",
+            "",
+            f"≥ 0.8: {'PASS' if warm_tp >= 0.8 else 'FAIL'}",
+        ],
         ["throughput ingest / embedding (cold process)", f"{1 / ratio:.2f}", "", ""],
-        ["(reference) embed_array over the bare paragraph texts",
-         f"{med(lambda x: x['embed_alone']['embed_plain_s']):.1f} s", "",
-         "ingest embeds title + text"],
-        ["peak RSS of the ingest subprocess", f"{peak_mb:.0f} MB", "",
-         f"≤ 1.5 GB: {'PASS' if peak_mb <= 1536 else 'FAIL'}"],
-        ["re-ingest, unchanged folder", f"{med(lambda x: x['ingest']['reingest_s']):.3f} s",
-         f"{reingest_pct:.1f} % of first ingest",
-         f"{first['reingest_skipped']} skipped, {first['reingest_stored']} stored"],
-        ["(not in the ingest time) import deepread / Index.open (model load)",
-         f"{first['import_s']:.1f} s / {first['open_s']:.1f} s", "", ""],
-        ["(not in the ingest time) parse_file of all files, alone",
-         f"{runs[0]['embed_alone']['parse_s']:.1f} s", "", ""],
+        [
+            "(reference) embed_array over the bare paragraph texts",
+            f"{med(lambda x: x['embed_alone']['embed_plain_s']):.1f} s",
+            "",
+            "ingest embeds title + text",
+        ],
+        [
+            "peak RSS of the ingest subprocess",
+            f"{peak_mb:.0f} MB",
+            "",
+            f"≤ 1.5 GB: {'PASS' if peak_mb <= 1536 else 'FAIL'}",
+        ],
+        [
+            "re-ingest, unchanged folder",
+            f"{med(lambda x: x['ingest']['reingest_s']):.3f} s",
+            f"{reingest_pct:.1f} % of first ingest",
+            f"{first['reingest_skipped']} skipped, {first['reingest_stored']} stored",
+        ],
+        [
+            "(not in the ingest time) import deepread / Index.open (model load)",
+            f"{first['import_s']:.1f} s / {first['open_s']:.1f} s",
+            "",
+            "",
+        ],
+        [
+            "(not in the ingest time) parse_file of all files, alone",
+            f"{runs[0]['embed_alone']['parse_s']:.1f} s",
+            "",
+            "",
+        ],
     ]
-    return report(m, a, files, pages, runs, rows, "",
-                  {"median": {"ingest_s": ingest_s, "embed_s": embed_s, "ratio": ratio,
-                              "reingest_pct": reingest_pct, "warm_ingest_s": warm_s,
-                              "warm_throughput_ratio": warm_tp},
-                   "peak_rss_mb": peak_mb})
+    return report(
+        m,
+        a,
+        files,
+        pages,
+        runs,
+        rows,
+        "",
+        {
+            "median": {
+                "ingest_s": ingest_s,
+                "embed_s": embed_s,
+                "ratio": ratio,
+                "reingest_pct": reingest_pct,
+                "warm_ingest_s": warm_s,
+                "warm_throughput_ratio": warm_tp,
+            },
+            "peak_rss_mb": peak_mb,
+        },
+    )
 
 
-def report_cold(a: argparse.Namespace, files: list[Path], pages: int, runs: list[dict],
-                ingest_s: float, embed_s: float, ratio: float) -> int:
+def report_cold(
+    a: argparse.Namespace,
+    files: list[Path],
+    pages: int,
+    runs: list[dict],
+    ingest_s: float,
+    embed_s: float,
+    ratio: float,
+) -> int:
     """The ``--cold-only`` table: pages/s, paragraphs/s and the ingest/embedding ratio."""
     n_ingest = runs[0]["ingest"]["paragraphs"]
     n_embed = runs[0]["embed_alone"]["paragraphs"]
     rows = [
-        ["Index.ingest, fresh store, cold process (parse + embed + write)",
-         f"{ingest_s:.1f} s", f"{n_ingest / ingest_s:.0f} paragraphs/s", ""],
-        ["PDF pages ingested per second", f"{pages} pages", f"{pages / ingest_s:.1f} pages/s",
-         f"≥ 6: {'PASS' if pages / ingest_s >= 6 else 'FAIL'}"],
-        ["embed_array over the same texts alone", f"{embed_s:.1f} s",
-         f"{n_embed / embed_s:.0f} paragraphs/s", ""],
-        ["ratio ingest / embedding alone", f"{ratio:.2f}", "",
-         f"≤ 1.5: {'PASS' if ratio <= 1.5 else 'FAIL'}"],
-        ["peak RSS of the ingest subprocess",
-         f"{max(x['ingest']['peak_rss_mb'] for x in runs):.0f} MB", "", ""],
-        ["(not in the ingest time) parse_file of all files, alone",
-         f"{runs[0]['embed_alone']['parse_s']:.1f} s", "", ""],
+        [
+            "Index.ingest, fresh store, cold process (parse + embed + write)",
+            f"{ingest_s:.1f} s",
+            f"{n_ingest / ingest_s:.0f} paragraphs/s",
+            "",
+        ],
+        [
+            "PDF pages ingested per second",
+            f"{pages} pages",
+            f"{pages / ingest_s:.1f} pages/s",
+            f"≥ 6: {'PASS' if pages / ingest_s >= 6 else 'FAIL'}",
+        ],
+        [
+            "embed_array over the same texts alone",
+            f"{embed_s:.1f} s",
+            f"{n_embed / embed_s:.0f} paragraphs/s",
+            "",
+        ],
+        [
+            "ratio ingest / embedding alone",
+            f"{ratio:.2f}",
+            "",
+            f"≤ 1.5: {'PASS' if ratio <= 1.5 else 'FAIL'}",
+        ],
+        [
+            "peak RSS of the ingest subprocess",
+            f"{max(x['ingest']['peak_rss_mb'] for x in runs):.0f} MB",
+            "",
+            "",
+        ],
+        [
+            "(not in the ingest time) parse_file of all files, alone",
+            f"{runs[0]['embed_alone']['parse_s']:.1f} s",
+            "",
+            "",
+        ],
     ]
-    return report(machine(), a, files, pages, runs, rows, "cold only, ",
-                  {"cold_only": True,
-                   "median": {"ingest_s": ingest_s, "embed_s": embed_s, "ratio": ratio}})
+    return report(
+        machine(),
+        a,
+        files,
+        pages,
+        runs,
+        rows,
+        "cold only, ",
+        {"cold_only": True, "median": {"ingest_s": ingest_s, "embed_s": embed_s, "ratio": ratio}},
+    )
 
 
-def report(m: dict, a: argparse.Namespace, files: list[Path], pages: int, runs: list[dict],
-           rows: list[list[str]], how: str, figures: dict) -> int:
+def report(
+    m: dict,
+    a: argparse.Namespace,
+    files: list[Path],
+    pages: int,
+    runs: list[dict],
+    rows: list[list[str]],
+    how: str,
+    figures: dict,
+) -> int:
     """Print the machine, the input and ``rows`` as a table; write bench/out/ingest.json."""
     n_ingest = runs[0]["ingest"]["paragraphs"]
     n_embed = runs[0]["embed_alone"]["paragraphs"]
     print(machine_line(m))
-    print(f"input: {a.folder.name}: {len(files)} files ({pages} PDF pages), {n_ingest} "
-          f"paragraphs stored / {n_embed} parsed; {how}{a.repeats} run(s), medians; load "
-          f"average {os.getloadavg()[0]:.1f} at the end\n")
+    print(
+        f"input: {a.folder.name}: {len(files)} files ({pages} PDF pages), {n_ingest} "
+        f"paragraphs stored / {n_embed} parsed; {how}{a.repeats} run(s), medians; load "
+        f"average {os.getloadavg()[0]:.1f} at the end\n"
+    )
     print(table(["measure", "value", "rate", "target"], rows))
-    out = write_json("ingest", {"machine": m, "folder": str(a.folder), "pdf_pages": pages,
-                                "files": [f.name for f in files], "runs": runs, **figures})
+    out = write_json(
+        "ingest",
+        {
+            "machine": m,
+            "folder": str(a.folder),
+            "pdf_pages": pages,
+            "files": [f.name for f in files],
+            "runs": runs,
+            **figures,
+        },
+    )
     print(f"\nJSON: {out}", file=sys.stderr)
     return 0
 

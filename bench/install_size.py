@@ -62,8 +62,9 @@ def required_by(dists: list[metadata.Distribution]) -> dict[str, list[str]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--top", type=int, default=10)
     a = ap.parse_args()
     site = Path(sysconfig.get_paths()["purelib"])
@@ -73,22 +74,41 @@ def main() -> int:
     needers = required_by(installed)
     for d in installed:
         dists.setdefault(d.metadata["Name"], (d.version, dist_bytes(d)))
-    top = sorted(dists.items(), key=lambda kv: kv[1][1], reverse=True)[:a.top]
+    top = sorted(dists.items(), key=lambda kv: kv[1][1], reverse=True)[: a.top]
     m = machine()
     print(machine_line(m))
     print(f"site-packages: {site}\n")
     rows = [["**site-packages total (du)**", "", f"{total / 2**20:.0f}", "", ""]]
-    rows += [[name, ver, f"{size / 2**20:.1f}", f"{100 * size / total:.1f} %",
-              ", ".join(sorted(set(needers.get(_name(name), [])))) or "(top level)"]
-             for name, (ver, size) in top]
+    rows += [
+        [
+            name,
+            ver,
+            f"{size / 2**20:.1f}",
+            f"{100 * size / total:.1f} %",
+            ", ".join(sorted(set(needers.get(_name(name), [])))) or "(top level)",
+        ]
+        for name, (ver, size) in top
+    ]
     print(table(["distribution", "version", "MiB", "share", "required by"], rows))
     print(f"\n{len(dists)} distributions installed", file=sys.stderr)
-    write_json("install_size", {
-        "machine": m, "site_packages": str(site), "total_bytes": total,
-        "distributions": len(dists),
-        "top": [{"name": n, "version": v, "bytes": s,
-                 "required_by": sorted(set(needers.get(_name(n), [])))}
-                for n, (v, s) in top]})
+    write_json(
+        "install_size",
+        {
+            "machine": m,
+            "site_packages": str(site),
+            "total_bytes": total,
+            "distributions": len(dists),
+            "top": [
+                {
+                    "name": n,
+                    "version": v,
+                    "bytes": s,
+                    "required_by": sorted(set(needers.get(_name(n), []))),
+                }
+                for n, (v, s) in top
+            ],
+        },
+    )
     return 0
 
 

@@ -43,15 +43,25 @@ from deepread.evaluation import EvalConfig, run_eval
 
 #: Where the benchmarks' folders are: beside the checkout (``/work/main`` →
 #: ``/work/shared/data``) or beside its worktrees' folder (``/work/wt/NAME``).
-DATA = next((p for p in (BENCH_DIR.parents[1] / "shared" / "data",
-                         BENCH_DIR.parents[2] / "shared" / "data") if p.is_dir()),
-            BENCH_DIR.parents[1] / "shared" / "data")
+DATA = next(
+    (
+        p
+        for p in (
+            BENCH_DIR.parents[1] / "shared" / "data",
+            BENCH_DIR.parents[2] / "shared" / "data",
+        )
+        if p.is_dir()
+    ),
+    BENCH_DIR.parents[1] / "shared" / "data",
+)
 SPLITS = {"dev": DATA / "financebench-dev", "val": DATA / "financebench-val"}
 
 
 def use_data(folder: Path) -> None:
     """Read the benchmarks' folders from ``folder`` (``--data``)."""
     SPLITS.update(dev=folder / "financebench-dev", val=folder / "financebench-val")
+
+
 MODES = ("scoped", "library")
 MEASURES = ("own_document_read", "gold_page_shown", "evidence_read")
 
@@ -95,31 +105,49 @@ def titles(index: Index) -> dict:
     docs = index.documents()
     counts = Counter(" ".join(d.title.split()).lower() for d in docs)
     shared = sorted(t for t, n in counts.items() if n > 1)
-    return {"documents": len(docs), "distinct": len(counts), "shared": shared,
-            "titles": {Path(d.source).name: d.title for d in docs}}
+    return {
+        "documents": len(docs),
+        "distinct": len(counts),
+        "shared": shared,
+        "titles": {Path(d.source).name: d.title for d in docs},
+    }
 
 
 def run(index: Index, split: str, mode: str, out: Path, args: argparse.Namespace) -> dict:
-    config = EvalConfig(dataset=SPLITS[split] / "questions.jsonl", store=index.store,
-                        collection=index.name, out=out / f"{split}-{mode}",
-                        workers=args.workers, sample=args.sample, plots=False,
-                        flat=not args.no_flat and mode == "scoped",
-                        library=mode == "library")
+    config = EvalConfig(
+        dataset=SPLITS[split] / "questions.jsonl",
+        store=index.store,
+        collection=index.name,
+        out=out / f"{split}-{mode}",
+        workers=args.workers,
+        sample=args.sample,
+        plots=False,
+        flat=not args.no_flat and mode == "scoped",
+        library=mode == "library",
+    )
     with Timer() as t:
         result = run_eval(config, index=index, progress=sys.stderr.isatty())
     if result.failures:
-        print(f"{split} {mode}: {len(result.failures)} question(s) failed, e.g. "
-              f"{result.failures[0]}", file=sys.stderr)
+        print(
+            f"{split} {mode}: {len(result.failures)} question(s) failed, e.g. {result.failures[0]}",
+            file=sys.stderr,
+        )
     variants = result.summary["variants"]
     agent = variants["deepread"]["overall"]
     flat = (variants.get("flat-pdf200w@deepread") or {}).get("overall") or {}
-    return {"seconds": round(t.s, 1), "out": str(result.out), "n": agent["n"],
-            "failures": result.failures, "stop_reasons": agent["stop_reasons"],
-            "spend": agent["spend"], "abstain_answerable": agent["abstain_answerable"],
-            **{m: agent[m] for m in MEASURES},
-            "flat_evidence_read": flat.get("evidence_read"),
-            "flat_gold_page_shown": flat.get("gold_page_shown"),
-            "flat_spend": flat.get("spend")}
+    return {
+        "seconds": round(t.s, 1),
+        "out": str(result.out),
+        "n": agent["n"],
+        "failures": result.failures,
+        "stop_reasons": agent["stop_reasons"],
+        "spend": agent["spend"],
+        "abstain_answerable": agent["abstain_answerable"],
+        **{m: agent[m] for m in MEASURES},
+        "flat_evidence_read": flat.get("evidence_read"),
+        "flat_gold_page_shown": flat.get("gold_page_shown"),
+        "flat_spend": flat.get("spend"),
+    }
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -131,60 +159,90 @@ def checks(rows: dict[str, dict[str, dict]], names: dict) -> list[list[object]]:
     out: list[list[object]] = []
 
     def add(label: str, value: float | None, goal: float) -> None:
-        out.append([label, "–" if value is None else float(value), f"≥ {goal}",
-                    "" if value is None else ("yes" if value >= goal else "NO")])
+        out.append(
+            [
+                label,
+                "–" if value is None else float(value),
+                f"≥ {goal}",
+                "" if value is None else ("yes" if value >= goal else "NO"),
+            ]
+        )
 
     dev = rows.get("dev", {})
     if "library" in dev:
         add("dev library: own document read", dev["library"]["own_document_read"], 0.95)
         if "scoped" in dev:
             for m in ("gold_page_shown", "evidence_read"):
-                add(f"dev library / scoped: {m}",
-                    _ratio(dev["library"][m], dev["scoped"][m]), 0.9)
+                add(f"dev library / scoped: {m}", _ratio(dev["library"][m], dev["scoped"][m]), 0.9)
     val = rows.get("val", {}).get("scoped")
     if val:
         add("val scoped: gold page shown", val["gold_page_shown"], 0.75)
         add("val scoped: evidence read", val["evidence_read"], 0.40)
-        add("val scoped: evidence read / flat",
-            _ratio(val["evidence_read"], val["flat_evidence_read"]), 1.3)
-    out.append(["titles distinct", f"{names['distinct']} of {names['documents']}",
-                "all", "yes" if names["distinct"] == names["documents"] else "NO"])
+        add(
+            "val scoped: evidence read / flat",
+            _ratio(val["evidence_read"], val["flat_evidence_read"]),
+            1.3,
+        )
+    out.append(
+        [
+            "titles distinct",
+            f"{names['distinct']} of {names['documents']}",
+            "all",
+            "yes" if names["distinct"] == names["documents"] else "NO",
+        ]
+    )
     return out
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--store", required=True, help="store directory, kept between runs")
     ap.add_argument("--collection", default="financebench-library")
-    ap.add_argument("--out", default=None,
-                    help="eval output root (default: a new /tmp/deepread-library/<time>)")
+    ap.add_argument(
+        "--out", default=None, help="eval output root (default: a new /tmp/deepread-library/<time>)"
+    )
     ap.add_argument("--only", choices=tuple(SPLITS), default=None)
     ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     ap.add_argument("--no-flat", action="store_true", help="skip the flat baseline")
     rebuild = ap.add_mutually_exclusive_group()
-    rebuild.add_argument("--force", action="store_true",
-                         help="parse and store the filings again (after a parser or card "
-                              "change)")
-    rebuild.add_argument("--front", action="store_true",
-                         help="give documents stored without front matter theirs (parse "
-                              "only, no embedding; see add_front_matter)")
-    ap.add_argument("--sample", type=int, default=None,
-                    help="a seeded random sample of N questions per folder (reported)")
+    rebuild.add_argument(
+        "--force",
+        action="store_true",
+        help="parse and store the filings again (after a parser or card change)",
+    )
+    rebuild.add_argument(
+        "--front",
+        action="store_true",
+        help="give documents stored without front matter theirs (parse "
+        "only, no embedding; see add_front_matter)",
+    )
+    ap.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        help="a seeded random sample of N questions per folder (reported)",
+    )
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--data", type=Path, default=DATA,
-                    help=f"folder of financebench-dev and -val (default {DATA})")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help=f"folder of financebench-dev and -val (default {DATA})",
+    )
     args = ap.parse_args()
     use_data(args.data)
-    out = Path(args.out or f"/tmp/deepread-library/"
-                           f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}")
+    out = Path(args.out or f"/tmp/deepread-library/{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}")
     m = machine()
     print(machine_line(m))
     results: dict = {"machine": m, "out": str(out), "runs": {}}
     with Index.open(store=args.store, collection=args.collection) as index:
         seconds = ingest(index, args.force)
-        print(f"ingest: {seconds:.0f} s ({len(index.documents())} documents in "
-              f"{args.collection!r} of {args.store})")
+        print(
+            f"ingest: {seconds:.0f} s ({len(index.documents())} documents in "
+            f"{args.collection!r} of {args.store})"
+        )
         if args.front:
             with Timer() as t:
                 added = add_front_matter(index)
@@ -196,16 +254,41 @@ def main() -> int:
             for mode in args.modes:
                 row = run(index, split, mode, out, args)
                 results["runs"].setdefault(split, {})[mode] = row
-                print(f"{split} {mode}: {row['n']} questions, {row['seconds']:.0f} s",
-                      file=sys.stderr)
+                print(
+                    f"{split} {mode}: {row['n']} questions, {row['seconds']:.0f} s", file=sys.stderr
+                )
     rows = results["runs"]
     print(f"\noutputs in {out}\n")
-    print(table(["folder", "asked", "n", "own document read", "gold page shown",
-                 "evidence read", "flat read", "spend", "flat spend", "false abstention"],
-                [[split, mode, r["n"], *(r[k] if r[k] is not None else "–" for k in MEASURES),
-                  r["flat_evidence_read"] if r["flat_evidence_read"] is not None else "–",
-                  r["spend"], r["flat_spend"] or "–", r["abstain_answerable"]]
-                 for split, modes in rows.items() for mode, r in modes.items()]))
+    print(
+        table(
+            [
+                "folder",
+                "asked",
+                "n",
+                "own document read",
+                "gold page shown",
+                "evidence read",
+                "flat read",
+                "spend",
+                "flat spend",
+                "false abstention",
+            ],
+            [
+                [
+                    split,
+                    mode,
+                    r["n"],
+                    *(r[k] if r[k] is not None else "–" for k in MEASURES),
+                    r["flat_evidence_read"] if r["flat_evidence_read"] is not None else "–",
+                    r["spend"],
+                    r["flat_spend"] or "–",
+                    r["abstain_answerable"],
+                ]
+                for split, modes in rows.items()
+                for mode, r in modes.items()
+            ],
+        )
+    )
     print()
     print(table(["target", "figure", "goal", "met"], checks(rows, names)))
     if names["shared"]:

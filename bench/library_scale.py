@@ -49,15 +49,27 @@ from deepread.corpus.parsing import parse_file
 from deepread.stores.records import Document, FrontMatter
 from deepread.text.tokens import count_tokens
 
-DATA = next((p for p in (BENCH_DIR.parents[1] / "shared" / "data",
-                         BENCH_DIR.parents[2] / "shared" / "data") if p.is_dir()),
-            Path("/work/shared/data"))
+DATA = next(
+    (
+        p
+        for p in (
+            BENCH_DIR.parents[1] / "shared" / "data",
+            BENCH_DIR.parents[2] / "shared" / "data",
+        )
+        if p.is_dir()
+    ),
+    Path("/work/shared/data"),
+)
 PARAGRAPHS = 50
-FIRST = ("Keller Orchid Brant Vexa Solano Tamsin Ardent Corvel Lumen Harwick Pryce Zephyr "
-         "Quill Marlow Osprey Tidewater Halcyon Birchwood Calder Fenwick").split()
-SECOND = ("Dynamics Holdings Foods Energy Logistics Pharmaceuticals Networks Motors Brands "
-          "Systems Minerals Textiles Airlines Foundry Analytics Retail Media Biosciences "
-          "Outfitters Utilities").split()
+FIRST = (
+    "Keller Orchid Brant Vexa Solano Tamsin Ardent Corvel Lumen Harwick Pryce Zephyr "
+    "Quill Marlow Osprey Tidewater Halcyon Birchwood Calder Fenwick"
+).split()
+SECOND = (
+    "Dynamics Holdings Foods Energy Logistics Pharmaceuticals Networks Motors Brands "
+    "Systems Minerals Textiles Airlines Foundry Analytics Retail Media Biosciences "
+    "Outfitters Utilities"
+).split()
 NEW = "AMCOR_2023Q4_EARNINGS.pdf"
 
 
@@ -75,8 +87,9 @@ class FirstCall(BaseChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> FirstCall:
         return self
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         CALLS.append(list(messages))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content="ok"))])
 
@@ -94,11 +107,12 @@ def templates(folder: Path) -> list[tuple[Path, Any, str]]:
             continue
         structured = parse_file(pdf)
         parsed.append((pdf, structured, front_matter(structured)))
-    docs = [Document(i, s.title, str(p), s.sections, front=f)
-            for i, (p, s, f) in enumerate(parsed)]
+    docs = [Document(i, s.title, str(p), s.sections, front=f) for i, (p, s, f) in enumerate(parsed)]
     banners = Banners.of(docs)
-    return [(pdf, structured, named_field(list(front.lines), banners) or structured.title)
-            for pdf, structured, front in parsed]
+    return [
+        (pdf, structured, named_field(list(front.lines), banners) or structured.title)
+        for pdf, structured, front in parsed
+    ]
 
 
 def build(index: deepread.Index, n: int, folder: Path) -> float:
@@ -111,24 +125,34 @@ def build(index: deepread.Index, n: int, folder: Path) -> float:
             new = company(i)
             pattern = re.compile(re.escape(name), re.I)
             front = front_matter(structured)
-            front = FrontMatter(metadata={}, lines=tuple(pattern.sub(new, x) for x in front.lines),
-                                headings=front.headings, pages=front.pages)
+            front = FrontMatter(
+                metadata={},
+                lines=tuple(pattern.sub(new, x) for x in front.lines),
+                headings=front.headings,
+                pages=front.pages,
+            )
             paragraphs = structured.paragraphs[:PARAGRAPHS]
             vectors = rng.standard_normal((len(paragraphs), 384)).astype(np.float32)
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
             stem = re.sub(r"^[A-Z]+", new.upper().replace(" ", ""), pdf.stem)
             index.collection.put_document(
-                source=str(folder / "library" / f"{stem}_{i}.pdf"), title=structured.title,
-                sections=structured.sections, paragraphs=paragraphs, vectors=vectors,
-                content_hash=f"scale-{i}", front=front)
+                source=str(folder / "library" / f"{stem}_{i}.pdf"),
+                title=structured.title,
+                sections=structured.sections,
+                paragraphs=paragraphs,
+                vectors=vectors,
+                content_hash=f"scale-{i}",
+                front=front,
+            )
             if (i + 1) % 100 == 0:
                 print(f"  {i + 1}/{n} documents", file=sys.stderr)
     return t.s
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--store", required=True)
     ap.add_argument("--documents", type=int, default=1000)
     ap.add_argument("--questions", type=int, default=200)
@@ -158,39 +182,48 @@ def main() -> int:
         with Timer() as warm:
             index.documents()
         titles = {d.title for d in docs}
-        results |= {"documents_cold_ms": round(cold.s * 1000, 1),
-                    "documents_warm_ms": round(warm.s * 1000, 2),
-                    "distinct_titles": len(titles)}
+        results |= {
+            "documents_cold_ms": round(cold.s * 1000, 1),
+            "documents_warm_ms": round(warm.s * 1000, 2),
+            "distinct_titles": len(titles),
+        }
 
         rng = random.Random(0)
         times, found = [], 0
         for _ in range(args.questions):
             doc = rng.choice(docs)
             year = re.search(r"\d{4}(?=\D*$)", doc.card.period or "") if doc.card else None
-            name = next(c for i in range(args.documents) if (c := company(i)).upper().replace(
-                " ", "") in Path(doc.source).stem)
-            question = (f"What was {name}'s revenue in fiscal {year[0] if year else ''}?")
+            name = next(
+                c
+                for i in range(args.documents)
+                if (c := company(i)).upper().replace(" ", "") in Path(doc.source).stem
+            )
+            question = f"What was {name}'s revenue in fiscal {year[0] if year else ''}?"
             t = time.perf_counter()
             matches = index.find_documents(question)
             times.append(time.perf_counter() - t)
             found += doc.doc_id in {x.doc_id for x in matches}
         results["find_documents"] = summary_ms(times) | {
-            "named_document_found": round(found / args.questions, 3)}
+            "named_document_found": round(found / args.questions, 3)
+        }
 
         model = FirstCall()
         CALLS.clear()
         graph = deepread.build_graph(index=index, model=model)
         question = f"What was {company(7)}'s revenue in fiscal 2022?"
         with Timer() as first:
-            out = graph.invoke({"question": question},
-                               context=deepread.Context(toc_budget=args.toc_budget))
+            out = graph.invoke(
+                {"question": question}, context=deepread.Context(toc_budget=args.toc_budget)
+            )
         system = str(CALLS[0][0].content)
         toc = system.split("Directory Structure", 1)[1]
-        results["first_call"] = {"seconds": round(first.s, 2),
-                                 "toc_tokens": count_tokens(toc),
-                                 "prompt_tokens": out.get("prompt_tokens"),
-                                 "system_tokens": count_tokens(system),
-                                 "toc_budget": args.toc_budget}
+        results["first_call"] = {
+            "seconds": round(first.s, 2),
+            "toc_tokens": count_tokens(toc),
+            "prompt_tokens": out.get("prompt_tokens"),
+            "system_tokens": count_tokens(system),
+            "toc_budget": args.toc_budget,
+        }
 
         parsed: list[str] = []
 
@@ -202,27 +235,50 @@ def main() -> int:
             index.ingest([folder / NEW], progress=progress)
         with Timer() as after:
             docs = index.documents()
-        results["ingest_new"] = {"seconds": round(ingest.s, 1), "files_parsed": parsed,
-                                 "documents_after_ms": round(after.s * 1000, 1),
-                                 "documents": len(docs)}
+        results["ingest_new"] = {
+            "seconds": round(ingest.s, 1),
+            "files_parsed": parsed,
+            "documents_after_ms": round(after.s * 1000, 1),
+            "documents": len(docs),
+        }
     f = results["find_documents"]
     c = results["first_call"]
-    rows = [["documents", args.documents, "", ""],
-            ["Index.documents() first / again (ms)",
-             f"{results['documents_cold_ms']} / {results['documents_warm_ms']}", "", ""],
-            ["distinct titles", results["distinct_titles"], f"{args.documents}",
-             "yes" if results["distinct_titles"] == args.documents else "NO"],
-            ["find_documents p50 / p95 (ms)", f"{f['p50_ms']:.2f} / {f['p95_ms']:.2f}",
-             "≤ 50", "yes" if f["p95_ms"] <= 50 else "NO"],
-            ["named document among the matches", f["named_document_found"], "", ""],
-            ["first call: TOC tokens", c["toc_tokens"], f"≤ {args.toc_budget}",
-             "yes" if c["toc_tokens"] <= args.toc_budget else "NO"],
-            ["first call: whole system prompt tokens", c["system_tokens"], "", ""],
-            ["ingest of a new filing (s), files parsed",
-             f"{results['ingest_new']['seconds']}, {len(parsed)}", "1 file",
-             "yes" if parsed == [NEW] else "NO"],
-            ["Index.documents() after it (ms)", results["ingest_new"]["documents_after_ms"],
-             "", ""]]
+    rows = [
+        ["documents", args.documents, "", ""],
+        [
+            "Index.documents() first / again (ms)",
+            f"{results['documents_cold_ms']} / {results['documents_warm_ms']}",
+            "",
+            "",
+        ],
+        [
+            "distinct titles",
+            results["distinct_titles"],
+            f"{args.documents}",
+            "yes" if results["distinct_titles"] == args.documents else "NO",
+        ],
+        [
+            "find_documents p50 / p95 (ms)",
+            f"{f['p50_ms']:.2f} / {f['p95_ms']:.2f}",
+            "≤ 50",
+            "yes" if f["p95_ms"] <= 50 else "NO",
+        ],
+        ["named document among the matches", f["named_document_found"], "", ""],
+        [
+            "first call: TOC tokens",
+            c["toc_tokens"],
+            f"≤ {args.toc_budget}",
+            "yes" if c["toc_tokens"] <= args.toc_budget else "NO",
+        ],
+        ["first call: whole system prompt tokens", c["system_tokens"], "", ""],
+        [
+            "ingest of a new filing (s), files parsed",
+            f"{results['ingest_new']['seconds']}, {len(parsed)}",
+            "1 file",
+            "yes" if parsed == [NEW] else "NO",
+        ],
+        ["Index.documents() after it (ms)", results["ingest_new"]["documents_after_ms"], "", ""],
+    ]
     print(table(["measure", "figure", "target", "met"], rows))
     print(f"\nwrote {write_json('library_scale', results)}")
     return 0

@@ -29,14 +29,19 @@ from _common import OUT_DIR, machine, machine_line
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the test suite's langgraph dev launcher
 
-DOC = ("# Harbour notes {i}\n\n## Berths\n\nThe vessel of collection {i} berths at quay "
-       "{q} on the morning tide.\n\nIts cargo is {i} crates of walrus ivory carvings.\n")
+DOC = (
+    "# Harbour notes {i}\n\n## Berths\n\nThe vessel of collection {i} berths at quay "
+    "{q} on the morning tide.\n\nIts cargo is {i} crates of walrus ivory carvings.\n"
+)
 
 
 def status(pid: int) -> tuple[float, int]:
     """(resident MB, threads) of process ``pid``."""
-    fields = dict(line.split(":", 1) for line in
-                  Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    fields = dict(
+        line.split(":", 1)
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if ":" in line
+    )
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"])
 
 
@@ -62,35 +67,48 @@ def run(cap: int, n: int, every: int) -> dict:
     from langgraph_sdk import get_sync_client
     from support.langgraph_server import langgraph_dev
 
-    with tempfile.TemporaryDirectory() as tmp, langgraph_dev(
-            Path(tmp), env={"DEEPREAD_MAX_OPEN_COLLECTIONS": str(cap)}) as url:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        langgraph_dev(Path(tmp), env={"DEEPREAD_MAX_OPEN_COLLECTIONS": str(cap)}) as url,
+    ):
         pid = server_pid(int(url.rsplit(":", 1)[1]))
         client = get_sync_client(url=url, timeout=600)
-        samples = [{"collections": 0, **dict(zip(("rss_mb", "threads"), status(pid),
-                                                  strict=True))}]
+        samples = [{"collections": 0, **dict(zip(("rss_mb", "threads"), status(pid), strict=True))}]
         started = time.perf_counter()
         for i in range(n):
-            out = client.runs.wait(None, "ingest", input={"files": [
-                {"name": "notes.md", "text": DOC.format(i=i, q=i % 7)}]},
-                context={"collection": f"c{i:03d}"})
+            out = client.runs.wait(
+                None,
+                "ingest",
+                input={"files": [{"name": "notes.md", "text": DOC.format(i=i, q=i % 7)}]},
+                context={"collection": f"c{i:03d}"},
+            )
             assert not out.get("failures"), out
             if (i + 1) % every == 0 or i + 1 == n:
                 rss, threads = status(pid)
                 samples.append({"collections": i + 1, "rss_mb": rss, "threads": threads})
-                print(f"cap {cap}: {i + 1} collections, {rss:.0f} MB, {threads} threads",
-                      file=sys.stderr)
+                print(
+                    f"cap {cap}: {i + 1} collections, {rss:.0f} MB, {threads} threads",
+                    file=sys.stderr,
+                )
         ingest_s = time.perf_counter() - started
         started = time.perf_counter()
         for i in range(n):  # every collection is still there and answers
-            out = client.runs.wait(None, "deepread", input={
-                "question": f"What is the cargo of collection {i}?"},
-                context={"collection": f"c{i:03d}"})
+            out = client.runs.wait(
+                None,
+                "deepread",
+                input={"question": f"What is the cargo of collection {i}?"},
+                context={"collection": f"c{i:03d}"},
+            )
             assert out["stop_reason"] == "answered", out
         ask_s = time.perf_counter() - started
         rss, threads = status(pid)
-        return {"cap": cap, "samples": samples, "after_asking": {"rss_mb": rss,
-                                                                  "threads": threads},
-                "ingest_s_per_collection": ingest_s / n, "ask_s_per_collection": ask_s / n}
+        return {
+            "cap": cap,
+            "samples": samples,
+            "after_asking": {"rss_mb": rss, "threads": threads},
+            "ingest_s_per_collection": ingest_s / n,
+            "ask_s_per_collection": ask_s / n,
+        }
 
 
 def main() -> None:
@@ -102,20 +120,26 @@ def main() -> None:
     info = machine()
     results = [run(cap, args.collections, args.every) for cap in args.caps]
     OUT_DIR.mkdir(exist_ok=True)
-    (OUT_DIR / "open_collections.json").write_text(json.dumps(
-        {"machine": info, "results": results}, indent=2))
+    (OUT_DIR / "open_collections.json").write_text(
+        json.dumps({"machine": info, "results": results}, indent=2)
+    )
     print(machine_line(info))
     print()
-    print("| cap | at start | " + " | ".join(
-        f"{s['collections']} coll." for s in results[0]["samples"][1:]) +
-          " | after asking all | ingest s/coll. | ask s/coll. |")
+    print(
+        "| cap | at start | "
+        + " | ".join(f"{s['collections']} coll." for s in results[0]["samples"][1:])
+        + " | after asking all | ingest s/coll. | ask s/coll. |"
+    )
     print("|---" * (len(results[0]["samples"]) + 4) + "|")
     for r in results:
         cells = [f"{s['rss_mb']:.0f} MB / {s['threads']} thr" for s in r["samples"]]
         after = r["after_asking"]
-        print(f"| {r['cap']} | " + " | ".join(cells) +
-              f" | {after['rss_mb']:.0f} MB / {after['threads']} thr | "
-              f"{r['ingest_s_per_collection']:.2f} | {r['ask_s_per_collection']:.2f} |")
+        print(
+            f"| {r['cap']} | "
+            + " | ".join(cells)
+            + f" | {after['rss_mb']:.0f} MB / {after['threads']} thr | "
+            f"{r['ingest_s_per_collection']:.2f} | {r['ask_s_per_collection']:.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,7 @@ def document_rows(index: Index) -> dict[str, list[Row]]:
             if not sec.n_para:
                 continue
             costs = sections.read_cost(doc.doc_id, sec.sec_id).lines
-            for p, cost in zip(index.read(doc.doc_id, sec.sec_id).paragraphs, costs,
-                               strict=True):
+            for p, cost in zip(index.read(doc.doc_id, sec.sec_id).paragraphs, costs, strict=True):
                 rows.append((sec.sec_id, p.para_idx, squash(p.text), cost))
         out[Path(doc.source).name] = rows
     return out
@@ -57,8 +56,11 @@ def showings(quote: str, rows: list[Row], longest: int = 8) -> list[list[Row]]:
     reading order (a run may cross into the next section), that read it together —
     one paragraph where one does, up to ``longest``."""
     for n in range(1, longest + 1):
-        found = [rows[i:i + n] for i in range(len(rows) - n + 1)
-                 if is_read(quote, "".join(r[2] for r in rows[i:i + n]))]
+        found = [
+            rows[i : i + n]
+            for i in range(len(rows) - n + 1)
+            if is_read(quote, "".join(r[2] for r in rows[i : i + n]))
+        ]
         if found:
             return found
     return []
@@ -81,8 +83,10 @@ def oracle_share(quotes: list[str], rows: list[Row], budget: int) -> float:
     spent, got = 0, 0
     todo = [i for i, o in enumerate(options) if o]
     while todo:
-        best = min(((_extra(s, shown, sections), i, s) for i in todo for s in options[i]),
-                   key=lambda t: (t[0], t[1]))
+        best = min(
+            ((_extra(s, shown, sections), i, s) for i in todo for s in options[i]),
+            key=lambda t: (t[0], t[1]),
+        )
         cost, i, showing = best
         if spent + cost > budget:
             break
@@ -96,8 +100,12 @@ def oracle_share(quotes: list[str], rows: list[Row], budget: int) -> float:
 
 def main() -> int:
     ap = run_parser(__doc__)
-    ap.add_argument("--budget", type=int, action="append",
-                    help="observation tokens (tiktoken); repeatable (default 1500)")
+    ap.add_argument(
+        "--budget",
+        type=int,
+        action="append",
+        help="observation tokens (tiktoken); repeatable (default 1500)",
+    )
     args = ap.parse_args()
     budgets = args.budget or [1500]
     records = run_records(args.out)
@@ -118,8 +126,10 @@ def main() -> int:
         rows["agent"].append(agent)
         rows["flat"].append(flat)
     m, means = print_shares(rows, args.out, "evidence read")
-    write_json(f"oracle-{args.collection}", {"machine": m, "run": str(args.out),
-                                             "budgets": budgets, "means": means})
+    write_json(
+        f"oracle-{args.collection}",
+        {"machine": m, "run": str(args.out), "budgets": budgets, "means": means},
+    )
     return 0
 
 

@@ -45,10 +45,15 @@ def pdfium_floor(path: Path) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--folder", type=Path, action="append",
-                    help="folder of PDFs (repeatable; default: the FinanceBench dev filings)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--folder",
+        type=Path,
+        action="append",
+        help="folder of PDFs (repeatable; default: the FinanceBench dev filings)",
+    )
     a = ap.parse_args()
     folders = a.folder or [DATA / "financebench-dev"]
     files = sorted(f for d in folders for f in d.glob("*.pdf"))
@@ -68,23 +73,62 @@ def main() -> int:
         total_pages += pages
         total_s += dt
         total_floor += floor
-        out.append({"file": f.name, "pages": pages, "parse_s": dt, "pdfium_s": floor,
-                    "sections": len(doc.sections) - 1, "paragraphs": len(doc.paragraphs)})
-        rows.append([f.name, pages, f"{dt:.2f}", f"{pages / dt:.1f}", f"{floor:.2f}",
-                     f"{dt / floor:.1f}x", len(doc.paragraphs)])
+        out.append(
+            {
+                "file": f.name,
+                "pages": pages,
+                "parse_s": dt,
+                "pdfium_s": floor,
+                "sections": len(doc.sections) - 1,
+                "paragraphs": len(doc.paragraphs),
+            }
+        )
+        rows.append(
+            [
+                f.name,
+                pages,
+                f"{dt:.2f}",
+                f"{pages / dt:.1f}",
+                f"{floor:.2f}",
+                f"{dt / floor:.1f}x",
+                len(doc.paragraphs),
+            ]
+        )
     rate = total_pages / total_s
-    rows.append(["**total**", int(total_pages), f"{total_s:.1f}", f"**{rate:.1f}**",
-                 f"{total_floor:.1f}", f"{total_s / total_floor:.1f}x", ""])
+    rows.append(
+        [
+            "**total**",
+            int(total_pages),
+            f"{total_s:.1f}",
+            f"**{rate:.1f}**",
+            f"{total_floor:.1f}",
+            f"{total_s / total_floor:.1f}x",
+            "",
+        ]
+    )
     m = machine()
     print(machine_line(m))
     print(f"load average at start: {load:.2f} (2 cores shared by other sessions)\n")
-    print(table(["file", "pages", "parse s", "pages/s", "PDFium alone s", "parse/PDFium",
-                 "paragraphs"], rows))
-    print(f"\ntarget >= 40 pages/s: {'PASS' if rate >= 40 else 'FAIL'} ({rate:.1f}); "
-          f"PDFium alone: {total_pages / total_floor:.1f} pages/s")
-    path = write_json("parse", {"machine": m, "load_average": load, "files": out,
-                                "pages_per_s": rate,
-                                "pdfium_pages_per_s": total_pages / total_floor})
+    print(
+        table(
+            ["file", "pages", "parse s", "pages/s", "PDFium alone s", "parse/PDFium", "paragraphs"],
+            rows,
+        )
+    )
+    print(
+        f"\ntarget >= 40 pages/s: {'PASS' if rate >= 40 else 'FAIL'} ({rate:.1f}); "
+        f"PDFium alone: {total_pages / total_floor:.1f} pages/s"
+    )
+    path = write_json(
+        "parse",
+        {
+            "machine": m,
+            "load_average": load,
+            "files": out,
+            "pages_per_s": rate,
+            "pdfium_pages_per_s": total_pages / total_floor,
+        },
+    )
     print(f"JSON: {path}", file=sys.stderr)
     return 0
 

@@ -46,8 +46,9 @@ DEPTHS = (5, 10, 15, 20, 30)
 def ranking(index: Index, query: str, doc_id: int, depth: int) -> list[Coord]:
     """The coordinates of ``doc_id`` ranked for ``query`` by the retrieve tool's own
     search (first stage and reranker), ``depth`` deep."""
-    return [(h.doc_id, h.sec_id, h.para_idx)
-            for h in index.search(query, k=depth, doc_id=doc_id).hits]
+    return [
+        (h.doc_id, h.sec_id, h.para_idx) for h in index.search(query, k=depth, doc_id=doc_id).hits
+    ]
 
 
 def diverse(ranked: list[Coord], k: int, per_section: int) -> list[Coord]:
@@ -67,8 +68,11 @@ def uncovered(query: str, shown: str) -> str:
     """The words of ``query`` (content words, in order) that ``shown`` lacks; the query
     itself when it lacks none."""
     have = content_words(shown)
-    left = [w for w in dict.fromkeys(w.lower() for w in re.findall(r"[A-Za-z0-9_]+", query))
-            if terms(w) and stem(w) not in have]
+    left = [
+        w
+        for w in dict.fromkeys(w.lower() for w in re.findall(r"[A-Za-z0-9_]+", query))
+        if terms(w) and stem(w) not in have
+    ]
     return " ".join(left) or query
 
 
@@ -109,8 +113,11 @@ def main() -> int:
             doc_id = int(obs[retrieves[0]]["hits"][0].split(":")[0])
 
             ranked = ranking(index, obs[retrieves[0]]["args"]["query"], doc_id, max(DEPTHS))
-            pages = {"top k": ranked[:args.k], "≤ 2 a section": diverse(ranked, args.k, 2),
-                     "≤ 1 a section": diverse(ranked, args.k, 1)}
+            pages = {
+                "top k": ranked[: args.k],
+                "≤ 2 a section": diverse(ranked, args.k, 2),
+                "≤ 1 a section": diverse(ranked, args.k, 1),
+            }
             for name, hits in pages.items():
                 secs = list(dict.fromkeys(c[:2] for c in hits))
                 whole = [t for s in secs for t in section(*s).values()]
@@ -126,12 +133,14 @@ def main() -> int:
             later = [i for i in retrieves if (obs[i].get("args") or {}).get("exclude_shown")]
             if not later:
                 continue
-            before = [c for o in obs[:later[0]] for c in shown_coords(o)]
+            before = [c for o in obs[: later[0]] for c in shown_coords(o)]
             seen = [text(c) for c in before]
             already = [is_read(q, shown_text(seen)) for q in evidence]
             query = obs[later[0]]["args"]["query"]
-            for name, q in (("same query", query),
-                            ("words not shown", uncovered(query, " ".join(map(plain, seen))))):
+            for name, q in (
+                ("same query", query),
+                ("words not shown", uncovered(query, " ".join(map(plain, seen)))),
+            ):
                 got = index.search(q, k=args.k, doc_id=doc_id, exclude=set(before))
                 secs = list(dict.fromkeys((h.doc_id, h.sec_id) for h in got.hits))
                 row = nxt[name]
@@ -142,8 +151,9 @@ def main() -> int:
                 row["hit tokens"].append(sum(count_tokens(p.text) for p in got.paragraphs))
 
     def mean(rows: dict, cols: list[str]) -> list[list]:
-        return [[name, *[round(statistics.mean(row[c]), 3) for c in cols]]
-                for name, row in rows.items()]
+        return [
+            [name, *[round(statistics.mean(row[c]), 3) for c in cols]] for name, row in rows.items()
+        ]
 
     m = machine()
     print(machine_line(m))
@@ -156,11 +166,20 @@ def main() -> int:
     print("\nHits only, by depth\n" + table(["hits", "spans read", "paragraph tokens"], rows2))
     cols3 = ["hits", "sections", "hit tokens"]
     rows3 = mean(nxt, cols3)
-    print(f"\nNext page ({len(nxt['same query']['hits'])} questions): spans newly read\n"
-          + table(["query", *cols3], rows3))
-    write_json(f"places-{args.collection}", {"machine": m, "run": str(args.out),
-                                              "first page": rows1, "depth": rows2,
-                                              "next page": rows3})
+    print(
+        f"\nNext page ({len(nxt['same query']['hits'])} questions): spans newly read\n"
+        + table(["query", *cols3], rows3)
+    )
+    write_json(
+        f"places-{args.collection}",
+        {
+            "machine": m,
+            "run": str(args.out),
+            "first page": rows1,
+            "depth": rows2,
+            "next page": rows3,
+        },
+    )
     return 0
 
 

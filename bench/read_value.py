@@ -28,8 +28,13 @@ from _runs import run_parser, run_records
 from deepread.corpus.index import Index
 from deepread.evaluation.shingles import is_read, shown_text
 
-GROUPS = ("first retrieve", "first-page hit reads", "next page", "next-page hit reads",
-          "other reads")
+GROUPS = (
+    "first retrieve",
+    "first-page hit reads",
+    "next page",
+    "next-page hit reads",
+    "other reads",
+)
 
 
 def shown_coords(observation: dict) -> list[tuple[int, int, int]]:
@@ -91,16 +96,26 @@ def main() -> int:
                         found.add(i)
                         credit[kind] += 1 / len(evidence)
     n = max(1, len(records))
-    rows = [[g, calls[g], round(tokens[g] / n), round(credit[g] / n, 4),
-             round(100 * credit[g] / tokens[g], 4) if tokens[g] else "–"]
-            for g in GROUPS if calls[g]]
+    rows = [
+        [
+            g,
+            calls[g],
+            round(tokens[g] / n),
+            round(credit[g] / n, 4),
+            round(100 * credit[g] / tokens[g], 4) if tokens[g] else "–",
+        ]
+        for g in GROUPS
+        if calls[g]
+    ]
     m = machine()
     print(machine_line(m))
     print(f"{len(records)} questions ({args.out})\n")
-    print(table(["calls", "n", "tiktoken / question", "spans read / question",
-                 "per 100 tokens"], rows))
-    write_json(f"read-value-{args.collection}", {"machine": m, "run": str(args.out),
-                                                  "rows": rows})
+    print(
+        table(
+            ["calls", "n", "tiktoken / question", "spans read / question", "per 100 tokens"], rows
+        )
+    )
+    write_json(f"read-value-{args.collection}", {"machine": m, "run": str(args.out), "rows": rows})
     return 0
 
 

@@ -46,18 +46,22 @@ def recall(paragraphs: list[deepread.Paragraph], quotes: list[str]) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", type=Path, default=DEVSET)
     ap.add_argument("--k", type=int, default=5)
     a = ap.parse_args()
-    questions = [json.loads(line) for line in
-                 (a.data / "questions.jsonl").read_text(encoding="utf-8").splitlines()
-                 if line.strip()]
+    questions = [
+        json.loads(line)
+        for line in (a.data / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     pages = sorted((a.data / "docs").glob("*.html"))
 
-    idx = deepread.Index.open(store=tempfile.mkdtemp(prefix="deepread-bench-recall-"),
-                              collection="pages")
+    idx = deepread.Index.open(
+        store=tempfile.mkdtemp(prefix="deepread-bench-recall-"), collection="pages"
+    )
     with Timer() as t_ingest:
         idx.ingest([str(p) for p in pages])
     per_q: dict[str, dict[str, float]] = {m: {} for m in MODES}
@@ -79,16 +83,26 @@ def main() -> int:
     counts = {t: sum(q["type"] == t for q in questions) for t in TYPES}
     m = machine()
     print(machine_line(m))
-    print(f"{len(pages)} HTML pages, {n_para} paragraphs, {len(questions)} questions; "
-          f"recall@{a.k}, window (0, 0)\n")
+    print(
+        f"{len(pages)} HTML pages, {n_para} paragraphs, {len(questions)} questions; "
+        f"recall@{a.k}, window (0, 0)\n"
+    )
     headers = ["mode"] + [f"{t} ({counts[t]})" for t in TYPES] + [f"overall ({len(questions)})"]
     rows = [[mode] + [by_type[mode][t] for t in (*TYPES, "overall")] for mode in MODES]
     print(table(headers, rows))
-    out = write_json("recall", {"machine": m, "k": a.k, "paragraphs": n_para,
-                                "ingest_s": t_ingest.s, "queries_s": t_query.s,
-                                "by_type": by_type, "per_question": per_q})
-    print(f"\nJSON: {out} (ingest {t_ingest.s:.1f} s, queries {t_query.s:.1f} s)",
-          file=sys.stderr)
+    out = write_json(
+        "recall",
+        {
+            "machine": m,
+            "k": a.k,
+            "paragraphs": n_para,
+            "ingest_s": t_ingest.s,
+            "queries_s": t_query.s,
+            "by_type": by_type,
+            "per_question": per_q,
+        },
+    )
+    print(f"\nJSON: {out} (ingest {t_ingest.s:.1f} s, queries {t_query.s:.1f} s)", file=sys.stderr)
     return 0
 
 

@@ -32,10 +32,12 @@ from deepread.stores.collection import Collection
 from deepread.stores.edge import EdgeBackend
 from deepread.stores.records import Paragraph, Section
 
-WORDS = ("contract payment liability termination clause invoice warranty notice party "
-         "agreement descriptor attribute lookup class instance method encoder decoder "
-         "serialize namespace scope module package import test suite fixture assertion "
-         "volcano glacier desert river forest ocean mountain valley").split()
+WORDS = (
+    "contract payment liability termination clause invoice warranty notice party "
+    "agreement descriptor attribute lookup class instance method encoder decoder "
+    "serialize namespace scope module package import test suite fixture assertion "
+    "volcano glacier desert river forest ocean mountain valley"
+).split()
 PER_DOC, PER_SEC, DIM = 1000, 20, 384
 
 
@@ -63,14 +65,19 @@ def timed(fn, calls: int) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ap.add_argument("--calls", type=int, default=200)
-    ap.add_argument("--optimize-up-to", type=int, default=100_000,
-                    help="build the HNSW index only up to this size; larger sizes are "
-                         "measured as written (brute-force dense search), because on 2 "
-                         "cores the build took 215 s at 100k paragraphs")
+    ap.add_argument(
+        "--optimize-up-to",
+        type=int,
+        default=100_000,
+        help="build the HNSW index only up to this size; larger sizes are "
+        "measured as written (brute-force dense search), because on 2 "
+        "cores the build took 215 s at 100k paragraphs",
+    )
     args = ap.parse_args()
     rng, nrng = random.Random(0), np.random.default_rng(0)
     root = Path(tempfile.mkdtemp(prefix="deepread-scale-"))
@@ -85,8 +92,14 @@ def main() -> int:
             sections, paragraphs = synthetic_document(rng)
             vectors = nrng.standard_normal((len(paragraphs), DIM), dtype=np.float32)
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            coll.put_document(f"/synthetic/{written // PER_DOC}.txt", "Synthetic", sections,
-                              paragraphs, vectors, content_hash=str(written))
+            coll.put_document(
+                f"/synthetic/{written // PER_DOC}.txt",
+                "Synthetic",
+                sections,
+                paragraphs,
+                vectors,
+                content_hash=str(written),
+            )
             written += len(paragraphs)
         write_s = time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -98,29 +111,51 @@ def main() -> int:
         query = nrng.standard_normal(DIM, dtype=np.float32)
         query = (query / np.linalg.norm(query)).tolist()
         stats = {
-            "read_section": timed(lambda n=n_docs: coll.paragraphs(
-                rng.randint(1, n), rng.randint(1, PER_DOC // PER_SEC), 0, PER_SEC - 1),
-                args.calls),
+            "read_section": timed(
+                lambda n=n_docs: coll.paragraphs(
+                    rng.randint(1, n), rng.randint(1, PER_DOC // PER_SEC), 0, PER_SEC - 1
+                ),
+                args.calls,
+            ),
         }
         for mode in ("dense", "bm25", "hybrid"):
-            stats[f"rank {mode}"] = timed(lambda m=mode, q=query: coll.rank(
-                " ".join(rng.choice(WORDS) for _ in range(4)), q, 5, m), args.calls)
+            stats[f"rank {mode}"] = timed(
+                lambda m=mode, q=query: coll.rank(
+                    " ".join(rng.choice(WORDS) for _ in range(4)), q, 5, m
+                ),
+                args.calls,
+            )
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         disk = sum(f.stat().st_size for f in (root / "c").rglob("*") if f.is_file()) / 2**20
-        results["sizes"][size] = {"write_s": write_s, "optimize_s": optimize_s,
-                                  "optimized": optimized,
-                                  "peak_rss_mb": rss, "disk_mb": disk, **stats}
+        results["sizes"][size] = {
+            "write_s": write_s,
+            "optimize_s": optimize_s,
+            "optimized": optimized,
+            "peak_rss_mb": rss,
+            "disk_mb": disk,
+            **stats,
+        }
         for name, s in stats.items():
-            rows.append([f"{size:,}{'' if optimized else ' (no HNSW)'}", name,
-                         f"{s['p50_ms']:.3f}", f"{s['p95_ms']:.3f}"])
-        print(f"{size:,} paragraphs: write {write_s:.1f} s, optimize {optimize_s:.1f} s, "
-              f"peak RSS {rss:.0f} MB, files {disk:.0f} MB", flush=True)
+            rows.append(
+                [
+                    f"{size:,}{'' if optimized else ' (no HNSW)'}",
+                    name,
+                    f"{s['p50_ms']:.3f}",
+                    f"{s['p95_ms']:.3f}",
+                ]
+            )
+        print(
+            f"{size:,} paragraphs: write {write_s:.1f} s, optimize {optimize_s:.1f} s, "
+            f"peak RSS {rss:.0f} MB, files {disk:.0f} MB",
+            flush=True,
+        )
         write_json("scale", results)
     sizes = sorted(results["sizes"])
     if len(sizes) > 1:
         lo, hi = results["sizes"][sizes[0]], results["sizes"][sizes[-1]]
-        results["growth"] = {k: hi[k]["p50_ms"] / lo[k]["p50_ms"]
-                             for k in lo if isinstance(lo[k], dict)}
+        results["growth"] = {
+            k: hi[k]["p50_ms"] / lo[k]["p50_ms"] for k in lo if isinstance(lo[k], dict)
+        }
         results["growth_sizes"] = [sizes[0], sizes[-1]]
         write_json("scale", results)
     backend.close()
@@ -128,8 +163,10 @@ def main() -> int:
     print(machine_line(results["machine"]))
     print(table(["paragraphs", "operation", "p50 ms", "p95 ms"], rows))
     if "growth" in results:
-        print("growth of p50 from smallest to largest: " + ", ".join(
-            f"{k} ×{v:.1f}" for k, v in results["growth"].items()))
+        print(
+            "growth of p50 from smallest to largest: "
+            + ", ".join(f"{k} ×{v:.1f}" for k, v in results["growth"].items())
+        )
     return 0
 
 

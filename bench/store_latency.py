@@ -66,22 +66,35 @@ def build(idx: deepread.Index, min_paragraphs: int, vectors: str, seed: int) -> 
             offset = 0
             for path, s in parsed:
                 n = len(s.paragraphs)
-                col.put_document(source=f"synthetic://copy{c:03d}/{path.name}",
-                                 title=f"{s.title} (copy {c})", sections=s.sections,
-                                 paragraphs=s.paragraphs, vectors=vec[offset:offset + n],
-                                 content_hash=f"synthetic-{c}")
+                col.put_document(
+                    source=f"synthetic://copy{c:03d}/{path.name}",
+                    title=f"{s.title} (copy {c})",
+                    sections=s.sections,
+                    paragraphs=s.paragraphs,
+                    vectors=vec[offset : offset + n],
+                    content_hash=f"synthetic-{c}",
+                )
                 offset += n
     n_para = col.count_paragraphs()
-    return {"pages": len(pages), "distinct_texts": per_copy, "copies": copies,
-            "documents": len(col.documents()), "paragraphs": n_para, "vectors": vectors,
-            "parse_s": t_parse.s, "embed_s": t_embed.s, "write_s": t_write.s}
+    return {
+        "pages": len(pages),
+        "distinct_texts": per_copy,
+        "copies": copies,
+        "documents": len(col.documents()),
+        "paragraphs": n_para,
+        "vectors": vectors,
+        "parse_s": t_parse.s,
+        "embed_s": t_embed.s,
+        "write_s": t_write.s,
+    }
 
 
 def measure(idx: deepread.Index, questions: list[str], calls: int, seed: int) -> dict:
     rng = random.Random(seed)
     col = idx.collection
-    sections = [(d.doc_id, s.sec_id, s.n_para) for d in idx.documents() for s in d.sections
-                if s.n_para > 0]
+    sections = [
+        (d.doc_id, s.sec_id, s.n_para) for d in idx.documents() for s in d.sections if s.n_para > 0
+    ]
     emb = local_embeddings()
     qs = [questions[i % len(questions)] for i in range(calls)]
     vectors = {q: emb.embed_query(q) for q in set(qs)}
@@ -98,41 +111,51 @@ def measure(idx: deepread.Index, questions: list[str], calls: int, seed: int) ->
         results[name] = summary_ms(times)
 
     picks = [rng.choice(sections) for _ in range(calls)]
-    timed("read_section (whole section)", lambda d, s, n: idx.read_section(d, s, 0, n - 1),
-          picks)
+    timed("read_section (whole section)", lambda d, s, n: idx.read_section(d, s, 0, n - 1), picks)
     timed("embed_query alone", lambda q: emb.embed_query(q), [(q,) for q in qs])
     for mode in MODES:
-        timed(f"retrieve k=5 window=(1,1) {mode} incl. embedding",
-              lambda q, m=mode: idx.retrieve(q, k=5, window=(1, 1), mode=m),
-              [(q,) for q in qs])
+        timed(
+            f"retrieve k=5 window=(1,1) {mode} incl. embedding",
+            lambda q, m=mode: idx.retrieve(q, k=5, window=(1, 1), mode=m),
+            [(q,) for q in qs],
+        )
     for mode in MODES:
-        timed(f"Collection.rank k=5 {mode} (store only)",
-              lambda q, m=mode: col.rank(q, None if m == "bm25" else vectors[q], 5, m),
-              [(q,) for q in qs])
+        timed(
+            f"Collection.rank k=5 {mode} (store only)",
+            lambda q, m=mode: col.rank(q, None if m == "bm25" else vectors[q], 5, m),
+            [(q,) for q in qs],
+        )
     mean_para = sum(n for *_, n in picks) / len(picks)
     results["read_section (whole section)"]["mean_paragraphs_read"] = mean_para
     return results
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--calls", type=int, default=200, help="timed calls per operation")
     ap.add_argument("--min-paragraphs", type=int, default=20_000)
     ap.add_argument("--vectors", choices=("real", "random"), default="real")
-    ap.add_argument("--optimize", action="store_true",
-                    help="also measure after the engine's optimize() (HNSW build)")
+    ap.add_argument(
+        "--optimize",
+        action="store_true",
+        help="also measure after the engine's optimize() (HNSW build)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
 
-    questions = [json.loads(line)["question"] for line in
-                 (DEVSET / "questions.jsonl").read_text(encoding="utf-8").splitlines()
-                 if line.strip()]
+    questions = [
+        json.loads(line)["question"]
+        for line in (DEVSET / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     store = tempfile.mkdtemp(prefix="deepread-bench-latency-")
     idx = deepread.Index.open(store=store, collection="bench")
     setup = build(idx, a.min_paragraphs, a.vectors, a.seed)
-    print(f"built {setup['paragraphs']} paragraphs in {setup['documents']} documents",
-          file=sys.stderr)
+    print(
+        f"built {setup['paragraphs']} paragraphs in {setup['documents']} documents", file=sys.stderr
+    )
     runs = {"as ingested": measure(idx, questions, a.calls, a.seed)}
     if a.optimize:
         with Timer() as t_opt:
@@ -148,21 +171,35 @@ def main() -> int:
     for state, res in runs.items():
         for name, r in res.items():
             target = targets.get(name)
-            verdict = "" if target is None else (
-                f"≤ {target:g} ms: {'PASS' if r['p50_ms'] <= target else 'FAIL'}")
-            rows.append([name + ("" if len(runs) == 1 else f" [{state}]"), r["n"],
-                         r["p50_ms"], r["p95_ms"], r["mean_ms"], verdict])
+            verdict = (
+                ""
+                if target is None
+                else (f"≤ {target:g} ms: {'PASS' if r['p50_ms'] <= target else 'FAIL'}")
+            )
+            rows.append(
+                [
+                    name + ("" if len(runs) == 1 else f" [{state}]"),
+                    r["n"],
+                    r["p50_ms"],
+                    r["p95_ms"],
+                    r["mean_ms"],
+                    verdict,
+                ]
+            )
     print(machine_line(m))
-    print(f"collection: {setup['paragraphs']} paragraphs, {setup['documents']} documents "
-          f"({setup['copies']} copies of {setup['pages']} devset pages, "
-          f"{setup['distinct_texts']} distinct texts, {setup['vectors']} vectors); setup: "
-          f"parse {setup['parse_s']:.1f} s, embed {setup['embed_s']:.1f} s, "
-          f"write {setup['write_s']:.1f} s"
-          + (f", optimize() {setup['optimize_s']:.1f} s" if "optimize_s" in setup else "")
-          + "\n")
+    print(
+        f"collection: {setup['paragraphs']} paragraphs, {setup['documents']} documents "
+        f"({setup['copies']} copies of {setup['pages']} devset pages, "
+        f"{setup['distinct_texts']} distinct texts, {setup['vectors']} vectors); setup: "
+        f"parse {setup['parse_s']:.1f} s, embed {setup['embed_s']:.1f} s, "
+        f"write {setup['write_s']:.1f} s"
+        + (f", optimize() {setup['optimize_s']:.1f} s" if "optimize_s" in setup else "")
+        + "\n"
+    )
     print(table(["operation", "calls", "p50 ms", "p95 ms", "mean ms", "target (p50)"], rows))
-    out = write_json("store_latency", {"machine": m, "setup": setup, "results": runs,
-                                       "targets_p50_ms": targets})
+    out = write_json(
+        "store_latency", {"machine": m, "setup": setup, "results": runs, "targets_p50_ms": targets}
+    )
     print(f"\nJSON: {out}", file=sys.stderr)
     return 0
 

@@ -40,8 +40,12 @@ _ITEMS = re.compile(r"^\s*items?\s*((?:\d{1,2}[a-c]?\s*(?:,|and|&|-|–|through)
 _PART = re.compile(r"^\s*part\s+(iv|i{1,3})\b", re.I)
 _NOTE_LINE = re.compile(r"^\s*(?:note\s+(\d{1,2})\b|(\d{1,2})\.\s+[A-Z][A-Za-z])", re.I)
 _NOTE_TITLE = re.compile(r"^\s*(?:note\s+(\d{1,2})\b|(\d{1,2})[.:]?\s+[A-Z])", re.I)
-_PART_OF_ITEM = {**dict.fromkeys(range(1, 5), "I"), **dict.fromkeys(range(5, 10), "II"),
-                 **dict.fromkeys(range(10, 15), "III"), **dict.fromkeys(range(15, 17), "IV")}
+_PART_OF_ITEM = {
+    **dict.fromkeys(range(1, 5), "I"),
+    **dict.fromkeys(range(5, 10), "II"),
+    **dict.fromkeys(range(10, 15), "III"),
+    **dict.fromkeys(range(15, 17), "IV"),
+}
 
 
 def plain_pages(path: Path) -> list[list[str]]:
@@ -78,8 +82,11 @@ def toc_items(pages: list[list[str]]) -> list[str]:
         labels: list[str] = []
         for ln in lines[start:]:
             m = _TOC_ITEM.match(ln)
-            if m and m.group(1).upper() not in labels and int(re.match(r"\d+", m.group(1))
-                                                             .group()) <= 16:
+            if (
+                m
+                and m.group(1).upper() not in labels
+                and int(re.match(r"\d+", m.group(1)).group()) <= 16
+            ):
                 labels.append(m.group(1).upper())
         if len(labels) > len(best):
             best = labels
@@ -88,9 +95,18 @@ def toc_items(pages: list[list[str]]) -> list[str]:
 
 def note_numbers(pages: list[list[str]]) -> list[int]:
     """Note numbers 1..N that begin lines, in order, after the notes start."""
-    start = next((i for i, lines in enumerate(pages) if i > 5 and any(
-        re.match(r"^\s*notes? to (the )?(consolidated )?financial statements", ln, re.I)
-        for ln in lines)), None)
+    start = next(
+        (
+            i
+            for i, lines in enumerate(pages)
+            if i > 5
+            and any(
+                re.match(r"^\s*notes? to (the )?(consolidated )?financial statements", ln, re.I)
+                for ln in lines
+            )
+        ),
+        None,
+    )
     if start is None:
         return []
     seen: list[int] = []
@@ -151,26 +167,42 @@ def tenk_row(path: Path) -> dict:
             note_titles.add(int(m.group(1) or m.group(2)))
     notes_found = [n for n in notes if n in note_titles]
     share = largest_share(doc)
-    return {"file": path.name, "pages": len(pages), "sections": len(doc.sections) - 1,
-            "parts": sorted(part_secs), "items_expected": len(expected),
-            "items_found": len(found), "items_nested": nested,
-            "missing": [i for i in expected if i not in item_secs],
-            "notes_expected": len(notes), "notes_found": len(notes_found),
-            "largest_share": share,
-            "pass": (all(p in part_secs for p in ("I", "II", "III", "IV"))
-                     and len(found) >= 0.9 * len(expected) and nested == len(found)
-                     and len(notes_found) >= 0.9 * len(notes) and share <= 0.10)}
+    return {
+        "file": path.name,
+        "pages": len(pages),
+        "sections": len(doc.sections) - 1,
+        "parts": sorted(part_secs),
+        "items_expected": len(expected),
+        "items_found": len(found),
+        "items_nested": nested,
+        "missing": [i for i in expected if i not in item_secs],
+        "notes_expected": len(notes),
+        "notes_found": len(notes_found),
+        "largest_share": share,
+        "pass": (
+            all(p in part_secs for p in ("I", "II", "III", "IV"))
+            and len(found) >= 0.9 * len(expected)
+            and nested == len(found)
+            and len(notes_found) >= 0.9 * len(notes)
+            and share <= 0.10
+        ),
+    }
 
 
 def other_row(path: Path) -> dict:
     doc = parse_file(path)
-    return {"file": path.name, "pages": len(plain_pages(path)),
-            "sections": len(doc.sections) - 1, "largest_share": largest_share(doc)}
+    return {
+        "file": path.name,
+        "pages": len(plain_pages(path)),
+        "sections": len(doc.sections) - 1,
+        "largest_share": largest_share(doc),
+    }
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--finance", type=Path, default=DATA / "financebench-dev")
     ap.add_argument("--syllabi", type=Path, default=DATA / "syllabusqa-dev")
     a = ap.parse_args()
@@ -182,32 +214,70 @@ def main() -> int:
         tenks = [tenk_row(f) for f in files if "10K" in f.name.upper()]
         others = [other_row(f) for f in files if "10K" not in f.name.upper()]
         print(f"\n10-Ks ({a.finance.name}):\n")
-        print(table(["file", "pages", "sections", "Parts", "Items (TOC)", "found", "nested",
-                     "notes found", "largest section", "pass"],
-                    [[r["file"], r["pages"], r["sections"], " ".join(r["parts"]),
-                      r["items_expected"], r["items_found"], r["items_nested"],
-                      f"{r['notes_found']}/{r['notes_expected']}",
-                      f"{100 * r['largest_share']:.1f} %", "PASS" if r["pass"] else "FAIL"]
-                     for r in tenks]))
+        print(
+            table(
+                [
+                    "file",
+                    "pages",
+                    "sections",
+                    "Parts",
+                    "Items (TOC)",
+                    "found",
+                    "nested",
+                    "notes found",
+                    "largest section",
+                    "pass",
+                ],
+                [
+                    [
+                        r["file"],
+                        r["pages"],
+                        r["sections"],
+                        " ".join(r["parts"]),
+                        r["items_expected"],
+                        r["items_found"],
+                        r["items_nested"],
+                        f"{r['notes_found']}/{r['notes_expected']}",
+                        f"{100 * r['largest_share']:.1f} %",
+                        "PASS" if r["pass"] else "FAIL",
+                    ]
+                    for r in tenks
+                ],
+            )
+        )
         for r in tenks:
             if r["missing"]:
                 print(f"  {r['file']}: Items not found: {', '.join(r['missing'])}")
         print(f"\nOther filings ({a.finance.name}):\n")
-        print(table(["file", "pages", "sections", "largest section"],
-                    [[r["file"], r["pages"], r["sections"], f"{100 * r['largest_share']:.1f} %"]
-                     for r in others]))
+        print(
+            table(
+                ["file", "pages", "sections", "largest section"],
+                [
+                    [r["file"], r["pages"], r["sections"], f"{100 * r['largest_share']:.1f} %"]
+                    for r in others
+                ],
+            )
+        )
         out["tenk"], out["other"] = tenks, others
     if a.syllabi.is_dir():
         rows = [other_row(f) for f in sorted(a.syllabi.glob("*.pdf"))]
         med = statistics.median(r["sections"] for r in rows)
         worst = max(r["largest_share"] for r in rows)
         print(f"\nSyllabi ({a.syllabi.name}):\n")
-        print(table(["file", "pages", "sections", "largest section"],
-                    [[r["file"], r["pages"], r["sections"], f"{100 * r['largest_share']:.1f} %"]
-                     for r in rows]))
-        print(f"\nmedian sections {med} (target ≥ 8: {'PASS' if med >= 8 else 'FAIL'}); "
-              f"largest section {100 * worst:.1f} % (target ≤ 40 %: "
-              f"{'PASS' if worst <= 0.40 else 'FAIL'})")
+        print(
+            table(
+                ["file", "pages", "sections", "largest section"],
+                [
+                    [r["file"], r["pages"], r["sections"], f"{100 * r['largest_share']:.1f} %"]
+                    for r in rows
+                ],
+            )
+        )
+        print(
+            f"\nmedian sections {med} (target ≥ 8: {'PASS' if med >= 8 else 'FAIL'}); "
+            f"largest section {100 * worst:.1f} % (target ≤ 40 %: "
+            f"{'PASS' if worst <= 0.40 else 'FAIL'})"
+        )
         out["syllabi"] = {"rows": rows, "median_sections": med, "worst_largest_share": worst}
     print(f"\nJSON: {write_json('structure', out)}", file=sys.stderr)
     return 0

@@ -34,8 +34,9 @@ def _mean(values: list[float]) -> float | None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", required=True, help="a deepread eval output folder")
     args = ap.parse_args()
     records = run_records(args.out)
@@ -45,25 +46,55 @@ def main() -> int:
         mine = [r for r in records if r["gold"]["doc"] in docs]
         unanswerable = [r for r in mine if r["gold"].get("answerable") is False]
         answerable = [r for r in mine if r["gold"].get("answerable", True)]
-        spans = [r["metrics"]["evidence_read"] for r in answerable
-                 if r["metrics"].get("evidence_read") is not None]
-        flat = [((r.get("flat") or {}).get("metrics") or {}).get("evidence_read") or 0.0
-                for r in answerable if r["metrics"].get("evidence_read") is not None]
-        row = {"syllabi": sorted(docs), "questions": len(mine),
-               "spans_read": _mean(spans), "flat_spans_read": _mean(flat) if flat else None,
-               "abstain_unanswerable": _mean([r["stop_reason"] == "no_evidence"
-                                              for r in unanswerable]),
-               "abstain_answerable": _mean([r["stop_reason"] == "no_evidence"
-                                            for r in answerable]),
-               "unanswerable": len(unanswerable)}
+        spans = [
+            r["metrics"]["evidence_read"]
+            for r in answerable
+            if r["metrics"].get("evidence_read") is not None
+        ]
+        flat = [
+            ((r.get("flat") or {}).get("metrics") or {}).get("evidence_read") or 0.0
+            for r in answerable
+            if r["metrics"].get("evidence_read") is not None
+        ]
+        row = {
+            "syllabi": sorted(docs),
+            "questions": len(mine),
+            "spans_read": _mean(spans),
+            "flat_spans_read": _mean(flat) if flat else None,
+            "abstain_unanswerable": _mean(
+                [r["stop_reason"] == "no_evidence" for r in unanswerable]
+            ),
+            "abstain_answerable": _mean([r["stop_reason"] == "no_evidence" for r in answerable]),
+            "unanswerable": len(unanswerable),
+        }
         data[name] = row
-        rows.append([name, len(docs), row["questions"], row["spans_read"],
-                     row["flat_spans_read"], f"{row['abstain_unanswerable']} of "
-                     f"{row['unanswerable']}", row["abstain_answerable"]])
+        rows.append(
+            [
+                name,
+                len(docs),
+                row["questions"],
+                row["spans_read"],
+                row["flat_spans_read"],
+                f"{row['abstain_unanswerable']} of {row['unanswerable']}",
+                row["abstain_answerable"],
+            ]
+        )
     m = machine()
     print(machine_line(m))
-    print(table(["half", "syllabi", "questions", "spans read", "flat", "abstains: no answer",
-                 "abstains: answerable"], rows))
+    print(
+        table(
+            [
+                "half",
+                "syllabi",
+                "questions",
+                "spans read",
+                "flat",
+                "abstains: no answer",
+                "abstains: answerable",
+            ],
+            rows,
+        )
+    )
     print(f"\nwrote {write_json('syllabus_halves', {'machine': m, 'out': args.out} | data)}")
     return 0
 

@@ -52,8 +52,9 @@ class DescribeBudget:
     tokens_used: int = 0
 
     def allows(self, tokens: int) -> bool:
-        return (self.sections_used < self.max_sections
-                and self.tokens_used + tokens <= self.max_tokens)
+        return (
+            self.sections_used < self.max_sections and self.tokens_used + tokens <= self.max_tokens
+        )
 
     def spend(self, tokens: int) -> None:
         self.sections_used += 1
@@ -70,13 +71,17 @@ def one_line(text: str) -> str:
     """A model answer as one clean line of at most :data:`MAX_SUMMARY_CHARS` chars."""
     line = " ".join(text.replace("|", "/").split()).strip("\"'` ")
     if len(line) > MAX_SUMMARY_CHARS:
-        line = line[:MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"
+        line = line[: MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return line
 
 
-def describe_sections(sections: list[Section], paragraphs: Sequence[Paragraph],
-                      model: BaseChatModel, cache: ModelCache | None = None,
-                      budget: DescribeBudget | None = None) -> list[Section]:
+def describe_sections(
+    sections: list[Section],
+    paragraphs: Sequence[Paragraph],
+    model: BaseChatModel,
+    cache: ModelCache | None = None,
+    budget: DescribeBudget | None = None,
+) -> list[Section]:
     """``sections`` with ``summary`` filled where the budget allows (new objects)."""
     budget = budget or DescribeBudget()
     name = model_name(model)

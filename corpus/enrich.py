@@ -41,13 +41,22 @@ class IngestModels:
         return any((self.ocr, self.vision, self.describe))
 
     @classmethod
-    def build(cls, store: str, *, ocr_model: ModelLike = None, vision_model: ModelLike = None,
-              describe_model: ModelLike = None,
-              describe_budget: DescribeBudget | None = None) -> IngestModels:
+    def build(
+        cls,
+        store: str,
+        *,
+        ocr_model: ModelLike = None,
+        vision_model: ModelLike = None,
+        describe_model: ModelLike = None,
+        describe_budget: DescribeBudget | None = None,
+    ) -> IngestModels:
         """Resolve model names (OpenAI-compatible endpoints) and open the sidecar cache."""
-        models = cls(ocr=resolve_model(ocr_model), vision=resolve_model(vision_model),
-                     describe=resolve_model(describe_model),
-                     budget=describe_budget or DescribeBudget())
+        models = cls(
+            ocr=resolve_model(ocr_model),
+            vision=resolve_model(vision_model),
+            describe=resolve_model(describe_model),
+            budget=describe_budget or DescribeBudget(),
+        )
         if models.active:
             side = sidecar_dir(store)
             models.cache = ModelCache.beside(side)
@@ -66,8 +75,7 @@ class IngestModels:
             return parse_file(path)
         from deepread.corpus.ocr import ocr_pdf
 
-        structured = build_structure(ocr_pdf(path, self.ocr, self.cache),
-                                     fallback_title=path.stem)
+        structured = build_structure(ocr_pdf(path, self.ocr, self.cache), fallback_title=path.stem)
         if not structured.paragraphs:
             raise ParseError(path, "the OCR model found no text content")
         return structured
@@ -77,13 +85,15 @@ class IngestModels:
         paragraphs = structured.paragraphs
         sections = structured.sections
         if self.vision is not None:
-            paragraphs, described = describe_figures(paragraphs, self.vision, self.cache,
-                                                     source=path, image_dir=self.image_dir)
+            paragraphs, described = describe_figures(
+                paragraphs, self.vision, self.cache, source=path, image_dir=self.image_dir
+            )
             if described:
                 sections = _recount(sections, structured.paragraphs, paragraphs)
         if self.describe is not None:
-            sections = describe_sections(sections, paragraphs, self.describe, self.cache,
-                                         self.budget)
+            sections = describe_sections(
+                sections, paragraphs, self.describe, self.cache, self.budget
+            )
         return replace(structured, sections=sections, paragraphs=paragraphs)
 
 

@@ -30,8 +30,10 @@ class IngestFailure:
     reason: str
 
 
-def expand_paths(paths: Iterable[str | Path], unsupported: list[Path] | None = None,
-                 ) -> tuple[list[Path], list[IngestFailure]]:
+def expand_paths(
+    paths: Iterable[str | Path],
+    unsupported: list[Path] | None = None,
+) -> tuple[list[Path], list[IngestFailure]]:
     """Files to ingest: files as given, folders walked for supported types, each once.
 
     Files a walk finds of another type are appended to ``unsupported`` when it is given.
@@ -108,6 +110,7 @@ def _walk(root: Path, visited: set[Path]) -> Iterable[tuple[Path, list[str], lis
         visited.add(real)
         dirs.sort()
         yield Path(folder), dirs, names
+
 
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()

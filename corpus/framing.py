@@ -31,8 +31,9 @@ def escape(text: str) -> str:
     """Neutralise frame tags, citation-like markers and section-line starts inside
     document text."""
     text = _FRAME.sub(lambda m: m.group(0).replace("<", "&lt;"), text)
-    text = _GROUP.sub(lambda m: f"\\{m.group(0)}" if _COORD.search(m.group(1)) else m.group(0),
-                      text)
+    text = _GROUP.sub(
+        lambda m: f"\\{m.group(0)}" if _COORD.search(m.group(1)) else m.group(0), text
+    )
     return _SECTION_LINE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", text)
 
 

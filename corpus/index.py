@@ -40,8 +40,14 @@ if TYPE_CHECKING:
 class Index:
     """A deepread collection: ingest documents, list their TOC, retrieve and read."""
 
-    def __init__(self, collection: Collection, embeddings: Embeddings, store: str,
-                 mode: RetrievalMode = "hybrid", reranker: Reranker | None = None) -> None:
+    def __init__(
+        self,
+        collection: Collection,
+        embeddings: Embeddings,
+        store: str,
+        mode: RetrievalMode = "hybrid",
+        reranker: Reranker | None = None,
+    ) -> None:
         self._collection = collection
         self._embeddings = embeddings
         self.store = store
@@ -50,10 +56,15 @@ class Index:
         self._library = Library()  # the documents' cards and the document search
 
     @classmethod
-    def open(cls, store: str | Path | None = None, collection: str = "default", *,
-             embeddings: Embeddings | str | None = None,
-             mode: RetrievalMode = "hybrid",
-             reranker: Reranker | str | None = None) -> Index:
+    def open(
+        cls,
+        store: str | Path | None = None,
+        collection: str = "default",
+        *,
+        embeddings: Embeddings | str | None = None,
+        mode: RetrievalMode = "hybrid",
+        reranker: Reranker | str | None = None,
+    ) -> Index:
         """Open (or prepare to create) ``collection`` in ``store``.
 
         ``store``: a directory for the embedded engine, or a Qdrant server URL; default
@@ -66,14 +77,20 @@ class Index:
         """
         settings = current_settings()  # defaults for what the caller left out
         location = str(store) if store is not None else settings.store
-        model = resolve_embeddings(embeddings if embeddings is not None
-                                   else settings.embeddings,
-                                   openai_base_url=settings.openai_base_url)
-        backend = open_backend(location, collection, api_key=settings.qdrant_api_key,
-                               timeout=settings.qdrant_timeout)
-        return cls(Collection(backend, collection, embeddings_id(model)), model, location,
-                   mode, resolve_reranker(reranker if reranker is not None
-                                          else settings.rerank))
+        model = resolve_embeddings(
+            embeddings if embeddings is not None else settings.embeddings,
+            openai_base_url=settings.openai_base_url,
+        )
+        backend = open_backend(
+            location, collection, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
+        )
+        return cls(
+            Collection(backend, collection, embeddings_id(model)),
+            model,
+            location,
+            mode,
+            resolve_reranker(reranker if reranker is not None else settings.rerank),
+        )
 
     @property
     def collection(self) -> Collection:
@@ -90,11 +107,18 @@ class Index:
 
     # -- ingest ---------------------------------------------------------------------
 
-    def ingest(self, paths: Iterable[str | Path] | str | Path, *,
-               progress: Progress | None = None, ocr_model: ModelLike = None,
-               vision_model: ModelLike = None, describe_model: ModelLike = None,
-               describe_budget: DescribeBudget | None = None,
-               force: bool = False, workers: int = 1) -> list[Document]:
+    def ingest(
+        self,
+        paths: Iterable[str | Path] | str | Path,
+        *,
+        progress: Progress | None = None,
+        ocr_model: ModelLike = None,
+        vision_model: ModelLike = None,
+        describe_model: ModelLike = None,
+        describe_budget: DescribeBudget | None = None,
+        force: bool = False,
+        workers: int = 1,
+    ) -> list[Document]:
         """Ingest files and folders; returns the stored (or unchanged) documents.
 
         ``workers``: processes that parse files side by side while this one embeds and
@@ -116,26 +140,50 @@ class Index:
         (:mod:`deepread.corpus.vision`), ``describe_model`` writes a one-line summary per
         section for the TOC within ``describe_budget`` (:mod:`deepread.corpus.describe`).
         """
-        result = self.ingest_report(paths, progress=progress, ocr_model=ocr_model,
-                                    vision_model=vision_model, describe_model=describe_model,
-                                    describe_budget=describe_budget, force=force,
-                                    workers=workers)
+        result = self.ingest_report(
+            paths,
+            progress=progress,
+            ocr_model=ocr_model,
+            vision_model=vision_model,
+            describe_model=describe_model,
+            describe_budget=describe_budget,
+            force=force,
+            workers=workers,
+        )
         if result.failures:
             raise IngestError(result.failures, result.documents + result.skipped)
         return result.documents + result.skipped
 
-    def ingest_report(self, paths: Iterable[str | Path] | str | Path, *,
-                      progress: Progress | None = None, ocr_model: ModelLike = None,
-                      vision_model: ModelLike = None, describe_model: ModelLike = None,
-                      describe_budget: DescribeBudget | None = None,
-                      force: bool = False, workers: int = 1) -> IngestResult:
+    def ingest_report(
+        self,
+        paths: Iterable[str | Path] | str | Path,
+        *,
+        progress: Progress | None = None,
+        ocr_model: ModelLike = None,
+        vision_model: ModelLike = None,
+        describe_model: ModelLike = None,
+        describe_budget: DescribeBudget | None = None,
+        force: bool = False,
+        workers: int = 1,
+    ) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
-        models = IngestModels.build(self.store, ocr_model=ocr_model, vision_model=vision_model,
-                                    describe_model=describe_model,
-                                    describe_budget=describe_budget)
+        models = IngestModels.build(
+            self.store,
+            ocr_model=ocr_model,
+            vision_model=vision_model,
+            describe_model=describe_model,
+            describe_budget=describe_budget,
+        )
         try:
-            return ingest_files(self._collection, self._embeddings, paths, progress, models,
-                                force=force, workers=workers)
+            return ingest_files(
+                self._collection,
+                self._embeddings,
+                paths,
+                progress,
+                models,
+                force=force,
+                workers=workers,
+            )
         finally:
             models.close()
 
@@ -177,8 +225,7 @@ class Index:
         ids = [doc_id] if isinstance(doc_id, int) else list(doc_id)
         return [self.document(i) for i in ids]
 
-    def find_documents(self, query: str, documents: Sequence[int] | None = None
-                       ) -> list[Match]:
+    def find_documents(self, query: str, documents: Sequence[int] | None = None) -> list[Match]:
         """The documents ``query`` names — its companies, courses, years, forms matched
         with each document's card — best first; ``[]`` when it names none
         (:mod:`deepread.corpus.library.search`). ``documents``: search only these."""
@@ -198,13 +245,28 @@ class Index:
         word = clean_query(word).strip()
         if not word:
             return False
-        return bool(retrieve(self._collection, word, None, k=1, window=(0, 0),
-                             doc_ids=documents, mode="bm25", reranker=None).hits)
+        return bool(
+            retrieve(
+                self._collection,
+                word,
+                None,
+                k=1,
+                window=(0, 0),
+                doc_ids=documents,
+                mode="bm25",
+                reranker=None,
+            ).hits
+        )
 
-    def search(self, query: str | Sequence[str], k: int = 5,
-               window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,
-               mode: RetrievalMode | None = None,
-               exclude: Iterable[tuple[int, int, int]] = ()) -> Retrieved:
+    def search(
+        self,
+        query: str | Sequence[str],
+        k: int = 5,
+        window: tuple[int, int] = (0, 0),
+        doc_id: int | Sequence[int] | None = None,
+        mode: RetrievalMode | None = None,
+        exclude: Iterable[tuple[int, int, int]] = (),
+    ) -> Retrieved:
         """:meth:`retrieve` with the ranked hits and their scores too. ``exclude``:
         coordinates never returned as hits (paragraphs already shown): the hits are the
         best ``k`` of the rest, the next results page."""
@@ -215,8 +277,9 @@ class Index:
         elif isinstance(query, Sequence):
             query = [clean_query(q) if isinstance(q, str) else q for q in query]
         else:
-            raise UsageError(f"the query must be text or a list of texts, not "
-                             f"{type(query).__name__}")
+            raise UsageError(
+                f"the query must be text or a list of texts, not {type(query).__name__}"
+            )
         queries = [query] if isinstance(query, str) else list(query)
         if not queries or not all(isinstance(q, str) and q.strip() for q in queries):
             raise UsageError("the query is empty")
@@ -224,23 +287,35 @@ class Index:
             raise UsageError(f"k must be a whole number of at least 1 (got {k!r})")
         doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
         mode = mode or self.mode
-        vectors = [None if mode == "bm25" else self._embeddings.embed_query(q)
-                   for q in queries]
-        return retrieve(self._collection, query if isinstance(query, str) else queries,
-                        vectors[0] if isinstance(query, str) else vectors, k=k,
-                        window=window, doc_ids=doc_ids, mode=mode, reranker=self.reranker,
-                        exclude=frozenset(exclude))
+        vectors = [None if mode == "bm25" else self._embeddings.embed_query(q) for q in queries]
+        return retrieve(
+            self._collection,
+            query if isinstance(query, str) else queries,
+            vectors[0] if isinstance(query, str) else vectors,
+            k=k,
+            window=window,
+            doc_ids=doc_ids,
+            mode=mode,
+            reranker=self.reranker,
+            exclude=frozenset(exclude),
+        )
 
-    def retrieve(self, query: str | Sequence[str], k: int = 5,
-                 window: tuple[int, int] = (0, 0), doc_id: int | Sequence[int] | None = None,
-                 mode: RetrievalMode | None = None) -> list[Paragraph]:
+    def retrieve(
+        self,
+        query: str | Sequence[str],
+        k: int = 5,
+        window: tuple[int, int] = (0, 0),
+        doc_id: int | Sequence[int] | None = None,
+        mode: RetrievalMode | None = None,
+    ) -> list[Paragraph]:
         """Algorithm 1's Retrieve: top-k hits, each widened by ``window`` inside its
         section, de-duplicated keeping first occurrence, in that order. A list of
         queries merges their rankings in rank order."""
         return self.search(query, k=k, window=window, doc_id=doc_id, mode=mode).paragraphs
 
-    def read_section(self, doc_id: int, sec_id: int, start: int = 0,
-                     end: int = 10**9) -> list[Paragraph]:
+    def read_section(
+        self, doc_id: int, sec_id: int, start: int = 0, end: int = 10**9
+    ) -> list[Paragraph]:
         """Algorithm 1's ReadSection: paragraphs ``start..end`` (inclusive, clipped)."""
         return self.read(doc_id, sec_id, start, end).paragraphs
 
@@ -248,15 +323,20 @@ class Index:
         """:meth:`read_section` with the clipped range reported."""
         return read_section(self._collection, doc_id, sec_id, start, end)
 
-    def as_retriever(self, k: int = 5, window: tuple[int, int] = (0, 0),
-                     documents: Sequence[int] | None = None) -> DeepReadRetriever:
+    def as_retriever(
+        self, k: int = 5, window: tuple[int, int] = (0, 0), documents: Sequence[int] | None = None
+    ) -> DeepReadRetriever:
         """This collection as a LangChain ``BaseRetriever`` (corpus/retriever.py): each
         Document is a paragraph with ``doc_id``, ``sec_id``, ``para_idx``, ``page``,
         ``source`` and ``section`` in its metadata."""
         from deepread.corpus.retriever import DeepReadRetriever
 
-        return DeepReadRetriever(index=self, k=k, window=window,
-                                 documents=list(documents) if documents is not None else None)
+        return DeepReadRetriever(
+            index=self,
+            k=k,
+            window=window,
+            documents=list(documents) if documents is not None else None,
+        )
 
     # -- lifecycle ------------------------------------------------------------------
 

@@ -112,9 +112,14 @@ def assign_pages(blocks: list[Block]) -> list[Block]:
     return out
 
 
-def ocr_pdf(path: Path, model: BaseChatModel, cache: ModelCache | None = None, *,
-            scale: float = DEFAULT_SCALE,
-            progress: PageProgress | None = None) -> ParsedDocument:
+def ocr_pdf(
+    path: Path,
+    model: BaseChatModel,
+    cache: ModelCache | None = None,
+    *,
+    scale: float = DEFAULT_SCALE,
+    progress: PageProgress | None = None,
+) -> ParsedDocument:
     """Blocks of ``path`` read by the OCR ``model``, each with its page."""
     from deepread.corpus.parsing.markdown import markdown_blocks
 
@@ -132,7 +137,6 @@ def ocr_pdf(path: Path, model: BaseChatModel, cache: ModelCache | None = None, *
     parsed = markdown_blocks(join_pages(pages), path)
     parsed.blocks = assign_pages(parsed.blocks)
     parsed.pages = len(pngs)
-    first_h1 = next((b.text for b in parsed.blocks if b.kind == "heading" and b.level == 1),
-                    None)
+    first_h1 = next((b.text for b in parsed.blocks if b.kind == "heading" and b.level == 1), None)
     parsed.title = first_h1
     return parsed

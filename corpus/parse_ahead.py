@@ -62,11 +62,20 @@ class _Worker:
 
     def __init__(self, function: str, on_idle: Callable[[_Worker], None]) -> None:
         lifeline, self._lifeline = os.pipe() if os.name == "posix" else (-1, -1)
-        command = [sys.executable, "-m", "deepread.corpus.parse_worker", function,
-                   str(lifeline), json.dumps([p for p in sys.path if p])]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE,
-                                        pass_fds=(lifeline,) if lifeline >= 0 else ())
+        command = [
+            sys.executable,
+            "-m",
+            "deepread.corpus.parse_worker",
+            function,
+            str(lifeline),
+            json.dumps([p for p in sys.path if p]),
+        ]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            pass_fds=(lifeline,) if lifeline >= 0 else (),
+        )
         if lifeline >= 0:
             os.close(lifeline)
         self.dead = False
@@ -127,8 +136,13 @@ class ParseAhead:
     ``paths``; up to a few files are being parsed ahead meanwhile. ``parse`` runs in the
     thread; ``worker`` (``module:function``, imported by the worker) in the processes."""
 
-    def __init__(self, paths: list[Path], parse: Callable[[Path], Structured],
-                 workers: int = 1, worker: str = PARSE_IN_WORKER) -> None:
+    def __init__(
+        self,
+        paths: list[Path],
+        parse: Callable[[Path], Structured],
+        workers: int = 1,
+        worker: str = PARSE_IN_WORKER,
+    ) -> None:
         self._paths = paths
         self._count = min(workers, len(paths))
         self._function = worker
@@ -146,8 +160,7 @@ class ParseAhead:
                 self._add_worker()
         else:
             self._ahead = PARSE_AHEAD
-            self._thread = ThreadPoolExecutor(max_workers=1,
-                                              thread_name_prefix="deepread-parse")
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepread-parse")
             self._parse = parse
         self._fill()
 
@@ -209,8 +222,11 @@ class ParseAhead:
             try:  # once more, first in line
                 return self._submit(path, first=True).result()
             except _WorkerDied:
-                raise ParseError(path, "its parser process died twice (a crash inside a "
-                                       "parsing library, or out of memory)") from None
+                raise ParseError(
+                    path,
+                    "its parser process died twice (a crash inside a "
+                    "parsing library, or out of memory)",
+                ) from None
 
     def close(self, abort: bool = False) -> None:
         """Stop parsing; ``abort`` (the ingest failed or was interrupted): without

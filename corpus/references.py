@@ -37,15 +37,15 @@ from deepread.stores.records import Document, Paragraph
 from deepread.text.markup import untagged
 
 _NUM = r"\d{1,3}(?:\.\d{1,3})*"
-_SECTION = re.compile(rf"(?:\b(?:sections?|sect?\.)\s*|§§?\s*)({_NUM})\b(?!\.\d)",
-                      re.IGNORECASE)
+_SECTION = re.compile(rf"(?:\b(?:sections?|sect?\.)\s*|§§?\s*)({_NUM})\b(?!\.\d)", re.IGNORECASE)
 _LABELLED = re.compile(rf"\b(table|tab\.|figure|fig\.)\s*({_NUM}[a-z]?)\b", re.IGNORECASE)
 _PAGE = re.compile(r"\b(?:page|p\.)\s*(\d{1,5})\b", re.IGNORECASE)
 # "section Organizing test code": the keyword, then a capitalised word.
 _NAMED = re.compile(r"\b(?:[Ss]ection|[Cc]hapter)\s+(?=[A-Z])([^\n]{1,120})")
 _BARE = re.compile(rf"^\s*({_NUM})\.?\s*$")
-_TITLE_NUMBER = re.compile(rf"^\s*(?:(?:section|chapter|part)\s+)?({_NUM})\.?(?=\s|:|$)",
-                           re.IGNORECASE)
+_TITLE_NUMBER = re.compile(
+    rf"^\s*(?:(?:section|chapter|part)\s+)?({_NUM})\.?(?=\s|:|$)", re.IGNORECASE
+)
 
 
 def _kind(word: str) -> str:
@@ -120,7 +120,7 @@ def _norm(text: str) -> str:
 def section_name(title: str) -> str:
     """A title without its number and trailing punctuation, normalised for matching."""
     m = _TITLE_NUMBER.match(title)
-    rest = title[m.end():] if m else title
+    rest = title[m.end() :] if m else title
     return _norm(rest).strip(" .:;,-–—¶")
 
 
@@ -134,7 +134,7 @@ def _caption_like(text: str, kind: str, key: str) -> bool:
     m = _LABELLED.match(_norm(text))
     if not m or (_kind(m.group(1)), m.group(2).lower()) != (kind, key):
         return False
-    rest = _norm(text)[m.end():].lstrip()
+    rest = _norm(text)[m.end() :].lstrip()
     return rest == "" or rest[0] in ":.–—-|"
 
 
@@ -146,8 +146,9 @@ class Resolver:
     titles), so a resolver is cheap to keep per index.
     """
 
-    def __init__(self, documents: Sequence[Document],
-                 paragraphs: Callable[[Document], list[Paragraph]]) -> None:
+    def __init__(
+        self, documents: Sequence[Document], paragraphs: Callable[[Document], list[Paragraph]]
+    ) -> None:
         self.documents = list(documents)
         self._load = paragraphs
         self._paragraphs: dict[int, list[Paragraph]] = {}
@@ -159,8 +160,7 @@ class Resolver:
                 self._paragraphs[doc.doc_id] = self._load(doc)
             return self._paragraphs[doc.doc_id]
 
-    def _scope(self, doc_ids: Iterable[int] | None,
-               prefer: Sequence[int] = ()) -> list[Document]:
+    def _scope(self, doc_ids: Iterable[int] | None, prefer: Sequence[int] = ()) -> list[Document]:
         docs = self.documents
         if doc_ids is not None:
             wanted = set(doc_ids)
@@ -168,8 +168,14 @@ class Resolver:
         first = {d: i for i, d in enumerate(prefer)}
         return sorted(docs, key=lambda d: first.get(d.doc_id, len(first)))
 
-    def resolve(self, mention: Mention, doc_ids: Iterable[int] | None = None,
-                prefer: Sequence[int] = (), *, limit: int = 3) -> list[Target]:
+    def resolve(
+        self,
+        mention: Mention,
+        doc_ids: Iterable[int] | None = None,
+        prefer: Sequence[int] = (),
+        *,
+        limit: int = 3,
+    ) -> list[Target]:
         """Targets of ``mention`` in the documents ``doc_ids`` (all if None), those of
         the ``prefer`` documents first; at most ``limit``, one per document."""
         out: list[Target] = []
@@ -200,8 +206,9 @@ class Resolver:
             if not on_page:
                 return None
             first = on_page[0].sec_id
-            return Target(mention, doc.doc_id, first, doc.sections[first].title,
-                          [p.coord for p in on_page])
+            return Target(
+                mention, doc.doc_id, first, doc.sections[first].title, [p.coord for p in on_page]
+            )
         hit = self._labelled(mention.kind, mention.key, paragraphs)
         if hit is None:
             return None
@@ -210,13 +217,17 @@ class Resolver:
         # when the caption was found, the table or figure next to it).
         partner = ("table", "figure", "image") if hit.kind == "caption" else ("caption",)
         for p in paragraphs:
-            if (p.doc_id, p.sec_id) == (hit.doc_id, hit.sec_id) and abs(
-                    p.para_idx - hit.para_idx) == 1 and p.kind in partner:
+            if (
+                (p.doc_id, p.sec_id) == (hit.doc_id, hit.sec_id)
+                and abs(p.para_idx - hit.para_idx) == 1
+                and p.kind in partner
+            ):
                 own = _label_key(getattr(p, "label", None) or _norm(p.text)[:40])
                 if own in (None, (mention.kind, mention.key)):
                     coords.append(p.coord)
-        return Target(mention, doc.doc_id, hit.sec_id, doc.sections[hit.sec_id].title,
-                      sorted(coords))
+        return Target(
+            mention, doc.doc_id, hit.sec_id, doc.sections[hit.sec_id].title, sorted(coords)
+        )
 
     @staticmethod
     def _section(mention: Mention, doc: Document) -> int | None:
@@ -231,8 +242,9 @@ class Resolver:
             name = section_name(sec.title)
             if not name or (" " not in name and len(name) < 4):
                 continue
-            matches = wanted == name or (wanted.startswith(name)
-                                         and not wanted[len(name)].isalnum())
+            matches = wanted == name or (
+                wanted.startswith(name) and not wanted[len(name)].isalnum()
+            )
             if matches and (best is None or len(name) > best[0]):
                 best = (len(name), sec.sec_id)
         return best[1] if best else None
@@ -246,8 +258,10 @@ class Resolver:
         visual = ("table", "figure", "caption", "image")
         for p in paragraphs:  # 2. a table/figure whose caption or text starts with it
             caption = getattr(p, "caption", None) or ""
-            if p.kind in visual and (_label_key(caption[:40]) == (kind, key)
-                                     or _label_key(_norm(p.text)[:40]) == (kind, key)):
+            if p.kind in visual and (
+                _label_key(caption[:40]) == (kind, key)
+                or _label_key(_norm(p.text)[:40]) == (kind, key)
+            ):
                 return p
         for p in paragraphs:  # 3. a paragraph that starts like its caption
             if _caption_like(p.text[:80], kind, key):
@@ -269,7 +283,8 @@ def collection_paragraphs(index: Any) -> Callable[[Document], list[Paragraph]]:
 
 
 _RESOLVERS: weakref.WeakKeyDictionary[Any, tuple[tuple[tuple[int, str], ...], Resolver]] = (
-    weakref.WeakKeyDictionary())
+    weakref.WeakKeyDictionary()
+)
 _RESOLVERS_LOCK = threading.Lock()
 
 

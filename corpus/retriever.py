@@ -37,11 +37,11 @@ class DeepReadRetriever(BaseRetriever):
 
     index: Any = Field(description="The deepread.Index to search.")
     k: int = Field(default=5, ge=1, description="Ranked hits per query.")
-    window: tuple[int, int] = Field(default=(0, 0),
-                                    description="Paragraphs (up, down) added around each "
-                                                "hit, inside its section.")
-    documents: list[int] | None = Field(default=None,
-                                        description="doc_ids to search; None: all.")
+    window: tuple[int, int] = Field(
+        default=(0, 0),
+        description="Paragraphs (up, down) added around each hit, inside its section.",
+    )
+    documents: list[int] | None = Field(default=None, description="doc_ids to search; None: all.")
 
     @field_validator("window")
     @classmethod
@@ -50,30 +50,39 @@ class DeepReadRetriever(BaseRetriever):
             raise ValueError(f"window must be (up, down) with both >= 0, got {value}")
         return value
 
-    def _get_relevant_documents(self, query: str, *,
-                                run_manager: CallbackManagerForRetrieverRun,
-                                ) -> list[LCDocument]:
-        result = self.index.search(query, k=self.k, window=self.window,
-                                   doc_id=self.documents)
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+    ) -> list[LCDocument]:
+        result = self.index.search(query, k=self.k, window=self.window, doc_id=self.documents)
         scores = {(h.doc_id, h.sec_id, h.para_idx): h.score for h in result.hits}
         docs = {d.doc_id: d for d in self.index.documents()}
-        return [to_document(p, docs.get(p.doc_id), scores.get(p.coord))
-                for p in result.paragraphs]
+        return [to_document(p, docs.get(p.doc_id), scores.get(p.coord)) for p in result.paragraphs]
 
 
-def to_document(paragraph: Paragraph, document: Document | None,
-                score: float | None = None) -> LCDocument:
+def to_document(
+    paragraph: Paragraph, document: Document | None, score: float | None = None
+) -> LCDocument:
     """One paragraph as a LangChain Document with its coordinates in the metadata."""
     sections = document.sections if document else []
     section = sections[paragraph.sec_id].title if paragraph.sec_id < len(sections) else ""
     metadata: dict[str, Any] = {
-        "doc_id": paragraph.doc_id, "sec_id": paragraph.sec_id,
-        "para_idx": paragraph.para_idx, "page": paragraph.page,
+        "doc_id": paragraph.doc_id,
+        "sec_id": paragraph.sec_id,
+        "para_idx": paragraph.para_idx,
+        "page": paragraph.page,
         "source": document.source if document else "",
-        "title": document.title if document else "", "section": section,
-        "kind": paragraph.kind, "hit": score is not None,
+        "title": document.title if document else "",
+        "section": section,
+        "kind": paragraph.kind,
+        "hit": score is not None,
     }
     if score is not None:
         metadata["score"] = score
-    return LCDocument(page_content=paragraph.text, metadata=metadata,
-                      id=f"{paragraph.doc_id}:{paragraph.sec_id}:{paragraph.para_idx}")
+    return LCDocument(
+        page_content=paragraph.text,
+        metadata=metadata,
+        id=f"{paragraph.doc_id}:{paragraph.sec_id}:{paragraph.para_idx}",
+    )

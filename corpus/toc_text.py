@@ -70,13 +70,18 @@ def section_line(doc: Document, sec: Section, max_level: int | None = None) -> s
             card, about = f" | {escape(head)}", f"{about} | sections: {escape(listed)}"
         else:
             card = f" | {escape(described)}"
-    return (f"{indent}({doc.doc_id}) [{sec.sec_id}] {title}{card} | paragraphs={sec.n_para} "
-            f"| tokens={sec.n_tok} | {kids}{about}")
+    return (
+        f"{indent}({doc.doc_id}) [{sec.sec_id}] {title}{card} | paragraphs={sec.n_para} "
+        f"| tokens={sec.n_tok} | {kids}{about}"
+    )
 
 
 def document_lines(doc: Document, max_level: int | None = None) -> list[str]:
-    return [section_line(doc, s, max_level) for s in doc.sections
-            if max_level is None or s.level <= max_level]
+    return [
+        section_line(doc, s, max_level)
+        for s in doc.sections
+        if max_level is None or s.level <= max_level
+    ]
 
 
 def render_toc(documents: Sequence[Document], budget: int | None = None) -> RenderedToc:
@@ -93,11 +98,14 @@ def render_toc(documents: Sequence[Document], budget: int | None = None) -> Rend
             notes.append(
                 f"[TOC collapsed to fit its budget: only levels 0–{max_level} are listed; "
                 "sections marked children=hidden(N) contain N more sections, reachable "
-                "with retrieve or read_section.]")
+                "with retrieve or read_section.]"
+            )
         if n_docs < len(docs):
             rest = [str(d.doc_id) for d in docs[n_docs:]]
-            notes.append(f"[{len(rest)} more document(s) not listed to fit the budget: "
-                          f"doc_id {', '.join(rest)}; retrieve still searches them.]")
+            notes.append(
+                f"[{len(rest)} more document(s) not listed to fit the budget: "
+                f"doc_id {', '.join(rest)}; retrieve still searches them.]"
+            )
         return "\n".join(lines + notes)
 
     text = build(None, len(docs))

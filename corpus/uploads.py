@@ -116,14 +116,15 @@ def _check_name(name: Any) -> str:
     if name != Path(name).name or "\\" in name or name in (".", ".."):
         raise ValueError(f"name: {brief(name)} must be a bare file name, without folders")
     if any(unicodedata.category(c) in _INVISIBLE for c in name):
-        raise ValueError(f"name: {brief(name)} must not hold control or invisible "
-                         "characters (a line break, NUL, escape, a bidi override, a lone "
-                         "surrogate…)")
+        raise ValueError(
+            f"name: {brief(name)} must not hold control or invisible "
+            "characters (a line break, NUL, escape, a bidi override, a lone "
+            "surrogate…)"
+        )
     if name.startswith("."):
         raise ValueError(f"name: {name!r} must not start with '.'")
     if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
-        raise ValueError(f"name: {name!r} has no supported type "
-                         f"({' '.join(SUPPORTED_SUFFIXES)})")
+        raise ValueError(f"name: {name!r} has no supported type ({' '.join(SUPPORTED_SUFFIXES)})")
     return name
 
 
@@ -141,16 +142,20 @@ def _content(item: dict[str, Any], cap: int) -> bytes:
         if not isinstance(raw, str):
             raise ValueError("content_base64: must be a base64 string")
         if len(raw) > (cap // 3 + 1) * 4 + 4:  # refuse before decoding what is too big
-            raise ValueError(f"content_base64: over the cap of {cap} bytes per file "
-                             "(DEEPREAD_INGEST_MAX_FILE_BYTES)")
+            raise ValueError(
+                f"content_base64: over the cap of {cap} bytes per file "
+                "(DEEPREAD_INGEST_MAX_FILE_BYTES)"
+            )
         try:
             data = base64.b64decode(raw, validate=True)
         except (binascii.Error, ValueError):
             raise ValueError("content_base64: not valid base64") from None
         field = "content_base64"
     if len(data) > cap:
-        raise ValueError(f"{field}: {len(data)} bytes, over the cap of {cap} bytes per file "
-                         "(DEEPREAD_INGEST_MAX_FILE_BYTES)")
+        raise ValueError(
+            f"{field}: {len(data)} bytes, over the cap of {cap} bytes per file "
+            "(DEEPREAD_INGEST_MAX_FILE_BYTES)"
+        )
     return data
 
 
@@ -165,8 +170,10 @@ def save_uploads(files: Any, folder: Path) -> tuple[list[Upload], list[IngestFai
         raise UploadRefused("files: must be a list of {name, text | content_base64}")
     limit, cap = max_files(), max_file_bytes()
     if len(files) > limit:
-        raise UploadRefused(f"files: {len(files)} documents, over the cap of {limit} per run "
-                            "(DEEPREAD_INGEST_MAX_FILES)")
+        raise UploadRefused(
+            f"files: {len(files)} documents, over the cap of {limit} per run "
+            "(DEEPREAD_INGEST_MAX_FILES)"
+        )
     uploads: list[Upload] = []
     failures: list[IngestFailure] = []
     names: set[str] = set()
@@ -203,8 +210,11 @@ def _held(folder: Path) -> dict[str, int]:
     write or a replaced document left by a killed run — are not documents)."""
     if not folder.is_dir():
         return {}
-    return {p.name: p.stat().st_size for p in folder.iterdir()
-            if not p.name.startswith(".") and p.is_file()}
+    return {
+        p.name: p.stat().st_size
+        for p in folder.iterdir()
+        if not p.name.startswith(".") and p.is_file()
+    }
 
 
 def _check_quota(held: dict[str, int], name: str, size: int) -> None:
@@ -212,13 +222,17 @@ def _check_quota(held: dict[str, int], name: str, size: int) -> None:
     after = {**held, name: size}
     limit, count = max_collection_bytes(), max_collection_files()
     if len(after) > count:
-        raise ValueError(f"name: the collection already holds {len(held)} documents sent as "
-                         f"content, its quota (DEEPREAD_INGEST_MAX_COLLECTION_FILES)")
+        raise ValueError(
+            f"name: the collection already holds {len(held)} documents sent as "
+            f"content, its quota (DEEPREAD_INGEST_MAX_COLLECTION_FILES)"
+        )
     total = sum(after.values())
     if total > limit:
-        raise ValueError(f"content: the collection's documents sent as content would take "
-                         f"{total} bytes, over its quota of {limit} bytes "
-                         "(DEEPREAD_INGEST_MAX_COLLECTION_BYTES)")
+        raise ValueError(
+            f"content: the collection's documents sent as content would take "
+            f"{total} bytes, over its quota of {limit} bytes "
+            "(DEEPREAD_INGEST_MAX_COLLECTION_BYTES)"
+        )
 
 
 def _save(folder: Path, name: str, data: bytes) -> Upload:

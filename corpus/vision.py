@@ -156,9 +156,14 @@ def _save(data: bytes, ext: str, out_dir: Path) -> Path:
     return target
 
 
-def describe_figures(paragraphs: Sequence[Paragraph], model: BaseChatModel,
-                     cache: ModelCache | None = None, *, source: Path | None = None,
-                     image_dir: Path | None = None) -> tuple[list[Paragraph], int]:
+def describe_figures(
+    paragraphs: Sequence[Paragraph],
+    model: BaseChatModel,
+    cache: ModelCache | None = None,
+    *,
+    source: Path | None = None,
+    image_dir: Path | None = None,
+) -> tuple[list[Paragraph], int]:
     """Paragraphs with figure descriptions appended, and how many were described.
 
     ``source`` is the file they came from: PDF figures without an image get the largest

@@ -31,8 +31,10 @@ class CheckpointerError(ValueError):
 
 
 @contextmanager
-def open_checkpointer(spec: str | None, default_sqlite: Path,
-                      ) -> Iterator[BaseCheckpointSaver]:
+def open_checkpointer(
+    spec: str | None,
+    default_sqlite: Path,
+) -> Iterator[BaseCheckpointSaver]:
     """The checkpointer ``spec`` names, open for the ``with`` block.
 
     ``spec``: a ``postgres://`` / ``postgresql://`` URL, a ``sqlite:`` path or a plain
@@ -44,8 +46,9 @@ def open_checkpointer(spec: str | None, default_sqlite: Path,
             yield saver
         return
     if "://" in spec:
-        raise CheckpointerError(f"unknown checkpointer {_redact(spec)!r}: use a "
-                                "postgres:// URL or a SQLite file path")
+        raise CheckpointerError(
+            f"unknown checkpointer {_redact(spec)!r}: use a postgres:// URL or a SQLite file path"
+        )
     path = Path(spec.removeprefix("sqlite:")).expanduser() if spec else default_sqlite
     path.parent.mkdir(parents=True, exist_ok=True)
     from langgraph.checkpoint.sqlite import SqliteSaver
@@ -60,15 +63,17 @@ def _postgres(url: str) -> Iterator[BaseCheckpointSaver]:
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
     except ImportError:
-        raise CheckpointerError("a postgres:// checkpointer needs the postgres extra: "
-                                "pip install 'deepread[postgres]'") from None
+        raise CheckpointerError(
+            "a postgres:// checkpointer needs the postgres extra: pip install 'deepread[postgres]'"
+        ) from None
     try:
         manager = PostgresSaver.from_conn_string(url)
         saver = manager.__enter__()
     except psycopg.Error as exc:
         why = redact(str(exc).strip(), current_settings().secrets)
-        raise CheckpointerError(f"cannot connect to the checkpointer database "
-                                f"{_redact(url)}: {why}") from None
+        raise CheckpointerError(
+            f"cannot connect to the checkpointer database {_redact(url)}: {why}"
+        ) from None
     try:
         saver.setup()
         yield saver

@@ -26,7 +26,7 @@ import sys
 #: The first line faulthandler writes names the signal: "Fatal Python error: Bus error".
 _HINTS = {
     "bus error": "most likely the disk holding the store is full; free some space and "
-                 "re-run (documents already stored are kept whole)",
+    "re-run (documents already stored are kept whole)",
 }
 _DEFAULT_HINT = "a fault in native code; re-run, and report it if it happens again"
 
@@ -64,8 +64,9 @@ def _sentinel(read_end: int, write_end: int, stderr: int) -> None:
             first = report.splitlines()[0].decode("utf-8", "replace")
             what = first.split(":", 1)[-1].strip() or "fatal signal"
             hint = _HINTS.get(what.lower(), _DEFAULT_HINT)
-            os.write(stderr, f"deepread: the process was killed by a {what.lower()}: "
-                             f"{hint}\n".encode())
+            os.write(
+                stderr, f"deepread: the process was killed by a {what.lower()}: {hint}\n".encode()
+            )
     except BaseException:  # the sentinel must never outlive its duty
         code = 1
     finally:

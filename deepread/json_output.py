@@ -32,8 +32,11 @@ def plain(value: Any) -> Any:
         return value
     if isinstance(value, float):
         # JSON has no infinity or NaN; "inf" is what the evaluation's readers expect.
-        return value if math.isfinite(value) else ("inf" if value > 0 else
-                                                    "-inf" if value < 0 else None)
+        return (
+            value
+            if math.isfinite(value)
+            else ("inf" if value > 0 else "-inf" if value < 0 else None)
+        )
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -66,8 +69,9 @@ def _message(message: Any) -> dict[str, Any]:
             out[name] = getattr(message, name)
     calls = getattr(message, "tool_calls", None)
     if calls:
-        out["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c.get("id")}
-                             for c in calls]
+        out["tool_calls"] = [
+            {"name": c["name"], "args": c["args"], "id": c.get("id")} for c in calls
+        ]
     citations = (getattr(message, "response_metadata", None) or {}).get("citations")
     if citations:
         out["citations"] = citations

@@ -93,9 +93,11 @@ class MemoryFindDocumentsArgs(FindDocumentsArgs, _InConversation):
 
 
 class TocArgs(BaseModel):
-    doc_id: int | None = Field(default=None,
-                               description="Show this document's sections only "
-                                           "(optional; default: every document in scope).")
+    doc_id: int | None = Field(
+        default=None,
+        description="Show this document's sections only "
+        "(optional; default: every document in scope).",
+    )
 
 
 class MemoryTocArgs(TocArgs, _InConversation):
@@ -106,12 +108,15 @@ TOC_DESCRIPTION = (
     "Show the table of contents (Directory Structure): one line per section as "
     "'(doc_id) [sec_id] Title | paragraphs=N | tokens=N | children=[…]'. Call it first to "
     "see what the documents hold, then read a section with read_section or search with "
-    "retrieve.")
+    "retrieve."
+)
 
 #: What the system prompt of deepread's own graph says about pointer lines, said here in
 #: the tool descriptions because another agent's prompt does not.
-POINTER_NOTE = (f"A line `[doc_id:sec_id:a-b] {POINTER}` stands for paragraphs a..b that an "
-                "earlier result of this conversation showed.")
+POINTER_NOTE = (
+    f"A line `[doc_id:sec_id:a-b] {POINTER}` stands for paragraphs a..b that an "
+    "earlier result of this conversation showed."
+)
 
 
 def _error_message(exc: ToolException) -> str:
@@ -152,9 +157,16 @@ def rounds_in_turn(messages: Sequence[BaseMessage] | None) -> int:
     return rounds
 
 
-def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None = None,
-          documents: Sequence[int] | None = None, toc_budget: int | None = 4000,
-          context: Context | None = None, memory: bool = True) -> list[BaseTool]:
+def tools(
+    index: Index,
+    *,
+    k: int | None = None,
+    window: tuple[int, int] | None = None,
+    documents: Sequence[int] | None = None,
+    toc_budget: int | None = 4000,
+    context: Context | None = None,
+    memory: bool = True,
+) -> list[BaseTool]:
     """``[retrieve, read_section, toc, find_documents]`` over ``index`` as LangChain
     tools.
 
@@ -178,8 +190,12 @@ def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None 
             raise ValueError(f"window must be (up, down) with both >= 0, got {window}")
         # A caller who names k gets k hits: the graph's fill-up of short pages
         # (Context.page_tokens) is its own default.
-        context = Context(k=k, page_tokens=0, window=list(window),
-                          documents=list(documents) if documents is not None else None)
+        context = Context(
+            k=k,
+            page_tokens=0,
+            window=list(window),
+            documents=list(documents) if documents is not None else None,
+        )
     else:
         if k is not None or window is not None or documents is not None:
             raise ValueError("pass k, window and documents in the context, or without one")
@@ -195,6 +211,7 @@ def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None 
 
     def guarded(fn):
         """Run ``fn``; what the model can fix becomes a ToolException (a tool error)."""
+
         def run(messages: list[BaseMessage] | None = None, **kwargs: Any) -> Any:
             if memory and messages is not None and rounds_in_turn(messages) > context.max_rounds:
                 raise ToolException(budget)
@@ -206,23 +223,32 @@ def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None 
                 raise ToolException(reason(exc)) from None
             except StoreError as exc:
                 raise ToolException(f"the document store failed: {exc}") from None
+
         return run
 
     def run(handler: Any, args: BaseModel, regions: Regions) -> tuple[str, dict[str, Any]]:
         # The agent graph's own handlers, under a context holding these tools' k, window
         # and scope: the same hits, ranges, headers and scope errors as in the graph.
-        return shown(handler(args, ToolEnv(index=index, context=context, shown=regions)),
-                     regions)
+        return shown(handler(args, ToolEnv(index=index, context=context, shown=regions)), regions)
 
-    def retrieve(regions: Regions, query: str | list[str],
-                 doc_id: int | list[int] | None = None, exclude_shown: bool = False):
-        return run(retrieve_handler, RetrieveArgs(query=query, doc_id=doc_id,
-                                                  exclude_shown=exclude_shown), regions)
+    def retrieve(
+        regions: Regions,
+        query: str | list[str],
+        doc_id: int | list[int] | None = None,
+        exclude_shown: bool = False,
+    ):
+        return run(
+            retrieve_handler,
+            RetrieveArgs(query=query, doc_id=doc_id, exclude_shown=exclude_shown),
+            regions,
+        )
 
     def read_section(regions: Regions, doc_id: int, sec_id: int, start: int, end: int):
-        return run(read_section_handler,
-                   ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end),
-                   regions)
+        return run(
+            read_section_handler,
+            ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end),
+            regions,
+        )
 
     def find_documents(regions: Regions, query: str):
         return run(find_documents_handler, FindDocumentsArgs(query=query), regions)
@@ -235,25 +261,45 @@ def tools(index: Index, *, k: int | None = None, window: tuple[int, int] | None 
             docs = index.toc(scope) if scope is not None else index.toc()
         if not docs:
             raise ToolException("the collection holds no documents yet; ingest some first")
-        return render_toc(docs, toc_budget).text, {"documents": [d.doc_id for d in docs],
-                                                   "source": source}
+        return render_toc(docs, toc_budget).text, {
+            "documents": [d.doc_id for d in docs],
+            "source": source,
+        }
 
     specs: tuple[tuple[str, Callable[..., Any], type[BaseModel], str], ...]
     if memory:
-        specs = (("retrieve", retrieve, MemoryRetrieveArgs, " ".join(
-                     [load("retrieve"), load(MEMORY_NOTES["retrieve"]), POINTER_NOTE])),
-                 ("read_section", read_section, MemoryReadSectionArgs,
-                  f"{load('read_section')} {POINTER_NOTE}"),
-                 ("toc", toc, MemoryTocArgs, TOC_DESCRIPTION),
-                 (FIND_DOCUMENTS, find_documents, MemoryFindDocumentsArgs,
-                  load(FIND_DOCUMENTS)))
+        specs = (
+            (
+                "retrieve",
+                retrieve,
+                MemoryRetrieveArgs,
+                " ".join([load("retrieve"), load(MEMORY_NOTES["retrieve"]), POINTER_NOTE]),
+            ),
+            (
+                "read_section",
+                read_section,
+                MemoryReadSectionArgs,
+                f"{load('read_section')} {POINTER_NOTE}",
+            ),
+            ("toc", toc, MemoryTocArgs, TOC_DESCRIPTION),
+            (FIND_DOCUMENTS, find_documents, MemoryFindDocumentsArgs, load(FIND_DOCUMENTS)),
+        )
     else:  # nothing to exclude without memory: the search's arguments only
-        specs = (("retrieve", retrieve, SearchArgs, load("retrieve")),
-                 ("read_section", read_section, ReadSectionArgs, load("read_section")),
-                 ("toc", toc, TocArgs, TOC_DESCRIPTION),
-                 (FIND_DOCUMENTS, find_documents, FindDocumentsArgs, load(FIND_DOCUMENTS)))
-    return [StructuredTool.from_function(
-        func=guarded(fn), name=name, description=description, args_schema=schema,
-        response_format="content_and_artifact", handle_tool_error=_error_message,
-        handle_validation_error=_validation_message)
-        for name, fn, schema, description in specs]
+        specs = (
+            ("retrieve", retrieve, SearchArgs, load("retrieve")),
+            ("read_section", read_section, ReadSectionArgs, load("read_section")),
+            ("toc", toc, TocArgs, TOC_DESCRIPTION),
+            (FIND_DOCUMENTS, find_documents, FindDocumentsArgs, load(FIND_DOCUMENTS)),
+        )
+    return [
+        StructuredTool.from_function(
+            func=guarded(fn),
+            name=name,
+            description=description,
+            args_schema=schema,
+            response_format="content_and_artifact",
+            handle_tool_error=_error_message,
+            handle_validation_error=_validation_message,
+        )
+        for name, fn, schema, description in specs
+    ]

@@ -27,30 +27,40 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from deepread.corpus.index import Index
 
-DESCRIPTION = ("Serve a collection's retrieve, read_section, toc and find_documents tools "
-               "over MCP (stdio).")
+DESCRIPTION = (
+    "Serve a collection's retrieve, read_section, toc and find_documents tools over MCP (stdio)."
+)
 
 
-def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
-                 documents: Sequence[int] | None = None) -> Any:
+def build_server(
+    index: Index,
+    *,
+    k: int = 5,
+    window: tuple[int, int] = (0, 0),
+    documents: Sequence[int] | None = None,
+) -> Any:
     """An ``MCPServer`` offering the four tools over ``index``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     from deepread.langchain_tools import tools
 
-    made = {t.name: t for t in tools(index, k=k, window=window, documents=documents,
-                                     memory=False)}
-    server = MCPServer("deepread", instructions=(
-        "Answer questions from the documents of this collection: look at toc, locate "
-        "with retrieve, then read whole sections with read_section; cite paragraphs as "
-        "[doc_id:sec_id:para_idx]. When the collection holds several documents and a "
-        "question does not say which it is about, find them first with find_documents."))
+    made = {t.name: t for t in tools(index, k=k, window=window, documents=documents, memory=False)}
+    server = MCPServer(
+        "deepread",
+        instructions=(
+            "Answer questions from the documents of this collection: look at toc, locate "
+            "with retrieve, then read whole sections with read_section; cite paragraphs as "
+            "[doc_id:sec_id:para_idx]. When the collection holds several documents and a "
+            "question does not say which it is about, find them first with find_documents."
+        ),
+    )
     calls = iter(range(1, 1 << 62))
 
     def run(name: str, args: dict[str, Any]) -> str:
-        message = made[name].invoke({"name": name, "args": args, "type": "tool_call",
-                                     "id": f"mcp-{next(calls)}"})
+        message = made[name].invoke(
+            {"name": name, "args": args, "type": "tool_call", "id": f"mcp-{next(calls)}"}
+        )
         if message.status == "error":
             raise ToolError(str(message.content))
         return str(message.content)
@@ -61,8 +71,7 @@ def build_server(index: Index, *, k: int = 5, window: tuple[int, int] = (0, 0),
 
     @server.tool(name="read_section", description=made["read_section"].description)
     def read_section(doc_id: int, sec_id: int, start: int, end: int) -> str:
-        return run("read_section", {"doc_id": doc_id, "sec_id": sec_id, "start": start,
-                                    "end": end})
+        return run("read_section", {"doc_id": doc_id, "sec_id": sec_id, "start": start, "end": end})
 
     @server.tool(name="toc", description=made["toc"].description)
     def toc(doc_id: int | None = None) -> str:
@@ -80,8 +89,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parent parser, or :func:`main`'s)."""
     parser.add_argument("--collection", default="default", help="collection name")
     parser.add_argument("--k", type=int, default=5, help="hits per retrieve (default 5)")
-    parser.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"),
-                        help="paragraphs added above/below each hit, inside its section")
+    parser.add_argument(
+        "--window",
+        type=int,
+        nargs=2,
+        default=(0, 0),
+        metavar=("UP", "DOWN"),
+        help="paragraphs added above/below each hit, inside its section",
+    )
     parser.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
 
 
@@ -91,30 +106,34 @@ def serve(args: argparse.Namespace) -> int:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        print("deepread mcp: the MCP server needs the mcp extra: pip install "
-              "'deepread[mcp]'", file=sys.stderr)
+        print(
+            "deepread mcp: the MCP server needs the mcp extra: pip install 'deepread[mcp]'",
+            file=sys.stderr,
+        )
         return 2
     from deepread.corpus.index import Index
     from deepread.stores.backend import StoreError
 
     try:
-        index = Index.open(store=args.store, collection=args.collection,
-                           embeddings=getattr(args, "embeddings", None))
+        index = Index.open(
+            store=args.store,
+            collection=args.collection,
+            embeddings=getattr(args, "embeddings", None),
+        )
     except (StoreError, ValueError) as exc:
         print(f"deepread mcp: {exc}", file=sys.stderr)
         return 3 if isinstance(exc, StoreError) else 2
     with index:
-        build_server(index, k=args.k, window=tuple(args.window),
-                     documents=args.doc).run("stdio")
+        build_server(index, k=args.k, window=tuple(args.window), documents=args.doc).run("stdio")
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="deepread mcp", description=DESCRIPTION)
-    parser.add_argument("--store", default=None,
-                        help="store directory or Qdrant URL (default $DEEPREAD_STORE, …)")
-    parser.add_argument("--embeddings", default=None,
-                        help="'local' (default) or 'openai:<model>'")
+    parser.add_argument(
+        "--store", default=None, help="store directory or Qdrant URL (default $DEEPREAD_STORE, …)"
+    )
+    parser.add_argument("--embeddings", default=None, help="'local' (default) or 'openai:<model>'")
     add_arguments(parser)
     return serve(parser.parse_args(argv))
 

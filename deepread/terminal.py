@@ -40,5 +40,4 @@ def terminal_text(text: object) -> str:
 def say(*parts: object, sep: str = " ", err: bool = False) -> None:
     """``print`` for people: the joined parts through :func:`terminal_text`, to stdout
     (or stderr with ``err=True``)."""
-    print(terminal_text(sep.join(str(p) for p in parts)),
-          file=sys.stderr if err else sys.stdout)
+    print(terminal_text(sep.join(str(p) for p in parts)), file=sys.stderr if err else sys.stdout)

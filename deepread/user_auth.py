@@ -55,8 +55,10 @@ TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
 MAX_COLLECTIONS_ENV = "DEEPREAD_AUTH_MAX_COLLECTIONS"
 #: How old a version-7 thread id may be and still count as one just made (seconds).
 FRESH_S = 5.0
-OWNER_IS_THE_SERVERS = ("a thread's owner is set by the server and cannot be given or "
-                        "changed by a client; leave 'owner' out of the metadata")
+OWNER_IS_THE_SERVERS = (
+    "a thread's owner is set by the server and cannot be given or "
+    "changed by a client; leave 'owner' out of the metadata"
+)
 _USER = re.compile(r"[A-Za-z0-9]{1,32}")  # fullmatch: "$" would let "alice\n" through
 
 auth = Auth()
@@ -71,13 +73,15 @@ def _users() -> dict[str, str]:
     path = current_settings().auth_tokens_file
     if not path:
         raise Auth.exceptions.HTTPException(
-            status_code=401, detail=f"no users are configured ({TOKENS_ENV} is unset)")
+            status_code=401, detail=f"no users are configured ({TOKENS_ENV} is unset)"
+        )
     try:
         with open(path, encoding="utf-8") as fh:
             users = json.load(fh)
     except (OSError, ValueError):
         raise Auth.exceptions.HTTPException(
-            status_code=401, detail="the users file cannot be read") from None
+            status_code=401, detail="the users file cannot be read"
+        ) from None
     return users if isinstance(users, dict) else {}
 
 
@@ -86,7 +90,8 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Auth.exceptions.HTTPException(
-            status_code=401, detail="send Authorization: Bearer <token>")
+            status_code=401, detail="send Authorization: Bearer <token>"
+        )
     user = _users().get(token_digest(token.strip()))
     if not isinstance(user, str) or not _USER.fullmatch(user):
         raise Auth.exceptions.HTTPException(status_code=401, detail="unknown token")
@@ -131,35 +136,45 @@ def _made_by_the_server(thread_id: Any) -> bool:
 
 def _refuse_chosen_thread_id(thread_id: Any) -> None:
     if not _made_by_the_server(thread_id):
-        raise _forbidden("thread ids are assigned by the server: create the thread without "
-                         "a thread_id (POST /threads) and use the id it returns")
+        raise _forbidden(
+            "thread ids are assigned by the server: create the thread without "
+            "a thread_id (POST /threads) and use the id it returns"
+        )
 
 
 async def _check_collection_count(user: str, collection: str) -> None:
     """403 when ``collection`` would be a new one past the user's cap."""
     settings = current_settings()
     try:
-        names = await asyncio.to_thread(list_collections, settings.store,
-                                        api_key=settings.qdrant_api_key,
-                                        timeout=settings.qdrant_timeout)
+        names = await asyncio.to_thread(
+            list_collections,
+            settings.store,
+            api_key=settings.qdrant_api_key,
+            timeout=settings.qdrant_timeout,
+        )
     except StoreError:
         return  # the store is down: the run itself reports it
     yours = [n for n in names if owns(user, n)]
     cap = settings.auth_max_collections
     if collection not in yours and len(yours) >= cap:
-        raise _forbidden(f"you have {len(yours)} collections, the most this server allows "
-                         f"({MAX_COLLECTIONS_ENV}={cap}); use one of them")
+        raise _forbidden(
+            f"you have {len(yours)} collections, the most this server allows "
+            f"({MAX_COLLECTIONS_ENV}={cap}); use one of them"
+        )
 
 
 @auth.on.threads.create_run
-async def on_run(ctx: Auth.types.AuthContext,
-                 value: Auth.types.RunsCreate) -> Auth.types.FilterType:
+async def on_run(
+    ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
+) -> Auth.types.FilterType:
     user = ctx.user.identity
     collection = _collection(value.get("kwargs") or {})
     yours = f"yours are {user!r} and {user + '-<name>'!r}"
     if collection is None:
-        raise _forbidden(f"name one of your collections in the run's context "
-                         f"(context={{'collection': ...}}); {yours}")
+        raise _forbidden(
+            f"name one of your collections in the run's context "
+            f"(context={{'collection': ...}}); {yours}"
+        )
     if not isinstance(collection, str) or not owns(user, collection):
         raise _forbidden(f"collection {brief(collection)} is not yours; {yours}")
     await _check_collection_count(user, collection)
@@ -172,8 +187,9 @@ async def on_run(ctx: Auth.types.AuthContext,
 
 
 @auth.on.threads.create
-async def on_thread_create(ctx: Auth.types.AuthContext,
-                           value: Auth.types.ThreadsCreate) -> Auth.types.FilterType:
+async def on_thread_create(
+    ctx: Auth.types.AuthContext, value: Auth.types.ThreadsCreate
+) -> Auth.types.FilterType:
     user = ctx.user.identity
     # A copy (POST /threads/T/copy) creates under an id the server made, and carries
     # no if_exists: its owner is the original's, which the read filter made the user.
@@ -186,8 +202,9 @@ async def on_thread_create(ctx: Auth.types.AuthContext,
 
 
 @auth.on.threads.update
-async def on_thread_update(ctx: Auth.types.AuthContext,
-                           value: Auth.types.ThreadsUpdate) -> Auth.types.FilterType:
+async def on_thread_update(
+    ctx: Auth.types.AuthContext, value: Auth.types.ThreadsUpdate
+) -> Auth.types.FilterType:
     """Updating a thread's metadata, state or runs: the owner's only, and the owner
     stays."""
     _check_owner(value.get("metadata"), ctx.user.identity)

@@ -99,8 +99,9 @@ class Settings:
         try:
             timeout = float(raw_timeout) if raw_timeout else 30.0
         except ValueError:
-            raise SettingsError(f"QDRANT_TIMEOUT must be a number of seconds, "
-                                f"not {raw_timeout!r}") from None
+            raise SettingsError(
+                f"QDRANT_TIMEOUT must be a number of seconds, not {raw_timeout!r}"
+            ) from None
         prefix, serve, caps = "DEEPREAD_", "DEEPREAD_SERVE_", "DEEPREAD_INGEST_MAX_"
         return cls(
             max_message_chars=_whole(env, "DEEPREAD_MAX_MESSAGE_CHARS", 1_000_000),
@@ -114,16 +115,19 @@ class Settings:
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             openai_api_key_set=bool(env.get("OPENAI_API_KEY")),
             ingest_root=env.get("DEEPREAD_INGEST_ROOT") or None,
-            ingest_caps={k[len(caps):].lower(): v for k, v in env.items()
-                         if k.startswith(caps)},
+            ingest_caps={k[len(caps) :].lower(): v for k, v in env.items() if k.startswith(caps)},
             checkpointer=env.get("DEEPREAD_CHECKPOINTER", "").strip(),
             auth_tokens_file=env.get("DEEPREAD_AUTH_TOKENS_FILE") or None,
             auth_max_collections=_whole(env, "DEEPREAD_AUTH_MAX_COLLECTIONS", 20),
-            context_defaults={k[len(prefix):].lower(): v for k, v in env.items()
-                              if k.startswith(prefix) and not k.startswith(serve)},
-            serve={k[len(serve):].lower(): v for k, v in env.items() if k.startswith(serve)},
-            secrets=tuple(v for k, v in env.items()
-                          if k.upper().endswith(SECRET_SUFFIXES) and v.strip()),
+            context_defaults={
+                k[len(prefix) :].lower(): v
+                for k, v in env.items()
+                if k.startswith(prefix) and not k.startswith(serve)
+            },
+            serve={k[len(serve) :].lower(): v for k, v in env.items() if k.startswith(serve)},
+            secrets=tuple(
+                v for k, v in env.items() if k.upper().endswith(SECRET_SUFFIXES) and v.strip()
+            ),
         )
 
 

@@ -82,10 +82,14 @@ def after_check(state: AgentState) -> str:
     return next_call(state) if pending_tool_calls(state.get("messages", [])) else "finalize"
 
 
-def build_graph(index: Index | None = None, model: BaseChatModel | None = None, *,
-                checkpointer: Checkpointer = None, tools: Sequence[str] = TOOL_NAMES,
-                name: str = "deepread"
-                ) -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
+def build_graph(
+    index: Index | None = None,
+    model: BaseChatModel | None = None,
+    *,
+    checkpointer: Checkpointer = None,
+    tools: Sequence[str] = TOOL_NAMES,
+    name: str = "deepread",
+) -> CompiledStateGraph[AgentState, Context, InputState, OutputState]:
     """The compiled agent. ``index``/``model`` default to those named by the context.
 
     ``tools`` restricts what the model is offered — ``("retrieve",)`` is the paper's
@@ -97,8 +101,9 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     if unknown or not tools:
         raise ValueError(f"tools must be a non-empty subset of {TOOL_NAMES}, got {tools}")
     resources = Resources(index=index, model=model)
-    builder = StateGraph(AgentState, context_schema=Context, input_schema=InputState,
-                         output_schema=OutputState)
+    builder = StateGraph(
+        AgentState, context_schema=Context, input_schema=InputState, output_schema=OutputState
+    )
     # LangGraph's node protocols do not list the (state, NodeError) signature its error
     # handlers are called with (langgraph.errors.NodeError).
     builder.set_node_defaults(error_handler=on_error)  # type: ignore[arg-type]
@@ -108,8 +113,9 @@ def build_graph(index: Index | None = None, model: BaseChatModel | None = None, 
     for tool in HANDLERS:
         builder.add_node(tool, make_executor(resources, tool), retry_policy=STORE_RETRY)
     builder.add_node(INVALID_CALL, invalid_call)
-    builder.add_node("check", make_check(resources, READ_SECTION in tools),
-                     retry_policy=STORE_RETRY)
+    builder.add_node(
+        "check", make_check(resources, READ_SECTION in tools), retry_policy=STORE_RETRY
+    )
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "toc")
     builder.add_edge("toc", "compact")

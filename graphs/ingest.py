@@ -26,20 +26,25 @@ class IngestState(IngestInput, IngestOutput):
     """Input paths and the report, in one state."""
 
 
-def build_ingest_graph(index: Index | None = None, *, served: bool = False,
-                       context_schema: type[IngestContext] = IngestContext
-                       ) -> CompiledStateGraph[IngestState, IngestContext, IngestInput,
-                                               IngestOutput]:
+def build_ingest_graph(
+    index: Index | None = None,
+    *,
+    served: bool = False,
+    context_schema: type[IngestContext] = IngestContext,
+) -> CompiledStateGraph[IngestState, IngestContext, IngestInput, IngestOutput]:
     """The compiled ingest graph; ``index`` fixed, or the one the context names.
 
     ``served``: the caller is a client of a server, not the person running the process —
     paths are then read only under ``DEEPREAD_INGEST_ROOT`` and not at all without it
     (nodes/ingest.py).
     """
-    builder = StateGraph(IngestState, context_schema=context_schema,
-                         input_schema=IngestInput, output_schema=IngestOutput)
-    builder.add_node("ingest", make_ingest(Resources(index=index, create=True),
-                                           served=served))
+    builder = StateGraph(
+        IngestState,
+        context_schema=context_schema,
+        input_schema=IngestInput,
+        output_schema=IngestOutput,
+    )
+    builder.add_node("ingest", make_ingest(Resources(index=index, create=True), served=served))
     builder.add_edge(START, "ingest")
     builder.add_edge("ingest", END)
     return builder.compile(name="ingest")

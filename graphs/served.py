@@ -55,28 +55,54 @@ class PolicyError(ContextError):
 
 #: Fields a server client may set, per context schema (everything else: operator only).
 CLIENT_FIELDS: dict[type, frozenset[str]] = {
-    Context: frozenset({"collection", "documents", "k", "page_tokens", "window",
-                        "max_rounds", "toc_budget", "notes_budget", "retrieval_mode",
-                        "temperature", "follow_references", "check_sufficiency",
-                        "sufficiency_threshold", "support_threshold",
-                        "unused_term_support", "answer_type_check"}),
+    Context: frozenset(
+        {
+            "collection",
+            "documents",
+            "k",
+            "page_tokens",
+            "window",
+            "max_rounds",
+            "toc_budget",
+            "notes_budget",
+            "retrieval_mode",
+            "temperature",
+            "follow_references",
+            "check_sufficiency",
+            "sufficiency_threshold",
+            "support_threshold",
+            "unused_term_support",
+            "answer_type_check",
+        }
+    ),
     IngestContext: frozenset({"collection"}),
 }
 
 #: Default caps on client values; ``DEEPREAD_SERVE_MAX_<FIELD>`` overrides each.
 #: ``window`` caps each of its two numbers, ``documents`` the number of doc_ids.
 CAPS: dict[str, int] = {
-    "k": 50,            # hits per retrieve call: 10x the default
-    "max_rounds": 50,   # model calls with tools per question: the paper's T
-    "toc_budget": 16_000,   # tokens of TOC in every prompt: 4x the default
+    "k": 50,  # hits per retrieve call: 10x the default
+    "max_rounds": 50,  # model calls with tools per question: the paper's T
+    "toc_budget": 16_000,  # tokens of TOC in every prompt: 4x the default
     "notes_budget": 32_000,  # tokens sent per model call before notes: ~2.7x the default
-    "window": 5,        # paragraphs added above / below each hit
+    "window": 5,  # paragraphs added above / below each hit
     "documents": 1_000,  # doc_ids in scope
 }
 
 #: Keys LangGraph itself may put in a run's context (from ``config.configurable``).
-_PLATFORM_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map",
-                            "run_id", "assistant_id", "graph_id", "user_id", "cron_id"})
+_PLATFORM_KEYS = frozenset(
+    {
+        "thread_id",
+        "checkpoint_id",
+        "checkpoint_ns",
+        "checkpoint_map",
+        "run_id",
+        "assistant_id",
+        "graph_id",
+        "user_id",
+        "cron_id",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -96,10 +122,12 @@ class ServePolicy:
             try:
                 caps[name] = int(raw)
             except ValueError:
-                raise SettingsError(f"DEEPREAD_SERVE_MAX_{name.upper()} must be a whole "
-                                    f"number, not {raw!r}") from None
-        models = frozenset(m.strip() for m in settings.serve.get("models", "").split(",")
-                           if m.strip())
+                raise SettingsError(
+                    f"DEEPREAD_SERVE_MAX_{name.upper()} must be a whole number, not {raw!r}"
+                ) from None
+        models = frozenset(
+            m.strip() for m in settings.serve.get("models", "").split(",") if m.strip()
+        )
         return cls(caps=caps, models=models)
 
     def client_fields(self, schema: type) -> frozenset[str]:
@@ -121,8 +149,10 @@ class ServePolicy:
                 raise PolicyError(self._operator_only(name, schema))
             clean[name] = value
         if "model" in clean and clean["model"] not in self.models | {""}:
-            raise PolicyError(f"model {brief(clean['model'])} is not one this server offers; "
-                              f"choose one of {', '.join(sorted(self.models))}")
+            raise PolicyError(
+                f"model {brief(clean['model'])} is not one this server offers; "
+                f"choose one of {', '.join(sorted(self.models))}"
+            )
         if clean.get("model") == "":
             del clean["model"]  # the operator's model, not "no model"
         self._check_caps(clean)
@@ -130,10 +160,14 @@ class ServePolicy:
 
     def _operator_only(self, name: str, schema: type) -> str:
         if name == "model":
-            return ("context field 'model' is set by the server's operator "
-                    "(DEEPREAD_MODEL); this server lets clients choose no model")
-        return (f"context field {name!r} is set by the server's operator, not by a client; "
-                f"a client may set: {', '.join(sorted(self.client_fields(schema)))}")
+            return (
+                "context field 'model' is set by the server's operator "
+                "(DEEPREAD_MODEL); this server lets clients choose no model"
+            )
+        return (
+            f"context field {name!r} is set by the server's operator, not by a client; "
+            f"a client may set: {', '.join(sorted(self.client_fields(schema)))}"
+        )
 
     def _check_caps(self, values: Mapping[str, Any]) -> None:
         for name, cap in self.caps.items():
@@ -142,18 +176,23 @@ class ServePolicy:
             value = values[name]
             if name == "window":
                 over = isinstance(value, (list, tuple)) and any(
-                    isinstance(v, int) and v > cap for v in value)
+                    isinstance(v, int) and v > cap for v in value
+                )
             elif name == "documents":
                 over = isinstance(value, (list, tuple)) and len(value) > cap
             else:
                 over = isinstance(value, int) and not isinstance(value, bool) and value > cap
             if over:
-                what = {"window": "each number of window", "documents": "the number of "
-                        "documents"}.get(name, f"context field {name!r}")
+                what = {
+                    "window": "each number of window",
+                    "documents": "the number of documents",
+                }.get(name, f"context field {name!r}")
                 got = f"{len(value)} of them" if name == "documents" else brief(value)
-                raise PolicyError(f"{what} may be at most {cap} on this server (got "
-                                  f"{got}; the operator sets DEEPREAD_SERVE_MAX_"
-                                  f"{name.upper()})")
+                raise PolicyError(
+                    f"{what} may be at most {cap} on this server (got "
+                    f"{got}; the operator sets DEEPREAD_SERVE_MAX_"
+                    f"{name.upper()})"
+                )
 
 
 def current_policy() -> ServePolicy:
@@ -167,10 +206,16 @@ def served_schema(schema: type[Any]) -> type:
     def __init__(self, **given: Any) -> None:
         schema.__init__(self, **current_policy().check(type(self), given))
 
-    served = type(f"Served{schema.__name__}", (schema,), {
-        "__init__": __init__, "__doc__": f"{schema.__doc__} (as a server client sets it)",
-        "__module__": __name__,
-        "__get_pydantic_json_schema__": classmethod(_offered_models)})
+    served = type(
+        f"Served{schema.__name__}",
+        (schema,),
+        {
+            "__init__": __init__,
+            "__doc__": f"{schema.__doc__} (as a server client sets it)",
+            "__module__": __name__,
+            "__get_pydantic_json_schema__": classmethod(_offered_models),
+        },
+    )
     return dataclass(kw_only=True, init=False)(served)
 
 
@@ -196,14 +241,17 @@ def check_client_context(schema: type, context: Any) -> Any:
         return served_schema(schema)()
     if not isinstance(context, Mapping):
         raise ContextError(f"a context is an object of fields, not {type(context).__name__}")
-    values = {k: v for k, v in context.items()
-              if k not in _PLATFORM_KEYS and not str(k).startswith(("__", "langgraph_"))}
+    values = {
+        k: v
+        for k, v in context.items()
+        if k not in _PLATFORM_KEYS and not str(k).startswith(("__", "langgraph_"))
+    }
     return served_schema(schema)(**values)
 
 
-def served_factory(schema: type,
-                   build: Callable[[], CompiledStateGraph[Any, Any, Any, Any]]
-                   ) -> Callable[..., CompiledStateGraph]:
+def served_factory(
+    schema: type, build: Callable[[], CompiledStateGraph[Any, Any, Any, Any]]
+) -> Callable[..., CompiledStateGraph]:
     """The graph factory ``langgraph.json`` names: policy first, then the shared graph.
 
     LangGraph's server calls it with a ``ServerRuntime`` for every run (and for schema

@@ -56,11 +56,32 @@ class ModelConfigError(ValueError):
 
 #: The providers ``init_chat_model`` knows, as the prefix of a ``provider:model`` name.
 #: Any other prefix is part of the model's own name (Ollama's ``llama3.1:8b``).
-PROVIDERS = frozenset({
-    "openai", "anthropic", "azure_openai", "azure_ai", "google_vertexai", "google_genai",
-    "google_anthropic_vertex", "bedrock", "bedrock_converse", "cohere", "fireworks",
-    "together", "mistralai", "huggingface", "groq", "ollama", "deepseek", "ibm", "nvidia",
-    "xai", "perplexity", "upstage"})
+PROVIDERS = frozenset(
+    {
+        "openai",
+        "anthropic",
+        "azure_openai",
+        "azure_ai",
+        "google_vertexai",
+        "google_genai",
+        "google_anthropic_vertex",
+        "bedrock",
+        "bedrock_converse",
+        "cohere",
+        "fireworks",
+        "together",
+        "mistralai",
+        "huggingface",
+        "groq",
+        "ollama",
+        "deepseek",
+        "ibm",
+        "nvidia",
+        "xai",
+        "perplexity",
+        "upstage",
+    }
+)
 
 
 def split_model_name(name: str) -> tuple[str, str]:
@@ -72,8 +93,9 @@ def split_model_name(name: str) -> tuple[str, str]:
     return "", name.strip()
 
 
-def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
-               retries: int = 3) -> BaseChatModel:
+def chat_model(
+    name: str, temperature: float = 0.0, timeout: float = 120.0, retries: int = 3
+) -> BaseChatModel:
     """A chat model for ``name``, read the way ``init_chat_model`` reads names.
 
     ``gpt-4o-mini``, ``llama3.1:8b`` (an Ollama-style ``name:tag``) and ``openai:<model>``
@@ -89,15 +111,18 @@ def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
     """
     provider, model = split_model_name(name)
     if not model:
-        raise ModelConfigError("the model name is empty; unset the model to use the offline "
-                               "extractive policy")
+        raise ModelConfigError(
+            "the model name is empty; unset the model to use the offline extractive policy"
+        )
     settings = current_settings()
-    if provider == "ollama" and (find_spec("langchain_ollama") is None
-                                 or find_spec("langchain") is None):
+    if provider == "ollama" and (
+        find_spec("langchain_ollama") is None or find_spec("langchain") is None
+    ):
         if not settings.openai_base_url:
             raise ModelConfigError(
                 f"model {name!r}: set OPENAI_BASE_URL to Ollama's OpenAI-compatible endpoint "
-                "(e.g. http://localhost:11434/v1), or pip install langchain langchain-ollama")
+                "(e.g. http://localhost:11434/v1), or pip install langchain langchain-ollama"
+            )
         provider = ""  # Ollama's OpenAI-compatible API
     if provider not in ("", "openai"):
         if find_spec("langchain") is None:
@@ -105,7 +130,8 @@ def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
                 f"model provider {provider!r} in {name!r} needs LangChain's init_chat_model: "
                 f"pip install langchain and the {provider} integration (see its docs), use "
                 "an OpenAI-compatible endpoint via OPENAI_BASE_URL, or pass a chat model "
-                "object from Python")
+                "object from Python"
+            )
         from langchain.chat_models import init_chat_model
 
         try:
@@ -118,17 +144,29 @@ def chat_model(name: str, temperature: float = 0.0, timeout: float = 120.0,
     if not settings.openai_api_key_set and not base_url:
         raise ModelConfigError(
             f"model {model!r} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local "
-            "OpenAI-compatible server); unset the model to use the offline extractive policy")
+            "OpenAI-compatible server); unset the model to use the offline extractive policy"
+        )
     # Local servers (vLLM, Ollama) accept any key; the client insists on having one. The
     # key itself is left for the client to read from OPENAI_API_KEY.
-    return ChatOpenAI(model=model, temperature=temperature, base_url=base_url,
-                      api_key=None if settings.openai_api_key_set else "not-needed",
-                      max_retries=retries, timeout=timeout)
+    return ChatOpenAI(
+        model=model,
+        temperature=temperature,
+        base_url=base_url,
+        api_key=None if settings.openai_api_key_set else "not-needed",
+        max_retries=retries,
+        timeout=timeout,
+    )
 
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
-_TRANSIENT_NAMES = ("Timeout", "RateLimit", "Connection", "ConnectError",
-                    "ServiceUnavailable", "InternalServerError")
+_TRANSIENT_NAMES = (
+    "Timeout",
+    "RateLimit",
+    "Connection",
+    "ConnectError",
+    "ServiceUnavailable",
+    "InternalServerError",
+)
 #: Longest wait between deepread's own retries, in seconds (tests set it to 0). The
 #: waits are tenacity's exponential jitter defaults: 1 s, 2 s, 4 s… plus up to 1 s.
 BACKOFF_MAX_S = 30.0
@@ -143,7 +181,8 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, DeadlineExceeded):
         return False
     status = getattr(exc, "status_code", None) or getattr(
-        getattr(exc, "response", None), "status_code", None)
+        getattr(exc, "response", None), "status_code", None
+    )
     if isinstance(status, int):
         return status in _TRANSIENT_STATUS
     if isinstance(exc, (TimeoutError, ConnectionError)):
@@ -203,8 +242,9 @@ class _ModelLoop:
         with self._lock:
             if self._loop is None or self._loop.is_closed():
                 loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="deepread-model-calls",
-                                 daemon=True).start()
+                threading.Thread(
+                    target=loop.run_forever, name="deepread-model-calls", daemon=True
+                ).start()
                 self._loop = loop
             return self._loop
 
@@ -223,8 +263,9 @@ class _ModelLoop:
             return future.result(timeout)
         except (FutureTimeout, FutureCancelled):
             future.cancel()  # cancels the task, which cancels the request it awaits
-            raise DeadlineExceeded(f"no complete reply within {timeout:g} s (model_timeout)"
-                                   ) from None
+            raise DeadlineExceeded(
+                f"no complete reply within {timeout:g} s (model_timeout)"
+            ) from None
 
 
 _MODEL_LOOP = _ModelLoop()
@@ -241,7 +282,8 @@ def _cancellable(model: Any) -> bool:
     """Whether the model has a native async client, whose request a cancel closes."""
     chat = _unbound(model)
     return isinstance(chat, BaseChatModel) and (
-        type(chat)._agenerate is not BaseChatModel._agenerate)
+        type(chat)._agenerate is not BaseChatModel._agenerate
+    )
 
 
 class _DaemonWorkers:
@@ -265,8 +307,9 @@ class _DaemonWorkers:
             inbox = self._idle.pop() if self._idle else None
         if inbox is None:
             inbox = queue.SimpleQueue()
-            threading.Thread(target=self._serve, args=(inbox,), name="deepread-model-call",
-                             daemon=True).start()
+            threading.Thread(
+                target=self._serve, args=(inbox,), name="deepread-model-call", daemon=True
+            ).start()
         inbox.put(job)
 
 
@@ -301,19 +344,25 @@ def _with_retries(model: Any, retries: int) -> Any:
     """``model``, retried here on transient errors unless its own client retries."""
     if retries > 0 and not retries_itself(model):
         return model.with_retry(
-            retry_if_exception_type=is_transient, wait_exponential_jitter=True,
+            retry_if_exception_type=is_transient,
+            wait_exponential_jitter=True,
             exponential_jitter_params={"max": BACKOFF_MAX_S},
-            stop_after_attempt=retries + 1)
+            stop_after_attempt=retries + 1,
+        )
     return model
 
 
 def _as_reply(reply: Any) -> AIMessage:
-    return reply if isinstance(reply, AIMessage) else AIMessage(
-        content=str(getattr(reply, "content", reply)))
+    return (
+        reply
+        if isinstance(reply, AIMessage)
+        else AIMessage(content=str(getattr(reply, "content", reply)))
+    )
 
 
-def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,
-                      timeout: float | None = None) -> AIMessage:
+def invoke_with_retry(
+    model: Any, messages: list[BaseMessage], retries: int, timeout: float | None = None
+) -> AIMessage:
     """The model's reply to ``messages``: transient errors retried (by the model's client
     or here, see the module docstring), the whole within ``timeout`` seconds (the call
     cancelled when they pass)."""
@@ -323,4 +372,3 @@ def invoke_with_retry(model: Any, messages: list[BaseMessage], retries: int,
     if _cancellable(model):
         return _as_reply(_MODEL_LOOP.run(lambda: runnable.ainvoke(messages), timeout))
     return _as_reply(_in_daemon_thread(lambda: runnable.invoke(messages), timeout))
-

@@ -64,8 +64,7 @@ def _extra_budget(answer: AIMessage | None) -> int:
     return min(EXTRA_READ_BUDGET, left) if isinstance(left, int) else EXTRA_READ_BUDGET
 
 
-def needed_support(index: Index, question: str, cited: dict[Coord, str],
-                   context: Context) -> float:
+def needed_support(index: Index, question: str, cited: dict[Coord, str], context: Context) -> float:
     """The similarity the cited paragraphs must reach: ``support_threshold``, or
     ``unused_term_support`` when it is higher and the question names a specific word
     that none of the cited documents uses (:mod:`deepread.nodes.sufficiency.unused_terms`)."""
@@ -79,8 +78,9 @@ def needed_support(index: Index, question: str, cited: dict[Coord, str],
     return context.support_threshold
 
 
-def lacks_answer_type(index: Index, question: str, cited: dict[Coord, str],
-                      verdict: Verdict) -> Verdict:
+def lacks_answer_type(
+    index: Index, question: str, cited: dict[Coord, str], verdict: Verdict
+) -> Verdict:
     """``verdict``, or a failing one when the question asks for a kind of fact (a date,
     a number of credits, an email address…) that neither the cited paragraphs nor the
     titles of their sections hold (:mod:`deepread.nodes.sufficiency.answer_type`): they are about
@@ -91,50 +91,65 @@ def lacks_answer_type(index: Index, question: str, cited: dict[Coord, str],
     want = missing(asked(question), [*cited.values(), *titles])
     if want is None:
         return verdict
-    return Verdict(False, verdict.method, verdict.coverage,
-                   f"the question asks for {want.describe()}; the cited paragraphs hold none")
+    return Verdict(
+        False,
+        verdict.method,
+        verdict.coverage,
+        f"the question asks for {want.describe()}; the cited paragraphs hold none",
+    )
 
 
 def make_check(resources: Resources, can_read: bool = True):
     """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
     is one, and a mode without the tool must not get one behind its back)."""
 
-    def verify(index: Index, state: AgentState, context: Context, answer: str,
-               kept: list[Coord], usage: dict[str, int]) -> Verdict | None:
+    def verify(
+        index: Index,
+        state: AgentState,
+        context: Context,
+        answer: str,
+        kept: list[Coord],
+        usage: dict[str, int],
+    ) -> Verdict | None:
         """The dense (or lexical) check, then the judge (when there is a model to ask:
         :meth:`~deepread.nodes.resources.Resources.judge`) when it fails."""
         question = state.get("question") or ""
         cited = evidence(index, kept)
         if context.support_threshold > 0:
-            verdict = dense_check(question, answer, list(cited.values()),
-                                  needed_support(index, question, cited, context))
+            verdict = dense_check(
+                question,
+                answer,
+                list(cited.values()),
+                needed_support(index, question, cited, context),
+            )
         else:
-            titles = " ".join({index.document(d).sections[s].title
-                               for d, s, _ in cited})
-            verdict = lexical_check(question, answer, list(cited.values()),
-                                    context.sufficiency_threshold, titles)
+            titles = " ".join({index.document(d).sections[s].title for d, s, _ in cited})
+            verdict = lexical_check(
+                question, answer, list(cited.values()), context.sufficiency_threshold, titles
+            )
         if context.answer_type_check:
             verdict = lacks_answer_type(index, question, cited, verdict)
         judge_model = None if verdict.supported else resources.judge(context)
         if judge_model is None:
             return verdict
-        got, spent = judge(judge_model, question, answer, cited, context.model_retries,
-                           context.model_timeout)
+        got, spent = judge(
+            judge_model, question, answer, cited, context.model_retries, context.model_timeout
+        )
         for key, value in spent.items():
             if isinstance(value, int):
                 usage[key] = usage.get(key, 0) + value
         return got
 
-    def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]
-                ) -> dict[str, Any]:
+    def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]) -> dict[str, Any]:
         """The abstention replacing ``answer``, under the same label when it had one."""
         text = abstention(index, coords, answer_metadata(answer).get("label") or "")
-        return {"messages": [AIMessage(content=text,
-                                       additional_kwargs={NOTICE_KEY: "no_evidence"})],
-                "stop_reason": "no_evidence", "sufficiency": "insufficient"}
+        return {
+            "messages": [AIMessage(content=text, additional_kwargs={NOTICE_KEY: "no_evidence"})],
+            "stop_reason": "no_evidence",
+            "sufficiency": "insufficient",
+        }
 
-    def first_pass(state: AgentState, context: Context, usage: dict[str, int]
-                   ) -> dict[str, Any]:
+    def first_pass(state: AgentState, context: Context, usage: dict[str, int]) -> dict[str, Any]:
         last = final_answer(turn_messages(state))
         if last is None or state.get("stop_reason") in ("error", "budget"):
             return {"sufficiency": "unchecked"}
@@ -164,17 +179,19 @@ def make_check(resources: Resources, can_read: bool = True):
             return abstain(index, last, kept)
         # the read stays within what one call may return (Context.max_read_paragraphs)
         args["end"] = min(args["end"], args["start"] + context.max_read_paragraphs - 1)
-        call = {"name": READ_SECTION, "args": args, "type": "tool_call",
-                "id": f"check_{uuid4().hex[:12]}"}
-        request = AIMessage(content="", tool_calls=[call],
-                            additional_kwargs={NOTICE_KEY: REQUEST})
+        call = {
+            "name": READ_SECTION,
+            "args": args,
+            "type": "tool_call",
+            "id": f"check_{uuid4().hex[:12]}",
+        }
+        request = AIMessage(content="", tool_calls=[call], additional_kwargs={NOTICE_KEY: REQUEST})
         return {"messages": [request], "retry_reason": verdict.reason}
 
-    def second_pass(state: AgentState, context: Context, usage: dict[str, int]
-                    ) -> dict[str, Any]:
+    def second_pass(state: AgentState, context: Context, usage: dict[str, int]) -> dict[str, Any]:
         turn = turn_messages(state)
         asked = _request_index(turn)
-        last = final_answer(turn[asked + 1:]) if asked is not None else None
+        last = final_answer(turn[asked + 1 :]) if asked is not None else None
         if asked is None or last is None:
             return {"sufficiency": "unchecked"}  # the second answer failed: keep the first
         first = final_answer(turn[:asked])

@@ -48,8 +48,10 @@ def make_compact(resources: Resources):
             # (A store that fails here ends the turn through the graph's error handler.)
             index = resources.index(context)
             documents = index.toc(context.documents) if context.documents else index.toc()
-            update |= {"toc": render_space(documents, space, context.toc_budget),
-                       "toc_space": list(space)}
+            update |= {
+                "toc": render_space(documents, space, context.toc_budget),
+                "toc_space": list(space),
+            }
             toc = update["toc"]
         messages: list[AnyMessage] = list(state.get("messages", []))
         repaired = repair(messages)
@@ -58,14 +60,19 @@ def make_compact(resources: Resources):
             # that followed. The turn now starts where its first message moved to.
             start = state.get("turn_start", 0)
             first = messages[start] if start < len(messages) else None
-            update["turn_start"] = next((i for i, m in enumerate(repaired) if m is first),
-                                        len(repaired))
+            update["turn_start"] = next(
+                (i for i, m in enumerate(repaired) if m is first), len(repaired)
+            )
             update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
             messages = repaired
-        sent, tokens = fit([system_prompt(toc), *messages], state.get("question") or "",
-                           context.notes_budget)
-        notes = {m.id: str(n.content) for m, n in zip(messages, sent[1:], strict=True)
-                 if n is not m and m.id}
+        sent, tokens = fit(
+            [system_prompt(toc), *messages], state.get("question") or "", context.notes_budget
+        )
+        notes = {
+            m.id: str(n.content)
+            for m, n in zip(messages, sent[1:], strict=True)
+            if n is not m and m.id
+        }
         if notes != (state.get("notes") or {}):
             update["notes"] = notes
         noted = noted_regions(sent)

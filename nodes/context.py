@@ -92,16 +92,20 @@ def _unknown(cls: type, names: list[str]) -> ContextError:
     for name in names[:_LISTED]:
         # A name longer than any field cannot be a misspelling of one (and difflib's cost
         # grows with its length).
-        close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1,
-                                          cutoff=0.6) if len(str(name)) <= 64 else []
+        close = (
+            difflib.get_close_matches(str(name).lower(), list(lowered), n=1, cutoff=0.6)
+            if len(str(name)) <= 64
+            else []
+        )
         hint = f" (did you mean {lowered[close[0]]!r}?)" if close else ""
         parts.append(f"{brief(name)}{hint}")
     if len(names) > _LISTED:
         parts.append(f"and {len(names) - _LISTED} more")
     kind = cls.__name__.removeprefix("Served")  # the served schemas subclass the public ones
     plural = "s" if len(names) > 1 else ""
-    return ContextError(f"unknown {kind} field{plural} {', '.join(parts)}; the fields are: "
-                        f"{', '.join(known)}")
+    return ContextError(
+        f"unknown {kind} field{plural} {', '.join(parts)}; the fields are: {', '.join(known)}"
+    )
 
 
 def _check(cls: type, name: str, value: Any, source: str | None) -> Any:
@@ -157,11 +161,19 @@ class _ValidatedContext:
         object.__setattr__(self, "given", frozenset(given))
 
 
-_STORE = field(default="", metadata=_describe(
-    "Store directory or Qdrant URL. Empty: DEEPREAD_STORE, QDRANT_URL, or the per-user "
-    "data directory. On a server only the operator sets it."))
-_COLLECTION = field(default="default", metadata=_describe(
-    "Collection to read from or ingest into (1-64 letters, digits, '_' or '-')."))
+_STORE = field(
+    default="",
+    metadata=_describe(
+        "Store directory or Qdrant URL. Empty: DEEPREAD_STORE, QDRANT_URL, or the per-user "
+        "data directory. On a server only the operator sets it."
+    ),
+)
+_COLLECTION = field(
+    default="default",
+    metadata=_describe(
+        "Collection to read from or ingest into (1-64 letters, digits, '_' or '-')."
+    ),
+)
 #: The agent graph's nodes that call the chat model: the policy, and the sufficiency
 #: check's judge (graphs/agent.py).
 MODEL_NODES = ("policy", "check")
@@ -178,94 +190,166 @@ class Context(_ValidatedContext):
     # model it is (json_schema_extra reaches the context's JSON schema; a server whose
     # operator lists DEEPREAD_SERVE_MODELS also offers them as its values, graphs/served.py).
     model: Annotated[str, {"__template_metadata__": {"kind": "llm"}}] = field(
-        default="", metadata=_describe(
+        default="",
+        metadata=_describe(
             _NAME + "OpenAI-compatible server's own name ('llama3.1:8b' via "
             "OPENAI_BASE_URL). Empty: the offline extractive policy (no LLM).",
-            json_schema_extra={"langgraph_nodes": list(MODEL_NODES)}))
+            json_schema_extra={"langgraph_nodes": list(MODEL_NODES)},
+        ),
+    )
     documents: Annotated[list[Annotated[int, Limits(ge=0)]] | None, Limits()] = field(
-        default=None, metadata=_describe(
-            "doc_ids in scope (TOC and retrieval); null: all documents."))
-    k: Annotated[int, Limits(ge=1)] = field(default=5, metadata=_describe(
-        "Hits per retrieve call (Algorithm 1's K)."))
-    page_tokens: Annotated[int, Limits(ge=0)] = field(default=750, metadata=_describe(
-        "A retrieve page of short hits goes on past the k best with the next ones, up to "
-        "2k in all, while it stays within this many tokens. 0: exactly k hits."))
-    window: Annotated[list[Annotated[int, Limits(ge=0)]],
-                      Limits(min_length=2, max_length=2)] = field(
-        default_factory=lambda: [0, 0], metadata=_describe(
-            "Scanning window [up, down] added around each hit, inside its section."))
-    max_rounds: Annotated[int, Limits(ge=1)] = field(default=50, metadata=_describe(
-        "Model calls with tools per question (paper: T=50); then the model must answer."))
-    toc_budget: Annotated[int, Limits(ge=1)] = field(default=4000, metadata=_describe(
-        "Token budget of the TOC in the system prompt; deeper levels are collapsed first "
-        "to fit."))
+        default=None,
+        metadata=_describe("doc_ids in scope (TOC and retrieval); null: all documents."),
+    )
+    k: Annotated[int, Limits(ge=1)] = field(
+        default=5, metadata=_describe("Hits per retrieve call (Algorithm 1's K).")
+    )
+    page_tokens: Annotated[int, Limits(ge=0)] = field(
+        default=750,
+        metadata=_describe(
+            "A retrieve page of short hits goes on past the k best with the next ones, up to "
+            "2k in all, while it stays within this many tokens. 0: exactly k hits."
+        ),
+    )
+    window: Annotated[list[Annotated[int, Limits(ge=0)]], Limits(min_length=2, max_length=2)] = (
+        field(
+            default_factory=lambda: [0, 0],
+            metadata=_describe(
+                "Scanning window [up, down] added around each hit, inside its section."
+            ),
+        )
+    )
+    max_rounds: Annotated[int, Limits(ge=1)] = field(
+        default=50,
+        metadata=_describe(
+            "Model calls with tools per question (paper: T=50); then the model must answer."
+        ),
+    )
+    toc_budget: Annotated[int, Limits(ge=1)] = field(
+        default=4000,
+        metadata=_describe(
+            "Token budget of the TOC in the system prompt; deeper levels are collapsed first "
+            "to fit."
+        ),
+    )
     temperature: Annotated[float, Limits(ge=0.0, le=2.0)] = field(
-        default=0.0, metadata=_describe("Sampling temperature of the chat model."))
+        default=0.0, metadata=_describe("Sampling temperature of the chat model.")
+    )
     retrieval_mode: Literal["dense", "bm25", "hybrid"] = field(
-        default="hybrid", metadata=_describe(
-            "Ranking for retrieve: 'dense', 'bm25' or 'hybrid' (RRF of both)."))
-    model_retries: Annotated[int, Limits(ge=0)] = field(default=3, metadata=_describe(
-        "Retries of a transient model error (429, 5xx, timeout), with exponential "
-        "backoff."))
-    model_timeout: Annotated[float, Limits(ge=0.0)] = field(default=120.0, metadata=_describe(
-        "Seconds one model response may take in all, retries included; then the turn "
-        "ends with stop_reason 'error'. 0: no deadline."))
-    follow_references: bool = field(default=True, metadata=_describe(
-        "Offer the follow_reference tool when the question or a tool result mentions "
-        "'Table 3', 'Section 4.2', 'page 12'…"))
-    check_sufficiency: bool = field(default=True, metadata=_describe(
-        "Check that the cited evidence supports the answer before returning it; if not, "
-        "read the cited paragraph's section once and re-answer, else abstain "
-        "(stop_reason 'no_evidence')."))
+        default="hybrid",
+        metadata=_describe("Ranking for retrieve: 'dense', 'bm25' or 'hybrid' (RRF of both)."),
+    )
+    model_retries: Annotated[int, Limits(ge=0)] = field(
+        default=3,
+        metadata=_describe(
+            "Retries of a transient model error (429, 5xx, timeout), with exponential backoff."
+        ),
+    )
+    model_timeout: Annotated[float, Limits(ge=0.0)] = field(
+        default=120.0,
+        metadata=_describe(
+            "Seconds one model response may take in all, retries included; then the turn "
+            "ends with stop_reason 'error'. 0: no deadline."
+        ),
+    )
+    follow_references: bool = field(
+        default=True,
+        metadata=_describe(
+            "Offer the follow_reference tool when the question or a tool result mentions "
+            "'Table 3', 'Section 4.2', 'page 12'…"
+        ),
+    )
+    check_sufficiency: bool = field(
+        default=True,
+        metadata=_describe(
+            "Check that the cited evidence supports the answer before returning it; if not, "
+            "read the cited paragraph's section once and re-answer, else abstain "
+            "(stop_reason 'no_evidence')."
+        ),
+    )
     support_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
-        default=0.34, metadata=_describe(
+        default=0.34,
+        metadata=_describe(
             "Sufficiency check: the cosine similarity (local MiniLM model, whatever the "
             "collection embeds with) the best cited paragraph must reach with what the "
             "question asks. 0: the lexical test (sufficiency_threshold) instead. Tuned on "
-            "the FinanceBench and SyllabusQA dev folders (docs/benchmarks.md §12)."))
+            "the FinanceBench and SyllabusQA dev folders (docs/benchmarks.md §12)."
+        ),
+    )
     unused_term_support: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
-        default=0.42, metadata=_describe(
+        default=0.42,
+        metadata=_describe(
             "Sufficiency check: the similarity the best cited paragraph must reach instead "
             "(the higher of the two applies) when the question names a specific word its "
             "cited documents never use ('aprons' of a syllabus that never mentions them; "
             "nodes/sufficiency/unused_terms.py). 0: off, every question needs support_threshold. "
-            "Used with the dense check only (support_threshold > 0)."))
-    answer_type_check: bool = field(default=True, metadata=_describe(
-        "Sufficiency check: an answer is not supported when the question asks for a kind "
-        "of fact (a time or date, a number of the things it counts, a percentage, an "
-        "email or web address, a phone number) that neither the cited paragraphs nor "
-        "their section titles hold (nodes/sufficiency/answer_type.py). On: such passages are about "
-        "the topic but do not answer; the patterns only check kinds they recognise "
-        "reliably, so a miss means the fact is absent."))
+            "Used with the dense check only (support_threshold > 0)."
+        ),
+    )
+    answer_type_check: bool = field(
+        default=True,
+        metadata=_describe(
+            "Sufficiency check: an answer is not supported when the question asks for a kind "
+            "of fact (a time or date, a number of the things it counts, a percentage, an "
+            "email or web address, a phone number) that neither the cited paragraphs nor "
+            "their section titles hold (nodes/sufficiency/answer_type.py). On: such "
+            "passages are about the topic but do not answer; the patterns only check kinds "
+            "they recognise "
+            "reliably, so a miss means the fact is absent."
+        ),
+    )
     sufficiency_threshold: Annotated[float, Limits(ge=0.0, le=1.0)] = field(
-        default=0.3, metadata=_describe(
+        default=0.3,
+        metadata=_describe(
             "Lexical check, used when support_threshold is 0: share of the question's "
             "content words the cited paragraphs must contain (devset: answerable "
-            "questions 0.35-1.0)."))
-    notes_budget: Annotated[int, Limits(ge=0)] = field(default=12000, metadata=_describe(
-        "Tokens the messages sent to the model may take; past it, older tool results are "
-        "sent as compact evidence notes. 0: never."))
+            "questions 0.35-1.0)."
+        ),
+    )
+    notes_budget: Annotated[int, Limits(ge=0)] = field(
+        default=12000,
+        metadata=_describe(
+            "Tokens the messages sent to the model may take; past it, older tool results are "
+            "sent as compact evidence notes. 0: never."
+        ),
+    )
     max_question_chars: Annotated[int, Limits(ge=1)] = field(
-        default=MAX_QUESTION_CHARS, metadata=_describe(
+        default=MAX_QUESTION_CHARS,
+        metadata=_describe(
             "Longest question accepted, in characters; a longer one ends the turn with "
-            "stop_reason 'error' before any work. On a server only the operator sets it."))
-    max_queries: Annotated[int, Limits(ge=1)] = field(default=MAX_QUERIES, metadata=_describe(
-        "Most queries one retrieve call may list; more is a tool error the model can act "
-        "on. On a server only the operator sets it."))
+            "stop_reason 'error' before any work. On a server only the operator sets it."
+        ),
+    )
+    max_queries: Annotated[int, Limits(ge=1)] = field(
+        default=MAX_QUERIES,
+        metadata=_describe(
+            "Most queries one retrieve call may list; more is a tool error the model can act "
+            "on. On a server only the operator sets it."
+        ),
+    )
     max_query_chars: Annotated[int, Limits(ge=1)] = field(
-        default=MAX_QUERY_CHARS, metadata=_describe(
+        default=MAX_QUERY_CHARS,
+        metadata=_describe(
             "Longest query (and follow_reference reference) a tool call may send, in "
-            "characters. On a server only the operator sets it."))
+            "characters. On a server only the operator sets it."
+        ),
+    )
     max_read_paragraphs: Annotated[int, Limits(ge=1)] = field(
-        default=MAX_READ_PARAGRAPHS, metadata=_describe(
+        default=MAX_READ_PARAGRAPHS,
+        metadata=_describe(
             "Most paragraphs one read_section call may return (the range clipped to its "
             "section); a wider range is a tool error saying the section's size. On a "
-            "server only the operator sets it."))
+            "server only the operator sets it."
+        ),
+    )
     max_tool_calls: Annotated[int, Limits(ge=1)] = field(
-        default=MAX_TOOL_CALLS, metadata=_describe(
+        default=MAX_TOOL_CALLS,
+        metadata=_describe(
             "Most tool calls of one model reply that are run; the others are answered "
             "with an error asking for them in the next round. On a server only the "
-            "operator sets it."))
+            "operator sets it."
+        ),
+    )
 
 
 @dataclass(kw_only=True, init=False)
@@ -274,14 +358,23 @@ class IngestContext(_ValidatedContext):
 
     store: str = _STORE
     collection: str = _COLLECTION
-    ocr_model: str = field(default="", metadata=_describe(
-        "Vision model that reads PDF pages as images into Markdown (the paper's OCR "
-        "route). Empty: the PDF text layer."))
-    vision_model: str = field(default="", metadata=_describe(
-        "Vision model that describes figures (cached). Empty: none."))
-    describe_model: str = field(default="", metadata=_describe(
-        "Chat model writing a one-line summary per section for the TOC (cached, "
-        "budgeted). Empty: none."))
+    ocr_model: str = field(
+        default="",
+        metadata=_describe(
+            "Vision model that reads PDF pages as images into Markdown (the paper's OCR "
+            "route). Empty: the PDF text layer."
+        ),
+    )
+    vision_model: str = field(
+        default="", metadata=_describe("Vision model that describes figures (cached). Empty: none.")
+    )
+    describe_model: str = field(
+        default="",
+        metadata=_describe(
+            "Chat model writing a one-line summary per section for the TOC (cached, "
+            "budgeted). Empty: none."
+        ),
+    )
 
 
 def check_context(schema: type[_ValidatedContext], values: dict[str, Any]) -> Any:

@@ -70,9 +70,13 @@ from deepread.nodes.tools.specs import (
 from deepread.stores.backend import StoreError, TransientStoreError
 from deepread.text.hygiene import brief
 
-HANDLERS: dict[str, Handler] = {RETRIEVE: retrieve, READ_SECTION: read_section,
-                                OPEN_TOC: open_toc, FOLLOW_REFERENCE: follow_reference,
-                                FIND_DOCUMENTS: find_documents}
+HANDLERS: dict[str, Handler] = {
+    RETRIEVE: retrieve,
+    READ_SECTION: read_section,
+    OPEN_TOC: open_toc,
+    FOLLOW_REFERENCE: follow_reference,
+    FIND_DOCUMENTS: find_documents,
+}
 
 #: The node that answers a call no executor takes.
 INVALID_CALL = "invalid_call"
@@ -86,8 +90,10 @@ def refusal(call: dict[str, Any], offered: list[str]) -> str | None:
     if call.get("refused"):  # past the reply's max_tool_calls (pending_tool_calls)
         return str(call["refused"])
     if call.get("invalid"):
-        return (f"the arguments of {name} were not valid JSON: {brief(call.get('args'))}; "
-                "call it again with a JSON object")
+        return (
+            f"the arguments of {name} were not valid JSON: {brief(call.get('args'))}; "
+            "call it again with a JSON object"
+        )
     if name not in HANDLERS:
         return f"unknown tool {brief(name)}; the tools are: {', '.join(offered)}"
     if name not in offered:
@@ -103,8 +109,7 @@ def offered(state: AgentState) -> list[str]:
 def pending(state: AgentState, context: Context | None) -> list[dict[str, Any]]:
     """The calls left to answer, those past the reply's ``max_tool_calls`` marked
     refused (:func:`~deepread.nodes.state.pending_tool_calls`)."""
-    return pending_tool_calls(state.get("messages", []),
-                              (context or Context()).max_tool_calls)
+    return pending_tool_calls(state.get("messages", []), (context or Context()).max_tool_calls)
 
 
 def next_call(state: AgentState) -> str:
@@ -138,15 +143,23 @@ def shown_memory(state: AgentState, memory: Regions) -> Regions:
     less the paragraphs it now sees only as evidence notes (re-reading them shows their
     text again), plus everything this round's earlier calls showed."""
     regions = subtract_regions(memory, state.get("noted_regions"))
-    earlier = [p.coord for m in this_round(state.get("messages", []))
-               for p in Observation.of(m).paragraphs]
+    earlier = [
+        p.coord for m in this_round(state.get("messages", [])) for p in Observation.of(m).paragraphs
+    ]
     return merge_regions(regions, regions_of(earlier))
 
 
 def report(write: Any, call: dict[str, Any], answer: ToolMessage) -> None:
     """The ``custom`` stream event of one answered call."""
-    write({"event": "tool_result", "id": call.get("id"), "name": call.get("name"),
-           "status": answer.status, **Observation.of(answer).summary()})
+    write(
+        {
+            "event": "tool_result",
+            "id": call.get("id"),
+            "name": call.get("name"),
+            "status": answer.status,
+            **Observation.of(answer).summary(),
+        }
+    )
 
 
 def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv) -> ToolMessage:
@@ -169,15 +182,24 @@ def make_executor(resources: Resources, tool: str):
         context = runtime.context or Context()
         write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
         call = pending(state, context)[0]
-        write({"event": "tool_call", "id": call.get("id"), "name": call.get("name"),
-               "args": call.get("args")})
+        write(
+            {
+                "event": "tool_call",
+                "id": call.get("id"),
+                "name": call.get("name"),
+                "args": call.get("args"),
+            }
+        )
         # The memory of the collection this turn reads (nodes/state.py: view); what this
         # call shows is written back under the same scope.
         scope = state.get("scope") or resources.scope(context)
         memory = view(state.get("read_regions"), scope)
-        env = ToolEnv(resources.index(context), context,
-                      read_docs=list(dict.fromkeys(region_doc(k) for k in memory)),
-                      shown=shown_memory(state, memory))
+        env = ToolEnv(
+            resources.index(context),
+            context,
+            read_docs=list(dict.fromkeys(region_doc(k) for k in memory)),
+            shown=shown_memory(state, memory),
+        )
         update: dict[str, Any] = {}
         try:
             if call.get("refused"):  # past the reply's max_tool_calls: answered, not run
@@ -193,7 +215,8 @@ def make_executor(resources: Resources, tool: str):
             answer = error_message(call, f"the document store failed: {exc}")
         else:
             update["read_regions"] = scoped(
-                regions_of([p.coord for p in outcome.paragraphs]), scope)
+                regions_of([p.coord for p in outcome.paragraphs]), scope
+            )
             if state.get("bounded") and outcome.widens:
                 update["space"] = outcome.widens
         report(write, call, answer)
@@ -206,8 +229,14 @@ def make_executor(resources: Resources, tool: str):
 def invalid_call(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The node answering a call no executor takes, with why and what is on offer."""
     call = pending(state, runtime.context)[0]
-    runtime.stream_writer({"event": "tool_call", "id": call.get("id"),
-                           "name": call.get("name"), "args": call.get("args")})
+    runtime.stream_writer(
+        {
+            "event": "tool_call",
+            "id": call.get("id"),
+            "name": call.get("name"),
+            "args": call.get("args"),
+        }
+    )
     answer = error_message(call, refusal(call, offered(state)) or "not run")
     report(runtime.stream_writer, call, answer)
     return {"messages": [answer]}

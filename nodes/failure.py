@@ -43,8 +43,9 @@ FINALIZE = "finalize"
 
 #: Retry of the nodes that read the store (toc, compact, the executors): three attempts,
 #: 0.5 s then 1 s apart (with jitter), on transient failures of a Qdrant server only.
-STORE_RETRY = RetryPolicy(initial_interval=0.5, backoff_factor=2.0, max_attempts=3,
-                          retry_on=TransientStoreError)
+STORE_RETRY = RetryPolicy(
+    initial_interval=0.5, backoff_factor=2.0, max_attempts=3, retry_on=TransientStoreError
+)
 
 
 def what_failed(node: str, error: BaseException) -> str:
@@ -68,9 +69,10 @@ def unanswered(state: AgentState, fault: str) -> list[ToolMessage]:
     """Answers to the calls still pending: the first with ``fault`` when a tool failed on
     it, the rest as not run."""
     calls = pending_tool_calls(state.get("messages", []))
-    return [error_message(call, fault if i == 0 else
-                          "not run: an earlier call of this round failed")
-            for i, call in enumerate(calls)]
+    return [
+        error_message(call, fault if i == 0 else "not run: an earlier call of this round failed")
+        for i, call in enumerate(calls)
+    ]
 
 
 def on_error(state: AgentState, error: NodeError) -> Command:

@@ -20,7 +20,10 @@ from deepread.nodes.context import Context
 from deepread.nodes.state import AgentState, Citation, final_answer, turn_messages, view
 
 _USAGE: tuple[Literal["input_tokens", "output_tokens", "total_tokens"], ...] = (
-    "input_tokens", "output_tokens", "total_tokens")
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+)
 
 
 def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -42,14 +45,21 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     error = state.get("error")
     if stop == "error" and not error:
         error = "the model returned an empty reply"
-    sufficiency = state.get("sufficiency") or (
-        "unchecked" if context.check_sufficiency else "off")
+    sufficiency = state.get("sufficiency") or ("unchecked" if context.check_sufficiency else "off")
     citations = [Citation(doc_id=d, sec_id=s, para_idx=p) for d, s, p in kept]
     update: dict[str, Any] = {}
     if last is not None and last.id:
         # The answer in the chat carries its citations (same id: replaced in place).
-        update["messages"] = [last.model_copy(update={"response_metadata": {
-            **last.response_metadata, "citations": [dict(c) for c in citations]}})]
+        update["messages"] = [
+            last.model_copy(
+                update={
+                    "response_metadata": {
+                        **last.response_metadata,
+                        "citations": [dict(c) for c in citations],
+                    }
+                }
+            )
+        ]
     return update | {
         "question": "",  # consumed: a later chat-message turn brings its own
         "answer": answer,

@@ -49,9 +49,11 @@ from deepread.stores.backend import StoreError
 from deepread.text.hygiene import brief
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"
-NO_ROOT = (f"ingest by path is off on this server: the operator allows paths under one "
-           f"folder by setting {ROOT_ENV}=/path/to/documents; a client can send documents "
-           "as content instead: files=[{name, text | content_base64}]")
+NO_ROOT = (
+    f"ingest by path is off on this server: the operator allows paths under one "
+    f"folder by setting {ROOT_ENV}=/path/to/documents; a client can send documents "
+    "as content instead: files=[{name, text | content_base64}]"
+)
 
 
 class IngestFile(TypedDict, total=False):
@@ -91,9 +93,11 @@ def check_root(paths: list[str], root: str | None) -> tuple[list[str], list[dict
     return allowed, refused
 
 
-def files_under_root(paths: list[str], root: str | None,
-                     unsupported: list[Path] | None = None,
-                     ) -> tuple[list[str], list[dict[str, str]]]:
+def files_under_root(
+    paths: list[str],
+    root: str | None,
+    unsupported: list[Path] | None = None,
+) -> tuple[list[str], list[dict[str, str]]]:
     """:func:`check_root`, then the same check on every file a folder walk finds."""
     allowed, refused = check_root(paths, root)
     if not root or not allowed:
@@ -101,8 +105,9 @@ def files_under_root(paths: list[str], root: str | None,
     files, missing = expand_paths(allowed, unsupported)
     inside, outside = check_root([str(f) for f in files], root)
     refused += [{"path": f.path, "reason": f.reason} for f in missing]
-    refused += [{"path": r["path"], "reason": f"{r['reason']} (reached through a symlink)"}
-                for r in outside]
+    refused += [
+        {"path": r["path"], "reason": f"{r['reason']} (reached through a symlink)"} for r in outside
+    ]
     return inside, refused
 
 
@@ -111,16 +116,21 @@ def _paths(state: IngestInput) -> list[str]:
     paths = state.get("paths") or []
     paths = [paths] if isinstance(paths, str) else [str(p) for p in paths]
     if len(paths) > max_paths():
-        raise UploadRefused(f"paths: {len(paths)} paths, over the cap of {max_paths()} per "
-                            "run (DEEPREAD_INGEST_MAX_PATHS); name their folder instead")
+        raise UploadRefused(
+            f"paths: {len(paths)} paths, over the cap of {max_paths()} per "
+            "run (DEEPREAD_INGEST_MAX_PATHS); name their folder instead"
+        )
     return paths
 
 
 def _too_long(paths: list[str]) -> tuple[list[str], list[dict[str, str]]]:
     """``paths`` split into those of a possible length and failures for the others."""
     ok = [p for p in paths if len(p) <= MAX_PATH_CHARS]
-    return ok, [{"path": brief(p), "reason": f"a path of {len(p)} characters; at most "
-                 f"{MAX_PATH_CHARS}"} for p in paths if len(p) > MAX_PATH_CHARS]
+    return ok, [
+        {"path": brief(p), "reason": f"a path of {len(p)} characters; at most {MAX_PATH_CHARS}"}
+        for p in paths
+        if len(p) > MAX_PATH_CHARS
+    ]
 
 
 def make_ingest(resources: Resources, *, served: bool = False):
@@ -148,14 +158,20 @@ def make_ingest(resources: Resources, *, served: bool = False):
         try:
             index = resources.index(context)
         except (ValueError, StoreError) as exc:  # a bad collection name, a store in use
-            sent = [f.get("name", f"files[{i}]") if isinstance(f, dict) else f"files[{i}]"
-                    for i, f in enumerate(state.get("files") or [])]
-            return {"documents": [], "error": str(exc), "unsupported": [],
-                    "failures": refused + [{"path": p, "reason": str(exc)}
-                                           for p in allowed + sent]}
+            sent = [
+                f.get("name", f"files[{i}]") if isinstance(f, dict) else f"files[{i}]"
+                for i, f in enumerate(state.get("files") or [])
+            ]
+            return {
+                "documents": [],
+                "error": str(exc),
+                "unsupported": [],
+                "failures": refused + [{"path": p, "reason": str(exc)} for p in allowed + sent],
+            }
         try:
-            uploads, upload_failures = save_uploads(state.get("files"),
-                                                    upload_dir(index.store, index.name))
+            uploads, upload_failures = save_uploads(
+                state.get("files"), upload_dir(index.store, index.name)
+            )
         except UploadRefused as exc:
             uploads, upload_failures = [], []
             errors.append(str(exc))
@@ -169,23 +185,40 @@ def make_ingest(resources: Resources, *, served: bool = False):
             write({"ingest": event, "file": shown(path), "done": done, "total": total})
 
         todo = allowed + [str(u.path) for u in uploads]
-        result = index.ingest_report(
-            todo, progress=progress, ocr_model=context.ocr_model or None,
-            vision_model=context.vision_model or None,
-            describe_model=context.describe_model or None, workers=1) if todo else None
+        result = (
+            index.ingest_report(
+                todo,
+                progress=progress,
+                ocr_model=context.ocr_model or None,
+                vision_model=context.vision_model or None,
+                describe_model=context.describe_model or None,
+                workers=1,
+            )
+            if todo
+            else None
+        )
         # A document sent as content that failed leaves no file behind (the one it
         # replaced comes back): the folder holds what the collection was built from.
         settle(uploads, {Path(f.path).resolve() for f in (result.failures if result else [])})
         documents = [] if result is None else result.documents + result.skipped
-        failures = too_long + refused + [{"path": f.path, "reason": f.reason}
-                                         for f in upload_failures]
+        failures = (
+            too_long + refused + [{"path": f.path, "reason": f.reason} for f in upload_failures]
+        )
         if result is not None:
             failures += [{"path": shown(f.path), "reason": f.reason} for f in result.failures]
             unsupported += result.unsupported
         out: IngestOutput = {
-            "documents": [{"doc_id": d.doc_id, "title": d.title, "source": shown(d.source),
-                           "sections": len(d.sections), "paragraphs": d.n_para,
-                           "tokens": d.n_tok} for d in documents],
+            "documents": [
+                {
+                    "doc_id": d.doc_id,
+                    "title": d.title,
+                    "source": shown(d.source),
+                    "sections": len(d.sections),
+                    "paragraphs": d.n_para,
+                    "tokens": d.n_tok,
+                }
+                for d in documents
+            ],
             "failures": failures,
             "unsupported": [str(p) for p in unsupported],
         }

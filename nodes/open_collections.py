@@ -79,7 +79,7 @@ class OpenCollections:
     def _close_idle(self) -> None:
         """Close the least recently used collections nobody holds, down to the cap."""
         excess = len(self._entries) - self._cap()
-        for key in [k for k, e in self._entries.items() if e.users == 0][:max(excess, 0)]:
+        for key in [k for k, e in self._entries.items() if e.users == 0][: max(excess, 0)]:
             _close(key, self._entries.pop(key).index)
 
     def opened(self) -> list[Key]:
@@ -95,8 +95,11 @@ class OpenCollections:
     def close(self, store: str | None = None) -> None:
         """Close the open collections (of ``store`` only, when given) nobody holds."""
         with self._lock:
-            for key in [k for k, e in self._entries.items()
-                        if e.users == 0 and (store is None or k[0] == store)]:
+            for key in [
+                k
+                for k, e in self._entries.items()
+                if e.users == 0 and (store is None or k[0] == store)
+            ]:
                 _close(key, self._entries.pop(key).index)
 
 
@@ -107,8 +110,11 @@ def _close(key: Key, index: Index) -> None:
     try:
         index.close()
     except Exception:
-        log.exception("closing collection %r of %s failed", key[1],
-                      redact_url(key[0], current_settings().secrets))
+        log.exception(
+            "closing collection %r of %s failed",
+            key[1],
+            redact_url(key[0], current_settings().secrets),
+        )
 
 
 #: The process's open collections (the served graphs' and any graph built without an index).

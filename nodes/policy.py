@@ -41,21 +41,33 @@ def with_call_ids(reply: AIMessage) -> AIMessage:
     """Give every tool call an id: each must be answered by one ToolMessage naming it."""
     if all(c.get("id") for c in [*reply.tool_calls, *reply.invalid_tool_calls]):
         return reply
-    return reply.model_copy(update={
-        "tool_calls": [c if c.get("id") else {**c, "id": f"call_{uuid4().hex[:16]}"}
-                       for c in reply.tool_calls],
-        "invalid_tool_calls": [c if c.get("id") else {**c, "id": f"call_{uuid4().hex[:16]}"}
-                               for c in reply.invalid_tool_calls]})
+    return reply.model_copy(
+        update={
+            "tool_calls": [
+                c if c.get("id") else {**c, "id": f"call_{uuid4().hex[:16]}"}
+                for c in reply.tool_calls
+            ],
+            "invalid_tool_calls": [
+                c if c.get("id") else {**c, "id": f"call_{uuid4().hex[:16]}"}
+                for c in reply.invalid_tool_calls
+            ],
+        }
+    )
 
 
 def without_tool_calls(reply: AIMessage) -> AIMessage:
     """The reply with any tool call dropped (no tools were on offer: none may dangle)."""
-    return AIMessage(content=reply.content, id=reply.id, usage_metadata=reply.usage_metadata,
-                     response_metadata=reply.response_metadata)
+    return AIMessage(
+        content=reply.content,
+        id=reply.id,
+        usage_metadata=reply.usage_metadata,
+        response_metadata=reply.response_metadata,
+    )
 
 
-def references_on_offer(state: AgentState, tools: tuple[str, ...], context: Context,
-                        index: Index) -> bool:
+def references_on_offer(
+    state: AgentState, tools: tuple[str, ...], context: Context, index: Index
+) -> bool:
     """Whether to offer ``follow_reference``: the question or a tool result of this turn
     mentions "Table 3", "Section 4.2", "section <Title>", "page 12"… (a cheap regex) and
     a section mention matches a section title in scope. Otherwise the model sees the
@@ -63,8 +75,11 @@ def references_on_offer(state: AgentState, tools: tuple[str, ...], context: Cont
     if not context.follow_references or READ_SECTION not in tools:
         return False
     texts = [state.get("question") or ""]
-    texts += [message_text(m) for m in turn_messages(state)
-              if isinstance(m, ToolMessage) and m.status != "error"]
+    texts += [
+        message_text(m)
+        for m in turn_messages(state)
+        if isinstance(m, ToolMessage) and m.status != "error"
+    ]
     found = [m for text in texts for m in mentions(text)]
     if not found:
         return False
@@ -76,13 +91,14 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
     """The policy node, offering the model ``tools`` (a subset for ablation modes)."""
 
     def ask(model: Any, messages: list[BaseMessage], context: Context) -> AIMessage:
-        return invoke_with_retry(model, messages, context.model_retries,
-                                 context.model_timeout)
+        return invoke_with_retry(model, messages, context.model_retries, context.model_timeout)
 
     def answer_again(state: AgentState, context: Context) -> dict[str, Any]:
         """The second answer the sufficiency check asked for, without tools."""
-        nudge = notice("sufficiency", load("sufficiency_retry").replace(
-            "{reason}", state.get("retry_reason") or ""))
+        nudge = notice(
+            "sufficiency",
+            load("sufficiency_retry").replace("{reason}", state.get("retry_reason") or ""),
+        )
         try:
             reply = ask(resources.model(context), [*model_input(state), nudge], context)
         except Exception:  # keep the first answer rather than fail the turn (check sees it)
@@ -110,8 +126,9 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
         # error handler ends the turn (deepread.nodes.failure).
         model: BaseChatModel = resources.model(context)
         if rounds >= context.max_rounds:
-            budget = notice("budget", load("budget").replace(
-                "{max_rounds}", str(context.max_rounds)))
+            budget = notice(
+                "budget", load("budget").replace("{max_rounds}", str(context.max_rounds))
+            )
             # The notice goes with this one call only; no tools are on offer now.
             reply = without_tool_calls(ask(model, [*history, budget], context))
             update["stop_reason"] = "budget"

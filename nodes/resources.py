@@ -54,14 +54,16 @@ def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
         if not create:
             check_collection_name(collection)
             settings = current_settings()
-            known = list_collections(store, api_key=settings.qdrant_api_key,
-                                     timeout=settings.qdrant_timeout)
+            known = list_collections(
+                store, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
+            )
             if collection not in known:
                 there = ", ".join(repr(n) for n in known) or "none yet"
                 raise UnknownCollection(
                     f"collection {collection!r} does not exist in store "
                     f"{redact_url(store, settings.secrets)}; collections there: {there} "
-                    "(ingest documents into it first)")
+                    "(ingest documents into it first)"
+                )
         return Index.open(store=store, collection=collection)
 
     return open_it
@@ -82,8 +84,13 @@ class Resources:
     graph) or must exist already (the agent).
     """
 
-    def __init__(self, index: Index | None = None, model: BaseChatModel | None = None, *,
-                 create: bool = False) -> None:
+    def __init__(
+        self,
+        index: Index | None = None,
+        model: BaseChatModel | None = None,
+        *,
+        create: bool = False,
+    ) -> None:
         self._index = index
         self._model = model
         self._create = create
@@ -116,18 +123,20 @@ class Resources:
                     f"this graph was built with a fixed index (collection "
                     f"{self._index.name!r} in {self._index.store}), so the context may not "
                     f"name {' or '.join(named)} too; build the graph without an index to "
-                    "let the context choose")
+                    "let the context choose"
+                )
             return self._index
         store = context.store or current_settings().store
         held = _HELD.get()
         if held is None:
-            raise RuntimeError("Resources.index() outside a leasing node: wrap the node "
-                               "with Resources.leasing so the collection it opens is not "
-                               "closed under it")
+            raise RuntimeError(
+                "Resources.index() outside a leasing node: wrap the node "
+                "with Resources.leasing so the collection it opens is not "
+                "closed under it"
+            )
         key = (store, context.collection)
         if key not in held:
-            held[key] = OPEN.acquire(key, opener(store, context.collection,
-                                                 create=self._create))
+            held[key] = OPEN.acquire(key, opener(store, context.collection, create=self._create))
         return held[key]
 
     def scope(self, context) -> str:
@@ -149,9 +158,12 @@ class Resources:
         if context.model:
             # The client's per-read timeout and its own retries (models/chat.py); the
             # total deadline of a response is the policy's (Context.model_timeout).
-            return chat_model(context.model, context.temperature,
-                              timeout=context.model_timeout or 120.0,
-                              retries=context.model_retries)
+            return chat_model(
+                context.model,
+                context.temperature,
+                timeout=context.model_timeout or 120.0,
+                retries=context.model_retries,
+            )
         return ExtractiveChatModel(index=self.index(context)).within(context)
 
     def judge(self, context) -> BaseChatModel | None:

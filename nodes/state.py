@@ -62,8 +62,11 @@ def view(regions: Regions | None, scope: str) -> Regions:
     and cited only once it is (never a pointer to another collection's text).
     """
     prefix = f"{scope}/"
-    return {k[len(prefix):]: [list(iv) for iv in v] for k, v in (regions or {}).items()
-            if k.startswith(prefix)}
+    return {
+        k[len(prefix) :]: [list(iv) for iv in v]
+        for k, v in (regions or {}).items()
+        if k.startswith(prefix)
+    }
 
 
 def scoped(regions: Regions, scope: str) -> Regions:
@@ -102,9 +105,12 @@ def subtract_regions(regions: Regions, removed: Regions | None) -> Regions:
         for start, end in intervals:
             pieces = [[start, end]]
             for a, b in cut:
-                pieces = [q for p, e in pieces
-                          for q in ([[p, min(e, a - 1)]] if p <= min(e, a - 1) else [])
-                          + ([[max(p, b + 1), e]] if max(p, b + 1) <= e else [])]
+                pieces = [
+                    q
+                    for p, e in pieces
+                    for q in ([[p, min(e, a - 1)]] if p <= min(e, a - 1) else [])
+                    + ([[max(p, b + 1), e]] if max(p, b + 1) <= e else [])
+                ]
             kept += pieces
         if kept:
             out[key] = merge_intervals(kept)
@@ -151,8 +157,7 @@ class MessageError(ValueError):
 
 def _message_chars(message: BaseMessage) -> int:
     """How much text a message holds: its content and its tool calls' arguments."""
-    size = len(message.content) if isinstance(message.content, str) else len(
-        str(message.content))
+    size = len(message.content) if isinstance(message.content, str) else len(str(message.content))
     if isinstance(message, AIMessage):
         size += sum(len(str(c.get("args"))) for c in message.tool_calls)
     return size
@@ -170,15 +175,18 @@ def checked_messages(update: Messages) -> list[BaseMessage]:
             [message] = convert_to_messages([item])
         except KeyError as exc:  # LangChain reads the required fields with item[...]
             kind = item.get("type") or item.get("role") if isinstance(item, dict) else "?"
-            raise MessageError(f"messages[{i}]: a {kind!r} message needs {exc.args[0]!r}"
-                               + (" (the id of the tool call it answers)"
-                                  if exc.args[0] == "tool_call_id" else "")) from None
+            raise MessageError(
+                f"messages[{i}]: a {kind!r} message needs {exc.args[0]!r}"
+                + (" (the id of the tool call it answers)" if exc.args[0] == "tool_call_id" else "")
+            ) from None
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise MessageError(f"messages[{i}]: not a message: {exc}") from None
         size = _message_chars(message)
         if size > cap:
-            raise MessageError(f"messages[{i}]: {size} characters, over the "
-                               f"{cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)")
+            raise MessageError(
+                f"messages[{i}]: {size} characters, over the "
+                f"{cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
+            )
         out.append(message)
     return out
 
@@ -287,11 +295,12 @@ def answer_metadata(message: BaseMessage | None) -> dict[str, Any]:
 
 
 def turn_messages(state: AgentState) -> list[AnyMessage]:
-    return state.get("messages", [])[state.get("turn_start", 0):]
+    return state.get("messages", [])[state.get("turn_start", 0) :]
 
 
-def pending_tool_calls(messages: list[AnyMessage], max_calls: int = MAX_TOOL_CALLS
-                       ) -> list[dict[str, Any]]:
+def pending_tool_calls(
+    messages: list[AnyMessage], max_calls: int = MAX_TOOL_CALLS
+) -> list[dict[str, Any]]:
     """Tool calls of the last AI message that no ``ToolMessage`` has answered yet.
 
     Malformed calls (``invalid_tool_calls``: arguments that were not JSON) are included,
@@ -302,12 +311,14 @@ def pending_tool_calls(messages: list[AnyMessage], max_calls: int = MAX_TOOL_CAL
     for i in range(len(messages) - 1, -1, -1):
         msg = messages[i]
         if isinstance(msg, AIMessage):
-            answered = {m.tool_call_id for m in messages[i + 1:] if isinstance(m, ToolMessage)}
+            answered = {m.tool_call_id for m in messages[i + 1 :] if isinstance(m, ToolMessage)}
             calls = [dict(c) for c in msg.tool_calls]
             calls += [dict(c) | {"invalid": True} for c in msg.invalid_tool_calls]
             if len(calls) > max_calls:
-                why = (f"not run: at most {max_calls} tool calls of one reply are run and "
-                       f"this one made {len(calls)}; call it again in the next round")
+                why = (
+                    f"not run: at most {max_calls} tool calls of one reply are run and "
+                    f"this one made {len(calls)}; call it again in the next round"
+                )
                 calls = calls[:max_calls] + [c | {"refused": why} for c in calls[max_calls:]]
             return [c for c in calls if c.get("id") not in answered]
         if not isinstance(msg, ToolMessage):

@@ -36,22 +36,36 @@ def fresh_turn(state: AgentState) -> dict[str, Any]:
         raise ValueError(f"question must be text, not {type(raw).__name__} ({brief(raw)})")
     question = clean_query(raw).strip()  # no lone surrogate reaches a tokenizer
     new: list[HumanMessage] = []
-    if question and not (messages and isinstance(messages[-1], HumanMessage)
-                         and messages[-1].content == question):
+    if question and not (
+        messages and isinstance(messages[-1], HumanMessage) and messages[-1].content == question
+    ):
         new.append(HumanMessage(content=question))
     elif not question:
         # Chat input: the turn's question is the newest human message. (finalize
         # clears ``question`` so that a later chat turn is not answered with it.)
         if not (messages and isinstance(messages[-1], HumanMessage)):
-            raise ValueError("no question: pass {'question': …} or chat messages "
-                             "ending with the user's question")
+            raise ValueError(
+                "no question: pass {'question': …} or chat messages ending with the user's question"
+            )
         question = str(messages[-1].content)
     turn_start = len(messages) if new else max(0, len(messages) - 1)
     return {
-        "messages": new, "question": question, "turn_start": turn_start, "rounds": 0,
-        "stop_reason": "", "error": None, "answer": "", "citations": [],
-        "dropped_citations": 0, "tool_calls": [], "usage": {}, "sufficiency": "",
-        "checks": 0, "retry_reason": "", "check_usage": {}}
+        "messages": new,
+        "question": question,
+        "turn_start": turn_start,
+        "rounds": 0,
+        "stop_reason": "",
+        "error": None,
+        "answer": "",
+        "citations": [],
+        "dropped_citations": 0,
+        "tool_calls": [],
+        "usage": {},
+        "sufficiency": "",
+        "checks": 0,
+        "retry_reason": "",
+        "check_usage": {},
+    }
 
 
 class QuestionTooLong(ValueError):
@@ -66,8 +80,7 @@ def asked_question(state: AgentState) -> str:
     raw = state.get("question") or ""
     if isinstance(raw, str) and raw:
         return raw
-    return (str(messages[-1].content) if messages and isinstance(messages[-1], HumanMessage)
-            else "")
+    return str(messages[-1].content) if messages and isinstance(messages[-1], HumanMessage) else ""
 
 
 def check_length(state: AgentState, context: Context) -> None:
@@ -77,17 +90,29 @@ def check_length(state: AgentState, context: Context) -> None:
         raise QuestionTooLong(
             f"the question is {len(asked)} characters; at most "
             f"{context.max_question_chars} are accepted (context field "
-            "max_question_chars, DEEPREAD_MAX_QUESTION_CHARS)")
+            "max_question_chars, DEEPREAD_MAX_QUESTION_CHARS)"
+        )
 
 
 def refused_turn(state: AgentState) -> dict[str, Any]:
     """The start of a turn whose question was refused: its per-turn fields afresh and
     nothing of the question added to the thread's messages."""
     return {
-        "question": "", "turn_start": len(state.get("messages", [])), "rounds": 0,
-        "stop_reason": "", "error": None, "answer": "", "citations": [],
-        "dropped_citations": 0, "tool_calls": [], "usage": {}, "sufficiency": "",
-        "checks": 0, "retry_reason": "", "check_usage": {}}
+        "question": "",
+        "turn_start": len(state.get("messages", [])),
+        "rounds": 0,
+        "stop_reason": "",
+        "error": None,
+        "answer": "",
+        "citations": [],
+        "dropped_citations": 0,
+        "tool_calls": [],
+        "usage": {},
+        "sufficiency": "",
+        "checks": 0,
+        "retry_reason": "",
+        "check_usage": {},
+    }
 
 
 def make_toc(resources: Resources):
@@ -117,11 +142,22 @@ def make_toc(resources: Resources):
             # Collapsing would hide most sections of every document: show the documents
             # the question names (else those retrieval ranks highest) in full instead,
             # and let the space grow from there.
-            space = list(dict.fromkeys([
-                *(state.get("space") or []),
-                *initial_space(index, question, context.documents)]))
+            space = list(
+                dict.fromkeys(
+                    [
+                        *(state.get("space") or []),
+                        *initial_space(index, question, context.documents),
+                    ]
+                )
+            )
             text = render_space(documents, space, context.toc_budget)
-        return {**fresh, "toc": text, "bounded": bounded, "space": space,
-                "toc_space": space, "library": library}
+        return {
+            **fresh,
+            "toc": text,
+            "bounded": bounded,
+            "space": space,
+            "toc_space": space,
+            "library": library,
+        }
 
     return toc

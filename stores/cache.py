@@ -30,11 +30,14 @@ class ModelCache:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False,
-                                   timeout=30)
+        self._db = sqlite3.connect(
+            str(path) if path else ":memory:", check_same_thread=False, timeout=30
+        )
         with self._lock, self._db:
-            self._db.execute("CREATE TABLE IF NOT EXISTS cache (kind TEXT, model TEXT, "
-                             "digest TEXT, value TEXT, PRIMARY KEY (kind, model, digest))")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS cache (kind TEXT, model TEXT, "
+                "digest TEXT, value TEXT, PRIMARY KEY (kind, model, digest))"
+            )
 
     @classmethod
     def beside(cls, store_dir: Path) -> ModelCache:
@@ -43,14 +46,17 @@ class ModelCache:
 
     def get(self, kind: str, model: str, digest: str) -> str | None:
         with self._lock:
-            row = self._db.execute("SELECT value FROM cache WHERE kind=? AND model=? AND "
-                                   "digest=?", (kind, model, digest)).fetchone()
+            row = self._db.execute(
+                "SELECT value FROM cache WHERE kind=? AND model=? AND digest=?",
+                (kind, model, digest),
+            ).fetchone()
         return row[0] if row else None
 
     def put(self, kind: str, model: str, digest: str, value: str) -> None:
         with self._lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO cache VALUES (?, ?, ?, ?)",
-                             (kind, model, digest, value))
+            self._db.execute(
+                "INSERT OR REPLACE INTO cache VALUES (?, ?, ?, ?)", (kind, model, digest, value)
+            )
 
     def __len__(self) -> int:
         with self._lock:

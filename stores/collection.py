@@ -73,17 +73,26 @@ def _stored(doc: Document) -> dict[str, Any]:
 
 
 def _paragraph(payload: dict[str, Any]) -> Paragraph:
-    return Paragraph(doc_id=payload["doc_id"], sec_id=payload["sec_id"],
-                     para_idx=payload["para_idx"], text=payload["text"],
-                     kind=payload.get("kind", "text"), page=payload.get("page"),
-                     caption=payload.get("caption"), label=payload.get("label"),
-                     image=payload.get("image"))
+    return Paragraph(
+        doc_id=payload["doc_id"],
+        sec_id=payload["sec_id"],
+        para_idx=payload["para_idx"],
+        text=payload["text"],
+        kind=payload.get("kind", "text"),
+        page=payload.get("page"),
+        caption=payload.get("caption"),
+        label=payload.get("label"),
+        image=payload.get("image"),
+    )
 
 
 def _visible(row: dict[str, Any]) -> bool:
     """A document point readers list: committed, and not being removed."""
-    return committed_version(row) is not None and not row.get("deleting") \
+    return (
+        committed_version(row) is not None
+        and not row.get("deleting")
         and row.get("document") is not None
+    )
 
 
 class Collection:
@@ -96,8 +105,15 @@ class Collection:
     "unmapped"), which lets a test pause or kill a writer at each.
     """
 
-    def __init__(self, backend: Backend, name: str, embedding_id: str, *,
-                 clock: Callable[[], float] = time.time, lease_s: float = LEASE_S) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        name: str,
+        embedding_id: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        lease_s: float = LEASE_S,
+    ) -> None:
         self.backend = backend
         self.name = name
         self.embedding_id = embedding_id
@@ -124,12 +140,15 @@ class Collection:
             raise StoreError(
                 f"collection {self.name!r} was built with embeddings {built_with!r}, not "
                 f"{self.embedding_id!r}; query it with the same model, or re-ingest into "
-                "a new collection")
+                "a new collection"
+            )
         schema = int(meta[0].get("schema", 1)) if meta else _SCHEMA_VERSION
         if schema > _SCHEMA_VERSION:
-            raise StoreError(f"collection {self.name!r} was written by a newer deepread "
-                             f"(layout {schema}; this one reads up to {_SCHEMA_VERSION}): "
-                             "upgrade deepread to use it")
+            raise StoreError(
+                f"collection {self.name!r} was written by a newer deepread "
+                f"(layout {schema}; this one reads up to {_SCHEMA_VERSION}): "
+                "upgrade deepread to use it"
+            )
         return schema
 
     def _ensure_created(self, dim: int) -> None:
@@ -138,9 +157,21 @@ class Collection:
         # Another process (or thread) may create it at the same moment: creation is
         # idempotent on both engines, and the metadata point is inserted only if absent.
         self.backend.create(dim)
-        self.backend.insert([PointData(COLLECTION_POINT_ID, {
-            "record": KIND_COLLECTION, "name": self.name, "embedding": self.embedding_id,
-            "dim": dim, "schema": _SCHEMA_VERSION, "changed": uuid.uuid4().hex})])
+        self.backend.insert(
+            [
+                PointData(
+                    COLLECTION_POINT_ID,
+                    {
+                        "record": KIND_COLLECTION,
+                        "name": self.name,
+                        "embedding": self.embedding_id,
+                        "dim": dim,
+                        "schema": _SCHEMA_VERSION,
+                        "changed": uuid.uuid4().hex,
+                    },
+                )
+            ]
+        )
         self._check_meta()
 
     # -- documents ------------------------------------------------------------------
@@ -158,8 +189,9 @@ class Collection:
         return list(documents.values())
 
     def _load(self, seen: object) -> dict[int, Document]:
-        rows = self.backend.scroll(Match(equals={"record": KIND_DOCUMENT}),
-                                   limit=MAX_DOC_ID, order_by="doc_id")
+        rows = self.backend.scroll(
+            Match(equals={"record": KIND_DOCUMENT}), limit=MAX_DOC_ID, order_by="doc_id"
+        )
         documents: dict[int, Document] = {}
         versions: dict[int, str] = {}
         for row in rows:
@@ -212,8 +244,10 @@ class Collection:
             doc = self._refresh(doc_id)
         if doc is None:
             known = sorted(d.doc_id for d in self.documents())
-            raise CoordinateError(f"no document {doc_id} in collection {self.name!r}"
-                           + (f" (documents: {_ranges(known)})" if known else " (it is empty)"))
+            raise CoordinateError(
+                f"no document {doc_id} in collection {self.name!r}"
+                + (f" (documents: {_ranges(known)})" if known else " (it is empty)")
+            )
         return doc
 
     def _version(self, doc_id: int) -> str | None:
@@ -251,19 +285,26 @@ class Collection:
             self.backend.set_payload(held, {"source": source, "document": _stored(doc)})
             if self.backend.count(replace(held, equals=held.equals | {"source": source})) != 1:
                 raise self.writers.lost(lease)
-            self.backend.delete(Match(equals={"record": KIND_SOURCE, "doc_id": doc_id,
-                                              "source": old.source}))
+            self.backend.delete(
+                Match(equals={"record": KIND_SOURCE, "doc_id": doc_id, "source": old.source})
+            )
         finally:
             self.writers.release(lease)
         self.writers.changed()
         self._remember(doc, committed_version(row))
         return doc
 
-    def put_document(self, source: str, title: str, sections: list[Section],
-                     paragraphs: Sequence[Paragraph], vectors: np.ndarray,
-                     content_hash: str,
-                     search_texts: Sequence[str] | None = None,
-                     front: FrontMatter | None = None) -> Document:
+    def put_document(
+        self,
+        source: str,
+        title: str,
+        sections: list[Section],
+        paragraphs: Sequence[Paragraph],
+        vectors: np.ndarray,
+        content_hash: str,
+        search_texts: Sequence[str] | None = None,
+        front: FrontMatter | None = None,
+    ) -> Document:
         """Store a document, replacing any earlier version of ``source`` all at once.
 
         ``search_texts`` (one per paragraph) is what BM25 indexes; default the text itself.
@@ -277,8 +318,10 @@ class Collection:
         # A file name that is not UTF-8 reaches here with lone surrogates, which the
         # engine cannot store: keep its bytes visible instead (text/hygiene.py).
         source, title = storable(source), storable(title)
-        sections = [s if storable(s.title) == s.title else replace(s, title=storable(s.title))
-                    for s in sections]
+        sections = [
+            s if storable(s.title) == s.title else replace(s, title=storable(s.title))
+            for s in sections
+        ]
         # Refuse up front what the disk cannot hold: the embedded engine's mapped files
         # would otherwise kill the process by SIGBUS midway (stores/disk_space.py).
         dim = int(vectors.shape[1])
@@ -288,8 +331,14 @@ class Collection:
         self._ensure_created(dim)
         lease = self.writers.acquire(source)
         try:
-            doc = Document(doc_id=lease.doc_id, title=title, source=source,
-                           sections=sections, content_hash=content_hash, front=front)
+            doc = Document(
+                doc_id=lease.doc_id,
+                title=title,
+                source=source,
+                sections=sections,
+                content_hash=content_hash,
+                front=front,
+            )
             self._write(lease, paragraphs, vectors, search_texts)
             self.writers.commit(lease, {"source": source, "document": _stored(doc)})
         except (Exception, KeyboardInterrupt) as exc:  # (Ctrl-C too: the process lives)
@@ -299,24 +348,42 @@ class Collection:
         self.writers.publish(lease)
         return doc
 
-    def _write(self, lease: Lease, paragraphs: Sequence[Paragraph], vectors: np.ndarray,
-               search_texts: Sequence[str] | None) -> None:
+    def _write(
+        self,
+        lease: Lease,
+        paragraphs: Sequence[Paragraph],
+        vectors: np.ndarray,
+        search_texts: Sequence[str] | None,
+    ) -> None:
         """The new version's paragraphs, invisible (``live=0``), batch by batch, the
         lease renewed before each batch."""
         for start in range(0, len(paragraphs), _WRITE_BATCH):
             self.writers.renew(lease)
-            chunk = paragraphs[start:start + _WRITE_BATCH]
-            self.backend.upsert([
-                PointData(
-                    id=paragraph_point_id(lease.token, start + i),
-                    payload={"record": KIND_PARAGRAPH, "doc_id": lease.doc_id,
-                             "sec_id": p.sec_id, "para_idx": p.para_idx, "text": p.text,
-                             "kind": p.kind, "page": p.page, "caption": p.caption,
-                             "label": p.label, "image": p.image, "version": lease.token,
-                             "live": 0},
-                    dense=vectors[start + i].tolist(),
-                    bm25_text=search_texts[start + i] if search_texts else p.text)
-                for i, p in enumerate(chunk)])
+            chunk = paragraphs[start : start + _WRITE_BATCH]
+            self.backend.upsert(
+                [
+                    PointData(
+                        id=paragraph_point_id(lease.token, start + i),
+                        payload={
+                            "record": KIND_PARAGRAPH,
+                            "doc_id": lease.doc_id,
+                            "sec_id": p.sec_id,
+                            "para_idx": p.para_idx,
+                            "text": p.text,
+                            "kind": p.kind,
+                            "page": p.page,
+                            "caption": p.caption,
+                            "label": p.label,
+                            "image": p.image,
+                            "version": lease.token,
+                            "live": 0,
+                        },
+                        dense=vectors[start + i].tolist(),
+                        bm25_text=search_texts[start + i] if search_texts else p.text,
+                    )
+                    for i, p in enumerate(chunk)
+                ]
+            )
             self._step("written", lease.doc_id)
         self.writers.renew(lease)
 
@@ -364,17 +431,28 @@ class Collection:
             wanted = max(0, min(end, n_para - 1) - max(start, 0) + 1)
             match = version_paragraphs(doc_id, version)
             rows = self.backend.scroll(
-                replace(match, equals=match.equals | {"sec_id": sec_id},
-                        ranges={"para_idx": (start, end)}),
-                limit=end - start + 1, order_by="para_idx")
+                replace(
+                    match,
+                    equals=match.equals | {"sec_id": sec_id},
+                    ranges={"para_idx": (start, end)},
+                ),
+                limit=end - start + 1,
+                order_by="para_idx",
+            )
             if len(rows) >= wanted:
                 break
             self._refresh(doc_id)  # replaced or removed since the record was read
         return [_paragraph(r) for r in rows]
 
-    def rank(self, query: str, dense: list[float] | None, k: int, mode: RetrievalMode,
-             doc_ids: Sequence[int] | None = None,
-             candidates: int = 50) -> list[tuple[Hit, Paragraph]]:
+    def rank(
+        self,
+        query: str,
+        dense: list[float] | None,
+        k: int,
+        mode: RetrievalMode,
+        doc_ids: Sequence[int] | None = None,
+        candidates: int = 50,
+    ) -> list[tuple[Hit, Paragraph]]:
         """Top-``k`` paragraphs for ``query`` (Algorithm 1, line 9), best first. A hit of
         a version its document no longer has (replaced while it was searched) is
         dropped and the search asked for as many more."""
@@ -386,8 +464,7 @@ class Collection:
         limit = k
         out: list[tuple[Hit, Paragraph]] = []
         for _ in range(_REREADS):
-            scored = self.backend.query(mode, dense, query, match, limit,
-                                        max(candidates, limit))
+            scored = self.backend.query(mode, dense, query, match, limit, max(candidates, limit))
             out, stale = [], 0
             for s in scored:
                 if self._version(s.payload["doc_id"]) != paragraph_version(s.payload):
@@ -423,8 +500,10 @@ def _undo(writers: Writers, lease: Lease, exc: BaseException) -> None:
     try:
         writers.abandon(lease)
     except Exception as undo_exc:  # the store that failed the write may fail this too
-        exc.add_note(f"rolling the write back failed too ({type(undo_exc).__name__}: "
-                     f"{undo_exc}); the next repair after its lease ends finishes it")
+        exc.add_note(
+            f"rolling the write back failed too ({type(undo_exc).__name__}: "
+            f"{undo_exc}); the next repair after its lease ends finishes it"
+        )
 
 
 def _ranges(ids: list[int]) -> str:

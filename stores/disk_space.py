@@ -72,8 +72,11 @@ def write_estimate(path: Path, n_points: int, dim: int, text_bytes: int) -> int:
     (paragraph and search text together) may take in the store at ``path``."""
     # The vector is written to the log and the segment (and copied on publish);
     # the text sits in the payload and feeds the BM25 vector, each also logged.
-    return (n_points * (3 * 4 * dim + POINT_OVERHEAD_BYTES) + 2 * text_bytes
-            + MARGIN_BYTES[memory_backed(path)])
+    return (
+        n_points * (3 * 4 * dim + POINT_OVERHEAD_BYTES)
+        + 2 * text_bytes
+        + MARGIN_BYTES[memory_backed(path)]
+    )
 
 
 def load_estimate(collection: Path) -> int:
@@ -124,4 +127,5 @@ def ensure_space(path: Path, needed: int, what: str) -> None:
         raise NoSpaceError(
             f"no space left on {_mount_point(path)} for the store at {path}: {what} "
             f"(needed ~{_size(needed)}, {_size(free)} free); refused before writing — free "
-            "some space or use a store on another disk (--store)")
+            "some space or use a store on another disk (--store)"
+        )

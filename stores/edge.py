@@ -53,12 +53,14 @@ from deepread.stores.sparse import bm25_document, bm25_query
 
 
 def edge_filter(match: Match) -> qe.Filter:
-    must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v))
-                       for k, v in match.equals.items()]
-    must += [qe.FieldCondition(key=k, range=qe.RangeFloat(gte=lo, lte=hi))
-             for k, (lo, hi) in match.ranges.items()]
-    must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v)))
-             for k, v in match.any_of.items()]
+    must: list[Any] = [
+        qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in match.equals.items()
+    ]
+    must += [
+        qe.FieldCondition(key=k, range=qe.RangeFloat(gte=lo, lte=hi))
+        for k, (lo, hi) in match.ranges.items()
+    ]
+    must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in match.any_of.items()]
     if match.ids:
         must.append(qe.HasIdCondition(set(match.ids)))
     must += [qe.IsEmptyCondition(k) for k in match.empty]
@@ -73,9 +75,11 @@ def _point_id(value: Any) -> int | str:
 def _engine_error(exc: Exception, path: Path) -> StoreError:
     text = str(exc)
     if "WouldBlock" in text:
-        return StoreError(f"the store {path} is in use by another deepread process "
-                          "(the embedded engine allows one process at a time); wait for "
-                          "it to finish, or use a Qdrant server (--store http://…)")
+        return StoreError(
+            f"the store {path} is in use by another deepread process "
+            "(the embedded engine allows one process at a time); wait for "
+            "it to finish, or use a Qdrant server (--store http://…)"
+        )
     return StoreError(f"the store {path} could not be used: {text}")
 
 
@@ -99,8 +103,7 @@ def _creation_lock(lock_file: Path, collection: Path):
     try:
         fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise StoreError(f"cannot create the lock file {lock_file}: "
-                         f"{exc.strerror or exc}") from exc
+        raise StoreError(f"cannot create the lock file {lock_file}: {exc.strerror or exc}") from exc
     try:
         deadline, said = time.monotonic() + CREATION_WAIT_S, False
         while fcntl is not None:
@@ -112,11 +115,15 @@ def _creation_lock(lock_file: Path, collection: Path):
                     raise StoreError(
                         f"the store {collection} is in use by another deepread process "
                         f"(it has been creating the collection for {CREATION_WAIT_S:g} s)"
-                        ) from None
+                    ) from None
                 if not said:
                     # A store layer that prints: waiting silently would look like a hang.
-                    print(f"deepread: waiting for another deepread process to finish "
-                          f"creating {collection}…", file=sys.stderr, flush=True)
+                    print(
+                        f"deepread: waiting for another deepread process to finish "
+                        f"creating {collection}…",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     said = True
                 time.sleep(0.05)
         yield
@@ -139,8 +146,11 @@ class EdgeBackend:
     @property
     def shard(self) -> qe.EdgeShard:
         if self._shard is None:
-            raise StoreError(f"the collection at {self.path} is closed" if self._closed
-                             else f"the collection at {self.path} does not exist yet")
+            raise StoreError(
+                f"the collection at {self.path} is closed"
+                if self._closed
+                else f"the collection at {self.path} does not exist yet"
+            )
         return self._shard
 
     def _run(self, operation: Any) -> Any:
@@ -166,12 +176,12 @@ class EdgeBackend:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StoreError(f"cannot create the store folder {folder}: "
-                                 f"{exc.strerror or exc}") from exc
+                raise StoreError(
+                    f"cannot create the store folder {folder}: {exc.strerror or exc}"
+                ) from exc
             with _creation_lock(folder / f".{name}.lock", self.path):
                 if not (self.path / "edge_config.json").exists():
-                    ensure_space(folder, create_estimate(folder),
-                                 f"creating collection {name!r}")
+                    ensure_space(folder, create_estimate(folder), f"creating collection {name!r}")
                     self._build(dim, folder / f".{name}.creating-{os.getpid()}")
                 self._shard = _load(self.path)
 
@@ -187,11 +197,13 @@ class EdgeBackend:
             shard = qe.EdgeShard.create(str(temporary), config)
             try:
                 for name in INTEGER_FIELDS:
-                    shard.update(qe.UpdateOperation.create_field_index(
-                        name, qe.PayloadSchemaType.Integer))
+                    shard.update(
+                        qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer)
+                    )
                 for name in KEYWORD_FIELDS:
-                    shard.update(qe.UpdateOperation.create_field_index(
-                        name, qe.PayloadSchemaType.Keyword))
+                    shard.update(
+                        qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword)
+                    )
                 shard.flush()
             finally:
                 shard.close()
@@ -230,39 +242,66 @@ class EdgeBackend:
         """Write the points whose ids do not exist yet; existing ones stay as they are
         (the engine's insert-only mode, applied under its update lock)."""
         batch = self._points(points)
-        self._run(lambda: self.shard.update(qe.UpdateOperation.upsert_points(
-            batch, update_mode=qe.UpdateMode.InsertOnly)))
+        self._run(
+            lambda: self.shard.update(
+                qe.UpdateOperation.upsert_points(batch, update_mode=qe.UpdateMode.InsertOnly)
+            )
+        )
 
     def delete(self, match: Match) -> None:
-        self._run(lambda: self.shard.update(
-            qe.UpdateOperation.delete_points_by_filter(edge_filter(match))))
+        self._run(
+            lambda: self.shard.update(
+                qe.UpdateOperation.delete_points_by_filter(edge_filter(match))
+            )
+        )
 
     def set_payload(self, match: Match, values: dict[str, Any]) -> None:
-        self._run(lambda: self.shard.update(
-            qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values)))
+        self._run(
+            lambda: self.shard.update(
+                qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values)
+            )
+        )
 
     def get(self, ids: list[int | str]) -> list[dict[str, Any]]:
         point_ids: list[qe.PointId] = [*ids]
-        return [r.payload or {}
-                for r in self._run(lambda: self.shard.retrieve(point_ids, True, False))]
+        return [
+            r.payload or {} for r in self._run(lambda: self.shard.retrieve(point_ids, True, False))
+        ]
 
-    def scroll(self, match: Match, limit: int, order_by: str | None = None,
-               fields: list[str] | None = None,
-               descending: bool = False) -> list[dict[str, Any]]:
+    def scroll(
+        self,
+        match: Match,
+        limit: int,
+        order_by: str | None = None,
+        fields: list[str] | None = None,
+        descending: bool = False,
+    ) -> list[dict[str, Any]]:
         payload: Any = fields if fields is not None else True
         direction = qe.Direction.Desc if descending else qe.Direction.Asc
         request = qe.ScrollRequest(
-            filter=edge_filter(match), limit=limit, with_payload=payload, with_vector=False,
-            order_by=qe.OrderBy(order_by, direction=direction) if order_by else None)
+            filter=edge_filter(match),
+            limit=limit,
+            with_payload=payload,
+            with_vector=False,
+            order_by=qe.OrderBy(order_by, direction=direction) if order_by else None,
+        )
         records, _ = self._run(lambda: self.shard.scroll(request))
         return [r.payload or {} for r in records]
 
     def count(self, match: Match) -> int:
-        return self._run(lambda: self.shard.count(
-            qe.CountRequest(filter=edge_filter(match), exact=True)))
+        return self._run(
+            lambda: self.shard.count(qe.CountRequest(filter=edge_filter(match), exact=True))
+        )
 
-    def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
-              match: Match, limit: int, candidates: int) -> list[ScoredPayload]:
+    def query(
+        self,
+        mode: RetrievalMode,
+        dense: list[float] | None,
+        text: str,
+        match: Match,
+        limit: int,
+        candidates: int,
+    ) -> list[ScoredPayload]:
         if mode != "bm25" and dense is None:
             raise ValueError(f"retrieval mode {mode!r} needs a query vector")
         flt = edge_filter(match)
@@ -272,10 +311,12 @@ class EdgeBackend:
             vector = dense if using == "dense" else sparse
             assert vector is not None  # the mode's vectors are there (checked above)
             query = qe.Query.Nearest(vector, using=DENSE if using == "dense" else SPARSE)
-            points = self._run(lambda: self.shard.query(qe.QueryRequest(
-                query=query, filter=flt, limit=n, with_payload=True)))
-            return [ScoredPayload(_point_id(p.id), float(p.score), p.payload or {})
-                    for p in points]
+            points = self._run(
+                lambda: self.shard.query(
+                    qe.QueryRequest(query=query, filter=flt, limit=n, with_payload=True)
+                )
+            )
+            return [ScoredPayload(_point_id(p.id), float(p.score), p.payload or {}) for p in points]
 
         if mode == "hybrid":  # fused here, repeatably (deepread.stores.fusion)
             return fused(search, limit, candidates)

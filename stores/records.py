@@ -79,14 +79,21 @@ class FrontMatter:
     pages: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metadata": dict(self.metadata), "lines": list(self.lines),
-                "headings": list(self.headings), "pages": self.pages}
+        return {
+            "metadata": dict(self.metadata),
+            "lines": list(self.lines),
+            "headings": list(self.headings),
+            "pages": self.pages,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FrontMatter:
-        return cls(metadata={str(k): str(v) for k, v in (data.get("metadata") or {}).items()},
-                   lines=tuple(data.get("lines") or ()),
-                   headings=tuple(data.get("headings") or ()), pages=data.get("pages"))
+        return cls(
+            metadata={str(k): str(v) for k, v in (data.get("metadata") or {}).items()},
+            lines=tuple(data.get("lines") or ()),
+            headings=tuple(data.get("headings") or ()),
+            pages=data.get("pages"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +126,14 @@ class Card:
         return " | ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "file": self.file, "kind": self.kind,
-                "period": self.period, "pages": self.pages, "sections": list(self.sections)}
+        return {
+            "title": self.title,
+            "file": self.file,
+            "kind": self.kind,
+            "period": self.period,
+            "pages": self.pages,
+            "sections": list(self.sections),
+        }
 
 
 @dataclass(slots=True)
@@ -155,8 +168,7 @@ class Document:
         if 0 <= sec_id < len(self.sections):
             return self.sections[sec_id]
         raise CoordinateError(
-            f"document {self.doc_id} has no section {sec_id} "
-            f"(valid: 0..{len(self.sections) - 1})"
+            f"document {self.doc_id} has no section {sec_id} (valid: 0..{len(self.sections) - 1})"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,11 +21,13 @@ from deepread.text.terms import content_words
 
 Candidate = tuple[Hit, Paragraph]
 
+
 class Reranker(Protocol):
     """Reorders first-stage candidates and keeps ``k``."""
 
-    def rerank(self, query: str, candidates: Sequence[Candidate],
-               section_titles: Sequence[str], k: int) -> list[Candidate]: ...
+    def rerank(
+        self, query: str, candidates: Sequence[Candidate], section_titles: Sequence[str], k: int
+    ) -> list[Candidate]: ...
 
 
 class CoverageReranker:
@@ -40,8 +42,9 @@ class CoverageReranker:
     def __init__(self, rank_weight: float = 1.0) -> None:
         self.rank_weight = rank_weight
 
-    def rerank(self, query: str, candidates: Sequence[Candidate],
-               section_titles: Sequence[str], k: int) -> list[Candidate]:
+    def rerank(
+        self, query: str, candidates: Sequence[Candidate], section_titles: Sequence[str], k: int
+    ) -> list[Candidate]:
         rest, dated = date_terms(query, query=True)
         words = content_words(rest)
         if not words and not dated:
@@ -57,8 +60,10 @@ class CoverageReranker:
         # first, whatever else they share ("What do we discuss from 9/23 through 9/30?"
         # is the schedule's rows of those days, not a paragraph on "discussion topics").
         scored.sort(key=lambda s: s[:3], reverse=True)
-        return [(Hit(c[0].doc_id, c[0].sec_id, c[0].para_idx, float(score)), c[1])
-                for _, score, _, c in scored[:k]]
+        return [
+            (Hit(c[0].doc_id, c[0].sec_id, c[0].para_idx, float(score)), c[1])
+            for _, score, _, c in scored[:k]
+        ]
 
 
 def _words(text: str) -> set[str]:

@@ -95,9 +95,13 @@ class Match:
     empty: tuple[str, ...] = ()
 
 
-def live_paragraphs(doc_id: int | None = None, sec_id: int | None = None,
-                    start: int | None = None, end: int | None = None,
-                    doc_ids: tuple[int, ...] | None = None) -> Match:
+def live_paragraphs(
+    doc_id: int | None = None,
+    sec_id: int | None = None,
+    start: int | None = None,
+    end: int | None = None,
+    doc_ids: tuple[int, ...] | None = None,
+) -> Match:
     """Filter for searchable (published) paragraphs, optionally of one document /
     section / range."""
     equals: dict[str, int | str] = {"record": KIND_PARAGRAPH, "live": 1}
@@ -113,8 +117,14 @@ def live_paragraphs(doc_id: int | None = None, sec_id: int | None = None,
 def version_paragraphs(doc_id: int, version: str) -> Match:
     """Filter for the paragraphs one write (``version``) stored for ``doc_id``."""
     if version.startswith(LEGACY_SLOT):
-        return Match(equals={"record": KIND_PARAGRAPH, "doc_id": doc_id,
-                             "slot": int(version[len(LEGACY_SLOT):])}, empty=("version",))
+        return Match(
+            equals={
+                "record": KIND_PARAGRAPH,
+                "doc_id": doc_id,
+                "slot": int(version[len(LEGACY_SLOT) :]),
+            },
+            empty=("version",),
+        )
     return Match(equals={"record": KIND_PARAGRAPH, "doc_id": doc_id, "version": version})
 
 

@@ -26,8 +26,10 @@ def plain_table(markup: str) -> str:
     rows = re.split(r"</tr\s*>", markup, flags=re.IGNORECASE)
     out = []
     for row in rows:
-        cells = [html.unescape(untagged(c)).strip()
-                 for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)]
+        cells = [
+            html.unescape(untagged(c)).strip()
+            for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)
+        ]
         cells = [" ".join(c.split()) for c in cells if c.strip()]
         if cells:
             out.append(" | ".join(cells))
@@ -50,5 +52,6 @@ _HEADER_LINES = 8
 def _opens_with(body: str, title: str) -> bool:
     """Whether one of ``body``'s first lines is ``title`` (whitespace aside)."""
     wanted = " ".join(title.split())
-    return any(" ".join(line.split()) == wanted
-               for line in body.split("\n", _HEADER_LINES)[:_HEADER_LINES])
+    return any(
+        " ".join(line.split()) == wanted for line in body.split("\n", _HEADER_LINES)[:_HEADER_LINES]
+    )

@@ -59,15 +59,19 @@ def _version(text: str) -> tuple[int, ...]:
 def server_filter(match: Match) -> models.Filter:
     must: list[models.Condition] = [
         models.FieldCondition(key=k, match=models.MatchValue(value=v))
-        for k, v in match.equals.items()]
-    must += [models.FieldCondition(key=k, range=models.Range(gte=lo, lte=hi))
-             for k, (lo, hi) in match.ranges.items()]
-    must += [models.FieldCondition(key=k, match=models.MatchAny(any=list(v)))
-             for k, v in match.any_of.items()]
+        for k, v in match.equals.items()
+    ]
+    must += [
+        models.FieldCondition(key=k, range=models.Range(gte=lo, lte=hi))
+        for k, (lo, hi) in match.ranges.items()
+    ]
+    must += [
+        models.FieldCondition(key=k, match=models.MatchAny(any=list(v)))
+        for k, v in match.any_of.items()
+    ]
     if match.ids:
         must.append(models.HasIdCondition(has_id=list(match.ids)))
-    must += [models.IsEmptyCondition(is_empty=models.PayloadField(key=k))
-             for k in match.empty]
+    must += [models.IsEmptyCondition(is_empty=models.PayloadField(key=k)) for k in match.empty]
     return models.Filter(must=must)
 
 
@@ -79,8 +83,15 @@ def _sparse(text: str, query: bool) -> models.SparseVector:
 class ServerBackend:
     """A deepread collection as one collection on a Qdrant server."""
 
-    def __init__(self, url: str, collection_name: str, api_key: str | None = None, *,
-                 timeout: float = 30.0, client: QdrantClient | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        collection_name: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = 30.0,
+        client: QdrantClient | None = None,
+    ) -> None:
         self.url = url
         self.name = collection_name
         self.opener: str | None = None  # many processes share a server: leases expire by time
@@ -89,8 +100,13 @@ class ServerBackend:
         self._version_checked = False
         # No version probe at construction: a down server surfaces at the first call
         # (exists(), at open) as a StoreError instead of a warning.
-        self.client = client if client is not None else QdrantClient(
-            url=url, api_key=api_key, timeout=int(max(1, timeout)), check_compatibility=False)
+        self.client = (
+            client
+            if client is not None
+            else QdrantClient(
+                url=url, api_key=api_key, timeout=int(max(1, timeout)), check_compatibility=False
+            )
+        )
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
@@ -99,31 +115,42 @@ class ServerBackend:
             yield
         except UnexpectedResponse as exc:
             if exc.status_code == 404:
-                raise StoreError(f"the collection {self.name} does not exist yet on the "
-                                 f"Qdrant server at {self.where}") from None
+                raise StoreError(
+                    f"the collection {self.name} does not exist yet on the "
+                    f"Qdrant server at {self.where}"
+                ) from None
             if exc.status_code in (401, 403):
-                raise StoreError(f"the Qdrant server at {self.where} refused the request "
-                                 f"(HTTP {exc.status_code}): check QDRANT_API_KEY") from None
+                raise StoreError(
+                    f"the Qdrant server at {self.where} refused the request "
+                    f"(HTTP {exc.status_code}): check QDRANT_API_KEY"
+                ) from None
             detail = exc.content.decode("utf-8", "replace")[:300]
             failure = TransientStoreError if (exc.status_code or 0) >= 500 else StoreError
-            raise failure(f"the Qdrant server at {self.where} answered HTTP "
-                          f"{exc.status_code}: {self._redact(detail)}") from None
+            raise failure(
+                f"the Qdrant server at {self.where} answered HTTP "
+                f"{exc.status_code}: {self._redact(detail)}"
+            ) from None
         except (ResponseHandlingException, httpx.HTTPError) as exc:
             source = getattr(exc, "source", exc)
             if isinstance(source, httpx.TimeoutException):
                 why = f"no answer within {self._timeout:g} s"
             elif isinstance(source, httpx.ConnectError):
-                why = ("connection refused" if "refused" in str(source).lower()
-                       else self._redact(str(source)) or "connection failed")
+                why = (
+                    "connection refused"
+                    if "refused" in str(source).lower()
+                    else self._redact(str(source)) or "connection failed"
+                )
             else:
                 why = self._redact(str(source)) or type(source).__name__
-            raise TransientStoreError(f"cannot reach the Qdrant server at {self.where}: "
-                                      f"{why}") from None
+            raise TransientStoreError(
+                f"cannot reach the Qdrant server at {self.where}: {why}"
+            ) from None
         except ValueError as exc:  # local mode (tests) reports a missing collection so
             if "not found" not in str(exc):
                 raise
-            raise StoreError(f"the collection {self.name} does not exist yet on "
-                             f"{self.where}") from None
+            raise StoreError(
+                f"the collection {self.name} does not exist yet on {self.where}"
+            ) from None
 
     def _redact(self, text: str) -> str:
         return redact(text, (self._api_key or "",))
@@ -152,20 +179,25 @@ class ServerBackend:
             try:
                 self.client.create_collection(
                     self.name,
-                    vectors_config={DENSE: models.VectorParams(
-                        size=dim, distance=models.Distance.COSINE)},
-                    sparse_vectors_config={SPARSE: models.SparseVectorParams(
-                        modifier=models.Modifier.IDF)})
+                    vectors_config={
+                        DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)
+                    },
+                    sparse_vectors_config={
+                        SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                    },
+                )
             except (UnexpectedResponse, ValueError):
                 # 409 from a server, ValueError from local mode: created meanwhile?
                 if not self.client.collection_exists(self.name):
                     raise
             for name in INTEGER_FIELDS:
-                self.client.create_payload_index(self.name, name,
-                                                 models.PayloadSchemaType.INTEGER, wait=True)
+                self.client.create_payload_index(
+                    self.name, name, models.PayloadSchemaType.INTEGER, wait=True
+                )
             for name in KEYWORD_FIELDS:
-                self.client.create_payload_index(self.name, name,
-                                                 models.PayloadSchemaType.KEYWORD, wait=True)
+                self.client.create_payload_index(
+                    self.name, name, models.PayloadSchemaType.KEYWORD, wait=True
+                )
 
     def upsert(self, points: list[PointData]) -> None:
         batch = []
@@ -178,7 +210,7 @@ class ServerBackend:
             batch.append(models.PointStruct(id=p.id, vector=vectors, payload=p.payload))
         with self._guard():
             for start in range(0, len(batch), _UPSERT_BATCH):
-                self.client.upsert(self.name, batch[start:start + _UPSERT_BATCH], wait=True)
+                self.client.upsert(self.name, batch[start : start + _UPSERT_BATCH], wait=True)
 
     def insert(self, points: list[PointData]) -> None:
         """Write the points whose ids do not exist yet; existing ones stay as they are."""
@@ -186,9 +218,15 @@ class ServerBackend:
         batch = [models.PointStruct(id=p.id, vector={}, payload=p.payload) for p in points]
         if any(p.dense is not None or p.bm25_text for p in points):
             raise ValueError("insert() writes records without vectors")
-        self._call(lambda: self.client.upsert(
-            self.name, batch, wait=True, ordering=_STRONG,
-            update_mode=models.UpdateMode.INSERT_ONLY))
+        self._call(
+            lambda: self.client.upsert(
+                self.name,
+                batch,
+                wait=True,
+                ordering=_STRONG,
+                update_mode=models.UpdateMode.INSERT_ONLY,
+            )
+        )
 
     def _check_version(self) -> None:
         """Refuse a server too old for insert-only upserts: it would take the field it
@@ -198,53 +236,99 @@ class ServerBackend:
         version = self._call(self.client.info).version
         if _version(version) < MIN_SERVER_VERSION:
             need = ".".join(map(str, MIN_SERVER_VERSION))
-            raise StoreError(f"the Qdrant server at {self.where} is version {version}; "
-                             f"deepread needs {need} or later to write (insert-only "
-                             "upserts keep two writers from taking one doc_id)")
+            raise StoreError(
+                f"the Qdrant server at {self.where} is version {version}; "
+                f"deepread needs {need} or later to write (insert-only "
+                "upserts keep two writers from taking one doc_id)"
+            )
         self._version_checked = True
 
     def delete(self, match: Match) -> None:
-        self._call(lambda: self.client.delete(
-            self.name, models.FilterSelector(filter=server_filter(match)), wait=True,
-            ordering=_STRONG))
+        self._call(
+            lambda: self.client.delete(
+                self.name,
+                models.FilterSelector(filter=server_filter(match)),
+                wait=True,
+                ordering=_STRONG,
+            )
+        )
 
     def set_payload(self, match: Match, values: dict[str, Any]) -> None:
-        self._call(lambda: self.client.set_payload(
-            self.name, values, points=models.FilterSelector(filter=server_filter(match)),
-            wait=True, ordering=_STRONG))
+        self._call(
+            lambda: self.client.set_payload(
+                self.name,
+                values,
+                points=models.FilterSelector(filter=server_filter(match)),
+                wait=True,
+                ordering=_STRONG,
+            )
+        )
 
     def get(self, ids: list[int | str]) -> list[dict[str, Any]]:
-        records = self._call(lambda: self.client.retrieve(
-            self.name, ids, with_payload=True, with_vectors=False))
+        records = self._call(
+            lambda: self.client.retrieve(self.name, ids, with_payload=True, with_vectors=False)
+        )
         return [r.payload or {} for r in records]
 
-    def scroll(self, match: Match, limit: int, order_by: str | None = None,
-               fields: list[str] | None = None,
-               descending: bool = False) -> list[dict[str, Any]]:
+    def scroll(
+        self,
+        match: Match,
+        limit: int,
+        order_by: str | None = None,
+        fields: list[str] | None = None,
+        descending: bool = False,
+    ) -> list[dict[str, Any]]:
         direction = models.Direction.DESC if descending else models.Direction.ASC
         order = models.OrderBy(key=order_by, direction=direction) if order_by else None
-        records, _ = self._call(lambda: self.client.scroll(
-            self.name, scroll_filter=server_filter(match), limit=limit, order_by=order,
-            with_payload=fields if fields is not None else True, with_vectors=False))
+        records, _ = self._call(
+            lambda: self.client.scroll(
+                self.name,
+                scroll_filter=server_filter(match),
+                limit=limit,
+                order_by=order,
+                with_payload=fields if fields is not None else True,
+                with_vectors=False,
+            )
+        )
         return [r.payload or {} for r in records]
 
     def count(self, match: Match) -> int:
-        return self._call(lambda: self.client.count(
-            self.name, count_filter=server_filter(match), exact=True).count)
+        return self._call(
+            lambda: (
+                self.client.count(self.name, count_filter=server_filter(match), exact=True).count
+            )
+        )
 
-    def query(self, mode: RetrievalMode, dense: list[float] | None, text: str,
-              match: Match, limit: int, candidates: int) -> list[ScoredPayload]:
+    def query(
+        self,
+        mode: RetrievalMode,
+        dense: list[float] | None,
+        text: str,
+        match: Match,
+        limit: int,
+        candidates: int,
+    ) -> list[ScoredPayload]:
         flt = server_filter(match)
         sparse = _sparse(text, query=True) if mode != "dense" else None  # as the edge does
 
         def search(using: str, n: int) -> list[ScoredPayload]:
             query = dense if using == "dense" else sparse
-            response = self._call(lambda: self.client.query_points(
-                self.name, query=query, using=DENSE if using == "dense" else SPARSE,
-                query_filter=flt, limit=n, with_payload=True))
-            return [ScoredPayload(p.id if isinstance(p.id, int) else str(p.id),
-                                  float(p.score), p.payload or {})
-                    for p in response.points]
+            response = self._call(
+                lambda: self.client.query_points(
+                    self.name,
+                    query=query,
+                    using=DENSE if using == "dense" else SPARSE,
+                    query_filter=flt,
+                    limit=n,
+                    with_payload=True,
+                )
+            )
+            return [
+                ScoredPayload(
+                    p.id if isinstance(p.id, int) else str(p.id), float(p.score), p.payload or {}
+                )
+                for p in response.points
+            ]
 
         if mode == "hybrid":  # fused here, as the embedded engine does (stores/fusion.py)
             return fused(search, limit, candidates)

@@ -78,8 +78,17 @@ STORED_NOTHING = "nothing of this write was stored"
 CHANGED_NOTHING = "nothing was changed"
 #: Hidden paragraphs repair looks at in one pass.
 HIDDEN_SCAN = 1_000_000
-_HOLDER_FIELDS = ("doc_id", "source", "writer", "lease", "opener", "deleting", "version",
-                  "slot", "previous")
+_HOLDER_FIELDS = (
+    "doc_id",
+    "source",
+    "writer",
+    "lease",
+    "opener",
+    "deleting",
+    "version",
+    "slot",
+    "previous",
+)
 
 Step = Callable[[str, int], None]
 
@@ -138,8 +147,14 @@ class Writers:
     drives it. ``clock`` (seconds, wall time) and ``lease_s`` are for tests to move;
     ``on_step(name, doc_id)`` is called between the steps of a write."""
 
-    def __init__(self, backend: Backend, *, clock: Callable[[], float] = time.time,
-                 lease_s: float = LEASE_S, on_step: Step | None = None) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        clock: Callable[[], float] = time.time,
+        lease_s: float = LEASE_S,
+        on_step: Step | None = None,
+    ) -> None:
         self.backend = backend
         self.clock = clock
         self.lease_s = lease_s
@@ -152,8 +167,7 @@ class Writers:
     def changed(self) -> None:
         """Tell readers in every process to reload their document list (a new token on
         the collection point; any change of it means "reload")."""
-        self.backend.set_payload(Match(ids=(COLLECTION_POINT_ID,)),
-                                 {"changed": uuid.uuid4().hex})
+        self.backend.set_payload(Match(ids=(COLLECTION_POINT_ID,)), {"changed": uuid.uuid4().hex})
 
     # -- leases -----------------------------------------------------------------------
 
@@ -161,8 +175,11 @@ class Writers:
         return int(self.clock() * 1000)
 
     def _holding(self, token: str) -> dict[str, Any]:
-        return {"writer": token, "lease": self.now_ms() + int(self.lease_s * 1000),
-                "opener": self.backend.opener}
+        return {
+            "writer": token,
+            "lease": self.now_ms() + int(self.lease_s * 1000),
+            "opener": self.backend.opener,
+        }
 
     def dead(self, row: dict[str, Any], now_ms: int) -> bool:
         """Whether the lease on a document point belongs to a writer that is gone."""
@@ -174,10 +191,15 @@ class Writers:
 
     def _busy(self, what: str, row: dict[str, Any], outcome: str) -> WriteConflict:
         left = (int(row.get("lease") or 0) - self.now_ms()) / 1000
-        gone = (f"; if that process is gone, its lease ends in {max(left, 0):.0f} s: run "
-                "again then" if self.backend.opener is None else "")
-        return WriteConflict(f"{what} is being written by another writer (process "
-                             f"{_who(str(row.get('writer')))}) right now; {outcome}{gone}")
+        gone = (
+            f"; if that process is gone, its lease ends in {max(left, 0):.0f} s: run again then"
+            if self.backend.opener is None
+            else ""
+        )
+        return WriteConflict(
+            f"{what} is being written by another writer (process "
+            f"{_who(str(row.get('writer')))}) right now; {outcome}{gone}"
+        )
 
     def _get(self, point: int) -> dict[str, Any] | None:
         rows = self.backend.get([point])
@@ -186,8 +208,9 @@ class Writers:
     def _if_held(self, lease: Lease) -> Match:
         return Match(ids=(lease.point,), equals={"writer": lease.token})
 
-    def take(self, doc_id: int, token: str, what: str,
-             outcome: str = STORED_NOTHING) -> dict[str, Any] | None:
+    def take(
+        self, doc_id: int, token: str, what: str, outcome: str = STORED_NOTHING
+    ) -> dict[str, Any] | None:
         """Take the lease of ``doc_id`` for ``token``: free, or from a dead writer.
         Returns the document point as held, ``None`` if there is no such point;
         :class:`WriteConflict` (saying ``outcome``) if a live writer holds it."""
@@ -203,8 +226,7 @@ class Writers:
         elif self.backend.opener is not None and row.get("opener") != self.backend.opener:
             condition = Match(ids=(point,), equals={"writer": holder})
         else:  # expired: only while still expired, so a late renewal wins
-            condition = Match(ids=(point,), equals={"writer": holder},
-                              ranges={"lease": (0, now)})
+            condition = Match(ids=(point,), equals={"writer": holder}, ranges={"lease": (0, now)})
         self.backend.set_payload(condition, self._holding(token))
         row = self._get(point)
         if row is None:
@@ -215,20 +237,24 @@ class Writers:
 
     def renew(self, lease: Lease) -> None:
         """Push the lease's end forward; :class:`LeaseLost` if it is no longer ours."""
-        self.backend.set_payload(self._if_held(lease), {
-            "lease": self.now_ms() + int(self.lease_s * 1000)})
+        self.backend.set_payload(
+            self._if_held(lease), {"lease": self.now_ms() + int(self.lease_s * 1000)}
+        )
         row = self._get(lease.point)
         if row is None or row.get("writer") != lease.token:
             raise self.lost(lease)
 
     def lost(self, lease: Lease) -> LeaseLost:
-        return LeaseLost(f"{lease.source}: this write took longer than its lease "
-                         f"({self.lease_s:g} s) and another process took the document "
-                         "over; nothing of this write was stored — run it again")
+        return LeaseLost(
+            f"{lease.source}: this write took longer than its lease "
+            f"({self.lease_s:g} s) and another process took the document "
+            "over; nothing of this write was stored — run it again"
+        )
 
     def release(self, lease: Lease) -> None:
-        self.backend.set_payload(self._if_held(lease), {
-            "writer": None, "lease": None, "opener": None, "previous": None})
+        self.backend.set_payload(
+            self._if_held(lease), {"writer": None, "lease": None, "opener": None, "previous": None}
+        )
 
     # -- sources and doc_ids ----------------------------------------------------------
 
@@ -237,8 +263,9 @@ class Writers:
 
     def source_doc(self, source: str) -> int | None:
         """The doc_id ``source`` is mapped to, if any."""
-        return next((int(r["doc_id"]) for r in self._source_rows(source)
-                     if r.get("source") == source), None)
+        return next(
+            (int(r["doc_id"]) for r in self._source_rows(source) if r.get("source") == source), None
+        )
 
     def map_source(self, source: str, doc_id: int) -> int:
         """Map ``source`` to ``doc_id`` unless it is mapped already; the doc_id it maps to."""
@@ -252,13 +279,24 @@ class Writers:
             if probe is None:
                 break
             point = source_point_id(source, probe)
-            self.backend.insert([PointData(point, {
-                "record": KIND_SOURCE, "source": source, "doc_id": doc_id, "probe": probe})])
+            self.backend.insert(
+                [
+                    PointData(
+                        point,
+                        {"record": KIND_SOURCE, "source": source, "doc_id": doc_id, "probe": probe},
+                    )
+                ]
+            )
         raise StoreError(f"no free source id for {source!r} after {SOURCE_PROBES} probes")
 
     def max_doc_id(self) -> int:
-        rows = self.backend.scroll(Match(equals={"record": KIND_DOCUMENT}), limit=1,
-                                   order_by="doc_id", fields=["doc_id"], descending=True)
+        rows = self.backend.scroll(
+            Match(equals={"record": KIND_DOCUMENT}),
+            limit=1,
+            order_by="doc_id",
+            fields=["doc_id"],
+            descending=True,
+        )
         return int(rows[0]["doc_id"]) if rows else 0
 
     def _claim(self, source: str, token: str) -> Lease | None:
@@ -268,16 +306,28 @@ class Writers:
         for _ in range(CLAIM_TRIES):
             if doc_id > MAX_DOC_ID:
                 raise StoreError(f"no doc_id left for {source} (the largest is {MAX_DOC_ID})")
-            self.backend.insert([PointData(document_point_id(doc_id), {
-                "record": KIND_DOCUMENT, "doc_id": doc_id, "source": source,
-                **self._holding(token)})])
+            self.backend.insert(
+                [
+                    PointData(
+                        document_point_id(doc_id),
+                        {
+                            "record": KIND_DOCUMENT,
+                            "doc_id": doc_id,
+                            "source": source,
+                            **self._holding(token),
+                        },
+                    )
+                ]
+            )
             row = self._get(document_point_id(doc_id))
             if row is not None and row.get("writer") == token:
                 break
             doc_id = max(doc_id + 1, self.max_doc_id() + 1)  # taken: another process's
         else:
-            raise WriteConflict(f"{source}: no doc_id could be claimed in {CLAIM_TRIES} "
-                                "tries (other processes took each one first)")
+            raise WriteConflict(
+                f"{source}: no doc_id could be claimed in {CLAIM_TRIES} "
+                "tries (other processes took each one first)"
+            )
         lease = Lease(doc_id, token, source, previous=None, fresh=True)
         self.step("claimed", doc_id)
         if self.map_source(source, doc_id) != doc_id:
@@ -300,8 +350,10 @@ class Writers:
                     continue
             self.step("acquired", lease.doc_id)
             return lease
-        raise WriteConflict(f"{source} changed hands three times while this process tried "
-                            "to write it; nothing was stored")
+        raise WriteConflict(
+            f"{source} changed hands three times while this process tried "
+            "to write it; nothing was stored"
+        )
 
     def acquire_doc(self, doc_id: int, what: str) -> Lease:
         """The lease of the existing document ``doc_id`` (for a removal or a move)."""
@@ -313,21 +365,28 @@ class Writers:
         self.step("acquired", doc_id)
         return lease
 
-    def _hold(self, doc_id: int, token: str, what: str, source: str | None,
-              outcome: str = STORED_NOTHING) -> Lease | None:
+    def _hold(
+        self, doc_id: int, token: str, what: str, source: str | None, outcome: str = STORED_NOTHING
+    ) -> Lease | None:
         """Take ``doc_id``'s lease and settle what a dead writer left there; ``None`` if
         the document is gone (a stale mapping of ``source`` is dropped then)."""
         row = self.take(doc_id, token, what, outcome)
         if row is None:
             if source is not None:  # mapped, but its document point is gone
-                self.backend.delete(Match(equals={"record": KIND_SOURCE, "doc_id": doc_id,
-                                                  "source": source}))
+                self.backend.delete(
+                    Match(equals={"record": KIND_SOURCE, "doc_id": doc_id, "source": source})
+                )
             return None
         if not self._settle(row, token):
             return None
         committed = committed_version(row)
-        return Lease(doc_id, token, source or str(row.get("source", "")), previous=committed,
-                     fresh=committed is None)
+        return Lease(
+            doc_id,
+            token,
+            source or str(row.get("source", "")),
+            previous=committed,
+            fresh=committed is None,
+        )
 
     # -- what a dead writer left ------------------------------------------------------
 
@@ -356,7 +415,9 @@ class Writers:
         the document point is read, so a write that began in between holds the lease."""
         hidden = self.backend.scroll(
             Match(equals={"record": KIND_PARAGRAPH, "doc_id": doc_id, "live": 0}),
-            limit=HIDDEN_SCAN, fields=["version", "slot"])
+            limit=HIDDEN_SCAN,
+            fields=["version", "slot"],
+        )
         versions = {paragraph_version(h) for h in hidden}
         if not versions:
             return
@@ -373,11 +434,15 @@ class Writers:
         """Undo a claim that never committed: its paragraphs, its document point (only
         while still ours and uncommitted), then — the point gone — its source mapping."""
         self.backend.delete(version_paragraphs(lease.doc_id, lease.token))
-        self.backend.delete(Match(ids=(lease.point,), equals={"writer": lease.token},
-                                  empty=("version", "slot")))
+        self.backend.delete(
+            Match(ids=(lease.point,), equals={"writer": lease.token}, empty=("version", "slot"))
+        )
         if self._get(lease.point) is None:
-            self.backend.delete(Match(equals={"record": KIND_SOURCE, "doc_id": lease.doc_id,
-                                              "source": lease.source}))
+            self.backend.delete(
+                Match(
+                    equals={"record": KIND_SOURCE, "doc_id": lease.doc_id, "source": lease.source}
+                )
+            )
 
     # -- a write under the lease ------------------------------------------------------
 
@@ -387,9 +452,15 @@ class Writers:
         previous = [lease.previous] if lease.previous else []
         if lease.previous and lease.previous.startswith(LEGACY_SLOT):
             previous = [f"{LEGACY_SLOT}0", f"{LEGACY_SLOT}1"]  # a killed schema-1 write's too
-        self.backend.set_payload(self._if_held(lease), values | {
-            "version": lease.token, "previous": previous,
-            "lease": self.now_ms() + int(self.lease_s * 1000)})
+        self.backend.set_payload(
+            self._if_held(lease),
+            values
+            | {
+                "version": lease.token,
+                "previous": previous,
+                "lease": self.now_ms() + int(self.lease_s * 1000),
+            },
+        )
         row = self._get(lease.point)
         if row is None or row.get("version") != lease.token:
             raise self.lost(lease)
@@ -442,8 +513,9 @@ class Writers:
         """Take over every dead lease and finish or roll back its write, then drop dead
         versions' hidden paragraphs; live writers' work is left alone. Returns the
         number of documents whose dead writes were settled."""
-        rows = self.backend.scroll(Match(equals={"record": KIND_DOCUMENT}), limit=MAX_DOC_ID,
-                                   fields=list(_HOLDER_FIELDS))
+        rows = self.backend.scroll(
+            Match(equals={"record": KIND_DOCUMENT}), limit=MAX_DOC_ID, fields=list(_HOLDER_FIELDS)
+        )
         now, settled = self.now_ms(), 0
         for row in rows:
             if not (self.dead(row, now) or (not row.get("writer") and row.get("deleting"))):
@@ -463,8 +535,11 @@ class Writers:
                 self._give_back(lease)
             else:
                 self.release(lease)
-        hidden = self.backend.scroll(Match(equals={"record": KIND_PARAGRAPH, "live": 0}),
-                                     limit=HIDDEN_SCAN, fields=["doc_id"])
+        hidden = self.backend.scroll(
+            Match(equals={"record": KIND_PARAGRAPH, "live": 0}),
+            limit=HIDDEN_SCAN,
+            fields=["doc_id"],
+        )
         for doc_id in sorted({int(h["doc_id"]) for h in hidden}):
             self.collect(doc_id)
         return settled
@@ -475,14 +550,15 @@ class Writers:
         (a killed publish left the other slot live)."""
         if schema >= 2:
             return
-        rows = self.backend.scroll(Match(equals={"record": KIND_DOCUMENT}), limit=MAX_DOC_ID,
-                                   fields=list(_HOLDER_FIELDS))
+        rows = self.backend.scroll(
+            Match(equals={"record": KIND_DOCUMENT}), limit=MAX_DOC_ID, fields=list(_HOLDER_FIELDS)
+        )
         for row in rows:
             version = committed_version(row)
             if row.get("deleting") or version is None or not row.get("source"):
                 continue
             self.map_source(str(row["source"]), int(row["doc_id"]))
             if version.startswith(LEGACY_SLOT):
-                other = f"{LEGACY_SLOT}{1 - int(version[len(LEGACY_SLOT):])}"
+                other = f"{LEGACY_SLOT}{1 - int(version[len(LEGACY_SLOT) :])}"
                 self.backend.delete(version_paragraphs(int(row["doc_id"]), other))
         self.backend.set_payload(Match(ids=(COLLECTION_POINT_ID,)), {"schema": 2})

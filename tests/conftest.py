@@ -23,6 +23,7 @@ from deepread import Index
 # benchmark devset in ../shared is for bench/ only: tests run from a clone alone.
 DEVSET = Path(__file__).resolve().parent / "data"
 
+
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     """No DEEPREAD_* settings leak in from the environment; model retries do not sleep
@@ -79,8 +80,9 @@ def shapes_index(store: Path, shapes_file: Path) -> Iterator[deepread.Index]:
 
 
 @pytest.fixture(scope="session")
-def devset_index(tmp_path_factory: pytest.TempPathFactory,
-                 devset: Path) -> Iterator[deepread.Index]:
+def devset_index(
+    tmp_path_factory: pytest.TempPathFactory, devset: Path
+) -> Iterator[deepread.Index]:
     """Two sample pages (HTML and PDF of one page) ingested once per test session."""
     store = tmp_path_factory.mktemp("devset-store")
     idx = deepread.Index.open(store=store, collection="devset")
@@ -96,8 +98,12 @@ def open_index(tmp_path: Path) -> Iterator[Callable[[], Index]]:
     opened: list[Index] = []
 
     def open_() -> Index:
-        idx = Index.open(store=tmp_path / "store", collection="docs",
-                         embeddings=HashEmbeddings(), reranker="none")
+        idx = Index.open(
+            store=tmp_path / "store",
+            collection="docs",
+            embeddings=HashEmbeddings(),
+            reranker="none",
+        )
         opened.append(idx)
         return idx
 

@@ -24,13 +24,36 @@ import re
 from calendar import monthrange
 from datetime import date, timedelta
 
-_MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
-           "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+_MONTHS = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
 #: Each month's name and its abbreviations, as a pattern (the first three letters key
 #: :data:`_MONTHS`).
-_NAMES = ("jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "june?",
-          "july?", "aug(?:ust)?", "sep(?:t(?:ember)?)?", "oct(?:ober)?", "nov(?:ember)?",
-          "dec(?:ember)?")
+_NAMES = (
+    "jan(?:uary)?",
+    "feb(?:ruary)?",
+    "mar(?:ch)?",
+    "apr(?:il)?",
+    "may",
+    "june?",
+    "july?",
+    "aug(?:ust)?",
+    "sep(?:t(?:ember)?)?",
+    "oct(?:ober)?",
+    "nov(?:ember)?",
+    "dec(?:ember)?",
+)
 _MONTH = f"({'|'.join(_NAMES)})"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\.?,?\s+{_DAY}\b", re.I)
@@ -101,7 +124,8 @@ def _day_groups(text: str, dates: list[tuple[int, int, date]]) -> list[list[str]
 #: A month named on its own ("in September", "the month of Nov."), capitalised as a name
 #: is: "May" is left out, as a capitalised "May I …" is the verb far more often.
 _MONTH_ALONE = re.compile(
-    rf"\b({'|'.join(name.capitalize() for name in _NAMES if name != 'may')})\b")
+    rf"\b({'|'.join(name.capitalize() for name in _NAMES if name != 'may')})\b"
+)
 
 
 def months(text: str, *, of_dates: bool) -> list[str]:
@@ -113,8 +137,9 @@ def months(text: str, *, of_dates: bool) -> list[str]:
     return _read(text, _dates(text), of_dates)[1]
 
 
-def _read(text: str, dates: list[tuple[int, int, date]], of_dates: bool
-          ) -> tuple[list[tuple[int, int]], list[str]]:
+def _read(
+    text: str, dates: list[tuple[int, int, date]], of_dates: bool
+) -> tuple[list[tuple[int, int]], list[str]]:
     """Where ``text`` names dates and lone months, and their month terms."""
     spans = [(start, end) for start, end, _ in dates]
     out = [f"month{day.month:02d}" for _, _, day in dates] if of_dates else []

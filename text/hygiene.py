@@ -40,8 +40,9 @@ def storable(text: str) -> str:
     the same text, so a re-ingest still finds the file unchanged."""
     if not _UNWANTED_SURROGATE.search(text):
         return text
-    return text.encode("utf-8", "surrogateescape" if _only_escaped_bytes(text)
-                       else "surrogatepass").decode("utf-8", "backslashreplace")
+    return text.encode(
+        "utf-8", "surrogateescape" if _only_escaped_bytes(text) else "surrogatepass"
+    ).decode("utf-8", "backslashreplace")
 
 
 def _only_escaped_bytes(text: str) -> bool:
@@ -69,9 +70,19 @@ def decode_argument(arg: str) -> str:
 
 _MAX_BRIEF = 300
 _BRIEF = reprlib.Repr()  # keyword arguments only from Python 3.12
-for _name, _limit in (("maxlevel", 3), ("maxtuple", 6), ("maxlist", 6), ("maxarray", 6),
-                      ("maxdict", 4), ("maxset", 6), ("maxfrozenset", 6), ("maxdeque", 6),
-                      ("maxstring", 80), ("maxlong", 40), ("maxother", 80)):
+for _name, _limit in (
+    ("maxlevel", 3),
+    ("maxtuple", 6),
+    ("maxlist", 6),
+    ("maxarray", 6),
+    ("maxdict", 4),
+    ("maxset", 6),
+    ("maxfrozenset", 6),
+    ("maxdeque", 6),
+    ("maxstring", 80),
+    ("maxlong", 40),
+    ("maxother", 80),
+):
     setattr(_BRIEF, _name, _limit)
 
 
@@ -86,7 +97,10 @@ def brief(value: Any) -> str:
     if isinstance(value, str | bytes):
         unit = "characters" if isinstance(value, str) else "bytes"
         return f"{shown} ({len(value)} {unit})" if len(value) > _BRIEF.maxstring else shown
-    if isinstance(value, Sized) and len(value) > _BRIEF.maxdict and shown.endswith(
-            ("...]", "...)", "...}", "...")):
+    if (
+        isinstance(value, Sized)
+        and len(value) > _BRIEF.maxdict
+        and shown.endswith(("...]", "...)", "...}", "..."))
+    ):
         return f"{shown} ({len(value)} items)"
     return shown

@@ -26,11 +26,13 @@ MASK = "***"
 
 #: Parameter names whose values are secrets, in a query string or a ``key=value`` list
 #: (exact names, case-insensitive, ``-`` or ``_`` alike): "tokens=12" is not one.
-_SECRET_NAMES = (r"(?:ssl)?pass(?:word|wd)?|pwd|(?:client[_-]?)?secret|"
-                 r"(?:access[_-]?|refresh[_-]?|auth[_-]?|id[_-]?|session[_-]?)?token|"
-                 r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|"
-                 r"x-amz-signature|x-amz-credential|x-amz-security-token|signature|sig|"
-                 r"credentials?|auth")
+_SECRET_NAMES = (
+    r"(?:ssl)?pass(?:word|wd)?|pwd|(?:client[_-]?)?secret|"
+    r"(?:access[_-]?|refresh[_-]?|auth[_-]?|id[_-]?|session[_-]?)?token|"
+    r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|"
+    r"x-amz-signature|x-amz-credential|x-amz-security-token|signature|sig|"
+    r"credentials?|auth"
+)
 #: ``name=value`` in a query string or a libpq keyword list; the value runs to the next
 #: separator (``&``, ``;``, whitespace, a quote) or is a quoted string.
 _PAIR = re.compile(rf"(?i)(?<![\w-])({_SECRET_NAMES})(\s*=\s*)('(?:[^'\\]|\\.)*'|[^&;\s'\"#]+)")

@@ -27,8 +27,7 @@ _STOP = frozenset(
 
 def terms(text: str) -> set[str]:
     """Lower-cased words of 3+ characters that are not stop words."""
-    return {w for w in (m.lower() for m in _WORD.findall(text))
-            if len(w) > 2 and w not in _STOP}
+    return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2 and w not in _STOP}
 
 
 def stem(word: str) -> str:

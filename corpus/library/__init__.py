@@ -37,7 +37,8 @@ class Library:
         # move, a forced re-ingest): the same records, by identity, are the same library.
         # Holding them keeps their identities from being reused.
         if len(stored) == len(self._stored) and all(
-                a is b for a, b in zip(stored, self._stored, strict=True)):
+            a is b for a, b in zip(stored, self._stored, strict=True)
+        ):
             return
         made = cards(stored)
         self._titled = {d.doc_id: titled(d, made[d.doc_id]) for d in stored}
@@ -57,8 +58,9 @@ class Library:
             self._refresh(stored)
             return self._titled[doc_id]
 
-    def find(self, stored: Sequence[Document], question: str,
-             scope: Sequence[int] | None = None) -> list[Match]:
+    def find(
+        self, stored: Sequence[Document], question: str, scope: Sequence[int] | None = None
+    ) -> list[Match]:
         """The documents of ``scope`` (default all) that ``question`` names, best first."""
         with self._lock:
             self._refresh(stored)

@@ -37,8 +37,7 @@ def _lines(paragraphs: Iterable[Paragraph]) -> list[str]:
     out: list[str] = []
     for p in paragraphs:
         text = plain_table(p.text) if p.kind == "table" else p.text
-        out += [" ".join(line.split())[:LINE_CHARS] for line in text.splitlines()
-                if line.strip()]
+        out += [" ".join(line.split())[:LINE_CHARS] for line in text.splitlines() if line.strip()]
     return out
 
 
@@ -65,5 +64,9 @@ def front_matter(structured: Structured) -> FrontMatter:
         size += len(line)
     on_front = list(dict.fromkeys(p.sec_id for p in chosen))
     headings = [" ".join(structured.sections[s].title.split()) for s in on_front if s]
-    return FrontMatter(metadata=dict(structured.metadata), lines=tuple(lines),
-                       headings=tuple(h for h in headings if h), pages=structured.pages)
+    return FrontMatter(
+        metadata=dict(structured.metadata),
+        lines=tuple(lines),
+        headings=tuple(h for h in headings if h),
+        pages=structured.pages,
+    )

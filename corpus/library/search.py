@@ -63,14 +63,18 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _QUARTER = re.compile(r"\b(first|second|third|fourth)[-\s]+(?:fiscal\s+)?quarter\b", re.I)
 _QUARTER_IN = re.compile(r"q([1-4])(?!\d)")
 _QUARTER_WORD = re.compile(r"^q[1-4]$")
-_MONTH_NAME = re.compile(r"^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
-                         r"july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|"
-                         r"dec(?:ember)?)$")
+_MONTH_NAME = re.compile(
+    r"^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
+    r"july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|"
+    r"dec(?:ember)?)$"
+)
 #: Question words that are periods, not names: "FY2019", "Q2", "2023Q4", "H1", "1Q23".
 _PERIOD = re.compile(r"^(?:fy|q|h|cy)?\d{1,4}(?:q\d|h\d|fy)?$|^\d?q\d{1,4}$", re.I)
 #: Words written as names in a question: capitalised, all capitals, letters and digits.
-_NAMED = re.compile(r"\b(?:[A-Z][A-Za-z0-9&'.-]*|[a-z]+[A-Z][A-Za-z]*|\d+[A-Za-z]+[A-Za-z0-9]*)"
-                    r"\b")
+_NAMED = re.compile(
+    r"\b(?:[A-Z][A-Za-z0-9&'.-]*|[a-z]+[A-Z][A-Za-z]*|\d+[A-Za-z]+[A-Za-z0-9]*)"
+    r"\b"
+)
 
 
 def words(text: str) -> set[str]:
@@ -87,8 +91,9 @@ def words(text: str) -> set[str]:
     return out
 
 
-def asked_words(question: str, is_common: Callable[[str], bool] = common_word
-                ) -> tuple[set[str], set[str]]:
+def asked_words(
+    question: str, is_common: Callable[[str], bool] = common_word
+) -> tuple[set[str], set[str]]:
     """What a question gives to tell documents apart: the words of the names it writes
     (:func:`proper_names`), and its periods and dates — years, quarters, calendar days
     ("FY2019" → "2019", "Q2 of FY2023" → "q2", "2023", "May 26, 2023" → that day)."""
@@ -126,8 +131,9 @@ def front_text(doc: Document) -> str:
 
 def _key_names(text: str) -> list[list[str]]:
     """Runs of consecutive words of a key, lower case (what an abbreviation spans)."""
-    return [[w.lower() for w in re.findall(r"[A-Za-z]+", part)]
-            for part in re.split(r"[—|,;()]", text)]
+    return [
+        [w.lower() for w in re.findall(r"[A-Za-z]+", part)] for part in re.split(r"[—|,;()]", text)
+    ]
 
 
 def abbreviates(word: str, names: Sequence[list[str]]) -> bool:
@@ -143,15 +149,16 @@ def abbreviates(word: str, names: Sequence[list[str]]) -> bool:
         if not seq:
             return False
         head = seq[0]
-        return any(head.startswith(rest[:n]) and spans(rest[n:], seq[1:], used + 1)
-                   for n in range(min(len(rest), len(head)), 0, -1))
+        return any(
+            head.startswith(rest[:n]) and spans(rest[n:], seq[1:], used + 1)
+            for n in range(min(len(rest), len(head)), 0, -1)
+        )
 
     for seq in names:
         for i, first in enumerate(seq):
             if first[:1] != word[:1]:
                 continue
-            if (first.startswith(word) and len(first) >= len(word) + 3) \
-                    or spans(word, seq[i:], 0):
+            if (first.startswith(word) and len(first) >= len(word) + 3) or spans(word, seq[i:], 0):
                 return True
     return False
 
@@ -197,8 +204,9 @@ class DocumentSearch:
                 continue
             if old is not None:
                 self._remove(doc.doc_id, old)
-            entry = _Entry(frozenset(words(key)), frozenset(words(front)), _key_names(key),
-                           signature)
+            entry = _Entry(
+                frozenset(words(key)), frozenset(words(front)), _key_names(key), signature
+            )
             self._entries[doc.doc_id] = entry
             for word in entry.key | entry.front:
                 self._postings[word].add(doc.doc_id)
@@ -223,8 +231,12 @@ class DocumentSearch:
         n = len(self._entries)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def search(self, question: str, scope: Sequence[int] | None = None,
-               is_common: Callable[[str], bool] = common_word) -> list[Match]:
+    def search(
+        self,
+        question: str,
+        scope: Sequence[int] | None = None,
+        is_common: Callable[[str], bool] = common_word,
+    ) -> list[Match]:
         """The documents ``question`` names, best first (see the module docstring)."""
         allowed = set(scope) if scope else None
         n = len(self._entries)
@@ -257,8 +269,10 @@ class DocumentSearch:
         # A question that names a company or a course is about the documents holding
         # that name; its years and dates only rank them. One that names only a period
         # is about the documents of that period.
-        ranked = sorted((Match(i, scores[i], held[i]) for i in by_name or by_period),
-                        key=lambda m: (-m.score, m.doc_id))
+        ranked = sorted(
+            (Match(i, scores[i], held[i]) for i in by_name or by_period),
+            key=lambda m: (-m.score, m.doc_id),
+        )
         if not ranked:
             return []
         # A period the question gives is a condition, not a bonus: of the documents its
@@ -266,16 +280,20 @@ class DocumentSearch:
         # periods are the ones it asks about ("Adobe's margin in FY2022": the 2022
         # filing, not every Adobe filing close enough in score). Documents of other
         # periods come only for a name none of the dated ones holds.
-        dated = [m for m in ranked
-                 if any(w in periods and w in self._entries[m.doc_id].key for w in m.words)]
+        dated = [
+            m
+            for m in ranked
+            if any(w in periods and w in self._entries[m.doc_id].key for w in m.words)
+        ]
         pool = dated or ranked
         # Each name the question gives brings its best document (two companies: both),
         # then the others close to the best score (two years of one company).
         chosen = [pool[0]]
         for word in sorted(names, key=lambda w: len(self._postings.get(w, ()))):
             if not any(word in m.words for m in chosen):
-                chosen += ([m for m in pool if word in m.words]
-                           or [m for m in ranked if word in m.words])[:1]
+                chosen += (
+                    [m for m in pool if word in m.words] or [m for m in ranked if word in m.words]
+                )[:1]
         chosen += [m for m in pool if m.score >= KEEP * pool[0].score]
         kept = list({m.doc_id: m for m in chosen}.values())[:MAX_DOCUMENTS]
         return sorted(kept, key=lambda m: (-m.score, m.doc_id))
@@ -288,25 +306,34 @@ class DocumentSearch:
     def in_key(self, word: str) -> bool:
         """Whether some document's key holds ``word`` (or abbreviates to it)."""
         word = word.lower()
-        return any(word in self._entries[i].key for i in self._postings.get(word, ())) \
-            or any(abbreviates(word, e.names) for _, e in self._abbreviable(word))
+        return any(word in self._entries[i].key for i in self._postings.get(word, ())) or any(
+            abbreviates(word, e.names) for _, e in self._abbreviable(word)
+        )
 
 
-def proper_names(question: str, is_common: Callable[[str], bool] = common_word
-                 ) -> list[str]:
+def proper_names(question: str, is_common: Callable[[str], bool] = common_word) -> list[str]:
     """The words ``question`` writes as names (see the module docstring), lower case,
     each once, in order."""
     out: list[str] = []
     for sentence in re.split(r"(?<=[.?!])\s+", question):
         for found in _NAMED.finditer(sentence):
             raw = found.group(0).strip(".'-")
-            if found.start() == 0 and raw[:1].isupper() and raw[1:].islower() \
-                    and is_common(raw.lower()):
+            if (
+                found.start() == 0
+                and raw[:1].isupper()
+                and raw[1:].islower()
+                and is_common(raw.lower())
+            ):
                 continue  # a sentence's first word is capitalised anyway ("What", "Does")
             for word in _WORD.findall(raw):
                 low = word.lower()
-                if len(low) < 2 or (len(low) == 2 and low.isalpha()) or _PERIOD.match(low) \
-                        or _MONTH_NAME.match(low) or low in out:
+                if (
+                    len(low) < 2
+                    or (len(low) == 2 and low.isalpha())
+                    or _PERIOD.match(low)
+                    or _MONTH_NAME.match(low)
+                    or low in out
+                ):
                     continue
                 out.append(low)
     return out

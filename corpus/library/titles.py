@@ -51,26 +51,51 @@ from deepread.stores.records import Card, Document, FrontMatter
 
 #: Lines read for a title's parts: a cover's name, form and period come early.
 _HEAD = 40
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
-          r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+    r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 _DATE = rf"(?:{_MONTH}\.?\s+\d{{1,2}}\s*,?\s*\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{4}})"
 _PERIODS = [  # (pattern, how the period reads), first match wins
-    (re.compile(rf"\b((?:fiscal\s+)?year|quarterly\s+period|quarter|"
-                rf"(?:three|six|nine|twelve)\s+months)\s+ended:?\s+({_DATE})", re.I),
-     lambda m: f"{' '.join(m[1].lower().split())} ended {_day(m[2])}"),
-    (re.compile(rf"\bdate\s+of\s+report\b[^:]{{0,60}}:\s*({_DATE})", re.I),
-     lambda m: f"report of {_day(m[1])}"),
-    (re.compile(r"\b(fall|spring|summer|winter|autumn)(?:\s+(?:semester|term|quarter))?"
-                r",?\s+(\d{4})\b", re.I),
-     lambda m: f"{m[1].capitalize()} {m[2]}"),
-    (re.compile(r"\b(\d{4})\s+(fall|spring|summer|winter|autumn)\b", re.I),
-     lambda m: f"{m[2].capitalize()} {m[1]}"),
-    (re.compile(r"\b(first|second|third|fourth)[-\s]quarter(\s+and\s+full[-\s]year)?"
-                r"(?:\s+(?:of\s+)?(fiscal))?\s+(\d{4})\b", re.I),
-     lambda m: f"{m[1].lower()} quarter{' and full year' if m[2] else ''}"
-               f"{' fiscal' if m[3] else ''} {m[4]}"),
-    (re.compile(r"\b(\d{4})\s+(first|second|third|fourth)[-\s]quarter\b", re.I),
-     lambda m: f"{m[2].lower()} quarter {m[1]}"),
+    (
+        re.compile(
+            rf"\b((?:fiscal\s+)?year|quarterly\s+period|quarter|"
+            rf"(?:three|six|nine|twelve)\s+months)\s+ended:?\s+({_DATE})",
+            re.I,
+        ),
+        lambda m: f"{' '.join(m[1].lower().split())} ended {_day(m[2])}",
+    ),
+    (
+        re.compile(rf"\bdate\s+of\s+report\b[^:]{{0,60}}:\s*({_DATE})", re.I),
+        lambda m: f"report of {_day(m[1])}",
+    ),
+    (
+        re.compile(
+            r"\b(fall|spring|summer|winter|autumn)(?:\s+(?:semester|term|quarter))?"
+            r",?\s+(\d{4})\b",
+            re.I,
+        ),
+        lambda m: f"{m[1].capitalize()} {m[2]}",
+    ),
+    (
+        re.compile(r"\b(\d{4})\s+(fall|spring|summer|winter|autumn)\b", re.I),
+        lambda m: f"{m[2].capitalize()} {m[1]}",
+    ),
+    (
+        re.compile(
+            r"\b(first|second|third|fourth)[-\s]quarter(\s+and\s+full[-\s]year)?"
+            r"(?:\s+(?:of\s+)?(fiscal))?\s+(\d{4})\b",
+            re.I,
+        ),
+        lambda m: (
+            f"{m[1].lower()} quarter{' and full year' if m[2] else ''}"
+            f"{' fiscal' if m[3] else ''} {m[4]}"
+        ),
+    ),
+    (
+        re.compile(r"\b(\d{4})\s+(first|second|third|fourth)[-\s]quarter\b", re.I),
+        lambda m: f"{m[2].lower()} quarter {m[1]}",
+    ),
     (re.compile(r"\bfiscal\s+(?:year\s+)?(\d{4})\b", re.I), lambda m: f"fiscal {m[1]}"),
     (re.compile(rf"({_DATE})", re.I), lambda m: _day(m[1])),
 ]
@@ -81,21 +106,37 @@ _DATELINE = 6
 _FORM = re.compile(r"(?:^|\s)form\s+(\d{1,2}-[a-z]{1,2}(?:/a)?)\s*$", re.I)
 _AMENDMENT = re.compile(r"\bamendment\s+no\.?\s*(\d+)", re.I)
 #: An organisation named with its listing: "Johnson & Johnson (NYSE: JNJ)".
-_LISTED = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq|AMEX|TSX|LSE|ASX)[A-Za-z ]{0,20}:\s*"
-                     r"[A-Z][A-Z.]{0,6}\)")
-_RELEASE = re.compile(r"\b(?:for\s+immediate\s+release|press\s+release|news\s+release)\b",
-                      re.I)
+_LISTED = re.compile(
+    r"\((?:NYSE|NASDAQ|Nasdaq|AMEX|TSX|LSE|ASX)[A-Za-z ]{0,20}:\s*"
+    r"[A-Z][A-Z.]{0,6}\)"
+)
+_RELEASE = re.compile(r"\b(?:for\s+immediate\s+release|press\s+release|news\s+release)\b", re.I)
 #: Words naming a kind of document, looked for in the file name, metadata title and
 #: first lines (a form and a press release are recognised above).
-KINDS = ("syllabus", "handbook", "manual", "guide", "prospectus", "transcript",
-         "specification", "agreement", "contract", "thesis", "dissertation", "minutes")
+KINDS = (
+    "syllabus",
+    "handbook",
+    "manual",
+    "guide",
+    "prospectus",
+    "transcript",
+    "specification",
+    "agreement",
+    "contract",
+    "thesis",
+    "dissertation",
+    "minutes",
+)
 _CAPTION = re.compile(r"^\(([^()]{3,120})\)")
 _DIGITS = re.compile(r"\d{3,}")
 _WORD3 = re.compile(r"[^\W\d_]{3,}")
 _NORM = re.compile(r"[\W_]+")
 #: A file's title that says nothing of it (the PDF parser's list, and accession numbers).
-_USELESS = re.compile(r"^(untitled|document\d*|microsoft word\b.*|.*\.(pdf|docx?|html?|tex|"
-                      r"txt)|[\d\s-]+)$", re.I)
+_USELESS = re.compile(
+    r"^(untitled|document\d*|microsoft word\b.*|.*\.(pdf|docx?|html?|tex|"
+    r"txt)|[\d\s-]+)$",
+    re.I,
+)
 _LABEL = re.compile(r"^([A-Z][A-Za-z ]{2,30}):\s+(\S.*)$")
 _EDGES = " _-–—•·*:;,|"
 
@@ -116,7 +157,7 @@ def norm(text: str) -> str:
 
 def _grams(key: str) -> list[str]:
     words = key.split()
-    return [" ".join(words[i:i + 2]) for i in range(len(words) - 1)] or words
+    return [" ".join(words[i : i + 2]) for i in range(len(words) - 1)] or words
 
 
 def _lines_of(doc: Document) -> list[str]:
@@ -168,22 +209,34 @@ class Banners:
 def _name_like(line: str) -> bool:
     """Short, worded, no long number: what a name or title looks like."""
     text = line.strip(_EDGES)
-    return (2 <= len(text) <= 120 and not _DIGITS.search(text) and len(text.split()) <= 12
-            and bool(_WORD3.search(text)) and not text.startswith("("))
+    return (
+        2 <= len(text) <= 120
+        and not _DIGITS.search(text)
+        and len(text.split()) <= 12
+        and bool(_WORD3.search(text))
+        and not text.startswith("(")
+    )
 
 
 def _kind_only(line: str) -> bool:
     """A line that names a kind of document and nothing else ("SYLLABUS")."""
     words = norm(line).split()
-    return bool(words) and (bool(_RELEASE.fullmatch(" ".join(words)))
-                            or (len(words) <= 2 and words[-1] in KINDS))
+    return bool(words) and (
+        bool(_RELEASE.fullmatch(" ".join(words))) or (len(words) <= 2 and words[-1] in KINDS)
+    )
 
 
 def _usable(line: str, banners: Banners) -> bool:
     text = line.strip(_EDGES)
-    return (bool(_WORD3.search(text)) and not _USELESS.match(text)
-            and not _label_only(line) and not text.startswith(("(", "•"))
-            and not _kind_only(text) and not _only_date(text) and not banners.banner(text))
+    return (
+        bool(_WORD3.search(text))
+        and not _USELESS.match(text)
+        and not _label_only(line)
+        and not text.startswith(("(", "•"))
+        and not _kind_only(text)
+        and not _only_date(text)
+        and not banners.banner(text)
+    )
 
 
 def _label_only(line: str) -> bool:
@@ -211,8 +264,12 @@ def named_field(lines: Sequence[str], banners: Banners) -> str | None:
     fields: list[tuple[bool, str]] = []
     for value, below in pairwise(lines):
         caption = _CAPTION.match(below)
-        if caption and banners.printed_elsewhere(caption[0]) and _name_like(value) \
-                and not _kind_only(value):
+        if (
+            caption
+            and banners.printed_elsewhere(caption[0])
+            and _name_like(value)
+            and not _kind_only(value)
+        ):
             fields.append(("name" in caption[1].lower(), value))
     for says_name, value in fields:
         if says_name:
@@ -228,9 +285,12 @@ def listed_name(lines: Sequence[str]) -> str | None:
         if not found:
             continue
         words: list[str] = []
-        for word in reversed(line[:found.start()].split()):
-            if not (word[0].isupper() or word in ("&", "and", "of", "de")) or any(
-                    c in word for c in "()–—") or word.startswith("-"):
+        for word in reversed(line[: found.start()].split()):
+            if (
+                not (word[0].isupper() or word in ("&", "and", "of", "de"))
+                or any(c in word for c in "()–—")
+                or word.startswith("-")
+            ):
                 break
             words.insert(0, word)
         while words and words[0] in ("&", "and", "of", "de"):
@@ -250,9 +310,10 @@ def kind_of(doc: Document, lines: Sequence[str]) -> str | None:
             return f"{kind}, Amendment No. {amended[1]}" if amended else kind
     head = lines[:12]
     if any(_RELEASE.search(line) for line in head) or any(
-            (m := _LISTED.search(line)) and re.search(r"\btoday\s+(?:announced|reported)\b",
-                                                      line[m.end():m.end() + 80], re.I)
-            for line in head):
+        (m := _LISTED.search(line))
+        and re.search(r"\btoday\s+(?:announced|reported)\b", line[m.end() : m.end() + 80], re.I)
+        for line in head
+    ):
         return "press release"
     front = doc.front or FrontMatter()
     places = [PurePath(doc.source).stem, front.metadata.get("title", ""), *lines[:3]]
@@ -270,7 +331,7 @@ def period_of(doc: Document, lines: Sequence[str]) -> str | None:
     names = " ".join([PurePath(doc.source).stem.replace("_", " "), doc.title])
     for pattern, read in _PERIODS:
         bare = pattern is _PERIODS[-1][0]
-        for text in ((" ".join(lines[:_DATELINE]),) if bare else (head, names)):
+        for text in (" ".join(lines[:_DATELINE]),) if bare else (head, names):
             found = pattern.search(text)
             if found:
                 return read(found)
@@ -302,12 +363,22 @@ def card_of(doc: Document, banners: Banners) -> Card:
     if banners.documents < 2:
         who = own  # nothing to tell it apart from: the parser's title, as before
     else:
-        who = (named_field(lines, banners) or listed_name(lines[:_HEAD])
-               or (_clean(own) if _usable(own, banners) else None)
-               or _first_line(lines, banners) or PurePath(doc.source).stem)
+        who = (
+            named_field(lines, banners)
+            or listed_name(lines[:_HEAD])
+            or (_clean(own) if _usable(own, banners) else None)
+            or _first_line(lines, banners)
+            or PurePath(doc.source).stem
+        )
     sections = tuple(_clean(s.title, 80) for s in doc.sections[1:] if s.level == 1)
-    return Card(title=_compose(who, kind, period), file=file, kind=kind, period=period,
-                pages=front.pages if front else None, sections=sections)
+    return Card(
+        title=_compose(who, kind, period),
+        file=file,
+        kind=kind,
+        period=period,
+        pages=front.pages if front else None,
+        sections=sections,
+    )
 
 
 def cards(documents: Sequence[Document]) -> dict[int, Card]:
@@ -317,6 +388,12 @@ def cards(documents: Sequence[Document]) -> dict[int, Card]:
     seen = Counter(norm(c.title) for c in made.values())
     for doc_id, card in made.items():
         if seen[norm(card.title)] > 1:  # a re-filing, a copy: the file name tells them
-            made[doc_id] = Card(f"{card.title} ({card.file})", card.file, card.kind,
-                                card.period, card.pages, card.sections)
+            made[doc_id] = Card(
+                f"{card.title} ({card.file})",
+                card.file,
+                card.kind,
+                card.period,
+                card.pages,
+                card.sections,
+            )
     return made

@@ -14,25 +14,37 @@ from deepread.corpus.parsing.errors import ParseError
 from deepread.corpus.parsing.file_kind import irregular_reason
 from deepread.corpus.parsing.structure import Structured, build_structure
 
-__all__ = ["SUPPORTED_SUFFIXES", "Block", "ParseError", "ParsedDocument", "Structured",
-           "parse_file", "read_blocks"]
+__all__ = [
+    "SUPPORTED_SUFFIXES",
+    "Block",
+    "ParseError",
+    "ParsedDocument",
+    "Structured",
+    "parse_file",
+    "read_blocks",
+]
 
 
 def _reader(suffix: str) -> Callable[[Path], ParsedDocument]:
     # Imported lazily: the PDF and DOCX stacks are heavy and most runs need one format.
     if suffix in (".html", ".htm", ".xhtml"):
         from deepread.corpus.parsing.html import read_html
+
         return read_html
     if suffix in (".md", ".markdown"):
         from deepread.corpus.parsing.markdown import read_markdown
+
         return read_markdown
     if suffix == ".pdf":
         from deepread.corpus.parsing.pdf.reader import read_pdf
+
         return read_pdf
     if suffix == ".docx":
         from deepread.corpus.parsing.docx import read_docx
+
         return read_docx
     from deepread.corpus.parsing.text import read_text
+
     return read_text
 
 
@@ -44,8 +56,11 @@ def read_blocks(path: str | Path) -> ParsedDocument:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
-        raise ParseError(path, f"unsupported file type {suffix or '(no extension)'}; "
-                               f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
+        raise ParseError(
+            path,
+            f"unsupported file type {suffix or '(no extension)'}; "
+            f"supported: {', '.join(SUPPORTED_SUFFIXES)}",
+        )
     try:
         odd = irregular_reason(path)
     except FileNotFoundError as exc:

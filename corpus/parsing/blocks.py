@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-BlockKind = Literal["heading", "text", "list_item", "table", "figure", "code", "caption",
-                   "image"]
+BlockKind = Literal["heading", "text", "list_item", "table", "figure", "code", "caption", "image"]
 
 
 @dataclass(slots=True)

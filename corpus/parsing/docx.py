@@ -62,11 +62,19 @@ def _bounded_copy(path: Path, folder: Path) -> Path:
         infos = package.infolist()
         for info in infos:
             if info.file_size > MAX_PART:
-                raise ParseError(path, f"not read: its part {info.filename} expands to "
-                                       f"{info.file_size // 2**20} MB (over "
-                                       f"{MAX_PART // 2**20} MB)")
-        huge = {info.filename for info in infos if info.file_size >= HUGE_PART
-                and info.filename.startswith("word/") and info.filename.endswith(".xml")}
+                raise ParseError(
+                    path,
+                    f"not read: its part {info.filename} expands to "
+                    f"{info.file_size // 2**20} MB (over "
+                    f"{MAX_PART // 2**20} MB)",
+                )
+        huge = {
+            info.filename
+            for info in infos
+            if info.file_size >= HUGE_PART
+            and info.filename.startswith("word/")
+            and info.filename.endswith(".xml")
+        }
         if not huge:
             return path
         bounded = folder / path.name
@@ -78,9 +86,12 @@ def _bounded_copy(path: Path, folder: Path) -> Path:
 
 
 #: Content types of a Word package's main part (.docx; .docm and templates' variants).
-_MAIN_PART_VARIANTS = (b"wordprocessingml.document.main", b"wordprocessingml.template.main",
-                       b"ms-word.document.macroEnabled.main",
-                       b"ms-word.template.macroEnabledTemplate.main")
+_MAIN_PART_VARIANTS = (
+    b"wordprocessingml.document.main",
+    b"wordprocessingml.template.main",
+    b"ms-word.document.macroEnabled.main",
+    b"ms-word.template.macroEnabledTemplate.main",
+)
 
 
 def _declares_a_word_document(path: Path) -> bool:
@@ -102,11 +113,15 @@ def read_docx(path: Path) -> ParsedDocument:
     if not _declares_a_word_document(path):
         # Another ZIP (an .xlsx, a .pptx, an archive) renamed, or a damaged package;
         # python-docx fails on it with an AttributeError deep inside.
-        raise ParseError(path, "not a Word document: its package declares no main "
-                               "document part (another Office file or archive renamed "
-                               ".docx?)")
+        raise ParseError(
+            path,
+            "not a Word document: its package declares no main "
+            "document part (another Office file or archive renamed "
+            ".docx?)",
+        )
     import docx
     from docx.opc.exceptions import OpcError
+
     partition_docx = partitioner("docx")
 
     with tempfile.TemporaryDirectory(prefix="deepread-docx-") as folder:
@@ -115,14 +130,15 @@ def read_docx(path: Path) -> ParsedDocument:
             title = (docx.Document(source).core_properties.title or "").strip() or None
             # unstructured hashes the file name into element ids with a strict UTF-8
             # encode: a name that is not UTF-8 (surrogate-escaped bytes) must not fail it.
-            elements = partition_docx(filename=source, languages=[""],
-                                      metadata_filename=storable(str(path)))
+            elements = partition_docx(
+                filename=source, languages=[""], metadata_filename=storable(str(path))
+            )
         except etree.XMLSyntaxError as exc:
-            raise ParseError(path, f"not a readable .docx: its XML is malformed ({exc})"
-                             ) from exc
+            raise ParseError(path, f"not a readable .docx: its XML is malformed ({exc})") from exc
         except (KeyError, ValueError, zipfile.BadZipFile, OpcError) as exc:
             if isinstance(exc, ParseError):
                 raise
             raise ParseError(path, f"not a readable .docx ({exc})") from exc
-    return ParsedDocument(title=title, blocks=to_blocks(elements),
-                          metadata={"title": title} if title else {})
+    return ParsedDocument(
+        title=title, blocks=to_blocks(elements), metadata={"title": title} if title else {}
+    )

@@ -36,8 +36,10 @@ def clean_text(text: str) -> str:
 
 def clean_code(text: str) -> str:
     """Keep code's line structure; only trim trailing blanks and outer empty lines."""
-    lines = [_SPACES.sub(" ", ln).rstrip() if not ln.startswith(" ") else ln.rstrip()
-             for ln in text.splitlines()]
+    lines = [
+        _SPACES.sub(" ", ln).rstrip() if not ln.startswith(" ") else ln.rstrip()
+        for ln in text.splitlines()
+    ]
     return "\n".join(lines).strip("\n")
 
 

@@ -40,7 +40,8 @@ from deepread.corpus.parsing.blocks import Block
 _CAPTION = re.compile(
     r"^\s*(?P<word>figure|fig\.?|table|tab\.)\s*(?P<num>[A-Z]?\d+(?:[.\-]\d+)*[a-z]?)"
     r"(?P<rest>\s*(?:[:.|—–-]\s*|\s*$|\s+(?=(?-i:[A-Z(]))).*)$",
-    re.IGNORECASE | re.DOTALL)
+    re.IGNORECASE | re.DOTALL,
+)
 _SENTINEL = re.compile(r"DRXFIG(\d+)X|DRXCAP(\d+)X")
 #: Images this small (width or height attribute, px) are icons, not figures.
 MIN_FIGURE_PX = 32
@@ -82,7 +83,7 @@ def _resolve_src(src: str | None, base: Path | None) -> str | None:
     if src.startswith(("http://", "https://", "data:")):
         return src
     if src.startswith("file://"):
-        src = src[len("file://"):]
+        src = src[len("file://") :]
     path = Path(src)
     if not path.is_absolute() and base is not None:
         path = base / path
@@ -154,9 +155,14 @@ def mark_figures(root: HtmlElement, base: Path | None) -> list[FigureInfo]:
         if parent is None or _tiny(img) or not img.get("src"):
             continue
         title = (img.get("title") or "").strip() or None
-        infos.append(FigureInfo("figure", caption=title,
-                                alt=(img.get("alt") or "").strip() or None,
-                                image=_resolve_src(img.get("src"), base)))
+        infos.append(
+            FigureInfo(
+                "figure",
+                caption=title,
+                alt=(img.get("alt") or "").strip() or None,
+                image=_resolve_src(img.get("src"), base),
+            )
+        )
         span = img.makeelement("span")
         span.text = f" DRXFIG{len(infos) - 1}X "
         span.tail = img.tail
@@ -173,8 +179,14 @@ def figure_block(info: FigureInfo, page: int | None = None) -> Block:
     if not text:
         name = Path(info.image).name if info.image and not info.image.startswith("data:") else ""
         text = f"[figure {name}]".replace(" ]", "]")
-    return Block("figure", text, page=page, caption=info.caption,
-                 label=caption_label(info.caption), image=info.image)
+    return Block(
+        "figure",
+        text,
+        page=page,
+        caption=info.caption,
+        label=caption_label(info.caption),
+        image=info.image,
+    )
 
 
 def resolve_markers(blocks: list[Block], infos: list[FigureInfo]) -> list[Block]:
@@ -186,13 +198,26 @@ def resolve_markers(blocks: list[Block], infos: list[FigureInfo]) -> list[Block]
     for block in blocks:
         if pending is not None and block.kind == "table":
             caption = pending.caption or ""
-            out.append(Block("table", f"{caption}\n{block.text}", page=block.page,
-                             caption=caption, label=caption_label(caption)))
+            out.append(
+                Block(
+                    "table",
+                    f"{caption}\n{block.text}",
+                    page=block.page,
+                    caption=caption,
+                    label=caption_label(caption),
+                )
+            )
             pending = None
             continue
         if pending is not None:  # a caption whose table did not follow: keep its text
-            out.append(Block("caption", pending.caption or "", page=block.page,
-                             label=caption_label(pending.caption)))
+            out.append(
+                Block(
+                    "caption",
+                    pending.caption or "",
+                    page=block.page,
+                    label=caption_label(pending.caption),
+                )
+            )
             pending = None
         if not _SENTINEL.search(block.text):
             out.append(block)
@@ -216,10 +241,21 @@ def _absorb(target: Block, caption: Block) -> Block:
     if target.kind == "table":
         body = f"{text}\n{target.text}"
     else:
-        body = target.text if text in target.text else "\n".join(
-            p for p in (text, "" if target.text.startswith("[figure") else target.text) if p)
-    return Block(target.kind, body, page=target.page if target.page is not None else caption.page,
-                 caption=text, label=caption_label(text), image=target.image)
+        body = (
+            target.text
+            if text in target.text
+            else "\n".join(
+                p for p in (text, "" if target.text.startswith("[figure") else target.text) if p
+            )
+        )
+    return Block(
+        target.kind,
+        body,
+        page=target.page if target.page is not None else caption.page,
+        caption=text,
+        label=caption_label(text),
+        image=target.image,
+    )
 
 
 def attach_captions(blocks: list[Block]) -> list[Block]:
@@ -242,8 +278,7 @@ def attach_captions(blocks: list[Block]) -> list[Block]:
             label = caption_label(near.text) if near.kind in ("text", "caption") else None
             if label and label.startswith(want):
                 kind = "figure" if block.kind == "image" else block.kind
-                out[i] = _absorb(Block(kind, block.text, page=block.page, image=block.image),
-                                 near)
+                out[i] = _absorb(Block(kind, block.text, page=block.page, image=block.image), near)
                 used.add(j)
                 break
     result = []
@@ -264,8 +299,9 @@ def pdf_captions(blocks: list[Block]) -> list[Block]:
         if label is None:
             out.append(block)
         elif label.startswith("Figure"):
-            out.append(Block("figure", block.text, page=block.page, caption=block.text,
-                             label=label))
+            out.append(
+                Block("figure", block.text, page=block.page, caption=block.text, label=label)
+            )
         else:
             out.append(Block("caption", block.text, page=block.page, label=label))
     return out

@@ -31,10 +31,23 @@ from deepread.text.hygiene import storable
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")
 # Whole class/id tokens (not substrings: Sphinx marks in-content links "toc-backref").
-_FURNITURE_WORDS = frozenset({
-    "sidebar", "sphinxsidebar", "related", "footer", "navbar", "nav", "navigation",
-    "breadcrumb", "breadcrumbs", "menu", "site-header", "site-footer", "skip-link",
-})
+_FURNITURE_WORDS = frozenset(
+    {
+        "sidebar",
+        "sphinxsidebar",
+        "related",
+        "footer",
+        "navbar",
+        "nav",
+        "navigation",
+        "breadcrumb",
+        "breadcrumbs",
+        "menu",
+        "site-header",
+        "site-footer",
+        "skip-link",
+    }
+)
 _MAIN_XPATHS = ('//*[@role="main"]', "//main", "//article")
 # libxml2's HTML parser (lxml's, and unstructured's after it) silently drops everything
 # nested deeper than 256 elements, so a page of 300 nested <div>s — or 300 unclosed <b>
@@ -48,13 +61,63 @@ _PARSER_DEPTH = 250  # a margin under libxml2's 256
 #: Elements kept at any depth: a table or code block would not survive without its tags,
 #: a heading would lose its section, and these cannot nest in one another (a new <p> or
 #: <h2> closes the open one), so they add a level or two at most. Lists are unwrapped.
-_STRUCTURE = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption",
-                        "pre", "code", "img", "br", "hr", "p", "h1", "h2", "h3", "h4", "h5",
-                        "h6", "figure", "figcaption"})
+_STRUCTURE = frozenset(
+    {
+        "table",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+        "caption",
+        "pre",
+        "code",
+        "img",
+        "br",
+        "hr",
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "figure",
+        "figcaption",
+    }
+)
 #: Inline elements: unwrapped without a break (the text runs on).
-_INLINE = frozenset({"a", "abbr", "b", "big", "cite", "del", "em", "font", "i", "ins", "kbd",
-                     "label", "mark", "nobr", "q", "s", "samp", "small", "span", "strike",
-                     "strong", "sub", "sup", "tt", "u", "var"})
+_INLINE = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "big",
+        "cite",
+        "del",
+        "em",
+        "font",
+        "i",
+        "ins",
+        "kbd",
+        "label",
+        "mark",
+        "nobr",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "tt",
+        "u",
+        "var",
+    }
+)
 
 
 def _furniture(el: HtmlElement) -> bool:
@@ -82,8 +145,10 @@ def _flatten_deep(body: HtmlElement) -> None:
     while stack:
         el, depth = stack.pop()
         if depth > _PARSER_DEPTH:
-            raise ValueError(f"HTML tables or code blocks nested more than {_PARSER_DEPTH} "
-                             "deep; the parser cannot read content below that depth")
+            raise ValueError(
+                f"HTML tables or code blocks nested more than {_PARSER_DEPTH} "
+                "deep; the parser cannot read content below that depth"
+            )
         stack.extend((child, depth + 1) for child in el if isinstance(child.tag, str))
 
 
@@ -97,8 +162,10 @@ def clean_html(markup: str) -> tuple[str, str | None]:
     if any("Excessive depth" in str(e.message) for e in parser.error_log):
         # Even huge_tree stops at 2048 levels and drops what is below: refuse rather
         # than store a silently partial document.
-        raise ValueError("HTML nested more than 2048 elements deep; the parser cannot "
-                         "read content below that depth")
+        raise ValueError(
+            "HTML nested more than 2048 elements deep; the parser cannot "
+            "read content below that depth"
+        )
     title_el = root.find(".//title")
     page_title = clean_text(title_el.text_content()) if title_el is not None else None
     for xpath in _MAIN_XPATHS:
@@ -111,8 +178,9 @@ def clean_html(markup: str) -> tuple[str, str | None]:
     for el in list(body.iter()):
         if not isinstance(el.tag, str):
             continue
-        furniture = (el.tag in _FURNITURE_TAGS or _furniture(el)
-                     or "headerlink" in el.get("class", ""))
+        furniture = (
+            el.tag in _FURNITURE_TAGS or _furniture(el) or "headerlink" in el.get("class", "")
+        )
         if furniture and el.getparent() is not None:
             el.drop_tree()
     _flatten_deep(body)
@@ -138,11 +206,17 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
             pieces = html_chunks(root)
         elif infos:
             pieces = [etree.tostring(root, encoding="unicode", method="html")]
-    elements = [el for piece in pieces
-                for el in partition_html(text=piece, languages=[""],
-                                         # element ids hash the name with a strict UTF-8
-                                         # encode: a non-UTF-8 name must not fail it
-                                         metadata_filename=storable(str(path)))]
+    elements = [
+        el
+        for piece in pieces
+        for el in partition_html(
+            text=piece,
+            languages=[""],
+            # element ids hash the name with a strict UTF-8
+            # encode: a non-UTF-8 name must not fail it
+            metadata_filename=storable(str(path)),
+        )
+    ]
     blocks = attach_captions(resolve_markers(to_blocks(elements), infos))
     return ParsedDocument(title=None, blocks=blocks)
 
@@ -165,7 +239,6 @@ def read_html(path: Path) -> ParsedDocument:
     parsed = partition_html_text(content, path)
     # The page's h1 names the document; <title> often carries a site suffix
     # ("… — Python 3.11.2 documentation"), so it is only the fallback.
-    first_h1 = next((b.text for b in parsed.blocks if b.kind == "heading" and b.level == 1),
-                    None)
+    first_h1 = next((b.text for b in parsed.blocks if b.kind == "heading" and b.level == 1), None)
     parsed.title = first_h1 or page_title
     return parsed

@@ -50,15 +50,18 @@ def _tag(el: HtmlElement) -> str:
 
 
 def _open_tag(el: HtmlElement) -> str:
-    attrs = "".join(f' {k}="{escape(v)}"' for k, v in el.attrib.items()
-                    if isinstance(k, str) and ":" not in k)
+    attrs = "".join(
+        f' {k}="{escape(v)}"' for k, v in el.attrib.items() if isinstance(k, str) and ":" not in k
+    )
     return f"<{_tag(el)}{attrs}>"
 
 
 def _frame(path: list[HtmlElement]) -> tuple[str, str]:
     """The open tags of ``path`` and their closing tags, to wrap a piece inside it."""
-    return ("".join(_open_tag(el) for el in path),
-            "".join(f"</{_tag(el)}>" for el in reversed(path)))
+    return (
+        "".join(_open_tag(el) for el in path),
+        "".join(f"</{_tag(el)}>" for el in reversed(path)),
+    )
 
 
 class _Batcher:
@@ -72,8 +75,9 @@ class _Batcher:
         self._frame = ("", "")
 
     def add(self, inner: str, frame: tuple[str, str]) -> None:
-        if self._batch and (frame != self._frame
-                            or self._size + len(inner) + sum(map(len, frame)) > self.limit):
+        if self._batch and (
+            frame != self._frame or self._size + len(inner) + sum(map(len, frame)) > self.limit
+        ):
             self.flush()
         self._frame = frame
         self._batch.append(inner)
@@ -119,8 +123,7 @@ def html_chunks(root: HtmlElement, limit: int = CHUNK_CHARS) -> list[str]:
             text(item)
         elif isinstance(item.tag, str):  # comments and processing instructions are not text
             if sizes[item] <= limit:
-                whole = etree.tostring(item, encoding="unicode", method="html",
-                                       with_tail=False)
+                whole = etree.tostring(item, encoding="unicode", method="html", with_tail=False)
                 if len(whole) <= limit:  # escaping can make markup longer than its text
                     out.add(whole, frame)
                     continue

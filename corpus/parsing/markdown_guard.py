@@ -97,6 +97,5 @@ def restore(blocks: list[Block]) -> list[Block]:
             if value and (_LT in value or _LB in value or _LP in value):
                 # A table's text is HTML: its "<" must stay escaped there.
                 lt = "&lt;" if attr == "text" and block.kind == "table" else "<"
-                setattr(block, attr, value.replace(_LT, lt).replace(_LB, "[")
-                        .replace(_LP, "("))
+                setattr(block, attr, value.replace(_LT, lt).replace(_LB, "[").replace(_LP, "("))
     return blocks

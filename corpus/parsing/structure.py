@@ -81,8 +81,10 @@ def _split_blocks(blocks: list[Block]) -> list[Block]:
         if block.kind in ("heading", "table", "figure") or len(block.text) <= MAX_PARAGRAPH_CHARS:
             out.append(block)
             continue
-        out.extend(Block(block.kind, piece, page=block.page)
-                   for piece in split_long(block.text, code=block.kind == "code"))
+        out.extend(
+            Block(block.kind, piece, page=block.page)
+            for piece in split_long(block.text, code=block.kind == "code")
+        )
     return out
 
 
@@ -110,8 +112,9 @@ CONTENTS_HEADING = re.compile(rf"^\W*({CONTENTS_LABELS})\W*$", re.I)
 def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
     """Sections and paragraphs of ``parsed``; ``fallback_title`` names an untitled doc
     (the file's own title first, else its first heading that is not a contents label)."""
-    headings = [b.text for b in parsed.blocks
-                if b.kind == "heading" and not CONTENTS_HEADING.match(b.text)]
+    headings = [
+        b.text for b in parsed.blocks if b.kind == "heading" and not CONTENTS_HEADING.match(b.text)
+    ]
     title = parsed.title or (headings[0] if headings else "") or fallback_title
     sections = [Section(sec_id=0, title=title, level=0, parent=None)]
     paragraphs: list[Paragraph] = []
@@ -125,8 +128,9 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
             while stack[-1].level >= level:
                 stack.pop()
             parent = stack[-1]
-            current = Section(sec_id=len(sections), title=block.text, level=level,
-                              parent=parent.sec_id)
+            current = Section(
+                sec_id=len(sections), title=block.text, level=level, parent=parent.sec_id
+            )
             parent.children.append(current.sec_id)
             sections.append(current)
             stack.append(current)
@@ -134,12 +138,19 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                 pending.append(block.text)
                 last_heading = block
             continue
-        paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id,
-                                    para_idx=current.n_para,
-                                    text=_with_headings(pending, block),
-                                    kind=block.kind, page=block.page,
-                                    caption=block.caption, label=block.label,
-                                    image=block.image))
+        paragraphs.append(
+            Paragraph(
+                doc_id=0,
+                sec_id=current.sec_id,
+                para_idx=current.n_para,
+                text=_with_headings(pending, block),
+                kind=block.kind,
+                page=block.page,
+                caption=block.caption,
+                label=block.label,
+                image=block.image,
+            )
+        )
         current.n_para += 1
     if pending and paragraphs:
         # Headings with nothing after them (a schedule's last row read as a title, a
@@ -148,15 +159,28 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
         # headings only is not given text this way: it has none (parse_file refuses it).
         # (cut like any block: thousands of trailing headings are paragraphs of bounded size)
         for piece in split_long("\n".join(" ".join(h.split()) for h in pending)):
-            paragraphs.append(Paragraph(doc_id=0, sec_id=current.sec_id,
-                                        para_idx=current.n_para, text=piece, kind="text",
-                                        page=last_heading.page if last_heading else None))
+            paragraphs.append(
+                Paragraph(
+                    doc_id=0,
+                    sec_id=current.sec_id,
+                    para_idx=current.n_para,
+                    text=piece,
+                    kind="text",
+                    page=last_heading.page if last_heading else None,
+                )
+            )
             current.n_para += 1
-    for para, n_tok in zip(paragraphs, count_tokens_batch([p.text for p in paragraphs]),
-                           strict=True):
+    for para, n_tok in zip(
+        paragraphs, count_tokens_batch([p.text for p in paragraphs]), strict=True
+    ):
         sections[para.sec_id].n_tok += n_tok
-    return Structured(title=title, sections=sections, paragraphs=paragraphs,
-                      pages=parsed.pages, metadata=dict(parsed.metadata))
+    return Structured(
+        title=title,
+        sections=sections,
+        paragraphs=paragraphs,
+        pages=parsed.pages,
+        metadata=dict(parsed.metadata),
+    )
 
 
 #: Paragraph kinds a heading line may be put before (see the module docstring).
@@ -173,8 +197,11 @@ MAX_HEADER_LINES = 12
 
 def _header_line(heading: str) -> str:
     flat = " ".join(heading.split())
-    return flat if len(flat) <= MAX_HEADER_LINE_CHARS else (
-        flat[:MAX_HEADER_LINE_CHARS].rsplit(" ", 1)[0] + " …")
+    return (
+        flat
+        if len(flat) <= MAX_HEADER_LINE_CHARS
+        else (flat[:MAX_HEADER_LINE_CHARS].rsplit(" ", 1)[0] + " …")
+    )
 
 
 def _with_headings(pending: list[str], block: Block) -> str:

@@ -16,8 +16,13 @@ from deepread.corpus.parsing.errors import ParseError
 from deepread.corpus.parsing.offline import partitioner
 
 #: Byte-order marks, longest first: the UTF-32-LE mark begins with the UTF-16-LE one.
-_BOMS = ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
-         (b"\xef\xbb\xbf", "utf-8"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"))
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xff\xfe", "utf-16-le"),
+)
 
 
 def decode_bom(raw: bytes) -> str | None:
@@ -29,7 +34,7 @@ def decode_bom(raw: bytes) -> str | None:
     """
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
-            return raw[len(bom):].decode(encoding, errors="replace")
+            return raw[len(bom) :].decode(encoding, errors="replace")
     return None
 
 
@@ -95,8 +100,9 @@ def read_text(path: Path) -> ParsedDocument:
     # Hard-wrapped lines belong to one paragraph and blank lines separate paragraphs.
     # unstructured's own grouper keeps short lines apart ("line two." became its own
     # paragraph), so paragraphs are joined here and handed over one per line.
-    joined = "\n".join(" ".join(chunk.split()) for chunk in re.split(r"\n\s*\n", text)
-                       if chunk.strip())
+    joined = "\n".join(
+        " ".join(chunk.split()) for chunk in re.split(r"\n\s*\n", text) if chunk.strip()
+    )
     elements = partition_text(text=joined, languages=[""])
     blocks = to_blocks(elements)  # Titles without a depth stay paragraphs
     return ParsedDocument(title=None, blocks=blocks)

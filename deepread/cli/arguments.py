@@ -15,13 +15,24 @@ from deepread.terminal import terminal_text
 
 #: Integer options and the least value each accepts (argparse's ``dest`` → flag, min).
 MINIMUMS: dict[str, tuple[str, int]] = {
-    "k": ("--k", 1), "window": ("--window", 0), "budget": ("--budget", 1),
+    "k": ("--k", 1),
+    "window": ("--window", 0),
+    "budget": ("--budget", 1),
     "describe_max_sections": ("--describe-max-sections", 0),
     "describe_max_tokens": ("--describe-max-tokens", 0),
-    "doc_id": ("DOC", 0), "sec_id": ("SEC", 0), "start": ("START", 0), "end": ("END", 0),
-    "workers": ("--workers", 1), "limit": ("--limit", 1), "sample": ("--sample", 1),
-    "max_rounds": ("--max-rounds", 1), "n": ("--n", 1), "docs": ("--docs", 1),
-    "seed": ("--seed", 0), "doc_ids": ("DOC", 0), "doc": ("--doc", 0),
+    "doc_id": ("DOC", 0),
+    "sec_id": ("SEC", 0),
+    "start": ("START", 0),
+    "end": ("END", 0),
+    "workers": ("--workers", 1),
+    "limit": ("--limit", 1),
+    "sample": ("--sample", 1),
+    "max_rounds": ("--max-rounds", 1),
+    "n": ("--n", 1),
+    "docs": ("--docs", 1),
+    "seed": ("--seed", 0),
+    "doc_ids": ("DOC", 0),
+    "doc": ("--doc", 0),
 }
 #: Arguments that name files: kept as the bytes the system gave (a file name need not
 #: be valid UTF-8); every other text argument is decoded and cleaned.

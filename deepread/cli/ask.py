@@ -20,22 +20,29 @@ from deepread.terminal import say
 def add_model_options(p: argparse.ArgumentParser) -> None:
     """``--doc``, ``--model``, ``--checkpointer``: what ``ask`` and ``chat`` share."""
     p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
-    p.add_argument("--model", default=None,
-                   help="chat model on an OpenAI-compatible endpoint (OPENAI_API_KEY, "
-                        "OPENAI_BASE_URL); default $DEEPREAD_MODEL, else the offline "
-                        "extractive policy")
-    p.add_argument("--checkpointer", default=None,
-                   help="where conversations are kept: a postgres:// URL (deepread[postgres];"
-                        " shared by several processes) or a SQLite file; default "
-                        "$DEEPREAD_CHECKPOINTER, else checkpoints.sqlite beside the store")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="chat model on an OpenAI-compatible endpoint (OPENAI_API_KEY, "
+        "OPENAI_BASE_URL); default $DEEPREAD_MODEL, else the offline "
+        "extractive policy",
+    )
+    p.add_argument(
+        "--checkpointer",
+        default=None,
+        help="where conversations are kept: a postgres:// URL (deepread[postgres];"
+        " shared by several processes) or a SQLite file; default "
+        "$DEEPREAD_CHECKPOINTER, else checkpoints.sqlite beside the store",
+    )
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("ask", parents=[common], help="answer a question (the DeepRead agent)")
     p.add_argument("question")
     add_model_options(p)
-    p.add_argument("--thread", default=None,
-                   help="continue this conversation (its read regions included)")
+    p.add_argument(
+        "--thread", default=None, help="continue this conversation (its read regions included)"
+    )
     p.set_defaults(func=cmd_ask)
 
 
@@ -56,8 +63,10 @@ def print_citations(output: dict[str, Any], titles: dict[int, Any]) -> None:
         for c in output["citations"]:
             doc = titles.get(c["doc_id"])
             sec = doc.sections[c["sec_id"]].title if doc else ""
-            say(f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
-                f"{doc.title if doc else '?'} › {sec}")
+            say(
+                f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
+                f"{doc.title if doc else '?'} › {sec}"
+            )
     if output.get("dropped_citations"):
         say(f"  ({output['dropped_citations']} citation(s) of unread paragraphs dropped)")
 
@@ -74,9 +83,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
     store = store_of(args)
     context = make_context(args)
     if len(args.question) > context.max_question_chars:
-        raise UsageError(f"the question is {len(args.question)} characters; at most "
-                         f"{context.max_question_chars} are accepted "
-                         "(DEEPREAD_MAX_QUESTION_CHARS)")
+        raise UsageError(
+            f"the question is {len(args.question)} characters; at most "
+            f"{context.max_question_chars} are accepted "
+            "(DEEPREAD_MAX_QUESTION_CHARS)"
+        )
     thread = args.thread or uuid.uuid4().hex[:12]
     checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
     idx = open_index(args)
@@ -88,8 +99,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         with open_checkpointer(args.checkpointer, checkpoints) as saver:
             graph = build_graph(index=idx, checkpointer=saver)
             config = {"configurable": {"thread_id": thread}}
-            output = run_turn(graph, args.question, config, context,
-                              TurnPrinter(show=not args.json))
+            output = run_turn(
+                graph, args.question, config, context, TurnPrinter(show=not args.json)
+            )
         titles = {d.doc_id: d for d in idx.documents()}
     except CheckpointerError as exc:
         fail(exc)
@@ -101,8 +113,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         emit(output)
     else:
         print_citations(output, titles)
-        say(f"\n[stop: {output.get('stop_reason')}; thread {thread} — continue with "
-            f"--thread {thread}]", err=True)
+        say(
+            f"\n[stop: {output.get('stop_reason')}; thread {thread} — continue with "
+            f"--thread {thread}]",
+            err=True,
+        )
     if output.get("stop_reason") == "error":
         fail(output.get("error"))
         return EXIT_MODEL

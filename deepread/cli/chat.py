@@ -45,7 +45,7 @@ from deepread.terminal import say
 COMMANDS = {
     "/new": "start a new conversation (a new thread)",
     "/docs": "list the documents; '/docs 1 3' limits the conversation to those doc_ids, "
-             "'/docs all' lifts the limit",
+    "'/docs all' lifts the limit",
     "/help": "this list",
     "/quit": "leave (also /exit, or Ctrl-D)",
 }
@@ -53,14 +53,16 @@ COMMANDS = {
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "chat", parents=[common],
+        "chat",
+        parents=[common],
         help="a conversation with the DeepRead agent on one thread (streamed answers)",
         description="Ask questions one after another on one thread; answers are streamed "
-                    "and tool calls shown as they happen. Commands: " + "; ".join(
-                        f"{k} {v}" for k, v in COMMANDS.items()) + ".")
+        "and tool calls shown as they happen. Commands: "
+        + "; ".join(f"{k} {v}" for k, v in COMMANDS.items())
+        + ".",
+    )
     add_model_options(p)
-    p.add_argument("--thread", default=None,
-                   help="continue this conversation (default: a new one)")
+    p.add_argument("--thread", default=None, help="continue this conversation (default: a new one)")
     p.set_defaults(func=cmd_chat)
 
 
@@ -141,23 +143,40 @@ class Chat:
             wanted = list(dict.fromkeys(int(r) for r in rest))
             unknown = [i for i in wanted if i not in known]
             if unknown:
-                say(f"no document {', '.join(map(str, unknown))} in collection "
-                    f"{self.args.collection!r}; /docs lists them", err=True)
+                say(
+                    f"no document {', '.join(map(str, unknown))} in collection "
+                    f"{self.args.collection!r}; /docs lists them",
+                    err=True,
+                )
                 return
             self.documents = wanted
         scope = self.documents
         if self.args.json:
-            emit({"documents": [{"doc_id": d.doc_id, "title": d.title, "source": d.source,
-                                 "paragraphs": d.n_para,
-                                 "in_scope": scope is None or d.doc_id in scope}
-                                for d in docs]}, line=True)
+            emit(
+                {
+                    "documents": [
+                        {
+                            "doc_id": d.doc_id,
+                            "title": d.title,
+                            "source": d.source,
+                            "paragraphs": d.n_para,
+                            "in_scope": scope is None or d.doc_id in scope,
+                        }
+                        for d in docs
+                    ]
+                },
+                line=True,
+            )
             return
         for d in docs:
             mark = "*" if scope is None or d.doc_id in scope else " "
             say(f"{mark} ({d.doc_id}) {d.title} — {d.n_para} paragraphs, {d.source}")
         if scope is not None:
-            say(f"the conversation reads documents {', '.join(map(str, scope))} (* above); "
-                "/docs all lifts the limit", err=True)
+            say(
+                f"the conversation reads documents {', '.join(map(str, scope))} (* above); "
+                "/docs all lifts the limit",
+                err=True,
+            )
 
     def ask(self, question: str) -> bool:
         """One question on the thread, False when the model failed; Ctrl-C stops it and
@@ -208,8 +227,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
             idx.toc(args.doc)  # unknown doc_ids: exit 2 naming those that exist
         with open_checkpointer(args.checkpointer, checkpoints) as saver:
             chat = Chat(args, build_graph(index=idx, checkpointer=saver), idx)
-            greeting = (f"deepread chat — collection {args.collection!r}, thread "
-                        f"{chat.thread}; /help for commands, Ctrl-D to leave")
+            greeting = (
+                f"deepread chat — collection {args.collection!r}, thread "
+                f"{chat.thread}; /help for commands, Ctrl-D to leave"
+            )
             while (line := prompt_line(greeting)) is not None:
                 greeting = ""
                 text = line.strip()
@@ -222,8 +243,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 if not clean_query(text).strip():
                     continue
                 failed = not chat.ask(text) or failed
-            say(f"[thread {chat.thread} — continue with deepread chat --thread "
-                f"{chat.thread}]", err=True)
+            say(
+                f"[thread {chat.thread} — continue with deepread chat --thread {chat.thread}]",
+                err=True,
+            )
     except CheckpointerError as exc:
         fail(exc)
         return EXIT_USAGE

@@ -55,14 +55,23 @@ def open_index(args: argparse.Namespace, collection: str | None = None):
     """
     from deepread.corpus.index import Index
 
-    return Index.open(store=store_of(args), collection=collection or args.collection,
-                      embeddings=getattr(args, "embeddings", None),
-                      reranker=getattr(args, "rerank", None))
+    return Index.open(
+        store=store_of(args),
+        collection=collection or args.collection,
+        embeddings=getattr(args, "embeddings", None),
+        reranker=getattr(args, "rerank", None),
+    )
 
 
 def paragraph_json(p) -> dict[str, Any]:
-    return {"doc_id": p.doc_id, "sec_id": p.sec_id, "para_idx": p.para_idx, "text": p.text,
-            "kind": p.kind, "page": p.page}
+    return {
+        "doc_id": p.doc_id,
+        "sec_id": p.sec_id,
+        "para_idx": p.para_idx,
+        "text": p.text,
+        "kind": p.kind,
+        "page": p.page,
+    }
 
 
 def print_paragraphs(paragraphs) -> None:

@@ -16,10 +16,12 @@ from deepread.terminal import say
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("docs", parents=[common],
-                       help="list the documents with their titles and cards")
-    p.add_argument("query", nargs="?", default=None,
-                   help="only the documents this question or name is about")
+    p = sub.add_parser(
+        "docs", parents=[common], help="list the documents with their titles and cards"
+    )
+    p.add_argument(
+        "query", nargs="?", default=None, help="only the documents this question or name is about"
+    )
     p.set_defaults(func=cmd_docs)
 
 
@@ -32,16 +34,32 @@ def cmd_docs(args: argparse.Namespace) -> int:
             by_id = {d.doc_id: d for d in docs}
             docs = [by_id[m.doc_id] for m in idx.find_documents(args.query)]
     if args.json:
-        emit({"documents": [{"doc_id": d.doc_id, "title": d.title, "source": d.source,
-                             "paragraphs": d.n_para, "tokens": d.n_tok,
-                             "card": d.card.to_dict() if d.card else None} for d in docs]})
+        emit(
+            {
+                "documents": [
+                    {
+                        "doc_id": d.doc_id,
+                        "title": d.title,
+                        "source": d.source,
+                        "paragraphs": d.n_para,
+                        "tokens": d.n_tok,
+                        "card": d.card.to_dict() if d.card else None,
+                    }
+                    for d in docs
+                ]
+            }
+        )
         return EXIT_OK
     if not docs:
-        say("no document matches" if args.query
-            else f"collection {args.collection!r} is empty", err=True)
+        say(
+            "no document matches" if args.query else f"collection {args.collection!r} is empty",
+            err=True,
+        )
         return EXIT_OK
     for d in docs:
         card = f"{d.card.describe()} | " if d.card else ""
-        say(f"({d.doc_id}) {' '.join(d.title.split())}\n    {card}paragraphs={d.n_para} | "
-            f"tokens={d.n_tok}")
+        say(
+            f"({d.doc_id}) {' '.join(d.title.split())}\n    {card}paragraphs={d.n_para} | "
+            f"tokens={d.n_tok}"
+        )
     return EXIT_OK

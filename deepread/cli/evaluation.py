@@ -35,56 +35,99 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     eval_common = copy.deepcopy(common)
     eval_common.set_defaults(collection=None)
     p = sub.add_parser(
-        "eval", parents=[eval_common],
+        "eval",
+        parents=[eval_common],
         help="evaluate DeepRead and baselines on a QA dataset",
         description="Evaluate on a QA dataset: deepread's JSONL, FinanceBench's JSONL or "
-                    "SyllabusQA's CSV, as published. Benchmark questions are each "
-                    "answered scoped to their own PDF, which is ingested from the "
-                    "dataset's folder if the collection lacks it (default collection: "
-                    "the folder's name); a flat baseline of the same PDFs at the agent's "
-                    "spend comes in the same run.")
-    p.add_argument("dataset", help="deepread JSONL (id, question, answer, optional type and "
-                                   "evidence), FinanceBench JSONL or SyllabusQA CSV")
-    p.add_argument("--format", choices=("deepread", "financebench", "syllabusqa"),
-                   default=None, help="the dataset's format (default: told by the file)")
-    p.add_argument("--mode", action="append", default=None,
-                   help="deepread, search-o1, read-only, dense-rag, or flat-<size>@<budget> "
-                        "(e.g. flat-800@1500); repeat for several (default: the first four; "
-                        "benchmarks: deepread)")
-    p.add_argument("--expand", action="store_true",
-                   help="scanning window (1, 1) around each retrieve hit (agent modes)")
-    p.add_argument("--model", default=None,
-                   help="policy chat model (default $DEEPREAD_MODEL, else the offline "
-                        "extractive policy)")
-    p.add_argument("--judge-model", default=None,
-                   help="LLM judge (paper Fig. 6); without one accuracy is not judged")
+        "SyllabusQA's CSV, as published. Benchmark questions are each "
+        "answered scoped to their own PDF, which is ingested from the "
+        "dataset's folder if the collection lacks it (default collection: "
+        "the folder's name); a flat baseline of the same PDFs at the agent's "
+        "spend comes in the same run.",
+    )
+    p.add_argument(
+        "dataset",
+        help="deepread JSONL (id, question, answer, optional type and "
+        "evidence), FinanceBench JSONL or SyllabusQA CSV",
+    )
+    p.add_argument(
+        "--format",
+        choices=("deepread", "financebench", "syllabusqa"),
+        default=None,
+        help="the dataset's format (default: told by the file)",
+    )
+    p.add_argument(
+        "--mode",
+        action="append",
+        default=None,
+        help="deepread, search-o1, read-only, dense-rag, or flat-<size>@<budget> "
+        "(e.g. flat-800@1500); repeat for several (default: the first four; "
+        "benchmarks: deepread)",
+    )
+    p.add_argument(
+        "--expand",
+        action="store_true",
+        help="scanning window (1, 1) around each retrieve hit (agent modes)",
+    )
+    p.add_argument(
+        "--model",
+        default=None,
+        help="policy chat model (default $DEEPREAD_MODEL, else the offline extractive policy)",
+    )
+    p.add_argument(
+        "--judge-model",
+        default=None,
+        help="LLM judge (paper Fig. 6); without one accuracy is not judged",
+    )
     p.add_argument("--workers", type=int, default=4, help="questions answered in parallel")
-    p.add_argument("--out", default=None,
-                   help="output folder (default ./eval-out/<timestamp>); an existing one "
-                        "resumes")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default ./eval-out/<timestamp>); an existing one resumes",
+    )
     p.add_argument("--limit", type=int, default=None, help="only the first N questions")
-    p.add_argument("--sample", type=int, default=None,
-                   help="a random sample of N questions (seeded; reported as a subset)")
+    p.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        help="a random sample of N questions (seeded; reported as a subset)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    p.add_argument("--no-ingest", action="store_true",
-                   help="benchmarks: stop and print the ingest command instead of "
-                        "ingesting question documents missing from the collection")
-    p.add_argument("--no-flat", action="store_true",
-                   help="benchmarks: skip the flat PDF-window baseline (no flat figures; "
-                        "saves its text-layer extraction and embedding)")
-    p.add_argument("--library", action="store_true",
-                   help="benchmarks: ask each question of the whole collection, not scoped "
-                        "to its document, and report how often its document was read "
-                        "(no flat baseline)")
-    p.add_argument("--k", type=int, default=None,
-                   help="hits per retrieve call (default $DEEPREAD_K, else 5)")
-    p.add_argument("--max-rounds", type=int, default=None,
-                   help="tool rounds per question (default $DEEPREAD_MAX_ROUNDS, else the "
-                        "paper's 50)")
+    p.add_argument(
+        "--no-ingest",
+        action="store_true",
+        help="benchmarks: stop and print the ingest command instead of "
+        "ingesting question documents missing from the collection",
+    )
+    p.add_argument(
+        "--no-flat",
+        action="store_true",
+        help="benchmarks: skip the flat PDF-window baseline (no flat figures; "
+        "saves its text-layer extraction and embedding)",
+    )
+    p.add_argument(
+        "--library",
+        action="store_true",
+        help="benchmarks: ask each question of the whole collection, not scoped "
+        "to its document, and report how often its document was read "
+        "(no flat baseline)",
+    )
+    p.add_argument(
+        "--k", type=int, default=None, help="hits per retrieve call (default $DEEPREAD_K, else 5)"
+    )
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=None,
+        help="tool rounds per question (default $DEEPREAD_MAX_ROUNDS, else the paper's 50)",
+    )
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("synth", parents=[common],
-                       help="write multi-document QA pairs (paper Fig. 7) with a chat model")
+    p = sub.add_parser(
+        "synth",
+        parents=[common],
+        help="write multi-document QA pairs (paper Fig. 7) with a chat model",
+    )
     p.add_argument("--model", default=None, help="chat model (default $DEEPREAD_MODEL)")
     p.add_argument("--n", type=int, default=10, help="QA pairs to write (default 10)")
     p.add_argument("--docs", type=int, default=2, help="documents per question (default 2)")
@@ -106,17 +149,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
         fail(exc)
         return EXIT_USAGE
     config = EvalConfig(
-        dataset=Path(args.dataset), store=args.store, collection=collection,
-        modes=tuple(args.mode or ()), expand=args.expand,
+        dataset=Path(args.dataset),
+        store=args.store,
+        collection=collection,
+        modes=tuple(args.mode or ()),
+        expand=args.expand,
         model=args.model if args.model is not None else (default_model("model") or ""),
-        judge_model=args.judge_model or "", workers=args.workers,
-        out=Path(args.out) if args.out else None, limit=args.limit, k=args.k,
-        max_rounds=args.max_rounds, embeddings=args.embeddings, format=args.format,
-        sample=args.sample, seed=args.seed, ingest=not args.no_ingest,
-        flat=not args.no_flat, library=args.library)
+        judge_model=args.judge_model or "",
+        workers=args.workers,
+        out=Path(args.out) if args.out else None,
+        limit=args.limit,
+        k=args.k,
+        max_rounds=args.max_rounds,
+        embeddings=args.embeddings,
+        format=args.format,
+        sample=args.sample,
+        seed=args.seed,
+        ingest=not args.no_ingest,
+        flat=not args.no_flat,
+        library=args.library,
+    )
     try:
-        result = run_eval(config, progress=not args.json and sys.stderr.isatty(),
-                          say=lambda m: say(m, err=True))
+        result = run_eval(
+            config, progress=not args.json and sys.stderr.isatty(), say=lambda m: say(m, err=True)
+        )
     except (DatasetError, EvalError, ModelConfigError) as exc:
         fail(exc)
         return EXIT_USAGE
@@ -126,12 +182,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for line in result.failures:
         say(f"FAILED {line}", err=True)
     if args.json:
-        emit(result.summary | {"out": result.out, "ran": result.ran,
-                                "skipped": result.skipped, "failures": result.failures})
+        emit(
+            result.summary
+            | {
+                "out": result.out,
+                "ran": result.ran,
+                "skipped": result.skipped,
+                "failures": result.failures,
+            }
+        )
     else:
         say((result.out / "summary.md").read_text(encoding="utf-8"))
-        say(f"{result.ran} answered, {result.skipped} already done, "
-            f"{len(result.failures)} failed; outputs in {result.out}", err=True)
+        say(
+            f"{result.ran} answered, {result.skipped} already done, "
+            f"{len(result.failures)} failed; outputs in {result.out}",
+            err=True,
+        )
     return EXIT_PARTIAL if result.failures else EXIT_OK
 
 
@@ -155,8 +221,10 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     name = args.model or default_model("model") or ""
     if not name:
-        fail("synth needs a chat model to write questions: pass --model (or set "
-              "DEEPREAD_MODEL) with OPENAI_API_KEY or OPENAI_BASE_URL")
+        fail(
+            "synth needs a chat model to write questions: pass --model (or set "
+            "DEEPREAD_MODEL) with OPENAI_API_KEY or OPENAI_BASE_URL"
+        )
         return EXIT_USAGE
     try:
         model = chat_model(name, temperature=0.7)  # the paper synthesised at 0.7
@@ -168,8 +236,9 @@ def cmd_synth(args: argparse.Namespace) -> int:
             fail(f"collection {args.collection!r} is empty; run deepread ingest first")
             return EXIT_USAGE
         try:
-            items = synthesize(idx, model, n=args.n, docs=args.docs, seed=args.seed,
-                               say=lambda m: say(m, err=True))
+            items = synthesize(
+                idx, model, n=args.n, docs=args.docs, seed=args.seed, say=lambda m: say(m, err=True)
+            )
         except UsageError as exc:
             fail(exc)
             return EXIT_USAGE
@@ -178,11 +247,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
             return EXIT_MODEL
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
-                   encoding="utf-8")
+    out.write_text(
+        "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8"
+    )
     if args.json:
         emit({"out": str(out), "pairs": len(items)})
     else:
         say(f"{len(items)} QA pairs written to {out}", err=True)
     return EXIT_OK if len(items) >= args.n else EXIT_PARTIAL
-

@@ -29,26 +29,48 @@ from deepread.terminal import say, terminal_text
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("ingest", parents=[common], help="ingest files or folders")
     p.add_argument("paths", nargs="+", help="files (.pdf .docx .html .md .txt) or folders")
-    p.add_argument("--ocr-model", default=default_model("ocr_model"),
-                   help="vision model that reads PDF pages as images into Markdown (the "
-                        "paper's OCR route; default $DEEPREAD_OCR_MODEL, else the text layer)")
-    p.add_argument("--vision-model", default=default_model("vision_model"),
-                   help="vision model that describes figures (default $DEEPREAD_VISION_MODEL)")
-    p.add_argument("--describe-model",
-                   default=default_model("describe_model"),
-                   help="chat model that writes a one-line summary per section for the TOC "
-                        "(default $DEEPREAD_DESCRIBE_MODEL)")
-    p.add_argument("--describe-max-sections", type=int, default=200,
-                   help="at most this many sections described per ingest (default 200)")
-    p.add_argument("--describe-max-tokens", type=int, default=200_000,
-                   help="at most this many prompt tokens for section summaries per ingest "
-                        "(default 200000)")
-    p.add_argument("--force", action="store_true",
-                   help="parse and store unchanged files again too (after an upgrade whose "
-                        "parser or search terms changed; they keep their doc_ids)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes parsing files side by side while this one embeds and "
-                        "stores them in order (default: one per core; 1: no extra process)")
+    p.add_argument(
+        "--ocr-model",
+        default=default_model("ocr_model"),
+        help="vision model that reads PDF pages as images into Markdown (the "
+        "paper's OCR route; default $DEEPREAD_OCR_MODEL, else the text layer)",
+    )
+    p.add_argument(
+        "--vision-model",
+        default=default_model("vision_model"),
+        help="vision model that describes figures (default $DEEPREAD_VISION_MODEL)",
+    )
+    p.add_argument(
+        "--describe-model",
+        default=default_model("describe_model"),
+        help="chat model that writes a one-line summary per section for the TOC "
+        "(default $DEEPREAD_DESCRIBE_MODEL)",
+    )
+    p.add_argument(
+        "--describe-max-sections",
+        type=int,
+        default=200,
+        help="at most this many sections described per ingest (default 200)",
+    )
+    p.add_argument(
+        "--describe-max-tokens",
+        type=int,
+        default=200_000,
+        help="at most this many prompt tokens for section summaries per ingest (default 200000)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="parse and store unchanged files again too (after an upgrade whose "
+        "parser or search terms changed; they keep their doc_ids)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes parsing files side by side while this one embeds and "
+        "stores them in order (default: one per core; 1: no extra process)",
+    )
     p.set_defaults(func=cmd_ingest)
 
 
@@ -62,8 +84,9 @@ class IngestProgress:
         self.collection = collection
         self.quiet = quiet
         self.counts = {"stored": 0, "skip": 0}
-        self.bar = tqdm(desc="ingest", unit="file", disable=quiet or not sys.stderr.isatty(),
-                        file=sys.stderr)
+        self.bar = tqdm(
+            desc="ingest", unit="file", disable=quiet or not sys.stderr.isatty(), file=sys.stderr
+        )
         self._lock = threading.Lock()  # page events come from the embedding loop
 
     def __call__(self, event: str, path: Path, done: int, total: int) -> None:
@@ -103,12 +126,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     progress = IngestProgress(args.collection, quiet=args.json)
     try:
         result = idx.ingest_report(
-            args.paths, progress=progress, ocr_model=args.ocr_model,
-            vision_model=args.vision_model, describe_model=args.describe_model,
-            describe_budget=DescribeBudget(max_sections=args.describe_max_sections,
-                                           max_tokens=args.describe_max_tokens),
+            args.paths,
+            progress=progress,
+            ocr_model=args.ocr_model,
+            vision_model=args.vision_model,
+            describe_model=args.describe_model,
+            describe_budget=DescribeBudget(
+                max_sections=args.describe_max_sections, max_tokens=args.describe_max_tokens
+            ),
             force=args.force,
-            workers=args.workers if args.workers is not None else default_workers())
+            workers=args.workers if args.workers is not None else default_workers(),
+        )
     except ModelConfigError as exc:
         fail(exc)
         return EXIT_USAGE
@@ -122,37 +150,56 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if args.force:
             # A plain re-run would call the files not yet done "unchanged" and keep
             # their earlier parse: only --force again finishes what was asked.
-            fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
-                 "files stored again, the others keep their earlier parse; re-run with "
-                 "--force to continue")
+            fail(
+                f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                "files stored again, the others keep their earlier parse; re-run with "
+                "--force to continue"
+            )
         else:
-            fail(f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
-                 "files stored; re-run to continue")
+            fail(
+                f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
+                "files stored; re-run to continue"
+            )
         return exc.exit_code
     finally:
         progress.close()
         idx.close()
     docs = result.documents + result.skipped
     if args.json:
-        emit({
-            "documents": [{"doc_id": d.doc_id, "source": d.source, "title": d.title,
-                           "sections": len(d.sections), "paragraphs": d.n_para,
-                           "tokens": d.n_tok, "unchanged": d in result.skipped}
-                          for d in docs],
-            "failures": [{"path": f.path, "reason": f.reason} for f in result.failures],
-            "unsupported": [str(p) for p in result.unsupported],
-        })
+        emit(
+            {
+                "documents": [
+                    {
+                        "doc_id": d.doc_id,
+                        "source": d.source,
+                        "title": d.title,
+                        "sections": len(d.sections),
+                        "paragraphs": d.n_para,
+                        "tokens": d.n_tok,
+                        "unchanged": d in result.skipped,
+                    }
+                    for d in docs
+                ],
+                "failures": [{"path": f.path, "reason": f.reason} for f in result.failures],
+                "unsupported": [str(p) for p in result.unsupported],
+            }
+        )
     else:
         for d in docs:
             state = "unchanged" if d in result.skipped else "stored"
-            say(f"({d.doc_id}) {d.title} — {len(d.sections)} sections, {d.n_para} "
-                f"paragraphs, {d.n_tok} tokens [{state}] {d.source}")
+            say(
+                f"({d.doc_id}) {d.title} — {len(d.sections)} sections, {d.n_para} "
+                f"paragraphs, {d.n_tok} tokens [{state}] {d.source}"
+            )
         for f in result.failures:
             say(f"FAILED {f.path}: {f.reason}", err=True)
         for path in result.unsupported:
             say(f"skipped {path}: not a supported type", err=True)
-        say(f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
-            f"{len(result.failures)} failed (collection {args.collection!r})", err=True)
+        say(
+            f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
+            f"{len(result.failures)} failed (collection {args.collection!r})",
+            err=True,
+        )
     if not docs and not result.failures:
         say("no supported files found", err=True)
         return EXIT_USAGE

@@ -22,16 +22,24 @@ if TYPE_CHECKING:  # annotations only: the CLI loads the store when a command ru
     from deepread.stores.records import Document
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
-             store_options: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("collections", parents=[store_options],
-                       help="list the store's collections: documents, paragraphs, size")
+def register(
+    sub: argparse._SubParsersAction,
+    common: argparse.ArgumentParser,
+    store_options: argparse.ArgumentParser,
+) -> None:
+    p = sub.add_parser(
+        "collections",
+        parents=[store_options],
+        help="list the store's collections: documents, paragraphs, size",
+    )
     p.set_defaults(func=cmd_collections)
 
-    p = sub.add_parser("rm", parents=[common],
-                       help="remove documents (by doc_id or file path) from a collection")
-    p.add_argument("docs", nargs="+", metavar="DOC",
-                   help="a doc_id, or the path of a file that was ingested")
+    p = sub.add_parser(
+        "rm", parents=[common], help="remove documents (by doc_id or file path) from a collection"
+    )
+    p.add_argument(
+        "docs", nargs="+", metavar="DOC", help="a doc_id, or the path of a file that was ingested"
+    )
     p.set_defaults(func=cmd_rm)
 
 
@@ -40,8 +48,7 @@ def known_collections(store: str) -> list[str]:
     from deepread.stores.location import list_collections
 
     settings = current()
-    return list_collections(store, api_key=settings.qdrant_api_key,
-                            timeout=settings.qdrant_timeout)
+    return list_collections(store, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
 
 
 def require_collection(store: str, name: str) -> None:
@@ -53,8 +60,7 @@ def require_collection(store: str, name: str) -> None:
     known = known_collections(store)
     if name not in known:
         there = ", ".join(repr(n) for n in known) or "none yet"
-        raise UsageError(f"no collection {name!r} in store {store}; collections there: "
-                         f"{there}")
+        raise UsageError(f"no collection {name!r} in store {store}; collections there: {there}")
 
 
 def folder_bytes(folder: Path) -> int:
@@ -88,10 +94,17 @@ def cmd_collections(args: argparse.Namespace) -> int:
     for name in known_collections(store):
         with open_index(args, collection=name) as idx:
             docs = idx.documents()
-        size = None if is_url(store) else folder_bytes(
-            Path(store).expanduser() / "collections" / name)
-        rows.append({"name": name, "documents": len(docs),
-                     "paragraphs": sum(d.n_para for d in docs), "bytes": size})
+        size = (
+            None if is_url(store) else folder_bytes(Path(store).expanduser() / "collections" / name)
+        )
+        rows.append(
+            {
+                "name": name,
+                "documents": len(docs),
+                "paragraphs": sum(d.n_para for d in docs),
+                "bytes": size,
+            }
+        )
     if args.json:
         emit({"store": store, "collections": rows})
         return EXIT_OK
@@ -101,8 +114,10 @@ def cmd_collections(args: argparse.Namespace) -> int:
     width = max(len(r["name"]) for r in rows)
     say(f"{'collection':<{width}}  documents  paragraphs       size")
     for r in rows:
-        say(f"{r['name']:<{width}}  {r['documents']:>9}  {r['paragraphs']:>10}  "
-            f"{human_bytes(r['bytes']):>9}")
+        say(
+            f"{r['name']:<{width}}  {r['documents']:>9}  {r['paragraphs']:>10}  "
+            f"{human_bytes(r['bytes']):>9}"
+        )
     return EXIT_OK
 
 
@@ -122,17 +137,24 @@ def cmd_rm(args: argparse.Namespace) -> int:
                 doc = next((d for d in idx.documents() if d.source == source), None)
             if doc is None:
                 stored = ", ".join(f"({d.doc_id}) {d.source}" for d in idx.documents()[:10])
-                raise CoordinateError(f"no document was ingested from {name!r} into "
-                                      f"collection {args.collection!r}; its documents: "
-                                      f"{stored or 'none'}")
+                raise CoordinateError(
+                    f"no document was ingested from {name!r} into "
+                    f"collection {args.collection!r}; its documents: "
+                    f"{stored or 'none'}"
+                )
             if doc.doc_id not in {d.doc_id for d in wanted}:
                 wanted.append(doc)
         for doc in wanted:  # every name checked first: a typo removes nothing
             idx.remove(doc.doc_id)
     if args.json:
-        emit({"collection": args.collection,
-              "removed": [{"doc_id": d.doc_id, "title": d.title, "source": d.source}
-                          for d in wanted]})
+        emit(
+            {
+                "collection": args.collection,
+                "removed": [
+                    {"doc_id": d.doc_id, "title": d.title, "source": d.source} for d in wanted
+                ],
+            }
+        )
         return EXIT_OK
     for d in wanted:
         say(f"removed ({d.doc_id}) {d.title} — {d.source}")

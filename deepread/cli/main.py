@@ -74,8 +74,15 @@ def run(args: argparse.Namespace) -> int:
             raise
         fail(f"no space left for the conversation checkpoints beside the store: {exc}")
         return EXIT_STORE
-    except (UsageError, CoordinateError, ParseError, ContextError, SettingsError,
-            CheckpointerError, ModelConfigError) as exc:
+    except (
+        UsageError,
+        CoordinateError,
+        ParseError,
+        ContextError,
+        SettingsError,
+        CheckpointerError,
+        ModelConfigError,
+    ) as exc:
         fail(exc)
         return EXIT_USAGE
 

@@ -13,9 +13,13 @@ import argparse
 def register(sub: argparse._SubParsersAction, location: argparse.ArgumentParser) -> None:
     from deepread.mcp_server import DESCRIPTION, add_arguments
 
-    p = sub.add_parser("mcp", parents=[location], help="serve retrieve, read_section and "
-                       "toc to MCP clients over stdio (pip install 'deepread[mcp]')",
-                       description=DESCRIPTION)
+    p = sub.add_parser(
+        "mcp",
+        parents=[location],
+        help="serve retrieve, read_section and "
+        "toc to MCP clients over stdio (pip install 'deepread[mcp]')",
+        description=DESCRIPTION,
+    )
     add_arguments(p)
     p.set_defaults(func=cmd_mcp)
 

@@ -28,10 +28,16 @@ DESCRIPTION = "Locate, then read: question answering over long structured docume
 class VersionAction(argparse.Action):
     """``--version``: the installed distribution's version, read only when asked."""
 
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
-                 **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
-                         help="print deepread's version and exit")
+    def __init__(
+        self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object
+    ) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="print deepread's version and exit",
+        )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
         import sys
@@ -44,12 +50,17 @@ class VersionAction(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     location = Parser(add_help=False)
-    location.add_argument("--store", default=None,
-                          help="store directory or Qdrant URL (default: $DEEPREAD_STORE, "
-                               "$QDRANT_URL, or the per-user data directory)")
-    location.add_argument("--embeddings", default=None,
-                          help="'local' (default, offline) or 'openai:<model>'; default "
-                               "$DEEPREAD_EMBEDDINGS")
+    location.add_argument(
+        "--store",
+        default=None,
+        help="store directory or Qdrant URL (default: $DEEPREAD_STORE, "
+        "$QDRANT_URL, or the per-user data directory)",
+    )
+    location.add_argument(
+        "--embeddings",
+        default=None,
+        help="'local' (default, offline) or 'openai:<model>'; default $DEEPREAD_EMBEDDINGS",
+    )
     output = Parser(add_help=False)
     output.add_argument("--json", action="store_true", help="machine-readable output")
     common = Parser(add_help=False, parents=[location, output])

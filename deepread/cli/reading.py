@@ -22,29 +22,48 @@ from deepread.terminal import say
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("toc", parents=[common], help="show the table of contents")
     p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
-    p.add_argument("--budget", type=int, default=None,
-                   help="token budget for the text TOC (collapses deepest levels first)")
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="token budget for the text TOC (collapses deepest levels first)",
+    )
     p.set_defaults(func=cmd_toc)
 
     p = sub.add_parser("search", parents=[common], help="Retrieve: ranked paragraphs")
     p.add_argument("query")
     p.add_argument("--k", type=int, default=5, help="number of hits (default 5)")
-    p.add_argument("--window", type=int, nargs=2, default=(0, 0), metavar=("UP", "DOWN"),
-                   help="paragraphs to add above/below each hit, inside its section")
+    p.add_argument(
+        "--window",
+        type=int,
+        nargs=2,
+        default=(0, 0),
+        metavar=("UP", "DOWN"),
+        help="paragraphs to add above/below each hit, inside its section",
+    )
     p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
-    p.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default=None,
-                   help="ranking (default hybrid)")
-    p.add_argument("--rerank", choices=("coverage", "none"), default=None,
-                   help="second stage over 30 candidates (default coverage, "
-                        "$DEEPREAD_RERANK)")
+    p.add_argument(
+        "--mode", choices=("dense", "bm25", "hybrid"), default=None, help="ranking (default hybrid)"
+    )
+    p.add_argument(
+        "--rerank",
+        choices=("coverage", "none"),
+        default=None,
+        help="second stage over 30 candidates (default coverage, $DEEPREAD_RERANK)",
+    )
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("read", parents=[common], help="ReadSection: a paragraph range")
     p.add_argument("doc_id", type=int)
     p.add_argument("sec_id", type=int)
     p.add_argument("start", type=int, nargs="?", default=0)
-    p.add_argument("end", type=int, nargs="?", default=10**9,
-                   help="inclusive; clipped to the section (default: to its end)")
+    p.add_argument(
+        "end",
+        type=int,
+        nargs="?",
+        default=10**9,
+        help="inclusive; clipped to the section (default: to its end)",
+    )
     p.set_defaults(func=cmd_read)
 
 
@@ -65,12 +84,17 @@ def cmd_toc(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     with open_index(args) as idx:
-        result = idx.search(args.query, k=args.k, window=tuple(args.window),
-                            doc_id=args.doc, mode=args.mode)
+        result = idx.search(
+            args.query, k=args.k, window=tuple(args.window), doc_id=args.doc, mode=args.mode
+        )
     if args.json:
-        emit({"query": result.query,
-              "hits": [h.to_dict() for h in result.hits],
-              "paragraphs": [paragraph_json(p) for p in result.paragraphs]})
+        emit(
+            {
+                "query": result.query,
+                "hits": [h.to_dict() for h in result.hits],
+                "paragraphs": [paragraph_json(p) for p in result.paragraphs],
+            }
+        )
         return EXIT_OK
     for rank, h in enumerate(result.hits, 1):
         say(f"#{rank} [{h.doc_id}:{h.sec_id}:{h.para_idx}] score={h.score:.4f}")
@@ -83,11 +107,19 @@ def cmd_read(args: argparse.Namespace) -> int:
     with open_index(args) as idx:
         got = idx.read(args.doc_id, args.sec_id, args.start, args.end)
     if args.json:
-        emit({"doc_id": got.doc_id, "sec_id": got.sec_id, "start": got.start,
-              "end": got.end, "paragraphs": [paragraph_json(p) for p in got.paragraphs]})
+        emit(
+            {
+                "doc_id": got.doc_id,
+                "sec_id": got.sec_id,
+                "start": got.start,
+                "end": got.end,
+                "paragraphs": [paragraph_json(p) for p in got.paragraphs],
+            }
+        )
         return EXIT_OK
     if not got.paragraphs:
-        say(f"no paragraphs in ({got.doc_id}) [{got.sec_id}] range {got.start}..{got.end}",
-            err=True)
+        say(
+            f"no paragraphs in ({got.doc_id}) [{got.sec_id}] range {got.start}..{got.end}", err=True
+        )
     print_paragraphs(got.paragraphs)
     return EXIT_OK

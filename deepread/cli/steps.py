@@ -43,5 +43,7 @@ def result_line(msg: Any, obs: Any) -> str:
     coords = " ".join(f"[{r.doc_id}:{r.sec_id}:{r.para_idx}]" for r in rows[:4])
     more = " …" if len(rows) > 4 else ""
     hits = f"{len(obs.hits)} hits, " if obs.hits is not None else ""
-    return (f"← {msg.name}: {hits}{len(rows)} paragraphs"
-            f"{f' ({repeats} already read)' if repeats else ''} {coords}{more}")
+    return (
+        f"← {msg.name}: {hits}{len(rows)} paragraphs"
+        f"{f' ({repeats} already read)' if repeats else ''} {coords}{more}"
+    )

@@ -39,7 +39,9 @@ class TurnPrinter:
     def token(self, chunk: Any, metadata: dict[str, Any]) -> None:
         """One ``messages`` event: a piece of the policy model's reply."""
         if metadata.get("langgraph_node") != ANSWERING_NODE or chunk.type not in (
-                "AIMessageChunk", "ai"):
+            "AIMessageChunk",
+            "ai",
+        ):
             return
         text = str(chunk.text)
         if chunk.id != self.message_id:  # a new reply: what came before was a step
@@ -49,7 +51,8 @@ class TurnPrinter:
             if answered_before and self.show:  # the sufficiency check asked again
                 say("(the evidence check asked for another answer:)", err=True)
         self.calls_tools = self.calls_tools or bool(
-            getattr(chunk, "tool_call_chunks", None) or getattr(chunk, "tool_calls", None))
+            getattr(chunk, "tool_call_chunks", None) or getattr(chunk, "tool_calls", None)
+        )
         if not text:
             return
         self.streamed += text
@@ -84,8 +87,9 @@ class TurnPrinter:
         say(answer)
 
 
-def run_turn(graph: Any, question: str, config: dict[str, Any], context: Any,
-             printer: TurnPrinter) -> dict[str, Any]:
+def run_turn(
+    graph: Any, question: str, config: dict[str, Any], context: Any, printer: TurnPrinter
+) -> dict[str, Any]:
     """Streams one question through ``graph``; the ``finalize`` node's outputs.
 
     One checkpoint per question, not one per step (``durability="exit"``): a 50-round
@@ -93,9 +97,13 @@ def run_turn(graph: Any, question: str, config: dict[str, Any], context: Any,
     question stopped halfway leaves the thread as it was before it.
     """
     output: dict[str, Any] = {}
-    for mode, chunk in graph.stream({"question": question}, config, context=context,
-                                    stream_mode=["updates", "messages"],
-                                    durability="exit"):
+    for mode, chunk in graph.stream(
+        {"question": question},
+        config,
+        context=context,
+        stream_mode=["updates", "messages"],
+        durability="exit",
+    ):
         if mode == "messages":
             printer.token(*chunk)
             continue

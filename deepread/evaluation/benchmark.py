@@ -48,8 +48,9 @@ class Shown:
 def shown_paragraphs(index: Index, regions: dict[str, list[list[int]]]) -> list[Paragraph]:
     """The paragraphs of the read-region memory ``regions`` (one collection's view,
     ``nodes/state.py``), in reading order."""
-    keys = sorted((tuple(map(int, key.split(":"))), intervals)
-                  for key, intervals in regions.items())
+    keys = sorted(
+        (tuple(map(int, key.split(":"))), intervals) for key, intervals in regions.items()
+    )
     out: list[Paragraph] = []
     for (doc_id, sec_id), intervals in keys:
         for start, end in intervals:
@@ -58,9 +59,14 @@ def shown_paragraphs(index: Index, regions: dict[str, list[list[int]]]) -> list[
 
 
 def pieces(paragraphs: Iterable[Paragraph], resolver: DocResolver) -> list[Shown]:
-    return [Shown(resolver.by_id.get(p.doc_id, ""), p.text,
-                  frozenset() if p.page is None else frozenset([p.page]))
-            for p in paragraphs]
+    return [
+        Shown(
+            resolver.by_id.get(p.doc_id, ""),
+            p.text,
+            frozenset() if p.page is None else frozenset([p.page]),
+        )
+        for p in paragraphs
+    ]
 
 
 def _share(found: Sequence[bool]) -> float | None:
@@ -93,10 +99,13 @@ def score(question: Question, shown: Sequence[Shown], resolver: DocResolver) -> 
         found.append(is_read(item.quote, texts[item.doc]))
         if item.page is not None:
             pages.append(any(item.page in p.pages for p in mine))
-    return {"evidence_read": _share(found), "evidence_found": found,
-            "gold_page_shown": _share(pages), "pages_found": pages,
-            "own_document_read": None if own is None
-            else any(p.source in own for p in shown)}
+    return {
+        "evidence_read": _share(found),
+        "evidence_found": found,
+        "gold_page_shown": _share(pages),
+        "pages_found": pages,
+        "own_document_read": None if own is None else any(p.source in own for p in shown),
+    }
 
 
 def abstention(question: Question, stop_reason: str | None) -> dict[str, Any]:

@@ -38,8 +38,10 @@ def document_parts(index: Index, doc: Document) -> list[tuple[Section, list[Para
     Sections are numbered as their headings occur and a section's direct paragraphs
     precede its first subsection, so ``sec_id`` order is reading order.
     """
-    return [(sec, index.read(doc.doc_id, sec.sec_id).paragraphs if sec.n_para else [])
-            for sec in doc.sections]
+    return [
+        (sec, index.read(doc.doc_id, sec.sec_id).paragraphs if sec.n_para else [])
+        for sec in doc.sections
+    ]
 
 
 def document_markdown(index: Index, doc: Document) -> str:
@@ -71,7 +73,7 @@ def cut(text: str, size: int, overlap: int) -> list[str]:
     tokens = encoding().encode_ordinary(text)
     step = size - overlap
     starts = range(0, max(1, len(tokens) - overlap), step)
-    chunks = [" ".join(encoding().decode(tokens[s:s + size]).split()) for s in starts]
+    chunks = [" ".join(encoding().decode(tokens[s : s + size]).split()) for s in starts]
     return [c for c in chunks if c]
 
 
@@ -80,8 +82,14 @@ def _digest(doc: Document, size: int, overlap: int) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def ensure_chunks(index: Index, chunks: Index, embeddings: Embeddings, size: int,
-                  overlap: int, say: Callable[[str], None] = lambda _: None) -> int:
+def ensure_chunks(
+    index: Index,
+    chunks: Index,
+    embeddings: Embeddings,
+    size: int,
+    overlap: int,
+    say: Callable[[str], None] = lambda _: None,
+) -> int:
     """Bring the chunk index ``chunks`` in line with ``index``'s documents.
 
     Returns the number of chunk documents (re)built; unchanged ones are kept and chunk
@@ -101,12 +109,19 @@ def ensure_chunks(index: Index, chunks: Index, embeddings: Embeddings, size: int
             say(f"building the {size}-token chunk index {chunks.name!r}…")
         texts = cut(document_plain(index, doc), size, overlap)
         sizes = [count_tokens(t) for t in texts]
-        section = Section(sec_id=0, title=doc.title, level=0, parent=None,
-                          n_para=len(texts), n_tok=sum(sizes))
-        paragraphs = [Paragraph(doc_id=0, sec_id=0, para_idx=i, text=t)
-                      for i, t in enumerate(texts)]
+        section = Section(
+            sec_id=0, title=doc.title, level=0, parent=None, n_para=len(texts), n_tok=sum(sizes)
+        )
+        paragraphs = [
+            Paragraph(doc_id=0, sec_id=0, para_idx=i, text=t) for i, t in enumerate(texts)
+        ]
         chunks.collection.put_document(
-            source=source, title=doc.title, sections=[section], paragraphs=paragraphs,
-            vectors=embed_texts(embeddings, texts), content_hash=digest)
+            source=source,
+            title=doc.title,
+            sections=[section],
+            paragraphs=paragraphs,
+            vectors=embed_texts(embeddings, texts),
+            content_hash=digest,
+        )
         built += 1
     return built

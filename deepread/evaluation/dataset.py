@@ -42,11 +42,15 @@ class Question:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "id": self.id, "question": self.question, "answer": self.answer,
+            "id": self.id,
+            "question": self.question,
+            "answer": self.answer,
             "type": self.type,
-            "evidence": [{"doc": e.doc, "quote": e.quote}
-                         | ({"page": e.page} if e.page is not None else {})
-                         for e in self.evidence]}
+            "evidence": [
+                {"doc": e.doc, "quote": e.quote} | ({"page": e.page} if e.page is not None else {})
+                for e in self.evidence
+            ],
+        }
         if self.doc:
             out["doc"] = self.doc
         if not self.answerable:

@@ -71,8 +71,9 @@ class Coverage:
         return sum(self.found) / len(self.found) if self.found else None
 
 
-def coverage(evidence: Sequence[Evidence], pieces: Iterable[Piece],
-             resolver: DocResolver) -> Coverage:
+def coverage(
+    evidence: Sequence[Evidence], pieces: Iterable[Piece], resolver: DocResolver
+) -> Coverage:
     """The gold quotes of ``evidence`` that occur in ``pieces``."""
     joined: dict[str, list[str]] = {}
     for source, text in pieces:
@@ -82,7 +83,10 @@ def coverage(evidence: Sequence[Evidence], pieces: Iterable[Piece],
     for item in evidence:
         quote = normalize(item.quote)
         allowed = resolver.resolve(item.doc)
-        places = haystacks.values() if allowed is None else (
-            haystacks[s] for s in allowed if s in haystacks)
+        places = (
+            haystacks.values()
+            if allowed is None
+            else (haystacks[s] for s in allowed if s in haystacks)
+        )
         found.append(bool(quote) and any(quote in h for h in places))
     return Coverage(tuple(found))

@@ -64,7 +64,7 @@ def windows(words: list[tuple[str, int]]) -> list[tuple[str, frozenset[int]]]:
     """200-word windows every 100 words (the probe's cut) with the pages they span."""
     out = []
     for i in range(0, max(1, len(words) - STEP), STEP):
-        part = words[i:i + WORDS]
+        part = words[i : i + WORDS]
         if part:
             out.append((" ".join(w for w, _ in part), frozenset(p for _, p in part)))
     return out
@@ -92,8 +92,9 @@ class FlatDoc:
         """Pages of a shown window (a paragraph the text reader split: its window's)."""
         if paragraph.text in self.pages:
             return self.pages[paragraph.text]
-        return next((pages for text, pages in self.pages.items() if paragraph.text in text),
-                    frozenset())
+        return next(
+            (pages for text, pages in self.pages.items() if paragraph.text in text), frozenset()
+        )
 
 
 class FlatWindows:
@@ -121,16 +122,21 @@ class FlatWindows:
                 texts[pdf] = (txt, cut)
         if not texts:
             return
-        say(f"flat baseline: {len(texts)} PDF text layer(s) in {WORDS}-word windows, "
-            f"collection {self.index.name!r}…")
-        stored = {Path(d.source).resolve(): d
-                  for d in self.index.ingest([txt for txt, _ in texts.values()])}
+        say(
+            f"flat baseline: {len(texts)} PDF text layer(s) in {WORDS}-word windows, "
+            f"collection {self.index.name!r}…"
+        )
+        stored = {
+            Path(d.source).resolve(): d
+            for d in self.index.ingest([txt for txt, _ in texts.values()])
+        }
         for pdf, (txt, cut) in texts.items():
             doc = stored[txt.resolve()]
             self.docs[str(pdf)] = FlatDoc(doc.doc_id, {text: pages for text, pages in cut})
 
-    def select(self, question: str, pdf: str, budget: float) -> tuple[list[Paragraph],
-                                                                      FlatDoc | None]:
+    def select(
+        self, question: str, pdf: str, budget: float
+    ) -> tuple[list[Paragraph], FlatDoc | None]:
         """The windows of ``pdf`` shown for ``question`` within ``budget`` tokens."""
         doc = self.docs.get(pdf)
         if doc is None:

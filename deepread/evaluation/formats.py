@@ -46,12 +46,22 @@ def _question(data: Any, where: str) -> Question:
         if not isinstance(item, dict) or not isinstance(item.get("quote"), str):
             raise DatasetError(f"{where}: evidence[{i}] needs a string 'quote'")
         page = item.get("page")
-        evidence.append(Evidence(doc=str(item.get("doc") or ""), quote=item["quote"],
-                                 page=int(page) if isinstance(page, int) else None))
-    return Question(id=str(data["id"]), question=str(data["question"]),
-                    answer=str(data["answer"]), type=str(data.get("type") or UNTYPED),
-                    evidence=tuple(evidence), doc=str(data.get("doc") or ""),
-                    answerable=data.get("answerable") is not False)
+        evidence.append(
+            Evidence(
+                doc=str(item.get("doc") or ""),
+                quote=item["quote"],
+                page=int(page) if isinstance(page, int) else None,
+            )
+        )
+    return Question(
+        id=str(data["id"]),
+        question=str(data["question"]),
+        answer=str(data["answer"]),
+        type=str(data.get("type") or UNTYPED),
+        evidence=tuple(evidence),
+        doc=str(data.get("doc") or ""),
+        answerable=data.get("answerable") is not False,
+    )
 
 
 def json_lines(path: Path) -> list[tuple[int, Any]]:
@@ -75,8 +85,9 @@ def json_lines(path: Path) -> list[tuple[int, Any]]:
 
 def read_deepread(path: Path) -> list[Question]:
     """deepread's own JSONL."""
-    return unique([(f"{path}:{n}", _question(data, f"{path}:{n}"))
-                   for n, data in json_lines(path)], path)
+    return unique(
+        [(f"{path}:{n}", _question(data, f"{path}:{n}")) for n, data in json_lines(path)], path
+    )
 
 
 def unique(questions: list[tuple[str, Question]], path: Path) -> list[Question]:
@@ -114,22 +125,36 @@ def _financebench_question(data: Any, where: str) -> Question:
             raise DatasetError(f"{where}: evidence[{i}] needs a string 'evidence_text'")
         page = item.get("evidence_page_num")
         if page is not None and (not isinstance(page, int) or page < 0):
-            raise DatasetError(f"{where}: evidence[{i}].evidence_page_num must be a "
-                               f"0-based page number, got {page!r}")
-        evidence.append(Evidence(doc=pdf_name(str(item.get("doc_name") or doc)),
-                                 quote=item["evidence_text"],
-                                 page=None if page is None else page + 1))
-    return Question(id=_text(data, "financebench_id", where),
-                    question=_text(data, "question", where),
-                    answer=str(data.get("answer") or ""),
-                    type=str(data.get("question_type") or UNTYPED),
-                    evidence=tuple(evidence), doc=doc)
+            raise DatasetError(
+                f"{where}: evidence[{i}].evidence_page_num must be a "
+                f"0-based page number, got {page!r}"
+            )
+        evidence.append(
+            Evidence(
+                doc=pdf_name(str(item.get("doc_name") or doc)),
+                quote=item["evidence_text"],
+                page=None if page is None else page + 1,
+            )
+        )
+    return Question(
+        id=_text(data, "financebench_id", where),
+        question=_text(data, "question", where),
+        answer=str(data.get("answer") or ""),
+        type=str(data.get("question_type") or UNTYPED),
+        evidence=tuple(evidence),
+        doc=doc,
+    )
 
 
 def read_financebench(path: Path) -> list[Question]:
     """FinanceBench's JSONL."""
-    return unique([(f"{path}:{n}", _financebench_question(data, f"{path}:{n}"))
-                   for n, data in json_lines(path)], path)
+    return unique(
+        [
+            (f"{path}:{n}", _financebench_question(data, f"{path}:{n}"))
+            for n, data in json_lines(path)
+        ],
+        path,
+    )
 
 
 def read_syllabusqa(path: Path) -> list[Question]:
@@ -139,8 +164,9 @@ def read_syllabusqa(path: Path) -> list[Question]:
             reader = csv.DictReader(fh)
             missing = [c for c in _SYLLABUS_COLUMNS if c not in (reader.fieldnames or [])]
             if missing:
-                raise DatasetError(f"{path}: not SyllabusQA's CSV: no column(s) "
-                                   f"{', '.join(missing)}")
+                raise DatasetError(
+                    f"{path}: not SyllabusQA's CSV: no column(s) {', '.join(missing)}"
+                )
             rows = list(reader)
     except OSError as exc:
         raise DatasetError(f"cannot read dataset {path}: {exc.strerror or exc}") from None
@@ -152,16 +178,28 @@ def read_syllabusqa(path: Path) -> list[Question]:
         doc = pdf_name(_text(row, "syllabus_name", where))
         kind = (row.get("question_type") or "").strip() or UNTYPED
         spans = [row[c] for c in SPANS if (row.get(c) or "").strip()]
-        out.append((where, Question(
-            id=_text(row, "id", where), question=_text(row, "question", where),
-            answer=row.get("answer") or "", type=kind, doc=doc,
-            evidence=tuple(Evidence(doc=doc, quote=s) for s in spans),
-            answerable=kind != NO_ANSWER)))
+        out.append(
+            (
+                where,
+                Question(
+                    id=_text(row, "id", where),
+                    question=_text(row, "question", where),
+                    answer=row.get("answer") or "",
+                    type=kind,
+                    doc=doc,
+                    evidence=tuple(Evidence(doc=doc, quote=s) for s in spans),
+                    answerable=kind != NO_ANSWER,
+                ),
+            )
+        )
     return unique(out, path)
 
 
 READERS: dict[str, Callable[[Path], list[Question]]] = {
-    DEEPREAD: read_deepread, FINANCEBENCH: read_financebench, SYLLABUSQA: read_syllabusqa}
+    DEEPREAD: read_deepread,
+    FINANCEBENCH: read_financebench,
+    SYLLABUSQA: read_syllabusqa,
+}
 
 
 def detect_format(path: Path) -> str:
@@ -174,16 +212,19 @@ def detect_format(path: Path) -> str:
             raise DatasetError(f"cannot read dataset {path}: {exc}") from None
         if "syllabus_name" in header:
             return SYLLABUSQA
-        raise DatasetError(f"{path}: a CSV without a 'syllabus_name' column is no format "
-                           f"deepread reads; pass --format")
+        raise DatasetError(
+            f"{path}: a CSV without a 'syllabus_name' column is no format "
+            f"deepread reads; pass --format"
+        )
     first = next((data for _, data in json_lines(path)), None)
     if isinstance(first, dict) and "financebench_id" in first:
         return FINANCEBENCH
     return DEEPREAD
 
 
-def subset(questions: list[Question], limit: int | None = None, sample: int | None = None,
-           seed: int = 0) -> list[Question]:
+def subset(
+    questions: list[Question], limit: int | None = None, sample: int | None = None, seed: int = 0
+) -> list[Question]:
     """The first ``limit`` questions, or ``sample`` drawn at random (seeded), file order."""
     if sample is not None and sample < len(questions):
         keep = set(random.Random(seed).sample(range(len(questions)), sample))
@@ -193,8 +234,14 @@ def subset(questions: list[Question], limit: int | None = None, sample: int | No
     return questions
 
 
-def read_dataset(path: str | Path, format: str | None = None, *, limit: int | None = None,
-                 sample: int | None = None, seed: int = 0) -> Dataset:
+def read_dataset(
+    path: str | Path,
+    format: str | None = None,
+    *,
+    limit: int | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> Dataset:
     """The questions of ``path`` in ``format`` (detected when None), file order."""
     path = Path(path)
     if not path.is_file():

@@ -20,8 +20,14 @@ _SLOT = re.compile(r"<(question|predicted_answer|standard_answer)>")
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _WHOLE = re.compile(r"^\W*(true|false|yes|no|correct|incorrect)\W*$", re.IGNORECASE)
 _WORD = re.compile(r"\b(true|false)\b", re.IGNORECASE)
-_VALUES = {"true": True, "yes": True, "correct": True,
-           "false": False, "no": False, "incorrect": False}
+_VALUES = {
+    "true": True,
+    "yes": True,
+    "correct": True,
+    "false": False,
+    "no": False,
+    "incorrect": False,
+}
 
 
 def judge_prompt(question: str, predicted: str, gold: str) -> str:

@@ -42,9 +42,14 @@ def behaviour(calls: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Behaviour metrics of one trajectory from its tool calls ``[{name, args}]``."""
     names = [c["name"] for c in calls]
     n_retrieve, n_read = names.count(RETRIEVE), names.count(READ)
-    return {"first_action": first_action(names), "n_retrieve": n_retrieve, "n_read": n_read,
-            "tool_calls": len(names), "s_to_r": search_then_read(names),
-            "cs_cr": call_ratio(n_retrieve, n_read)}
+    return {
+        "first_action": first_action(names),
+        "n_retrieve": n_retrieve,
+        "n_read": n_read,
+        "tool_calls": len(names),
+        "s_to_r": search_then_read(names),
+        "cs_cr": call_ratio(n_retrieve, n_read),
+    }
 
 
 def _mean(values: Iterable[float | int | None]) -> float | None:
@@ -74,15 +79,18 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         # Benchmarks: abstention (stop_reason "no_evidence") on the questions the
         # document cannot answer, and false abstention on the ones it can.
         "unanswerable": sum(m.get("answerable") is False for m in metrics),
-        "abstain_unanswerable": _mean(m["abstained"] for m in metrics
-                                      if m.get("answerable") is False and "abstained" in m),
-        "abstain_answerable": _mean(m["abstained"] for m in metrics
-                                    if m.get("answerable") is True and "abstained" in m),
+        "abstain_unanswerable": _mean(
+            m["abstained"] for m in metrics if m.get("answerable") is False and "abstained" in m
+        ),
+        "abstain_answerable": _mean(
+            m["abstained"] for m in metrics if m.get("answerable") is True and "abstained" in m
+        ),
         "observation_tokens": _mean(obs),
         "spend": _mean(m.get("spend") for m in metrics),
         "observation_tokens_median": statistics.median(obs) if obs else None,
-        "first_action_retrieve": (_mean(m.get("first_action") == RETRIEVE for m in agent)
-                                  if agent else None),
+        "first_action_retrieve": (
+            _mean(m.get("first_action") == RETRIEVE for m in agent) if agent else None
+        ),
         "s_to_r": _mean(m["s_to_r"] for m in agent) if agent else None,
         "cs_cr": call_ratio(n_retrieve, n_read) if agent else None,
         "n_retrieve": n_retrieve,
@@ -100,9 +108,12 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def summarize_by_type(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``{"overall": …, "by_type": {type: …}}`` for one mode's records."""
     types = sorted({r.get("type") or "untyped" for r in records})
-    return {"overall": summarize(records),
-            "by_type": {t: summarize([r for r in records if (r.get("type") or "untyped") == t])
-                        for t in types}}
+    return {
+        "overall": summarize(records),
+        "by_type": {
+            t: summarize([r for r in records if (r.get("type") or "untyped") == t]) for t in types
+        },
+    }
 
 
 def json_safe(value: Any) -> Any:

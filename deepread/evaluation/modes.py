@@ -61,7 +61,14 @@ def parse_mode(name: str) -> ModeSpec:
     match = _FLAT.fullmatch(name)
     if match and int(match.group(1)) >= 20 and int(match.group(2)) > 0:
         size = int(match.group(1))
-        return ModeSpec(name, chunk_size=size, overlap=size // 2, top_k=FLAT_CANDIDATES,
-                        budget=int(match.group(2)))
-    raise UsageError(f"unknown mode {name!r}; modes: {', '.join(DEFAULT_MODES)}, or "
-                     "flat-<chunk tokens>@<token budget> (e.g. flat-800@1500)")
+        return ModeSpec(
+            name,
+            chunk_size=size,
+            overlap=size // 2,
+            top_k=FLAT_CANDIDATES,
+            budget=int(match.group(2)),
+        )
+    raise UsageError(
+        f"unknown mode {name!r}; modes: {', '.join(DEFAULT_MODES)}, or "
+        "flat-<chunk tokens>@<token budget> (e.g. flat-800@1500)"
+    )

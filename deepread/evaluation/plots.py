@@ -33,29 +33,36 @@ def write_plots(out: Path, records: dict[str, list[dict[str, Any]]]) -> list[Pat
     names = list(records)
     fig = Figure(figsize=(4.2 * 5, 4.5))
     axes = fig.subplots(1, 5)
-    first = [sum(r["metrics"].get("first_action") == "retrieve" for r in rows) / len(rows)
-             for rows in records.values()]
+    first = [
+        sum(r["metrics"].get("first_action") == "retrieve" for r in rows) / len(rows)
+        for rows in records.values()
+    ]
     axes[0].bar(range(len(names)), first, color="tab:blue")
     axes[0].set_ylim(0, 1)
     axes[0].set_title("first action is retrieve (probability)")
-    panels = [("tool_calls", "tool calls per question"),
-              ("input_tokens", "input tokens per question"),
-              ("output_tokens", "output tokens per question"),
-              ("observation_tokens", "observation tokens per question")]
+    panels = [
+        ("tool_calls", "tool calls per question"),
+        ("input_tokens", "input tokens per question"),
+        ("output_tokens", "output tokens per question"),
+        ("observation_tokens", "observation tokens per question"),
+    ]
     for ax, (key, title) in zip(axes[1:], panels, strict=True):
         ax.boxplot([_values(rows, key) for rows in records.values()], showmeans=True)
         ax.set_title(title)
     for ax in axes:
-        ax.set_xticks(range(1 if ax is not axes[0] else 0,
-                            len(names) + (1 if ax is not axes[0] else 0)))
+        ax.set_xticks(
+            range(1 if ax is not axes[0] else 0, len(names) + (1 if ax is not axes[0] else 0))
+        )
         ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
     paths = [_save(fig, out / "behaviour.png")]
 
     fig = Figure(figsize=(max(6.0, 1.2 * len(names) + 2), 4.5))
     ax = fig.subplots()
     width = 0.38
-    for shift, key, label in ((-width / 2, "evidence_located", "located"),
-                              (width / 2, "evidence_read", "read")):
+    for shift, key, label in (
+        (-width / 2, "evidence_located", "located"),
+        (width / 2, "evidence_read", "read"),
+    ):
         means = []
         for rows in records.values():
             kept = [r["metrics"][key] for r in rows if r["metrics"].get(key) is not None]

@@ -43,8 +43,16 @@ def paired_flat(variant: str) -> str:
 
 def _flat_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The paired flat baselines that agent records carry, as records of their own."""
-    return [{"id": r["id"], "type": r.get("type"), "stop_reason": "answered",
-             "metrics": r["flat"]["metrics"]} for r in rows if r.get("flat")]
+    return [
+        {
+            "id": r["id"],
+            "type": r.get("type"),
+            "stop_reason": "answered",
+            "metrics": r["flat"]["metrics"],
+        }
+        for r in rows
+        if r.get("flat")
+    ]
 
 
 def collect(out: Path, questions: list[Question]) -> dict[str, list[dict[str, Any]]]:
@@ -72,17 +80,23 @@ def benchmark(variants: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         if flat is None:
             continue
         mine, theirs = s["overall"], flat["overall"]
-        out.append({
-            "variant": variant, "flat": paired_flat(variant), "n": mine["n"],
-            "evidence_read": mine["evidence_read"],
-            "flat_evidence_read": theirs["evidence_read"],
-            "ratio": _ratio(mine["evidence_read"], theirs["evidence_read"]),
-            "gold_page_shown": mine["gold_page_shown"],
-            "flat_gold_page_shown": theirs["gold_page_shown"],
-            "spend": mine["spend"], "flat_spend": theirs["spend"],
-            "spend_ratio": _ratio(theirs["spend"], mine["spend"]),
-            "abstain_unanswerable": mine["abstain_unanswerable"],
-            "abstain_answerable": mine["abstain_answerable"]})
+        out.append(
+            {
+                "variant": variant,
+                "flat": paired_flat(variant),
+                "n": mine["n"],
+                "evidence_read": mine["evidence_read"],
+                "flat_evidence_read": theirs["evidence_read"],
+                "ratio": _ratio(mine["evidence_read"], theirs["evidence_read"]),
+                "gold_page_shown": mine["gold_page_shown"],
+                "flat_gold_page_shown": theirs["gold_page_shown"],
+                "spend": mine["spend"],
+                "flat_spend": theirs["spend"],
+                "spend_ratio": _ratio(theirs["spend"], mine["spend"]),
+                "abstain_unanswerable": mine["abstain_unanswerable"],
+                "abstain_answerable": mine["abstain_answerable"],
+            }
+        )
     return out
 
 
@@ -94,8 +108,11 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 def comparisons(variants: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Each agent variant's evidence read against the best budgeted flat baseline."""
-    flats = {v: s["overall"] for v, s in variants.items()
-             if v.startswith("flat-") and not v.startswith(FLAT_PREFIX)}
+    flats = {
+        v: s["overall"]
+        for v, s in variants.items()
+        if v.startswith("flat-") and not v.startswith(FLAT_PREFIX)
+    }
     if not flats:
         return []
     best = max(flats, key=lambda v: flats[v]["evidence_read"] or 0.0)
@@ -104,30 +121,48 @@ def comparisons(variants: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         if variant.removesuffix("+expand") not in AGENT_TOOLS:
             continue
         mine, theirs = s["overall"]["evidence_read"], flats[best]["evidence_read"]
-        out.append({"variant": variant, "evidence_read": mine,
-                    "observation_tokens": s["overall"]["observation_tokens"],
-                    "best_flat": best, "flat_evidence_read": theirs,
-                    "flat_observation_tokens": flats[best]["observation_tokens"],
-                    "ratio": (mine / theirs if theirs else math.inf)
-                    if mine is not None and theirs is not None else None})
+        out.append(
+            {
+                "variant": variant,
+                "evidence_read": mine,
+                "observation_tokens": s["overall"]["observation_tokens"],
+                "best_flat": best,
+                "flat_evidence_read": theirs,
+                "flat_observation_tokens": flats[best]["observation_tokens"],
+                "ratio": (mine / theirs if theirs else math.inf)
+                if mine is not None and theirs is not None
+                else None,
+            }
+        )
     return out
 
 
-def build_summary(out: Path, dataset: Dataset, config: EvalConfig,
-                  model: str, judge: str) -> dict[str, Any]:
+def build_summary(
+    out: Path, dataset: Dataset, config: EvalConfig, model: str, judge: str
+) -> dict[str, Any]:
     questions = dataset.questions
     records = collect(out, questions)
     variants = {}
     for variant, rows in records.items():
-        variants[variant] = {"mode": rows[0].get("mode"), "settings": rows[-1].get("settings"),
-                             **summarize_by_type(rows)}
-    return {"created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "dataset": str(config.dataset), "format": dataset.format,
-            "questions": len(questions),
-            "subset": _subset(config),
-            "store": config.store, "collection": config.collection, "model": model,
-            "judge_model": judge or None, "variants": variants,
-            "comparisons": comparisons(variants), "benchmark": benchmark(variants)}
+        variants[variant] = {
+            "mode": rows[0].get("mode"),
+            "settings": rows[-1].get("settings"),
+            **summarize_by_type(rows),
+        }
+    return {
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "dataset": str(config.dataset),
+        "format": dataset.format,
+        "questions": len(questions),
+        "subset": _subset(config),
+        "store": config.store,
+        "collection": config.collection,
+        "model": model,
+        "judge_model": judge or None,
+        "variants": variants,
+        "comparisons": comparisons(variants),
+        "benchmark": benchmark(variants),
+    }
 
 
 def _subset(config: EvalConfig) -> str | None:
@@ -141,6 +176,7 @@ def _subset(config: EvalConfig) -> str | None:
 
 
 # -- Markdown ---------------------------------------------------------------------------
+
 
 def _pct(v: float | None) -> str:
     return "–" if v is None else f"{100 * v:.1f}"
@@ -156,65 +192,133 @@ def _num(v: float | None, digits: int = 1) -> str:
 
 def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     align = ["---"] + ["---:"] * (len(head) - 1)
-    return [f"| {' | '.join(head)} |", f"| {' | '.join(align)} |",
-            *(f"| {' | '.join(r)} |" for r in rows), ""]
+    return [
+        f"| {' | '.join(head)} |",
+        f"| {' | '.join(align)} |",
+        *(f"| {' | '.join(r)} |" for r in rows),
+        "",
+    ]
 
 
 def _by_type(summary: dict[str, Any], key: str, fmt=_pct) -> list[str]:
     variants = summary["variants"]
     types = sorted({t for s in variants.values() for t in s["by_type"]})
-    rows = [[v, *(fmt(s["by_type"].get(t, {}).get(key)) for t in types),
-             fmt(s["overall"].get(key))] for v, s in variants.items()]
+    rows = [
+        [v, *(fmt(s["by_type"].get(t, {}).get(key)) for t in types), fmt(s["overall"].get(key))]
+        for v, s in variants.items()
+    ]
     return _table(["mode", *types, "overall"], rows)
 
 
 def render_markdown(summary: dict[str, Any]) -> str:
     variants = summary["variants"]
     subset = f" ({summary['subset']})" if summary.get("subset") else ""
-    lines = [f"# Evaluation — {Path(summary['dataset']).name}", "",
-             f"{summary['questions']} questions{subset}, format {summary.get('format')}; "
-             f"collection `{summary['collection']}`; "
-             f"policy model `{summary['model']}`; judge `{summary['judge_model'] or 'none'}`; "
-             f"{summary['created']}.", ""]
+    lines = [
+        f"# Evaluation — {Path(summary['dataset']).name}",
+        "",
+        f"{summary['questions']} questions{subset}, format {summary.get('format')}; "
+        f"collection `{summary['collection']}`; "
+        f"policy model `{summary['model']}`; judge `{summary['judge_model'] or 'none'}`; "
+        f"{summary['created']}.",
+        "",
+    ]
     if not variants:
         return "\n".join([*lines, "No trajectories yet.", ""])
     lines += _benchmark_lines(summary)
     if any(s["overall"]["judged"] for s in variants.values()):
-        lines += ["## Accuracy (%, LLM judge, paper Fig. 6 prompt)", "",
-                  *_by_type(summary, "accuracy")]
+        lines += [
+            "## Accuracy (%, LLM judge, paper Fig. 6 prompt)",
+            "",
+            *_by_type(summary, "accuracy"),
+        ]
     else:
         lines += ["## Accuracy", "", "Not judged (no `--judge-model`).", ""]
     scoped = summary.get("format") not in (None, "deepread")
-    what = ("gold evidence items read: ≥ half their 24-character shingles shown"
-            if scoped else "gold quotes shown to the model")
-    lines += [f"## Evidence read (% of {what})", "",
-              *_by_type(summary, "evidence_read"),
-              "## Evidence located (% of gold quotes in retrieve results)", "",
-              *_by_type(summary, "evidence_located")]
+    what = (
+        "gold evidence items read: ≥ half their 24-character shingles shown"
+        if scoped
+        else "gold quotes shown to the model"
+    )
+    lines += [
+        f"## Evidence read (% of {what})",
+        "",
+        *_by_type(summary, "evidence_read"),
+        "## Evidence located (% of gold quotes in retrieve results)",
+        "",
+        *_by_type(summary, "evidence_located"),
+    ]
     estimated = any(s["overall"]["tokens_estimated"] for s in variants.values())
     rows = []
     for v, s in variants.items():
         o = s["overall"]
-        rows.append([v, _pct(o["s_to_r"]), _num(o["cs_cr"], 2), _pct(o["first_action_retrieve"]),
-                     _num(o["tool_calls"]), _num(o["rounds"]), _num(o["observation_tokens"], 0),
-                     _num(o["input_tokens"], 0), _num(o["output_tokens"], 0),
-                     ", ".join(f"{k} {n}" for k, n in sorted(o["stop_reasons"].items()))])
-    lines += ["## Behaviour per question (paper Table 2, Fig. 3)", "",
-              *_table(["mode", "S(s→r) %", "C_s/C_r", "first action retrieve %", "tool calls",
-                       "rounds", "observation tokens", "input tokens", "output tokens",
-                       "stop reasons"], rows)]
+        rows.append(
+            [
+                v,
+                _pct(o["s_to_r"]),
+                _num(o["cs_cr"], 2),
+                _pct(o["first_action_retrieve"]),
+                _num(o["tool_calls"]),
+                _num(o["rounds"]),
+                _num(o["observation_tokens"], 0),
+                _num(o["input_tokens"], 0),
+                _num(o["output_tokens"], 0),
+                ", ".join(f"{k} {n}" for k, n in sorted(o["stop_reasons"].items())),
+            ]
+        )
+    lines += [
+        "## Behaviour per question (paper Table 2, Fig. 3)",
+        "",
+        *_table(
+            [
+                "mode",
+                "S(s→r) %",
+                "C_s/C_r",
+                "first action retrieve %",
+                "tool calls",
+                "rounds",
+                "observation tokens",
+                "input tokens",
+                "output tokens",
+                "stop reasons",
+            ],
+            rows,
+        ),
+    ]
     if estimated:
-        lines += ["Input/output tokens are tiktoken estimates of the prompts and replies "
-                  "where the model reported no usage (the extractive policy).", ""]
+        lines += [
+            "Input/output tokens are tiktoken estimates of the prompts and replies "
+            "where the model reported no usage (the extractive policy).",
+            "",
+        ]
     comps = summary.get("comparisons") or []
     if comps:
-        lines += ["## Against the best budget-matched flat baseline", "",
-                  *_table(["mode", "evidence read %", "observation tokens", "best flat",
-                           "its evidence read %", "its tokens", "ratio"],
-                          [[c["variant"], _pct(c["evidence_read"]),
-                            _num(c["observation_tokens"], 0), c["best_flat"],
-                            _pct(c["flat_evidence_read"]), _num(c["flat_observation_tokens"], 0),
-                            _num(c["ratio"], 2)] for c in comps])]
+        lines += [
+            "## Against the best budget-matched flat baseline",
+            "",
+            *_table(
+                [
+                    "mode",
+                    "evidence read %",
+                    "observation tokens",
+                    "best flat",
+                    "its evidence read %",
+                    "its tokens",
+                    "ratio",
+                ],
+                [
+                    [
+                        c["variant"],
+                        _pct(c["evidence_read"]),
+                        _num(c["observation_tokens"], 0),
+                        c["best_flat"],
+                        _pct(c["flat_evidence_read"]),
+                        _num(c["flat_observation_tokens"], 0),
+                        _num(c["ratio"], 2),
+                    ]
+                    for c in comps
+                ],
+            ),
+        ]
     return "\n".join(lines)
 
 
@@ -226,7 +330,8 @@ BENCHMARK_NOTE = (
     "characters of the tool results shown ÷ 4 (the flat baseline: of its windows). "
     "*Flat*: the PDF's PDFium text layer in 200-word windows every 100 words, ranked by "
     "the same retriever in the document, taken in rank order up to the agent's spend on "
-    "the question (at least 1,500). *Abstained*: stop_reason `no_evidence`.")
+    "the question (at least 1,500). *Abstained*: stop_reason `no_evidence`."
+)
 
 
 def _benchmark_lines(summary: dict[str, Any]) -> list[str]:
@@ -244,8 +349,13 @@ def _benchmark_lines(summary: dict[str, Any]) -> list[str]:
     head += ["abstains, answerable %"]
     table = []
     for r in rows:
-        row = [r["variant"], str(r["n"]), _pct(r["evidence_read"]),
-               _pct(r["flat_evidence_read"]), _num(r["ratio"], 2)]
+        row = [
+            r["variant"],
+            str(r["n"]),
+            _pct(r["evidence_read"]),
+            _pct(r["flat_evidence_read"]),
+            _num(r["ratio"], 2),
+        ]
         if pages:
             row += [_pct(r["gold_page_shown"]), _pct(r["flat_gold_page_shown"])]
         row += [_num(r["spend"], 0), _num(r["flat_spend"], 0), _num(r["spend_ratio"], 2)]
@@ -253,23 +363,33 @@ def _benchmark_lines(summary: dict[str, Any]) -> list[str]:
             row.append(_pct(r["abstain_unanswerable"]))
         row.append(_pct(r["abstain_answerable"]))
         table.append(row)
-    out = ["## Benchmark measures (agent vs flat PDF windows at its spend)", "",
-           *_table(head, table), BENCHMARK_NOTE, ""]
+    out = [
+        "## Benchmark measures (agent vs flat PDF windows at its spend)",
+        "",
+        *_table(head, table),
+        BENCHMARK_NOTE,
+        "",
+    ]
     if pages:
-        out += ["## Gold page shown (%) by question type", "",
-                *_by_type(summary, "gold_page_shown")]
+        out += [
+            "## Gold page shown (%) by question type",
+            "",
+            *_by_type(summary, "gold_page_shown"),
+        ]
     return out
 
 
-def write_reports(out: Path, dataset: Dataset, config: EvalConfig, model: str,
-                  judge: str) -> dict[str, Any]:
+def write_reports(
+    out: Path, dataset: Dataset, config: EvalConfig, model: str, judge: str
+) -> dict[str, Any]:
     """Write ``summary.json``, ``summary.md`` and the plots into ``out``; the summary."""
     from deepread.evaluation.plots import write_plots
 
     out.mkdir(parents=True, exist_ok=True)
     summary = build_summary(out, dataset, config, model, judge)
     (out / "summary.json").write_text(
-        json.dumps(json_safe(summary), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        json.dumps(json_safe(summary), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
     (out / "summary.md").write_text(render_markdown(summary), encoding="utf-8")
     if config.plots:
         summary["plots"] = [str(p) for p in write_plots(out, collect(out, dataset.questions))]

@@ -55,9 +55,11 @@ def require_plots() -> None:
     from importlib.util import find_spec
 
     if find_spec("matplotlib") is None:
-        raise EvalError("evaluation draws its plots with matplotlib, which is not "
-                        "installed: pip install 'deepread[eval]' (from a clone: "
-                        "pip install -e '.[eval]')")
+        raise EvalError(
+            "evaluation draws its plots with matplotlib, which is not "
+            "installed: pip install 'deepread[eval]' (from a clone: "
+            "pip install -e '.[eval]')"
+        )
 
 
 @dataclass(slots=True)
@@ -107,9 +109,15 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
-             judge_model: BaseChatModel | None = None, index: Index | None = None,
-             progress: bool = True, say: Callable[[str], None] = _stderr) -> EvalResult:
+def run_eval(
+    config: EvalConfig,
+    *,
+    model: BaseChatModel | None = None,
+    judge_model: BaseChatModel | None = None,
+    index: Index | None = None,
+    progress: bool = True,
+    say: Callable[[str], None] = _stderr,
+) -> EvalResult:
     """Run ``config``; chat-model objects and an open index may be passed from Python.
 
     Without ``model`` (and ``config.model``) every mode runs the offline extractive
@@ -118,8 +126,9 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     from deepread.models.chat import chat_model
 
     require_plots()
-    dataset = read_dataset(config.dataset, config.format, limit=config.limit,
-                           sample=config.sample, seed=config.seed)
+    dataset = read_dataset(
+        config.dataset, config.format, limit=config.limit, sample=config.sample, seed=config.seed
+    )
     questions = dataset.questions
     specs = [parse_mode(m) for m in dict.fromkeys(config.modes or default_modes(dataset))]
     if model is None and config.model:
@@ -136,8 +145,7 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
     try:
         if dataset.scoped:
             try:
-                ensure_documents(index, questions, dataset.folder, ingest=config.ingest,
-                                 say=say)
+                ensure_documents(index, questions, dataset.folder, ingest=config.ingest, say=say)
             except ScopeError as exc:
                 raise EvalError(str(exc)) from None
         documents = index.documents()
@@ -146,18 +154,25 @@ def run_eval(config: EvalConfig, *, model: BaseChatModel | None = None,
             raise EvalError(
                 f"collection {index.name!r} in store {store} is empty; ingest the "
                 f"documents first: deepread ingest --store {store} --collection "
-                f"{index.name} FILES…")
+                f"{index.name} FILES…"
+            )
         resolver = DocResolver(documents)
         missing = sorted({d for q in questions for d in resolver.missing(q.evidence)})
         if missing:
-            say(f"warning: evidence documents not in collection {index.name!r} (their "
-                f"quotes are looked for in all documents): {', '.join(missing)}")
+            say(
+                f"warning: evidence documents not in collection {index.name!r} (their "
+                f"quotes are looked for in all documents): {', '.join(missing)}"
+            )
         setup = _Setup(config, dataset, index, opened, resolver, model, model_name, say)
-        if (dataset.scoped and config.flat and not config.library
-                and any(s.is_agent for s in specs)):
-            pdfs = sorted({Path(resolver.by_id[i]) for q in questions
-                           for i in scope_of(resolver, q)
-                           if resolver.by_id[i].lower().endswith(".pdf")})
+        if dataset.scoped and config.flat and not config.library and any(s.is_agent for s in specs):
+            pdfs = sorted(
+                {
+                    Path(resolver.by_id[i])
+                    for q in questions
+                    for i in scope_of(resolver, q)
+                    if resolver.by_id[i].lower().endswith(".pdf")
+                }
+            )
             if pdfs:
                 flat = setup.flat = FlatWindows(index.store, index.name, index.embeddings)
                 flat.prepare(pdfs, say)
@@ -186,28 +201,34 @@ def _scope(setup: _Setup, q: Question) -> list[int] | None:
 
 
 def _missing(setup: _Setup, q: Question) -> NoReturn:
-    raise EvalError(f"question {q.id}: its document {q.doc!r} is not in collection "
-                    f"{setup.index.name!r}")
+    raise EvalError(
+        f"question {q.id}: its document {q.doc!r} is not in collection {setup.index.name!r}"
+    )
 
 
 def _pieces(setup: _Setup, rows: list[Piece]) -> list[Shown]:
     return [Shown(source, text, frozenset()) for source, text in rows]
 
 
-def _evidence(setup: _Setup, q: Question, located: list[Piece],
-              shown: list[Shown]) -> dict[str, Any]:
+def _evidence(
+    setup: _Setup, q: Question, located: list[Piece], shown: list[Shown]
+) -> dict[str, Any]:
     """Evidence metrics: a benchmark's shingle definition, else verbatim quotes."""
     if setup.dataset.scoped:
         got = score(q, shown, setup.resolver)
         where = score(q, _pieces(setup, located), setup.resolver)
         return {"evidence_located": where["evidence_read"], **got}
     read = coverage(q.evidence, [(p.source, p.text) for p in shown], setup.resolver)
-    return {"evidence_located": coverage(q.evidence, located, setup.resolver).share,
-            "evidence_read": read.share, "evidence_found": list(read.found)}
+    return {
+        "evidence_located": coverage(q.evidence, located, setup.resolver).share,
+        "evidence_read": read.share,
+        "evidence_found": list(read.found),
+    }
 
 
-def _flat_baseline(setup: _Setup, q: Question, scope: list[int] | None,
-                   spend: float) -> dict[str, Any] | None:
+def _flat_baseline(
+    setup: _Setup, q: Question, scope: list[int] | None, spend: float
+) -> dict[str, Any] | None:
     """The flat PDF-window baseline of ``q`` at the agent's ``spend`` (≥ 1,500 tokens)."""
     if setup.flat is None or not scope:
         return None
@@ -217,10 +238,13 @@ def _flat_baseline(setup: _Setup, q: Question, scope: list[int] | None,
     ordered = sorted(windows, key=lambda p: p.para_idx)  # reading order, as the agent's
     shown = [Shown(pdf, p.text, doc.pages_of(p) if doc else frozenset()) for p in ordered]
     metrics = score(q, shown, setup.resolver)
-    metrics |= {"evidence_located": metrics["evidence_read"],  # one ranking shows all
-                "spend": char_tokens(sum(len(p.text) for p in windows)), "budget": budget,
-                "observation_tokens": sum(count_tokens(p.text) for p in windows),
-                "answerable": q.answerable}
+    metrics |= {
+        "evidence_located": metrics["evidence_read"],  # one ranking shows all
+        "spend": char_tokens(sum(len(p.text) for p in windows)),
+        "budget": budget,
+        "observation_tokens": sum(count_tokens(p.text) for p in windows),
+        "answerable": q.answerable,
+    }
     return {"shown": [p.para_idx for p in windows], "metrics": metrics}
 
 
@@ -235,20 +259,31 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
         window = list(EXPAND_WINDOW if config.expand else (0, 0))
         # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy
         # behind the label the records carry.
-        graph = build_graph(index=index, model=model or ExtractiveChatModel(index=index),
-                            tools=spec.tools,
-                            name=f"deepread-eval-{spec.name}")
-        given = {k: v for k, v in (("k", config.k), ("max_rounds", config.max_rounds),
-                                   ("window", window)) if v is not None}
+        graph = build_graph(
+            index=index,
+            model=model or ExtractiveChatModel(index=index),
+            tools=spec.tools,
+            name=f"deepread-eval-{spec.name}",
+        )
+        given = {
+            k: v
+            for k, v in (("k", config.k), ("max_rounds", config.max_rounds), ("window", window))
+            if v is not None
+        }
         # The context every question runs with, the environment's DEEPREAD_<FIELD>
         # defaults included. Every field it holds goes into the records' settings, so
         # that a resumed run re-answers its questions when a setting changed (a
         # DEEPREAD_SUPPORT_THRESHOLD sweep into one --out folder).
         base = Context(**given)
         fixed = {f.name: getattr(base, f.name) for f in fields(base) if f.name != "documents"}
-        settings = {"model": setup.model_name, "k": base.k, "window": window,
-                    "max_rounds": base.max_rounds, "tools": list(spec.tools),
-                    "context": fixed}
+        settings = {
+            "model": setup.model_name,
+            "k": base.k,
+            "window": window,
+            "max_rounds": base.max_rounds,
+            "tools": list(spec.tools),
+            "context": fixed,
+        }
         if setup.dataset.scoped:
             settings["scoring"] = SCORING
             if config.library:
@@ -265,8 +300,12 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
             # max_rounds of them and the final budget answer.
             run_config: RunnableConfig = {"recursion_limit": 10 * (base.max_rounds + 2)}
             # the last "values" event is the final state, messages and outputs included
-            last = deque(graph.stream({"question": q.question}, run_config,
-                                      context=context, stream_mode="values"), maxlen=1)
+            last = deque(
+                graph.stream(
+                    {"question": q.question}, run_config, context=context, stream_mode="values"
+                ),
+                maxlen=1,
+            )
             values: dict[str, Any] = last[0] if last else {}
             if "stop_reason" not in values:
                 raise RuntimeError("the graph ended without finalize")
@@ -276,9 +315,11 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
             spend = char_tokens(trace.observation_chars)
             metrics = behaviour(values.get("tool_calls") or []) | {
                 "rounds": int(values.get("rounds") or 0),
-                "input_tokens": int(usage.get("input_tokens", 0)) if reported
+                "input_tokens": int(usage.get("input_tokens", 0))
+                if reported
                 else trace.input_tokens_est,
-                "output_tokens": int(usage.get("output_tokens", 0)) if reported
+                "output_tokens": int(usage.get("output_tokens", 0))
+                if reported
                 else trace.output_tokens_est,
                 "tokens_estimated": not reported,
                 "observation_tokens": trace.observation_tokens,
@@ -291,12 +332,18 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
                 shown = _pieces(setup, trace.shown)
             metrics |= _evidence(setup, q, trace.located, shown)
             metrics |= abstention(q, values.get("stop_reason"))
-            record = {"answer": values.get("answer") or "",
-                      "citations": [f"{c['doc_id']}:{c['sec_id']}:{c['para_idx']}"
-                                    for c in values.get("citations") or []],
-                      "stop_reason": values.get("stop_reason"), "error": values.get("error"),
-                      "tool_calls": values.get("tool_calls") or [],
-                      "observations": trace.observations, "metrics": metrics}
+            record = {
+                "answer": values.get("answer") or "",
+                "citations": [
+                    f"{c['doc_id']}:{c['sec_id']}:{c['para_idx']}"
+                    for c in values.get("citations") or []
+                ],
+                "stop_reason": values.get("stop_reason"),
+                "error": values.get("error"),
+                "tool_calls": values.get("tool_calls") or [],
+                "observations": trace.observations,
+                "metrics": metrics,
+            }
             flat = _flat_baseline(setup, q, scope, spend)
             if flat is not None:
                 record["flat"] = flat
@@ -310,52 +357,80 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
         embeddings = index.embeddings  # the same model ranks the chunks
         chunks = Index.open(index.store, name, embeddings=embeddings or config.embeddings)
         setup.opened.append(chunks)
-        ensure_chunks(index, chunks, chunks.embeddings,
-                      spec.chunk_size, spec.overlap, setup.say)
+        ensure_chunks(index, chunks, chunks.embeddings, spec.chunk_size, spec.overlap, setup.say)
     sources = {d.doc_id: d.source for d in chunks.documents()}
     titles = {d.doc_id: d.title for d in chunks.documents()}
-    settings = {"model": setup.model_name, "chunk_size": spec.chunk_size,
-                "overlap": spec.overlap, "top_k": spec.top_k, "budget": spec.budget}
+    settings = {
+        "model": setup.model_name,
+        "chunk_size": spec.chunk_size,
+        "overlap": spec.overlap,
+        "top_k": spec.top_k,
+        "budget": spec.budget,
+    }
     if setup.dataset.scoped:
         settings["scoring"] = SCORING
 
     def run_flat_mode(q: Question) -> dict[str, Any]:
         scope = _scope(setup, q)
-        mine = None if scope is None else [
-            d for d, s in sources.items() if s in {resolver.by_id[i] for i in scope}]
+        mine = (
+            None
+            if scope is None
+            else [d for d, s in sources.items() if s in {resolver.by_id[i] for i in scope}]
+        )
         got = run_flat(q.question, spec, chunks, titles, model, doc_ids=mine)
         rows = [(sources.get(p.doc_id, ""), p.text) for p in got.chunks]
         shown = _evidence(setup, q, rows, _pieces(setup, rows))
         metrics = behaviour([]) | {
-            "first_action": None, "s_to_r": None, "cs_cr": None, "rounds": 1,
-            "input_tokens": got.input_tokens, "output_tokens": got.output_tokens,
+            "first_action": None,
+            "s_to_r": None,
+            "cs_cr": None,
+            "rounds": 1,
+            "input_tokens": got.input_tokens,
+            "output_tokens": got.output_tokens,
             "tokens_estimated": got.tokens_estimated,
             "observation_tokens": got.observation_tokens,
             "spend": char_tokens(len(got.context)),
             # one ranking shows everything it located
-            **shown, "answerable": q.answerable}
-        observation = {"tool": "chunks", "args": {"query": q.question},
-                       "shown": [f"{sources.get(p.doc_id, '?').rsplit('/', 1)[-1]}#"
-                                 f"{p.para_idx}" for p in got.chunks],
-                       "tokens": got.observation_tokens}
+            **shown,
+            "answerable": q.answerable,
+        }
+        observation = {
+            "tool": "chunks",
+            "args": {"query": q.question},
+            "shown": [
+                f"{sources.get(p.doc_id, '?').rsplit('/', 1)[-1]}#{p.para_idx}" for p in got.chunks
+            ],
+            "tokens": got.observation_tokens,
+        }
         if got.chunks:
             observation["coords"] = compact_coords([p.to_dict() for p in got.chunks])
-        return {"answer": got.answer, "citations": [],
-                "stop_reason": "error" if got.error else "answered", "error": got.error,
-                "tool_calls": [], "observations": [observation], "metrics": metrics}
+        return {
+            "answer": got.answer,
+            "citations": [],
+            "stop_reason": "error" if got.error else "answered",
+            "error": got.error,
+            "tool_calls": [],
+            "observations": [observation],
+            "metrics": metrics,
+        }
 
     return _Mode(spec, spec.variant(config.expand), settings, run_flat_mode)
 
 
-def _finished(record: dict[str, Any] | None, settings: dict[str, Any]
-              ) -> TypeGuard[dict[str, Any]]:
-    return (record is not None and record.get("settings") == settings
-            and record.get("stop_reason") != "error")
+def _finished(record: dict[str, Any] | None, settings: dict[str, Any]) -> TypeGuard[dict[str, Any]]:
+    return (
+        record is not None
+        and record.get("settings") == settings
+        and record.get("stop_reason") != "error"
+    )
 
 
 def _judge(record: dict[str, Any], judge: Judge | None) -> dict[str, Any]:
-    verdict = judge(record["question"], record["answer"], record["gold"]["answer"]) \
-        if judge is not None else None
+    verdict = (
+        judge(record["question"], record["answer"], record["gold"]["answer"])
+        if judge is not None
+        else None
+    )
     record["metrics"]["judge"] = verdict.correct if verdict else None
     record["metrics"]["judge_raw"] = verdict.raw if verdict else None
     if verdict and verdict.error:
@@ -363,8 +438,14 @@ def _judge(record: dict[str, Any], judge: Judge | None) -> dict[str, Any]:
     return record
 
 
-def _run(modes: list[_Mode], dataset: Dataset, out: Path, config: EvalConfig,
-         judge: Judge | None, progress: bool) -> EvalResult:
+def _run(
+    modes: list[_Mode],
+    dataset: Dataset,
+    out: Path,
+    config: EvalConfig,
+    judge: Judge | None,
+    progress: bool,
+) -> EvalResult:
     from tqdm import tqdm
 
     writer = RecordWriter(out)
@@ -388,18 +469,24 @@ def _run(modes: list[_Mode], dataset: Dataset, out: Path, config: EvalConfig,
         start = time.perf_counter()
         gold = q.to_dict()
         record: dict[str, Any] = {
-            "id": q.id, "type": q.type, "question": q.question,
-            "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable")
-                     if k in gold},
-            "mode": mode.spec.name, "variant": mode.variant, "settings": mode.settings}
+            "id": q.id,
+            "type": q.type,
+            "question": q.question,
+            "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable") if k in gold},
+            "mode": mode.spec.name,
+            "variant": mode.variant,
+            "settings": mode.settings,
+        }
         record |= mode.run(q)
         record["elapsed_s"] = round(time.perf_counter() - start, 3)
         return _judge(record, judge)
 
-    bar = tqdm(total=len(tasks), desc="eval", unit="q", file=sys.stderr,
-               disable=not progress or not tasks)
-    pool = ThreadPoolExecutor(max_workers=max(1, config.workers),
-                              thread_name_prefix="deepread-eval")
+    bar = tqdm(
+        total=len(tasks), desc="eval", unit="q", file=sys.stderr, disable=not progress or not tasks
+    )
+    pool = ThreadPoolExecutor(
+        max_workers=max(1, config.workers), thread_name_prefix="deepread-eval"
+    )
     futures = {pool.submit(work, *task): task for task in tasks}
     kept: set[Future] = set()
 

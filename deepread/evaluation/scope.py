@@ -29,12 +29,20 @@ def missing_documents(resolver: DocResolver, questions: Sequence[Question]) -> l
 
 
 def ingest_command(index: Index, paths: Sequence[Path]) -> str:
-    return (f"deepread ingest --store {shlex.quote(str(index.store))} --collection "
-            f"{shlex.quote(index.name)} " + " ".join(shlex.quote(str(p)) for p in paths))
+    return (
+        f"deepread ingest --store {shlex.quote(str(index.store))} --collection "
+        f"{shlex.quote(index.name)} " + " ".join(shlex.quote(str(p)) for p in paths)
+    )
 
 
-def ensure_documents(index: Index, questions: Sequence[Question], folder: Path, *,
-                     ingest: bool = True, say: Callable[[str], None] = lambda _: None) -> None:
+def ensure_documents(
+    index: Index,
+    questions: Sequence[Question],
+    folder: Path,
+    *,
+    ingest: bool = True,
+    say: Callable[[str], None] = lambda _: None,
+) -> None:
     """Make every question's document part of ``index``, ingesting from ``folder``."""
     names = missing_documents(DocResolver(index.documents()), questions)
     if not names:
@@ -42,15 +50,21 @@ def ensure_documents(index: Index, questions: Sequence[Question], folder: Path, 
     paths = [folder / name for name in names]
     absent = [p for p in paths if not p.is_file()]
     if absent:
-        raise ScopeError(f"{len(absent)} question document(s) are neither in collection "
-                         f"{index.name!r} nor in {folder}: "
-                         f"{', '.join(p.name for p in absent[:5])}"
-                         f"{' …' if len(absent) > 5 else ''}")
+        raise ScopeError(
+            f"{len(absent)} question document(s) are neither in collection "
+            f"{index.name!r} nor in {folder}: "
+            f"{', '.join(p.name for p in absent[:5])}"
+            f"{' …' if len(absent) > 5 else ''}"
+        )
     if not ingest:
-        raise ScopeError(f"{len(paths)} question document(s) are not in collection "
-                         f"{index.name!r}; ingest them first:\n  {ingest_command(index, paths)}")
-    say(f"ingesting {len(paths)} document(s) of {folder} into collection {index.name!r} "
-        "(once; later runs reuse them)…")
+        raise ScopeError(
+            f"{len(paths)} question document(s) are not in collection "
+            f"{index.name!r}; ingest them first:\n  {ingest_command(index, paths)}"
+        )
+    say(
+        f"ingesting {len(paths)} document(s) of {folder} into collection {index.name!r} "
+        "(once; later runs reuse them)…"
+    )
     index.ingest(paths)  # an unparseable file raises IngestError naming it
 
 

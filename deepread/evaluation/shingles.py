@@ -36,7 +36,7 @@ def shingles(text: str) -> list[str]:
     s = squash(text)
     if len(s) <= SIZE:
         return [s] if s else []
-    return [s[i:i + SIZE] for i in range(0, len(s) - SIZE + 1, STEP)]
+    return [s[i : i + SIZE] for i in range(0, len(s) - SIZE + 1, STEP)]
 
 
 def read_share(passage: str, shown: str) -> float:

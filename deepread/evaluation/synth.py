@@ -59,23 +59,34 @@ def parse_pairs(reply: str) -> list[tuple[str, str]]:
     if start < 0 or end <= start:
         return []
     try:
-        data = json.loads(text[start:end + 1])
+        data = json.loads(text[start : end + 1])
     except json.JSONDecodeError:
         return []
     items = data.get("qas") if isinstance(data, dict) else None
-    return [(str(i["q"]).strip(), str(i["a"]).strip()) for i in items or []
-            if isinstance(i, dict) and str(i.get("q", "")).strip()
-            and str(i.get("a", "")).strip()]
+    return [
+        (str(i["q"]).strip(), str(i["a"]).strip())
+        for i in items or []
+        if isinstance(i, dict) and str(i.get("q", "")).strip() and str(i.get("a", "")).strip()
+    ]
 
 
-def synthesize(index: Index, model: BaseChatModel, n: int = 10, docs: int = 2, *,
-               seed: int = 0, max_doc_tokens: int | None = 30_000,
-               say: Callable[[str], None] = lambda _: None) -> list[dict[str, Any]]:
+def synthesize(
+    index: Index,
+    model: BaseChatModel,
+    n: int = 10,
+    docs: int = 2,
+    *,
+    seed: int = 0,
+    max_doc_tokens: int | None = 30_000,
+    say: Callable[[str], None] = lambda _: None,
+) -> list[dict[str, Any]]:
     """Up to ``n`` QA pairs, each over ``docs`` documents of ``index``."""
     documents = index.documents()
     if len(documents) < 2:
-        raise UsageError(f"collection {index.name!r} holds {len(documents)} document(s); "
-                         "multi-document questions need at least 2")
+        raise UsageError(
+            f"collection {index.name!r} holds {len(documents)} document(s); "
+            "multi-document questions need at least 2"
+        )
     k = max(2, min(docs, len(documents)))
     system, template = prompts()
     rng = random.Random(seed)
@@ -91,15 +102,26 @@ def synthesize(index: Index, model: BaseChatModel, n: int = 10, docs: int = 2, *
         texts = [markdown[d.doc_id] for d in group]
         rng.shuffle(texts)  # the prompt says the documents are unordered
         want = min(PER_CALL, n - len(out))
-        reply = invoke_with_retry(model, [
-            SystemMessage(content=system),
-            HumanMessage(content=user_message(template, k, want, "\n\n".join(texts)))], 3)
+        reply = invoke_with_retry(
+            model,
+            [
+                SystemMessage(content=system),
+                HumanMessage(content=user_message(template, k, want, "\n\n".join(texts))),
+            ],
+            3,
+        )
         content = message_text(reply)
         pairs = parse_pairs(content)
         if not pairs:
-            say(f"warning: the model's reply held no {{\"qas\": …}} JSON: {content[:200]!r}")
+            say(f'warning: the model\'s reply held no {{"qas": …}} JSON: {content[:200]!r}')
         for question, answer in pairs[:want]:
-            out.append({"id": f"synth-{len(out) + 1:04d}", "question": question,
-                        "answer": answer, "type": "multi_doc",
-                        "docs": [PurePath(d.source).name for d in group]})
+            out.append(
+                {
+                    "id": f"synth-{len(out) + 1:04d}",
+                    "question": question,
+                    "answer": answer,
+                    "type": "multi_doc",
+                    "docs": [PurePath(d.source).name for d in group],
+                }
+            )
     return out

@@ -54,16 +54,23 @@ def compact_coords(rows: list[dict[str, Any]]) -> list[str]:
 
 def message_tokens(message: BaseMessage) -> int:
     """Tokens of a message's text and of its tool calls' names and arguments."""
-    content = message.content if isinstance(message.content, str) else json.dumps(
-        message.content, ensure_ascii=False)
+    content = (
+        message.content
+        if isinstance(message.content, str)
+        else json.dumps(message.content, ensure_ascii=False)
+    )
     calls = getattr(message, "tool_calls", None) or []
-    extra = json.dumps([{"name": c["name"], "args": c["args"]} for c in calls],
-                       ensure_ascii=False) if calls else ""
+    extra = (
+        json.dumps([{"name": c["name"], "args": c["args"]} for c in calls], ensure_ascii=False)
+        if calls
+        else ""
+    )
     return count_tokens(content) + (count_tokens(extra) if extra else 0)
 
 
-def trace_agent(values: dict[str, Any], resolver: DocResolver,
-                tools: tuple[str, ...]) -> AgentTrace:
+def trace_agent(
+    values: dict[str, Any], resolver: DocResolver, tools: tuple[str, ...]
+) -> AgentTrace:
     """The trace of the last turn in the graph state ``values``."""
     messages: list[BaseMessage] = list(values.get("messages") or [])
     start = int(values.get("turn_start") or 0)
@@ -94,8 +101,11 @@ def trace_agent(values: dict[str, Any], resolver: DocResolver,
             trace.located += pieces
         call = calls.get(msg.tool_call_id)
         record: dict[str, Any] = {
-            "tool": msg.name, "args": call.get("args") if call else None,
-            "shown": compact_coords([asdict(r) for r in obs.paragraphs]), "tokens": tokens}
+            "tool": msg.name,
+            "args": call.get("args") if call else None,
+            "shown": compact_coords([asdict(r) for r in obs.paragraphs]),
+            "tokens": tokens,
+        }
         if obs.hits is not None:
             record["hits"] = [f"{h.doc_id}:{h.sec_id}:{h.para_idx}" for h in obs.hits]
         if obs.documents is not None:  # find_documents: the documents it found

@@ -23,8 +23,10 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
 from deepread.nodes.tools.observation import error_message
 
-NOT_RUN = ("not run: the run stopped before this call was answered (it was cancelled, "
-           "interrupted or failed); call it again if you still need it")
+NOT_RUN = (
+    "not run: the run stopped before this call was answered (it was cancelled, "
+    "interrupted or failed); call it again if you still need it"
+)
 
 
 def _calls(message: AIMessage) -> list[dict[str, Any]]:
@@ -43,7 +45,8 @@ def repair(messages: list[AnyMessage]) -> list[AnyMessage] | None:
             owed = []
         out.append(message)
         if isinstance(message, AIMessage):
-            owed = [error_message(c, NOT_RUN) for c in _calls(message)
-                    if c.get("id") not in answered]
+            owed = [
+                error_message(c, NOT_RUN) for c in _calls(message) if c.get("id") not in answered
+            ]
     out += owed
     return out if len(out) != len(messages) else None

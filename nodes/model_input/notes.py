@@ -96,21 +96,29 @@ def note_for(message: ToolMessage, question: str) -> str:
         for _, neg_idx, sentence, shared in scored[:_QUOTES]:
             why = ", ".join(sorted(shared)[:5])
             quotes.append(f'[{d}:{s}:{-neg_idx}] "{_short(sentence)}" (mentions {why})')
-        lines.append(line + ("; " + "; ".join(quotes) if quotes else
-                             "; nothing in it matched the question's words"))
+        lines.append(
+            line
+            + (
+                "; " + "; ".join(quotes)
+                if quotes
+                else "; nothing in it matched the question's words"
+            )
+        )
     return "\n".join(lines)
 
 
-def compact(messages: Sequence[BaseMessage], question: str, budget: int,
-            keep_from: int | None = None) -> list[BaseMessage]:
+def compact(
+    messages: Sequence[BaseMessage], question: str, budget: int, keep_from: int | None = None
+) -> list[BaseMessage]:
     """``messages`` with the oldest observations replaced by notes until the whole fits
     ``budget`` tokens (or nothing more may be compacted). Messages from ``keep_from``
     on (default: the latest round's observations) stay as they are."""
     return fit(messages, question, budget, keep_from)[0]
 
 
-def fit(messages: Sequence[BaseMessage], question: str, budget: int,
-        keep_from: int | None = None) -> tuple[list[BaseMessage], int]:
+def fit(
+    messages: Sequence[BaseMessage], question: str, budget: int, keep_from: int | None = None
+) -> tuple[list[BaseMessage], int]:
     """:func:`compact`, and the tokens of what it returns (``budget <= 0``: no notes)."""
     out = list(messages)
     costs = [message_tokens(m) for m in out]

@@ -46,6 +46,8 @@ def model_input(state: Mapping[str, Any]) -> list[BaseMessage]:
     """The messages a model call is sent: system prompt, then the history with the
     observations the ``compact`` node noted replaced by their notes."""
     notes: dict[str, str] = state.get("notes") or {}
-    history = [m.model_copy(update={"content": notes[m.id]}) if m.id in notes else m
-               for m in state.get("messages", [])]
+    history = [
+        m.model_copy(update={"content": notes[m.id]}) if m.id in notes else m
+        for m in state.get("messages", [])
+    ]
     return [system_prompt(state.get("toc", "")), *history]

@@ -35,8 +35,10 @@ _INITIAL_HITS = 10
 def document_line(doc: Document) -> str:
     title = title_text(doc.title)
     card = f" | {escape(doc.card.describe(max_sections=3))}" if doc.card is not None else ""
-    return (f"({doc.doc_id}) {title}{card} | sections={len(doc.sections)} | "
-            f"paragraphs={doc.n_para} | tokens={doc.n_tok}")
+    return (
+        f"({doc.doc_id}) {title}{card} | sections={len(doc.sections)} | "
+        f"paragraphs={doc.n_para} | tokens={doc.n_tok}"
+    )
 
 
 def initial_space(index: Index, question: str, scope: Sequence[int] | None) -> list[int]:
@@ -52,8 +54,10 @@ def initial_space(index: Index, question: str, scope: Sequence[int] | None) -> l
 def render_space(documents: Sequence[Document], space: Sequence[int], budget: int) -> str:
     """Document list plus the TOCs of the documents in ``space``, within ``budget``."""
     by_id = {d.doc_id: d for d in documents}
-    lines = [f"The collection has {len(documents)} documents; their full tables of "
-             "contents do not fit here. All documents:"]
+    lines = [
+        f"The collection has {len(documents)} documents; their full tables of "
+        "contents do not fit here. All documents:"
+    ]
     spent = count_tokens(lines[0])
     # The space's documents (those the question names) first: they are what a long
     # list would otherwise cut.
@@ -63,15 +67,18 @@ def render_space(documents: Sequence[Document], space: Sequence[int], budget: in
         cost = count_tokens(line) + 1
         if spent + cost > budget // 2:
             rest = len(documents) - i
-            lines.append(f"… and {rest} more document(s); find_documents and retrieve "
-                         "search all of them.")
+            lines.append(
+                f"… and {rest} more document(s); find_documents and retrieve search all of them."
+            )
             break
         lines.append(line)
         spent += cost
     shown = [by_id[i] for i in space if i in by_id]
     ids = ", ".join(str(d.doc_id) for d in shown) or "none yet"
-    lines.append(f"Tables of contents shown below for documents: {ids}. Open another "
-                 "document's with open_toc(doc_id); retrieve results add theirs.")
+    lines.append(
+        f"Tables of contents shown below for documents: {ids}. Open another "
+        "document's with open_toc(doc_id); retrieve results add theirs."
+    )
     head = "\n".join(lines)
     if not shown:
         return head

@@ -79,8 +79,10 @@ from deepread.text.markup import plain
 from deepread.text.terms import terms
 from deepread.text.tokens import count_tokens
 
-NOTICE = ("No LLM was used (extractive mode): the passages below are quoted verbatim from "
-          "the documents as the best matches for the question.")
+NOTICE = (
+    "No LLM was used (extractive mode): the passages below are quoted verbatim from "
+    "the documents as the best matches for the question."
+)
 
 
 class TocEntry(NamedTuple):
@@ -100,9 +102,12 @@ _TOC_LINE = re.compile(r"^\s*\((\d+)\) \[(\d+)\] ", re.MULTILINE)
 def toc_entries(index: Any, messages: Sequence[BaseMessage]) -> list[TocEntry]:
     """The sections the Directory Structure of the system prompt lists, in its order, as
     the policy reads them (titles and sizes from the index, which the prompt escapes)."""
-    keys = [(int(d), int(s)) for m in messages
-            if isinstance(m, SystemMessage) and not is_notice(m)
-            for d, s in _TOC_LINE.findall(message_text(m))]
+    keys = [
+        (int(d), int(s))
+        for m in messages
+        if isinstance(m, SystemMessage) and not is_notice(m)
+        for d, s in _TOC_LINE.findall(message_text(m))
+    ]
     out: list[TocEntry] = []
     for doc_id, sec_id in dict.fromkeys(keys):
         try:
@@ -157,20 +162,31 @@ class ExtractiveChatModel(BaseChatModel):
         """The policy cutting its calls to the run's ``limits`` (a Context:
         ``max_query_chars``, ``max_read_paragraphs``); :meth:`Resources.model
         <deepread.nodes.resources.Resources.model>` applies it to each run."""
-        return self.model_copy(update={"max_query_chars": limits.max_query_chars,
-                                       "max_read_paragraphs": limits.max_read_paragraphs})
+        return self.model_copy(
+            update={
+                "max_query_chars": limits.max_query_chars,
+                "max_read_paragraphs": limits.max_read_paragraphs,
+            }
+        )
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         policy = self
         if self.index is not None:
             # What this call reads by: the sections the prompt's Directory Structure
             # lists, and what each read of them would show (made afresh: the collection
             # may have changed since the last call).
-            policy = self.model_copy(update={
-                "toc": self.toc or toc_entries(self.index, messages),
-                "sections": self.sections or Sections(self.index)})
+            policy = self.model_copy(
+                update={
+                    "toc": self.toc or toc_entries(self.index, messages),
+                    "sections": self.sections or Sections(self.index),
+                }
+            )
         reply = policy._within_limits(policy._next(messages))
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
@@ -183,13 +199,13 @@ class ExtractiveChatModel(BaseChatModel):
                 cut = args["query"][: self.max_query_chars]
                 args["query"] = cut.rsplit(" ", 1)[0] if " " in cut else cut
             if call["name"] == READ_SECTION:
-                args["end"] = min(args["end"], max(args["start"], 0)
-                                  + self.max_read_paragraphs - 1)
+                args["end"] = min(args["end"], max(args["start"], 0) + self.max_read_paragraphs - 1)
         return reply
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:
-        asks = [i for i, m in enumerate(messages)
-                if isinstance(m, HumanMessage) and not is_notice(m)]
+        asks = [
+            i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)
+        ]
         start = asks[-1] if asks else 0
         question = message_text(messages[start]) if messages else ""
         results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
@@ -200,15 +216,15 @@ class ExtractiveChatModel(BaseChatModel):
         # first (nodes/find_documents.py), and search only those.
         scope: list[int] | None = None
         if FIND_DOCUMENTS in self.offered:
-            found = next((o for o in map(Observation.of, results)
-                          if o.documents is not None), None)
+            found = next((o for o in map(Observation.of, results) if o.documents is not None), None)
             if found is None:
                 return _call(FIND_DOCUMENTS, {"query": asked(question)}, step)
             if found.unheld:
                 return self._reply(question, results, unheld_answer(found.unheld))
             scope = found.documents or None
         search = {"query": asked(question)} | (
-            {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {})
+            {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {}
+        )
         if RETRIEVE not in self.offered:  # Read-only: pick the section from the TOC
             if step == len(self._found(results)) and READ_SECTION in self.offered:
                 target = self._section_from_toc(question, scope)
@@ -218,8 +234,14 @@ class ExtractiveChatModel(BaseChatModel):
         retrieved = [o for o in map(Observation.of, results) if o.hits is not None]
         if READ_SECTION in self.offered and self.sections is not None:
             if not retrieved:  # a statement the question needs first, as a reader would
-                target = self._next_read(question, Observation(hits=[]), messages[start:],
-                                         results, before_retrieve=True, scope=scope)
+                target = self._next_read(
+                    question,
+                    Observation(hits=[]),
+                    messages[start:],
+                    results,
+                    before_retrieve=True,
+                    scope=scope,
+                )
                 if target:
                     return _call(READ_SECTION, target, step)
                 # The search still runs after the statements: its hits are what the
@@ -227,8 +249,7 @@ class ExtractiveChatModel(BaseChatModel):
                 return _call(RETRIEVE, search, step)
             located = Observation(hits=[h for o in retrieved for h in o.hits or []])
             if located.hits:
-                target = self._next_read(question, located, messages[start:], results,
-                                         titles=False)
+                target = self._next_read(question, located, messages[start:], results, titles=False)
                 if target:
                     return _call(READ_SECTION, target, step)
                 if self._next_page_fits(retrieved, results):
@@ -243,24 +264,28 @@ class ExtractiveChatModel(BaseChatModel):
                 return _call(READ_SECTION, target, step)
         return self._reply(question, results)
 
-    def _reply(self, question: str, results: list[ToolMessage],
-               content: str | None = None) -> AIMessage:
+    def _reply(
+        self, question: str, results: list[ToolMessage], content: str | None = None
+    ) -> AIMessage:
         """The answer (``content``, else the quotes of what ``results`` showed), which
         says what it is in its metadata: the label of an answer made without an LLM, and
         the observation budget left (the sufficiency check sizes an extra read by it, as
         this policy sizes its own)."""
         if content is None:
             content = self._answer(question, results)
-        return AIMessage(content=content, response_metadata={
-            ANSWER_METADATA: {"label": NOTICE, "budget_left": self.budget_left(results)}})
+        return AIMessage(
+            content=content,
+            response_metadata={
+                ANSWER_METADATA: {"label": NOTICE, "budget_left": self.budget_left(results)}
+            },
+        )
 
     def budget_left(self, results: Sequence[BaseMessage]) -> int:
         """Observation tokens left of the budget after the tool results ``results``
         (the sufficiency check sizes its extra read by it too)."""
         return self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
 
-    def _next_page_fits(self, retrieved: list[Observation],
-                        results: list[ToolMessage]) -> bool:
+    def _next_page_fits(self, retrieved: list[Observation], results: list[ToolMessage]) -> bool:
         """Whether to ask the search for its next results page: once, after the first
         page's hits and their sections are read, when what is left of the budget holds
         another page as large as the first (what a page of this document costs)."""
@@ -274,19 +299,29 @@ class ExtractiveChatModel(BaseChatModel):
         """The find_documents results among ``results``."""
         return [o for o in map(Observation.of, results) if o.documents is not None]
 
-    def _next_read(self, question: str, located: Observation, turn: list[BaseMessage],
-                   results: list[ToolMessage], before_retrieve: bool = False,
-                   titles: bool = True, scope: list[int] | None = None
-                   ) -> dict[str, int] | None:
+    def _next_read(
+        self,
+        question: str,
+        located: Observation,
+        turn: list[BaseMessage],
+        results: list[ToolMessage],
+        before_retrieve: bool = False,
+        titles: bool = True,
+        scope: list[int] | None = None,
+    ) -> dict[str, int] | None:
         """The next read: the financial statements the question needs (read with their
         subtrees), then the hits' sections in rank order, then (``titles``) the TOC's
         sections of their documents by title, each sized to the budget left.
         ``before_retrieve``: only the statements, of the one document in view — the
         one ``find_documents`` found (``scope``), else the one the TOC shows (with
         several, which document is meant is not known before a retrieve)."""
-        read: list[_Read] = [(c["args"].get("doc_id"), c["args"].get("sec_id"))
-                for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
-                if c["name"] == READ_SECTION]
+        read: list[_Read] = [
+            (c["args"].get("doc_id"), c["args"].get("sec_id"))
+            for m in turn
+            if isinstance(m, AIMessage)
+            for c in m.tool_calls
+            if c["name"] == READ_SECTION
+        ]
         if len(read) >= self.max_sections:
             return None
         left = self.budget_left(results)
@@ -314,8 +349,7 @@ class ExtractiveChatModel(BaseChatModel):
         # A question about a financial quantity: the statement it is computed from
         # first, as an analyst turns to it (nodes/offline/statements.py); none for any other
         # question or document.
-        got = self._in_order(self._statement_reads(question, docs, shown_rows), read, left,
-                             shown)
+        got = self._in_order(self._statement_reads(question, docs, shown_rows), read, left, shown)
         if got:
             return got
         if before_retrieve:
@@ -330,8 +364,13 @@ class ExtractiveChatModel(BaseChatModel):
                     return got
         return None
 
-    def _in_order(self, trees: list[list[tuple[int, int]]], read: Collection[_Read],
-                  left: int, shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
+    def _in_order(
+        self,
+        trees: list[list[tuple[int, int]]],
+        read: Collection[_Read],
+        left: int,
+        shown: set[tuple[int, int, int]],
+    ) -> dict[str, int] | None:
         """The next read of ``trees`` (each the sections of one statement or disclosure,
         in reading order), sized to ``left``: a tree is read in order, and where a part
         of it does not fit, what follows that part is not read either."""
@@ -346,8 +385,9 @@ class ExtractiveChatModel(BaseChatModel):
                     return got
         return None
 
-    def _fit(self, doc_id: int, sec_id: int, para: int, left: int,
-             shown: set[tuple[int, int, int]]) -> dict[str, int] | None:
+    def _fit(
+        self, doc_id: int, sec_id: int, para: int, left: int, shown: set[tuple[int, int, int]]
+    ) -> dict[str, int] | None:
         """The read of the section sized to ``left`` around ``para``; ``{}`` when the
         section has nothing left to show, None when nothing unshown of it fits."""
         assert self.sections is not None
@@ -360,8 +400,9 @@ class ExtractiveChatModel(BaseChatModel):
             return None
         return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
 
-    def _statement_reads(self, question: str, docs: set[int],
-                         shown: list[ShownParagraph]) -> list[list[tuple[int, int]]]:
+    def _statement_reads(
+        self, question: str, docs: set[int], shown: list[ShownParagraph]
+    ) -> list[list[tuple[int, int]]]:
         """The financial statements the question needs, in ``docs``, each as the
         sections to read in order: its section and its descendants — until a table of
         the statement has been shown: a statement is its table, the sections after it
@@ -371,11 +412,13 @@ class ExtractiveChatModel(BaseChatModel):
         # (a reader would open it with open_toc).
         outlines = {d: self.sections.outline(d) for d in docs}
         out: list[list[tuple[int, int]]] = []
-        for doc_id, sec_id in statement_sections(question, outlines,
-                                                 self.sections.subtree_tokens):
+        for doc_id, sec_id in statement_sections(question, outlines, self.sections.subtree_tokens):
             tree = self.sections.subtree(doc_id, sec_id)
-            if not any(r.kind == "table" and (r.doc_id, r.sec_id) == (doc_id, s)
-                       for r in shown for s in tree):
+            if not any(
+                r.kind == "table" and (r.doc_id, r.sec_id) == (doc_id, s)
+                for r in shown
+                for s in tree
+            ):
                 out.append([(doc_id, s) for s in tree])
         return out
 
@@ -385,9 +428,12 @@ class ExtractiveChatModel(BaseChatModel):
         subtree in reading order."""
         assert self.sections is not None
         outlines = {d: self.sections.outline(d) for d in docs}
-        return [[(doc_id, s) for s in self.sections.subtree(doc_id, sec_id)]
-                for doc_id, sec_id in disclosure_sections(asked(question), outlines,
-                                                          self.sections.subtree_tokens)]
+        return [
+            [(doc_id, s) for s in self.sections.subtree(doc_id, sec_id)]
+            for doc_id, sec_id in disclosure_sections(
+                asked(question), outlines, self.sections.subtree_tokens
+            )
+        ]
 
     def sections_by_title(self, question: str, docs: set[int]) -> list[tuple[int, int, int]]:
         """The TOC's sections of ``docs`` (those with paragraphs), the title most
@@ -400,8 +446,9 @@ class ExtractiveChatModel(BaseChatModel):
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
-    def _estimated_read(self, located: Observation, read: Collection[_Read],
-                        left: int) -> dict[str, int] | None:
+    def _estimated_read(
+        self, located: Observation, read: Collection[_Read], left: int
+    ) -> dict[str, int] | None:
         """The next hit's section sized from its mean paragraph size (no costs)."""
         # Each read carries its frame (~FRAME tokens); below ~100 tokens of room a read
         # would show next to nothing.
@@ -412,13 +459,15 @@ class ExtractiveChatModel(BaseChatModel):
             meta = (located.sections or {}).get(f"{hit.doc_id}:{hit.sec_id}", {})
             if (hit.doc_id, hit.sec_id) in read or int(meta.get("n_para", 0)) == 0:
                 continue
-            start, end = read_window(int(meta.get("n_para", 1)), int(meta.get("n_tok", 0)),
-                                     hit.para_idx, left)
+            start, end = read_window(
+                int(meta.get("n_para", 1)), int(meta.get("n_tok", 0)), hit.para_idx, left
+            )
             return {"doc_id": hit.doc_id, "sec_id": hit.sec_id, "start": start, "end": end}
         return None
 
-    def _section_from_toc(self, question: str, scope: list[int] | None = None
-                          ) -> dict[str, int] | None:
+    def _section_from_toc(
+        self, question: str, scope: list[int] | None = None
+    ) -> dict[str, int] | None:
         """The TOC section whose title shares most words with the question (of the
         documents ``scope`` when given)."""
         wanted = terms(asked(question))
@@ -429,8 +478,10 @@ class ExtractiveChatModel(BaseChatModel):
             score = len(wanted & terms(entry.title))
             if best is None or score > best[0]:
                 _, end = read_window(entry.n_para, entry.n_tok, 0, self.read_budget)
-                best = (score, {"doc_id": entry.doc_id, "sec_id": entry.sec_id, "start": 0,
-                                "end": end})
+                best = (
+                    score,
+                    {"doc_id": entry.doc_id, "sec_id": entry.sec_id, "start": 0, "end": end},
+                )
         return best[1] if best else None
 
     def _answer(self, question: str, results: list[ToolMessage]) -> str:
@@ -462,8 +513,9 @@ class ExtractiveChatModel(BaseChatModel):
                 # Quotes of several documents: say which each comes from, never blend.
                 title = title_text(self._title(coord[0]))
                 parts.append(f"From document {coord[0]}" + (f", {title}:" if title else ":"))
-            parts.append(f"> {quote(texts[coord], self.quote_chars)} "
-                         f"[{coord[0]}:{coord[1]}:{coord[2]}]")
+            parts.append(
+                f"> {quote(texts[coord], self.quote_chars)} [{coord[0]}:{coord[1]}:{coord[2]}]"
+            )
             parts.append("")
         return "\n".join(parts).rstrip()
 
@@ -480,8 +532,10 @@ class ExtractiveChatModel(BaseChatModel):
 
 def unheld_answer(names: Sequence[str]) -> str:
     """The answer to a question about something no document of the library holds."""
-    return (f"{NOTICE}\n\nNo document of the library mentions {', '.join(names)}: the "
-            "library cannot answer this question.")
+    return (
+        f"{NOTICE}\n\nNo document of the library mentions {', '.join(names)}: the "
+        "library cannot answer this question."
+    )
 
 
 def quote(text: str, limit: int) -> str:
@@ -494,8 +548,9 @@ def quote(text: str, limit: int) -> str:
     return escape(flat)
 
 
-def _closest(query: str, texts: dict[tuple[int, int, int], str]
-             ) -> tuple[tuple[int, int, int], str]:
+def _closest(
+    query: str, texts: dict[tuple[int, int, int], str]
+) -> tuple[tuple[int, int, int], str]:
     """The item of ``texts`` whose paragraph (markup removed) is most similar to
     ``query`` by the local MiniLM model."""
     items = list(texts.items())
@@ -514,11 +569,15 @@ def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
     the rounds and questions that show the same TOC (keyed by a hash of the titles,
     which are not held)."""
-    return _title_memo.get_or_make((len(titles), hash(titles)),
-                                   lambda: local_embeddings().embed_array(list(titles)))
+    return _title_memo.get_or_make(
+        (len(titles), hash(titles)), lambda: local_embeddings().embed_array(list(titles))
+    )
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"name": name, "args": args,
-                                              "id": f"extractive-{step}-{name}",
-                                              "type": "tool_call"}])
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {"name": name, "args": args, "id": f"extractive-{step}-{name}", "type": "tool_call"}
+        ],
+    )

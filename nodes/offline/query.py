@@ -29,12 +29,14 @@ import re
 _SPLIT = re.compile(r"(?<=[.?!])[\"')\]]*\s+(?=[A-Z0-9\"'(\[“])")
 _INTERROGATIVE = frozenset(
     "what which who whom whose when where why how is are was were do does did can "
-    "could should would will has have had may might must shall".split())
+    "could should would will has have had may might must shall".split()
+)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
 #: Verbs that open an instruction about the answer, not a question about the document.
 _INSTRUCTION = frozenset(
     "answer give round approach assume use using provide respond reply express show "
-    "state explain calculate compute report format list note consider please".split())
+    "state explain calculate compute report format list note consider please".split()
+)
 _WORD = re.compile(r"[A-Za-z']+")
 _CLAUSES = re.compile(r"[,;:]|\bthen\b")
 

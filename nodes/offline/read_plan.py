@@ -91,8 +91,7 @@ class Sections:
 
             def frame(start: int, end: int, start_shown: bool) -> int:
                 title = "" if start_shown and titled[start] else sec.title
-                return tags + _line(section_line(doc_id, sec_id, title,
-                                                 extent(start, end, n_para)))
+                return tags + _line(section_line(doc_id, sec_id, title, extent(start, end, n_para)))
 
             def pointer(first: int, last: int) -> int:
                 return _line(pointer_line(doc_id, sec_id, first, last))
@@ -150,8 +149,9 @@ def range_cost(cost: ReadCost, start: int, end: int, shown: Collection[int]) -> 
     return total
 
 
-def fit(cost: ReadCost, around: int, budget: int, shown: Collection[int] = ()
-        ) -> tuple[int, int] | None:
+def fit(
+    cost: ReadCost, around: int, budget: int, shown: Collection[int] = ()
+) -> tuple[int, int] | None:
     """The range to read: the whole section when it fits ``budget``, else the widest
     window around paragraph ``around`` that does, grown a paragraph at a time — two
     below for one above, as a passage is more often continued than introduced — and

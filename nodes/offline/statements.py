@@ -43,13 +43,22 @@ INCOME, BALANCE, CASH_FLOW = "income statement", "balance sheet", "cash flow sta
 
 #: How a question names a statement outright (case-insensitive).
 NAMES: dict[str, re.Pattern[str]] = {
-    INCOME: re.compile(r"\bincome statements?\b|\bstatements? of (?:consolidated )?"
-                       r"(?:income|operations|earnings|profit and loss)\b|\bp&l\b|"
-                       r"\bprofit and loss (?:statement|account)\b", re.I),
-    BALANCE: re.compile(r"\bbalance sheets?\b|\bstatements? of (?:consolidated )?"
-                        r"financial (?:position|condition)\b", re.I),
-    CASH_FLOW: re.compile(r"\bcash ?flows? statements?\b|\bstatements? of (?:consolidated )?"
-                          r"cash ?flows?\b", re.I),
+    INCOME: re.compile(
+        r"\bincome statements?\b|\bstatements? of (?:consolidated )?"
+        r"(?:income|operations|earnings|profit and loss)\b|\bp&l\b|"
+        r"\bprofit and loss (?:statement|account)\b",
+        re.I,
+    ),
+    BALANCE: re.compile(
+        r"\bbalance sheets?\b|\bstatements? of (?:consolidated )?"
+        r"financial (?:position|condition)\b",
+        re.I,
+    ),
+    CASH_FLOW: re.compile(
+        r"\bcash ?flows? statements?\b|\bstatements? of (?:consolidated )?"
+        r"cash ?flows?\b",
+        re.I,
+    ),
 }
 
 #: A section title that is the statement itself (case-insensitive). Notes about a
@@ -57,19 +66,30 @@ NAMES: dict[str, re.Pattern[str]] = {
 #: another title, off-balance-sheet arrangements and the comprehensive-income statement
 #: (no revenue or costs) are not it: :data:`_NOT_THE_STATEMENT`.
 TITLES: dict[str, re.Pattern[str]] = {
-    INCOME: re.compile(r"\bstatements? of (?:consolidated )?(?:income|operations|earnings"
-                       r"|profit (?:and|or) loss)\b|\bincome statements?\b", re.I),
-    BALANCE: re.compile(r"\bbalance sheets?\b|\bstatements? of (?:consolidated )?financial "
-                        r"(?:position|condition)\b", re.I),
-    CASH_FLOW: re.compile(r"\bstatements? of (?:consolidated )?cash ?flows?\b|"
-                          r"\bcash ?flows? statements?\b", re.I),
+    INCOME: re.compile(
+        r"\bstatements? of (?:consolidated )?(?:income|operations|earnings"
+        r"|profit (?:and|or) loss)\b|\bincome statements?\b",
+        re.I,
+    ),
+    BALANCE: re.compile(
+        r"\bbalance sheets?\b|\bstatements? of (?:consolidated )?financial "
+        r"(?:position|condition)\b",
+        re.I,
+    ),
+    CASH_FLOW: re.compile(
+        r"\bstatements? of (?:consolidated )?cash ?flows?\b|"
+        r"\bcash ?flows? statements?\b",
+        re.I,
+    ),
 }
 _NOT_THE_STATEMENT = re.compile(
     r"\bnotes? to\b|\bindex\b|\bschedule\b|\bcomprehensive\b|\boff[- ]balance\b|"
     # A mention inside another title: "… on the Consolidated Balance Sheets",
     # "Line item in the Balance Sheet", "Notes to the Statements of Income".
     r"\b(?:on|in|to|from|within)\s+(?:the\s+)?(?:condensed\s+)?(?:consolidated\s+)?"
-    r"(?:balance|statements?)\b", re.I)
+    r"(?:balance|statements?)\b",
+    re.I,
+)
 
 _IS, _BS, _CF = (INCOME,), (BALANCE,), (CASH_FLOW,)
 #: Metric or line item → the statements it is computed from, the one holding most of
@@ -104,15 +124,13 @@ METRICS: dict[str, tuple[str, ...]] = {
     r"operating cash ?flow ratio": (CASH_FLOW, BALANCE),
     r"(?:inventory|receivables?|payables?|asset) turnover|days (?:sales|inventory|"
     r"payables?) outstanding|\bdso\b|\bdpo\b|\bdio\b": (BALANCE, INCOME),
-    r"return on (?:assets|equity|invested capital)|\broa\b|\broe\b|\broic\b": (
-        INCOME, BALANCE),
+    r"return on (?:assets|equity|invested capital)|\broa\b|\broe\b|\broic\b": (INCOME, BALANCE),
 }
 #: A company's own "adjusted" / non-GAAP measures are defined and reconciled in its
 #: MD&A or earnings release, not in the GAAP statements: a question about one is not
 #: sent to a statement.
 _NON_GAAP = re.compile(r"\b(?:adjusted|non[- ]?gaap|pro[- ]forma|organic|underlying)\b", re.I)
-_METRICS = [(re.compile(rf"\b(?:{pattern})", re.I), where) for pattern, where in
-            METRICS.items()]
+_METRICS = [(re.compile(rf"\b(?:{pattern})", re.I), where) for pattern, where in METRICS.items()]
 
 
 def statements_asked(question: str) -> list[str]:
@@ -127,8 +145,7 @@ def statements_asked(question: str) -> list[str]:
             found.append((0, m.start(), statement))
     for pattern, where in _METRICS:
         for m in pattern.finditer(question):
-            found += [(1, m.start() + rank, statement) for rank, statement in
-                      enumerate(where)]
+            found += [(1, m.start() + rank, statement) for rank, statement in enumerate(where)]
     out: list[str] = []
     for _, _, statement in sorted(found):
         if statement not in out:
@@ -146,8 +163,9 @@ def title_statement(title: str) -> str | None:
     return None
 
 
-def statement_sections(question: str, outlines: Mapping[int, Sequence[Section]],
-                       weight: Callable[[int, int], int]) -> list[tuple[int, int]]:
+def statement_sections(
+    question: str, outlines: Mapping[int, Sequence[Section]], weight: Callable[[int, int], int]
+) -> list[tuple[int, int]]:
     """``(doc_id, sec_id)`` of the sections of ``outlines`` (each document's sections)
     that are the statements the question needs, in the order :func:`statements_asked`
     gives; of several sections titled as the same statement in a document (a statement
@@ -187,7 +205,9 @@ def statement_sections(question: str, outlines: Mapping[int, Sequence[Section]],
 _WHY = re.compile(
     r"\bwhy\b|\bwhat (?:drove|drives|driven|caused|causes|explains?|led to|contributed)\b"
     r"|\b(?:drivers?|reasons?|causes?|factors?) (?:of|for|behind)\b|\bdriven by\b"
-    r"|\bexplain\b|\battributable\b", re.I)
+    r"|\bexplain\b|\battributable\b",
+    re.I,
+)
 #: A management's discussion and analysis section (the narrative about the figures).
 _MDA = re.compile(r"\bmanagement['’]?s discussion\b|\bmd&a\b", re.I)
 #: Metric → the titles of the MD&A subsections that discuss it or the line items it is
@@ -195,36 +215,45 @@ _MDA = re.compile(r"\bmanagement['’]?s discussion\b|\bmd&a\b", re.I)
 _COSTS = r"cost of (?:sales|goods sold|products sold|revenues?)"
 DISCUSSED: dict[str, str] = {
     r"gross (?:profit )?margins?|gross profits?": rf"gross (?:margin|profit)|{_COSTS}",
-    r"operating (?:profit )?margins?|operating income|operating profits?":
-        rf"operating (?:income|margin|profit|expenses?)|gross (?:margin|profit)|{_COSTS}",
+    r"operating (?:profit )?margins?|operating income|operating profits?": (
+        rf"operating (?:income|margin|profit|expenses?)|gross (?:margin|profit)|{_COSTS}"
+    ),
     r"(?:net|profit) margins?|net (?:income|earnings|loss)": r"net (?:income|earnings)",
     r"revenues?|(?:net )?sales": r"\b(?:net )?(?:sales|revenues?)\b",
-    r"effective tax rate|income tax expense|provision for income taxes|income taxes":
-        r"income tax|taxes on income|tax rate",
+    r"effective tax rate|income tax expense|provision for income taxes|income taxes": (
+        r"income tax|taxes on income|tax rate"
+    ),
     r"cost of (?:goods sold|sales|revenues?)|\bcogs\b": _COSTS,
 }
 #: Topic a question asks about → the titles of the section that discloses it, most
 #: specific first (a "Legal Proceedings" note before the "Commitments and
 #: Contingencies" note around it).
 TOPICS: dict[str, tuple[str, ...]] = {
-    r"\blegal\b|\blitigation\b|\blawsuits?\b|\bsued\b":
-        (r"\blegal proceedings\b|\blitigation\b", r"\bcontingenc(?:y|ies)\b"),
-    r"\bacquisitions?\b|\bacquired\b|\bbusiness combinations?\b|\bmergers?\b":
-        (r"\bacquisitions?\b|\bbusiness combinations?\b",),
+    r"\blegal\b|\blitigation\b|\blawsuits?\b|\bsued\b": (
+        r"\blegal proceedings\b|\blitigation\b",
+        r"\bcontingenc(?:y|ies)\b",
+    ),
+    r"\bacquisitions?\b|\bacquired\b|\bbusiness combinations?\b|\bmergers?\b": (
+        r"\bacquisitions?\b|\bbusiness combinations?\b",
+    ),
     r"\bgeograph\w*|\bregions?\b|\bregional\b|\bcountries\b|\binternational\b":
-        # "Regional sales results", not a segment named "Regional Operations".
-        (r"\bgeograph\w*|\b(?:regional|by region) (?:sales|revenues?|results|"
-         r"information|data)\b|\bby (?:region|geography)\b",),
+    # "Regional sales results", not a segment named "Regional Operations".
+    (
+        r"\bgeograph\w*|\b(?:regional|by region) (?:sales|revenues?|results|"
+        r"information|data)\b|\bby (?:region|geography)\b",
+    ),
     # What the company does, its industry and principal products and services: the
     # description of the business (S-K Item 101, "Item 1. Business"; not Item 1A).
     r"\bindustr(?:y|ies)\b|\b(?:line|nature|description) of (?:the |its )?business\b"
-    r"|\bbusiness model\b|\b(?:principal|major|main) products\b|\bproducts and services\b":
-        (r"^\W*item\s*1\b\W*business\b",),
+    r"|\bbusiness model\b|\b(?:principal|major|main) products\b|\bproducts and services\b": (
+        r"^\W*item\s*1\b\W*business\b",
+    ),
 }
-_DISCUSSED = [(re.compile(rf"\b(?:{q})", re.I), re.compile(t, re.I))
-              for q, t in DISCUSSED.items()]
-_TOPICS = [(re.compile(q, re.I), tuple(re.compile(t, re.I) for t in titles))
-           for q, titles in TOPICS.items()]
+_DISCUSSED = [(re.compile(rf"\b(?:{q})", re.I), re.compile(t, re.I)) for q, t in DISCUSSED.items()]
+_TOPICS = [
+    (re.compile(q, re.I), tuple(re.compile(t, re.I) for t in titles))
+    for q, titles in TOPICS.items()
+]
 
 
 def why_asked(question: str) -> bool:
@@ -248,8 +277,9 @@ def discussion_sections(question: str, sections: Sequence[Section]) -> list[int]
     return sorted(_deepest(sections, hits))
 
 
-def topic_sections(question: str, sections: Sequence[Section],
-                   weight: Callable[[int], int]) -> list[int]:
+def topic_sections(
+    question: str, sections: Sequence[Section], weight: Callable[[int], int]
+) -> list[int]:
     """For each disclosure topic the question asks about (legal proceedings,
     acquisitions, geographic information, the industry it is in), the section
     disclosing it: of the sections whose titles name it by its most specific wording,
@@ -260,8 +290,11 @@ def topic_sections(question: str, sections: Sequence[Section],
         if not asks.search(question):
             continue
         for wording in wordings:
-            named = {s.sec_id for s in sections if s.sec_id and wording.search(s.title)
-                     and title_statement(s.title) is None}
+            named = {
+                s.sec_id
+                for s in sections
+                if s.sec_id and wording.search(s.title) and title_statement(s.title) is None
+            }
             leaves = [s for s in _deepest(sections, named) if weight(s) > 0]
             if leaves:
                 best = max(leaves, key=lambda s: (weight(s), -s))
@@ -278,12 +311,12 @@ def _descendants(sections: Sequence[Section], roots: list[int]) -> set[int]:
 
 def _deepest(sections: Sequence[Section], chosen: set[int]) -> set[int]:
     """The members of ``chosen`` none of whose descendants is also chosen."""
-    return {s for s in chosen
-            if not (_descendants(sections, [s]) - {s}) & chosen}
+    return {s for s in chosen if not (_descendants(sections, [s]) - {s}) & chosen}
 
 
-def disclosure_sections(question: str, outlines: Mapping[int, Sequence[Section]],
-                        weight: Callable[[int, int], int]) -> list[tuple[int, int]]:
+def disclosure_sections(
+    question: str, outlines: Mapping[int, Sequence[Section]], weight: Callable[[int, int], int]
+) -> list[tuple[int, int]]:
     """``(doc_id, sec_id)`` of the sections a question about a financial filing turns
     to besides the statements: the MD&A discussion of the metric it asks the causes
     of (:func:`discussion_sections`), then the section disclosing a topic it asks
@@ -294,7 +327,9 @@ def disclosure_sections(question: str, outlines: Mapping[int, Sequence[Section]]
     for doc_id, sections in sorted(outlines.items()):
         if not any(title_statement(s.title) for s in sections):
             continue
-        found = [*discussion_sections(question, sections),
-                 *topic_sections(question, sections, partial(weight, doc_id))]
+        found = [
+            *discussion_sections(question, sections),
+            *topic_sections(question, sections, partial(weight, doc_id)),
+        ]
         out += [(doc_id, s) for s in dict.fromkeys(found)]
     return out

@@ -51,18 +51,28 @@ from deepread.text.terms import stem
 #: Words between a counted noun and its number ("credits: 3", "3 lecture credits").
 NEAR = 4
 
-_WEEKDAY = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|"
-            r"wed|thu|thur|thurs|fri|sat|sun)s?")
-_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|"
-          r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
-_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
-                r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
-                r"half|single|once|twice|dozen|both)")
-_ORDINAL = (r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-            r"eleventh|twelfth|last|final|next|\d+(?:st|nd|rd|th))")
-_AUX = (r"(?:is|are|was|were|will|would|does|do|did|can|could|should|must|shall|may|"
-        r"might)")
+_WEEKDAY = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|"
+    r"wed|thu|thur|thurs|fri|sat|sun)s?"
+)
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+)
+_NUMBER_WORD = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+    r"half|single|once|twice|dozen|both)"
+)
+_ORDINAL = (
+    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"eleventh|twelfth|last|final|next|\d+(?:st|nd|rd|th))"
+)
+_AUX = (
+    r"(?:is|are|was|were|will|would|does|do|did|can|could|should|must|shall|may|"
+    r"might)"
+)
 
 #: What a passage must contain, per kind of fact.
 _FACTS: dict[str, re.Pattern[str]] = {
@@ -74,38 +84,67 @@ _FACTS: dict[str, re.Pattern[str]] = {
         rf"\bweeks?\s+(?:\d+|{_NUMBER_WORD})\b|\b{_ORDINAL}\s+weeks?\b|\bfinals?\s+week\b|"
         r"\bby\s+appointment\b|\bTB[AD]\b|\bto\s+be\s+(?:announced|determined|arranged)\b|"
         r"\b(?:beginning|start|end|middle)\s+of\s+(?:the\s+)?(?:semester|term|quarter|"
-        r"session|course|week|class)\b", re.IGNORECASE),
+        r"session|course|week|class)\b",
+        re.IGNORECASE,
+    ),
     "number": re.compile(rf"\d|\b{_NUMBER_WORD}\b", re.IGNORECASE),
     "percentage": re.compile(r"%|\bper\s?cent|\d", re.IGNORECASE),
-    "email address": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|<[A-Z_]*EMAIL[A-Z_]*>",
-                                re.IGNORECASE),
-    "web address": re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|edu|org|net|gov|io)\b|"
-                              r"<[A-Z_]*(?:URL|LINK)[A-Z_]*>", re.IGNORECASE),
-    "phone number": re.compile(r"\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|<[A-Z_]*PHONE[A-Z_]*>",
-                               re.IGNORECASE),
+    "email address": re.compile(
+        r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|<[A-Z_]*EMAIL[A-Z_]*>", re.IGNORECASE
+    ),
+    "web address": re.compile(
+        r"https?://|\bwww\.|\b[\w-]+\.(?:com|edu|org|net|gov|io)\b|"
+        r"<[A-Z_]*(?:URL|LINK)[A-Z_]*>",
+        re.IGNORECASE,
+    ),
+    "phone number": re.compile(
+        r"\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|<[A-Z_]*PHONE[A-Z_]*>", re.IGNORECASE
+    ),
 }
 
 #: Question phrases and the kind of fact they ask for, first match wins.
 _ASKS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bwhat(?:'s|\s+is|\s+are)\b[^?]*\be-?mail(?:\s+address(?:es)?)?\s*"
-                r"(?:\?|$|\bfor\b|\bof\b|\band\b)", re.IGNORECASE), "email address"),
-    (re.compile(r"\bwhat(?:'s|\s+is|\s+are)\b[^?]*\b(?:website|url|web\s+address|link)\s*"
-                r"(?:\?|$|\bfor\b|\bof\b|\band\b)", re.IGNORECASE), "web address"),
-    (re.compile(r"\bwhat(?:'s|\s+is|\s+are)\b[^?]*\bphone\s+number", re.IGNORECASE),
-     "phone number"),
-    (re.compile(r"\b(?:what|which)\s+(?:time|hours?|days?|dates?)\b|\bdays?\s+of\s+the\s+week\b|"
-                rf"(?:^|[.?!]\s+)(?:and\s+)?when\s+{_AUX}\b|\bwhen\s+and\s+where\b",
-                re.IGNORECASE), "time"),
+    (
+        re.compile(
+            r"\bwhat(?:'s|\s+is|\s+are)\b[^?]*\be-?mail(?:\s+address(?:es)?)?\s*"
+            r"(?:\?|$|\bfor\b|\bof\b|\band\b)",
+            re.IGNORECASE,
+        ),
+        "email address",
+    ),
+    (
+        re.compile(
+            r"\bwhat(?:'s|\s+is|\s+are)\b[^?]*\b(?:website|url|web\s+address|link)\s*"
+            r"(?:\?|$|\bfor\b|\bof\b|\band\b)",
+            re.IGNORECASE,
+        ),
+        "web address",
+    ),
+    (
+        re.compile(r"\bwhat(?:'s|\s+is|\s+are)\b[^?]*\bphone\s+number", re.IGNORECASE),
+        "phone number",
+    ),
+    (
+        re.compile(
+            r"\b(?:what|which)\s+(?:time|hours?|days?|dates?)\b|\bdays?\s+of\s+the\s+week\b|"
+            rf"(?:^|[.?!]\s+)(?:and\s+)?when\s+{_AUX}\b|\bwhen\s+and\s+where\b",
+            re.IGNORECASE,
+        ),
+        "time",
+    ),
     (re.compile(r"\bwhat\s+(?:\w+\s+)?(?:percent(?:age)?|%)", re.IGNORECASE), "percentage"),
-    (re.compile(r"\bhow\s+much\b[^?]*\b(?:cost|costs|price|fee|fees|charge)\b",
-                re.IGNORECASE), "number"),
+    (
+        re.compile(r"\bhow\s+much\b[^?]*\b(?:cost|costs|price|fee|fees|charge)\b", re.IGNORECASE),
+        "number",
+    ),
 )
 _HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[a-z'-]+\s*){1,3})", re.IGNORECASE)
 #: Words ending the counted phrase ("how many credits *is* …").
 _PHRASE_END = frozenset(
     "is are was were will would do does did can could should must may might have has "
     "had be been of in for per to on at from during by with and or i we you they it "
-    "there each".split())
+    "there each".split()
+)
 #: Counted nouns answered by a frequency or a list rather than a number beside them.
 _UNCOUNTED = frozenset({"time", "times", "way", "ways"})
 _TOKEN = re.compile(r"[A-Za-z]+|\S*\d\S*")
@@ -149,7 +188,7 @@ def _counts(counted: tuple[str, ...], text: str) -> bool:
     tokens = _TOKEN.findall(text)
     for i, token in enumerate(tokens):
         if stem(token.lower()) in counted:
-            nearby = tokens[max(0, i - NEAR): i] + tokens[i + 1: i + 1 + NEAR]
+            nearby = tokens[max(0, i - NEAR) : i] + tokens[i + 1 : i + 1 + NEAR]
             if any(_NUMBER_TOKEN.match(t) for t in nearby):
                 return True
     return False

@@ -59,14 +59,17 @@ from deepread.text.terms import stem, terms
 
 #: Tokens of the section read in the extra step.
 EXTRA_READ_BUDGET = 1200
-ABSTENTION = ("The documents do not contain enough evidence to answer this question: "
-              "the passages found do not support an answer.")
+ABSTENTION = (
+    "The documents do not contain enough evidence to answer this question: "
+    "the passages found do not support an answer."
+)
 _ABSTAINS = re.compile(
     r"\b(?:do(?:es)? not (?:contain|mention|say|state|provide|include|cover|specify)|"
     r"(?:is|are) not (?:mentioned|stated|covered|specified|found)|"
     r"no (?:information|evidence|mention)|could(?:n't| not) find|cannot (?:find|answer|"
     r"determine)|unable to (?:find|answer|determine)|not answerable|returned nothing)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code).
 _CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\]")
 _QUOTED = re.compile(r"[\"“]([^\"”]{20,})[\"”]")
@@ -107,7 +110,8 @@ META_WORDS = frozenset(
     "section sections paragraph paragraphs document documents doc docs list lists listed "
     "table tables figure figures page pages chapter text describe describes described "
     "explain explains mention mentions mentioned say says said according give gives name "
-    "names named".split())
+    "names named".split()
+)
 
 
 def content_words(text: str) -> set[str]:
@@ -124,12 +128,14 @@ def _unquoted(answer: str, pool: list[str]) -> str | None:
 
 
 def _misquoted(quote: str) -> Verdict:
-    return Verdict(False, "lexical", 0.0, f"the quote {quote[:60]!r} is not in the cited "
-                                          "paragraphs")
+    return Verdict(
+        False, "lexical", 0.0, f"the quote {quote[:60]!r} is not in the cited paragraphs"
+    )
 
 
-def lexical_check(question: str, answer: str, evidence: list[str],
-                  threshold: float, context: str = "") -> Verdict:
+def lexical_check(
+    question: str, answer: str, evidence: list[str], threshold: float, context: str = ""
+) -> Verdict:
     """Quotes verbatim in the ``evidence`` paragraphs, and the question's words covered
     by them (with ``context``: the titles of their sections, which frame them)."""
     quote = _unquoted(answer, [_flat(t) for t in evidence])
@@ -143,8 +149,9 @@ def lexical_check(question: str, answer: str, evidence: list[str],
     missing = sorted(wanted - have)
     if coverage >= threshold:
         return Verdict(True, "lexical", coverage, "")
-    return Verdict(False, "lexical", coverage,
-                   f"the cited paragraphs do not mention {', '.join(missing[:6])}")
+    return Verdict(
+        False, "lexical", coverage, f"the cited paragraphs do not mention {', '.join(missing[:6])}"
+    )
 
 
 def dense_support(question: str, evidence: list[str]) -> float:
@@ -160,8 +167,7 @@ def dense_support(question: str, evidence: list[str]) -> float:
     return float((vectors[1:] @ vectors[0]).max())
 
 
-def dense_check(question: str, answer: str, evidence: list[str],
-                threshold: float) -> Verdict:
+def dense_check(question: str, answer: str, evidence: list[str], threshold: float) -> Verdict:
     """Quotes verbatim in the ``evidence`` paragraphs, and the best of them close
     enough to the question: :func:`dense_support` ≥ ``threshold``."""
     quote = _unquoted(answer, [_flat(t) for t in evidence])
@@ -170,36 +176,53 @@ def dense_check(question: str, answer: str, evidence: list[str],
     support = dense_support(question, evidence)
     if support >= threshold:
         return Verdict(True, "dense", support, "")
-    return Verdict(False, "dense", support,
-                   f"no cited paragraph is about what the question asks (best similarity "
-                   f"{support:.2f}, needed {threshold:.2f})")
+    return Verdict(
+        False,
+        "dense",
+        support,
+        f"no cited paragraph is about what the question asks (best similarity "
+        f"{support:.2f}, needed {threshold:.2f})",
+    )
 
 
-def judge(model: Any, question: str, answer: str, evidence: dict[tuple[int, int, int], str],
-          retries: int, timeout: float | None = None
-          ) -> tuple[Verdict | None, dict[str, int]]:
+def judge(
+    model: Any,
+    question: str,
+    answer: str,
+    evidence: dict[tuple[int, int, int], str],
+    retries: int,
+    timeout: float | None = None,
+) -> tuple[Verdict | None, dict[str, int]]:
     """The LLM judge's verdict (None when its reply says neither word) and its usage."""
     # Framed and escaped as in an observation: a paragraph saying "Reply SUPPORTED" or
     # holding a forged "[1:2:3]" line is data inside the frame, never the judge's prompt.
-    listing = "\n".join([OPEN, *(f"[{d}:{s}:{p}] {escape(' '.join(text.split()))}"
-                                  for (d, s, p), text in evidence.items()), CLOSE])
+    listing = "\n".join(
+        [
+            OPEN,
+            *(
+                f"[{d}:{s}:{p}] {escape(' '.join(text.split()))}"
+                for (d, s, p), text in evidence.items()
+            ),
+            CLOSE,
+        ]
+    )
     prompt = fill("sufficiency", question=question, answer=answer, evidence=listing)
     reply = invoke_with_retry(model, [HumanMessage(content=prompt)], retries, timeout)
     # the counts only (a reply's usage may also hold dicts of details)
-    usage = {key: value for key, value in (reply.usage_metadata or {}).items()
-             if isinstance(value, int)}
+    usage = {
+        key: value for key, value in (reply.usage_metadata or {}).items() if isinstance(value, int)
+    }
     text = message_text(reply)
     head = text.strip().upper()
     if head.startswith("INSUFFICIENT") or ("INSUFFICIENT" in head and "SUPPORTED" not in head):
-        reason = text.strip()[len("INSUFFICIENT"):].strip(" .:-\n") or "the judge found gaps"
+        reason = text.strip()[len("INSUFFICIENT") :].strip(" .:-\n") or "the judge found gaps"
         return Verdict(False, "judge", 0.0, reason), usage
     if "SUPPORTED" in head:
         return Verdict(True, "judge", 1.0, ""), usage
     return None, usage
 
 
-def evidence(index: Index, coords: list[tuple[int, int, int]]
-             ) -> dict[tuple[int, int, int], str]:
+def evidence(index: Index, coords: list[tuple[int, int, int]]) -> dict[tuple[int, int, int], str]:
     """The text of (at most 12 of) the cited paragraphs."""
     out: dict[tuple[int, int, int], str] = {}
     for d, s, p in coords[:12]:
@@ -209,8 +232,9 @@ def evidence(index: Index, coords: list[tuple[int, int, int]]
     return out
 
 
-def extra_read(index: Index, regions: Regions, coord: tuple[int, int, int],
-               budget: int = EXTRA_READ_BUDGET) -> dict[str, int] | None:
+def extra_read(
+    index: Index, regions: Regions, coord: tuple[int, int, int], budget: int = EXTRA_READ_BUDGET
+) -> dict[str, int] | None:
     """read_section arguments for the section around ``coord`` (or its parent, when
     that section was shown whole already), within ``budget`` tokens counted on its
     paragraphs (:mod:`deepread.nodes.offline.read_plan`); None when nothing unread fits."""

@@ -49,7 +49,8 @@ from deepread.text.terms import stem, terms
 DOCUMENT_KINDS = frozenset(
     "syllabus syllabi filing filings report reports manual manuals handbook guide "
     "article articles paper papers book booklet brochure policy policies transcript "
-    "memo letter contract agreement specification spec readme".split())
+    "memo letter contract agreement specification spec readme".split()
+)
 _RUNS = re.compile(r"[a-z]{3,}|[0-9]{3,}")
 #: Documents whose vocabulary is kept (a few syllabi or filings per run).
 _KEPT = 32
@@ -71,9 +72,10 @@ def _used(word: str, vocabulary: frozenset[str] | set[str]) -> bool:
         return all(stem(r) in vocabulary for r in runs) if runs else True
     # An abbreviation of a word the document uses ("lab" of "laboratory"), or a
     # compound of two ("cashflow" = "cash" + "flow").
-    return (any(used.startswith(word) for used in vocabulary)
-            or any(stem(word[:i]) in vocabulary and stem(word[i:]) in vocabulary
-                   for i in range(3, len(word) - 2)))
+    return any(used.startswith(word) for used in vocabulary) or any(
+        stem(word[:i]) in vocabulary and stem(word[i:]) in vocabulary
+        for i in range(3, len(word) - 2)
+    )
 
 
 def unused_terms(question: str, vocabulary: frozenset[str] | set[str]) -> list[str]:

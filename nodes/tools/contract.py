@@ -60,8 +60,9 @@ class Outcome:
 Handler = Callable[[Any, ToolEnv], Outcome]
 
 
-def render(outcome: Outcome, documents: dict[int, Document], regions: Regions
-           ) -> tuple[str, list[ShownParagraph]]:
+def render(
+    outcome: Outcome, documents: dict[int, Document], regions: Regions
+) -> tuple[str, list[ShownParagraph]]:
     """The text the model is shown for ``outcome`` and the rows it showed: its text as
     is, or its paragraphs framed (those in ``regions`` as pointers) after its header."""
     if outcome.text is not None:

@@ -35,8 +35,11 @@ def unheld_names(index: Index, question: str, scope: Sequence[int] | None) -> li
     held = {name: index.card_holds(name) for name in names}
     if not names or any(in_key for _, in_key in held.values()):
         return []
-    return [name for name, (anywhere, _) in held.items()
-            if not anywhere and not index.text_uses(name, scope)]
+    return [
+        name
+        for name, (anywhere, _) in held.items()
+        if not anywhere and not index.text_uses(name, scope)
+    ]
 
 
 def document_line(doc: Document) -> str:
@@ -53,20 +56,24 @@ def find_documents(args: FindDocumentsArgs, env: ToolEnv) -> Outcome:
     unheld = unheld_names(index, args.query, scope)
     if unheld:
         names = ", ".join(unheld)
-        return Outcome(text=f"No document of the library mentions {escape(names)}: no "
-                            "title, file name, first page or paragraph holds it. The library "
-                            "cannot answer about it.",
-                       observation=Observation(documents=[], unheld=unheld))
+        return Outcome(
+            text=f"No document of the library mentions {escape(names)}: no "
+            "title, file name, first page or paragraph holds it. The library "
+            "cannot answer about it.",
+            observation=Observation(documents=[], unheld=unheld),
+        )
     if not matches:
         total = len(scope) if scope else len(index.documents())
-        return Outcome(text="No document's title, file name or first page holds a name, "
-                            "period or date of the query: it names no document. retrieve "
-                            f"searches all {total} documents.",
-                       observation=Observation(documents=[]))
+        return Outcome(
+            text="No document's title, file name or first page holds a name, "
+            "period or date of the query: it names no document. retrieve "
+            f"searches all {total} documents.",
+            observation=Observation(documents=[]),
+        )
     lines = ["Documents the query names, best first:"]
     for match in matches:
-        lines.append(f"{document_line(index.document(match.doc_id))} | holds: "
-                     f"{', '.join(match.words)}")
+        lines.append(
+            f"{document_line(index.document(match.doc_id))} | holds: {', '.join(match.words)}"
+        )
     ids = [m.doc_id for m in matches]
-    return Outcome(text="\n".join(lines), observation=Observation(documents=ids),
-                   widens=ids)
+    return Outcome(text="\n".join(lines), observation=Observation(documents=ids), widens=ids)

@@ -49,23 +49,32 @@ def _show(target: Target, index: Index, budget: int) -> tuple[list[Paragraph], s
             by_sec.setdefault(s, []).append(p)
         got: list[Paragraph] = []
         for s, idxs in by_sec.items():
-            got += [p for p in index.read(target.doc_id, s, min(idxs), max(idxs)).paragraphs
-                    if p.para_idx in idxs]
+            got += [
+                p
+                for p in index.read(target.doc_id, s, min(idxs), max(idxs)).paragraphs
+                if p.para_idx in idxs
+            ]
         shown = _within(got, budget)
         more = len(got) - len(shown)
         tail = f" ({more} more paragraph(s) on it; read them with read_section)" if more else ""
         return shown, f"{said!r} → {target.mention.kind} in section {where}{tail}."
     if sec.n_para == 0:
-        children = ", ".join(f"[{c}] {' '.join(doc.sections[c].title.split())}"
-                             for c in sec.children[:20]) or "none"
-        return [], (f"{said!r} → section {where}; it has no direct paragraphs. Its "
-                    f"subsections: {children}. Read them with read_section.")
-    shown = _within(index.read(target.doc_id, target.sec_id, 0, sec.n_para - 1).paragraphs,
-                    budget)
+        children = (
+            ", ".join(f"[{c}] {' '.join(doc.sections[c].title.split())}" for c in sec.children[:20])
+            or "none"
+        )
+        return [], (
+            f"{said!r} → section {where}; it has no direct paragraphs. Its "
+            f"subsections: {children}. Read them with read_section."
+        )
+    shown = _within(index.read(target.doc_id, target.sec_id, 0, sec.n_para - 1).paragraphs, budget)
     last = shown[-1].para_idx if shown else -1
-    rest = (f" Paragraphs 0..{last} of 0..{sec.n_para - 1} shown; continue with "
-            f"read_section({target.doc_id}, {target.sec_id}, {last + 1}, …)."
-            if last < sec.n_para - 1 else "")
+    rest = (
+        f" Paragraphs 0..{last} of 0..{sec.n_para - 1} shown; continue with "
+        f"read_section({target.doc_id}, {target.sec_id}, {last + 1}, …)."
+        if last < sec.n_para - 1
+        else ""
+    )
     return shown, f"{said!r} → section {where}.{rest}"
 
 
@@ -88,9 +97,11 @@ def follow_reference(args: FollowReferenceArgs, env: ToolEnv) -> Outcome:
         if len(targets) >= 3:
             break
     if not targets:
-        raise ValueError(f"no target found for {brief(args.reference)}: no section numbered or "
-                         "named so, no table/figure labelled so, no such page. Search for "
-                         "it with retrieve instead")
+        raise ValueError(
+            f"no target found for {brief(args.reference)}: no section numbered or "
+            "named so, no table/figure labelled so, no such page. Search for "
+            "it with retrieve instead"
+        )
     paragraphs: list[Paragraph] = []
     headers: list[str] = []
     budget = SECTION_BUDGET
@@ -100,6 +111,13 @@ def follow_reference(args: FollowReferenceArgs, env: ToolEnv) -> Outcome:
         paragraphs += [p for p in shown if p.coord not in {q.coord for q in paragraphs}]
         headers.append(header)
     found: list[dict[str, Any]] = [
-        {"kind": t.mention.kind, "reference": t.mention.text, "doc_id": t.doc_id,
-         "sec_id": t.sec_id, "coords": [list(c) for c in t.coords]} for t in targets[:3]]
+        {
+            "kind": t.mention.kind,
+            "reference": t.mention.text,
+            "doc_id": t.doc_id,
+            "sec_id": t.sec_id,
+            "coords": [list(c) for c in t.coords],
+        }
+        for t in targets[:3]
+    ]
     return Outcome(paragraphs, "\n".join(headers), observation=Observation(targets=found))

@@ -107,17 +107,33 @@ class Observation:
         art = getattr(message, "artifact", None)
         if not isinstance(art, dict):
             return cls()
-        rows = [ShownParagraph(**{k: v for k, v in r.items() if k in _ROW_FIELDS})
-                for r in art.get("paragraphs") or [] if isinstance(r, dict)]
+        rows = [
+            ShownParagraph(**{k: v for k, v in r.items() if k in _ROW_FIELDS})
+            for r in art.get("paragraphs") or []
+            if isinstance(r, dict)
+        ]
         hits = art.get("hits")
         return cls(
             paragraphs=rows,
-            hits=None if hits is None else [
-                Hit(int(h["doc_id"]), int(h["sec_id"]), int(h["para_idx"]),
-                    float(h.get("score", 0.0))) for h in hits],
-            sections=art.get("sections"), range=art.get("range"),
-            targets=art.get("targets"), doc_id=art.get("doc_id"),
-            documents=art.get("documents"), unheld=art.get("unheld"), error=art.get("error"))
+            hits=None
+            if hits is None
+            else [
+                Hit(
+                    int(h["doc_id"]),
+                    int(h["sec_id"]),
+                    int(h["para_idx"]),
+                    float(h.get("score", 0.0)),
+                )
+                for h in hits
+            ],
+            sections=art.get("sections"),
+            range=art.get("range"),
+            targets=art.get("targets"),
+            doc_id=art.get("doc_id"),
+            documents=art.get("documents"),
+            unheld=art.get("unheld"),
+            error=art.get("error"),
+        )
 
     @property
     def shown(self) -> list[ShownParagraph]:
@@ -126,8 +142,10 @@ class Observation:
 
     def summary(self) -> dict[str, Any]:
         """What the result showed, in a few numbers (for stream events and the CLI)."""
-        out: dict[str, Any] = {"paragraphs": len(self.paragraphs),
-                               "repeats": sum(p.repeat for p in self.paragraphs)}
+        out: dict[str, Any] = {
+            "paragraphs": len(self.paragraphs),
+            "repeats": sum(p.repeat for p in self.paragraphs),
+        }
         if self.hits is not None:
             out["hits"] = len(self.hits)
         if self.range is not None:
@@ -144,8 +162,7 @@ class Observation:
         return out
 
 
-def result_message(call: dict[str, Any], content: str, observation: Observation
-                   ) -> ToolMessage:
+def result_message(call: dict[str, Any], content: str, observation: Observation) -> ToolMessage:
     """The ``ToolMessage`` answering ``call`` (``status="error"`` when it has an error).
 
     A result longer than a thread's messages may be (``DEEPREAD_MAX_MESSAGE_CHARS``: a
@@ -154,13 +171,19 @@ def result_message(call: dict[str, Any], content: str, observation: Observation
     """
     cap = current_settings().max_message_chars
     if len(content) > cap and observation.error is None:
-        return error_message(call, f"the result would be {len(content)} characters, over "
-                                   f"the {cap} one message may hold; ask for less (fewer "
-                                   "paragraphs, a narrower range)")
-    return ToolMessage(content=content, tool_call_id=call.get("id") or "",
-                       name=call.get("name") or "unknown",
-                       status="error" if observation.error is not None else "success",
-                       artifact=observation.artifact())
+        return error_message(
+            call,
+            f"the result would be {len(content)} characters, over "
+            f"the {cap} one message may hold; ask for less (fewer "
+            "paragraphs, a narrower range)",
+        )
+    return ToolMessage(
+        content=content,
+        tool_call_id=call.get("id") or "",
+        name=call.get("name") or "unknown",
+        status="error" if observation.error is not None else "success",
+        artifact=observation.artifact(),
+    )
 
 
 def error_message(call: dict[str, Any], why: str) -> ToolMessage:
@@ -204,9 +227,12 @@ def paragraph_line(p: Paragraph, page: bool) -> str:
     return f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{marker} {escape(p.text)}"
 
 
-def format_paragraphs(paragraphs: list[Paragraph], documents: dict[int, Document],
-                      regions: Regions, notes: dict[tuple[int, int], str] | None = None
-                      ) -> tuple[str, list[ShownParagraph]]:
+def format_paragraphs(
+    paragraphs: list[Paragraph],
+    documents: dict[int, Document],
+    regions: Regions,
+    notes: dict[tuple[int, int], str] | None = None,
+) -> tuple[str, list[ShownParagraph]]:
     """Observation text and its rows; a run of consecutive paragraphs of a section that
     were shown before is one pointer line (``repeat`` rows). ``notes``: what a section's
     line says after its title (a read's range and size, :func:`extent`).

@@ -16,5 +16,8 @@ def open_toc(args: OpenTocArgs, env: ToolEnv) -> Outcome:
     """The document's table of contents, as the Directory Structure shows it."""
     check_scope(args.doc_id, env.context.documents)
     doc = env.index.document(args.doc_id)
-    return Outcome(text=render_toc([doc], env.context.toc_budget).text,
-                   observation=Observation(doc_id=doc.doc_id), widens=[doc.doc_id])
+    return Outcome(
+        text=render_toc([doc], env.context.toc_budget).text,
+        observation=Observation(doc_id=doc.doc_id),
+        widens=[doc.doc_id],
+    )

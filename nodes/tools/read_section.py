@@ -24,7 +24,8 @@ def check_range(args: ReadSectionArgs, n_para: int, cap: int) -> None:
             f"read_section returns at most {cap} paragraphs per call; section "
             f"({args.doc_id}) [{args.sec_id}] has {n_para} and {args.start}-{args.end} asks "
             f"for {last - first + 1}: read it in parts, e.g. read_section({args.doc_id}, "
-            f"{args.sec_id}, {first}, {first + cap - 1})")
+            f"{args.sec_id}, {first}, {first + cap - 1})"
+        )
 
 
 def read_section(args: ReadSectionArgs, env: ToolEnv) -> Outcome:
@@ -36,11 +37,18 @@ def read_section(args: ReadSectionArgs, env: ToolEnv) -> Outcome:
     got = env.index.read(args.doc_id, args.sec_id, args.start, args.end)
     observation = Observation(range=[got.start, got.end])
     if not got.paragraphs:
-        text = (f"Section ({args.doc_id}) [{args.sec_id}] has {n_para} paragraph(s); the "
-                f"range {args.start}-{args.end} holds none (valid: 0-{n_para - 1}).")
+        text = (
+            f"Section ({args.doc_id}) [{args.sec_id}] has {n_para} paragraph(s); the "
+            f"range {args.start}-{args.end} holds none (valid: 0-{n_para - 1})."
+        )
         if n_para == 0:
-            text = (f"Section ({args.doc_id}) [{args.sec_id}] has no direct paragraphs; "
-                    "read its children (see the Directory Structure).")
+            text = (
+                f"Section ({args.doc_id}) [{args.sec_id}] has no direct paragraphs; "
+                "read its children (see the Directory Structure)."
+            )
         return Outcome(text=text, observation=observation)
-    return Outcome(got.paragraphs, observation=observation,
-                   notes={(args.doc_id, args.sec_id): extent(got.start, got.end, n_para)})
+    return Outcome(
+        got.paragraphs,
+        observation=observation,
+        notes={(args.doc_id, args.sec_id): extent(got.start, got.end, n_para)},
+    )

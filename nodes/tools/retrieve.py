@@ -49,8 +49,14 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
     exclude = coords_of(env.shown, scope) if args.exclude_shown else set()
     more = context.k if context.page_tokens > 0 else 0  # the fill-up's candidates
     up, down = context.window  # two numbers: the Context checks them
-    result = index.search(args.query, k=context.k + more, window=(up, down), doc_id=scope,
-                          mode=context.retrieval_mode, exclude=exclude)
+    result = index.search(
+        args.query,
+        k=context.k + more,
+        window=(up, down),
+        doc_id=scope,
+        mode=context.retrieval_mode,
+        exclude=exclude,
+    )
     hits, paragraphs = _within(result.hits, result.paragraphs, env)
     sections = {}
     for hit in hits:
@@ -58,17 +64,23 @@ def retrieve(args: RetrieveArgs, env: ToolEnv) -> Outcome:
         sections[f"{hit.doc_id}:{hit.sec_id}"] = {"n_para": sec.n_para, "n_tok": sec.n_tok}
     observation = Observation(hits=hits, sections=sections)
     if not hits:
-        text = ("No hits among the paragraphs not shown yet: everything it matches "
-                "has been shown above." if exclude else "No hits.")
+        text = (
+            "No hits among the paragraphs not shown yet: everything it matches "
+            "has been shown above."
+            if exclude
+            else "No hits."
+        )
         return Outcome(text=text, observation=observation)
     # Documents a retrieve touches join the interaction space: the next prompt shows
     # their TOCs (nodes/model_input/space.py).
-    return Outcome(by_section(paragraphs), observation=observation,
-                   widens=[p.doc_id for p in paragraphs])
+    return Outcome(
+        by_section(paragraphs), observation=observation, widens=[p.doc_id for p in paragraphs]
+    )
 
 
-def _within(hits: list[Hit], paragraphs: list[Paragraph], env: ToolEnv
-            ) -> tuple[list[Hit], list[Paragraph]]:
+def _within(
+    hits: list[Hit], paragraphs: list[Paragraph], env: ToolEnv
+) -> tuple[list[Hit], list[Paragraph]]:
     """The best ``k`` hits, then the next ones while the page, as the model will be
     shown it, stays within ``page_tokens``; with the paragraphs of their windows."""
     k, cap = env.context.k, env.context.page_tokens
@@ -76,9 +88,15 @@ def _within(hits: list[Hit], paragraphs: list[Paragraph], env: ToolEnv
     documents = {d.doc_id: d for d in env.index.documents()} if len(hits) > k else {}
 
     def page(n: int) -> list[Paragraph]:
-        return [p for p in paragraphs if any(
-            (h.doc_id, h.sec_id) == (p.doc_id, p.sec_id)
-            and h.para_idx - up <= p.para_idx <= h.para_idx + down for h in hits[:n])]
+        return [
+            p
+            for p in paragraphs
+            if any(
+                (h.doc_id, h.sec_id) == (p.doc_id, p.sec_id)
+                and h.para_idx - up <= p.para_idx <= h.para_idx + down
+                for h in hits[:n]
+            )
+        ]
 
     n = min(k, len(hits))
     while n < len(hits):

@@ -45,8 +45,10 @@ def check_text(name: str, text: str, limits: ToolLimits) -> str:
     """``text`` when it is within the query length cap, else a ``ValueError`` the model
     can act on."""
     if len(text) > limits.query_chars:
-        raise ValueError(f"{name} is {len(text)} characters; at most {limits.query_chars} "
-                         "are searched: send its key words")
+        raise ValueError(
+            f"{name} is {len(text)} characters; at most {limits.query_chars} "
+            "are searched: send its key words"
+        )
     return text
 
 
@@ -56,10 +58,11 @@ class SearchArgs(BaseModel):
 
     query: str | list[str] = Field(
         description="What to look for: keywords or a question, or a list of them (their "
-                    "results are merged in rank order).")
+        "results are merged in rank order)."
+    )
     doc_id: int | list[int] | None = Field(
-        default=None, description="Search only this document, or these documents "
-                                  "(optional).")
+        default=None, description="Search only this document, or these documents (optional)."
+    )
 
     @field_validator("query")
     @classmethod
@@ -68,8 +71,10 @@ class SearchArgs(BaseModel):
         if isinstance(query, str):
             return check_text("the query", query, limits)
         if len(query) > limits.queries:
-            raise ValueError(f"{len(query)} queries in one call; at most {limits.queries}: "
-                             "send the most specific ones, or call again with the rest")
+            raise ValueError(
+                f"{len(query)} queries in one call; at most {limits.queries}: "
+                "send the most specific ones, or call again with the rest"
+            )
         for i, text in enumerate(query):
             check_text(f"query {i}", text, limits)
         return query
@@ -81,8 +86,9 @@ class RetrieveArgs(SearchArgs):
     exclude_shown: bool = Field(
         default=False,
         description="Skip paragraphs already shown in this conversation (by any tool): "
-                    "the hits are the best ones not yet seen — the next results page "
-                    "when the query is repeated (optional).")
+        "the hits are the best ones not yet seen — the next results page "
+        "when the query is repeated (optional).",
+    )
 
 
 class ReadSectionArgs(BaseModel):
@@ -95,10 +101,13 @@ class ReadSectionArgs(BaseModel):
 class FollowReferenceArgs(BaseModel):
     reference: str = Field(
         description="The reference as written: 'Table 3', 'Figure 2.1', 'Section 4.2', "
-                    "'§4.2', '4.2', 'section Organizing test code', 'page 12'.")
-    doc_id: int | None = Field(default=None,
-                               description="Resolve it in this document only (optional; "
-                                           "default: the documents being read first).")
+        "'§4.2', '4.2', 'section Organizing test code', 'page 12'."
+    )
+    doc_id: int | None = Field(
+        default=None,
+        description="Resolve it in this document only (optional; "
+        "default: the documents being read first).",
+    )
 
     @field_validator("reference")
     @classmethod
@@ -113,7 +122,8 @@ class OpenTocArgs(BaseModel):
 class FindDocumentsArgs(BaseModel):
     query: str = Field(
         description="The question, or the names, periods and dates it gives (a company, "
-                    "a course, a year, a form, a date).")
+        "a course, a year, a form, a date)."
+    )
 
     @field_validator("query")
     @classmethod
@@ -133,10 +143,13 @@ FIND_DOCUMENTS = "find_documents"
 #: default stays otherwise.
 FOLLOW_REFERENCE = "follow_reference"
 
-ARGS: dict[str, type[BaseModel]] = {RETRIEVE: RetrieveArgs, READ_SECTION: ReadSectionArgs,
-                                    OPEN_TOC: OpenTocArgs,
-                                    FOLLOW_REFERENCE: FollowReferenceArgs,
-                                    FIND_DOCUMENTS: FindDocumentsArgs}
+ARGS: dict[str, type[BaseModel]] = {
+    RETRIEVE: RetrieveArgs,
+    READ_SECTION: ReadSectionArgs,
+    OPEN_TOC: OpenTocArgs,
+    FOLLOW_REFERENCE: FollowReferenceArgs,
+    FIND_DOCUMENTS: FindDocumentsArgs,
+}
 
 #: The paper's two tools, offered by default.
 TOOL_NAMES = (RETRIEVE, READ_SECTION)
@@ -184,11 +197,11 @@ def parse_args(name: str, args: Any, limits: ToolLimits | None = None) -> BaseMo
     """Validated arguments of a ``name`` call within ``limits`` (default: the defaults
     of the context's ``max_*`` fields), or :class:`ToolArgumentError`."""
     if not isinstance(args, dict):
-        raise ToolArgumentError(f"{name} expects a JSON object of arguments, got "
-                                f"{brief(args)}")
+        raise ToolArgumentError(f"{name} expects a JSON object of arguments, got {brief(args)}")
     try:
-        return ARGS[name].model_validate(args, strict=False,
-                                         context={"limits": limits or ToolLimits()})
+        return ARGS[name].model_validate(
+            args, strict=False, context={"limits": limits or ToolLimits()}
+        )
     except ValidationError as exc:
         raise ToolArgumentError(f"invalid arguments for {name}: {problems(exc)}") from None
 
@@ -209,8 +222,10 @@ def check_scope(doc_id: int | list[int], scope: list[int] | None) -> None:
     documents."""
     for one in [doc_id] if isinstance(doc_id, int) else doc_id:
         if scope and one not in scope:
-            raise ValueError(f"document {one} is outside this conversation's scope "
-                             f"(documents {', '.join(map(str, scope))})")
+            raise ValueError(
+                f"document {one} is outside this conversation's scope "
+                f"(documents {', '.join(map(str, scope))})"
+            )
 
 
 def reason(exc: BaseException) -> str:

@@ -32,8 +32,10 @@ QUESTION = "How do I make json.dumps sort the keys of dictionaries?"
 
 # -- the retriever ---------------------------------------------------------------------
 
+
 def test_as_retriever_is_a_langchain_retriever_returning_paragraphs_with_coordinates(
-        devset_index: deepread.Index) -> None:
+    devset_index: deepread.Index,
+) -> None:
     retriever = devset_index.as_retriever(k=3)
 
     docs = retriever.invoke(QUESTION)
@@ -42,10 +44,20 @@ def test_as_retriever_is_a_langchain_retriever_returning_paragraphs_with_coordin
     assert docs and all(isinstance(d, LCDocument) for d in docs)
     for doc in docs:
         meta = doc.metadata
-        assert {"doc_id", "sec_id", "para_idx", "page", "source", "title", "section",
-                "kind", "hit"} <= set(meta)
-        [paragraph] = devset_index.read_section(meta["doc_id"], meta["sec_id"],
-                                                meta["para_idx"], meta["para_idx"])
+        assert {
+            "doc_id",
+            "sec_id",
+            "para_idx",
+            "page",
+            "source",
+            "title",
+            "section",
+            "kind",
+            "hit",
+        } <= set(meta)
+        [paragraph] = devset_index.read_section(
+            meta["doc_id"], meta["sec_id"], meta["para_idx"], meta["para_idx"]
+        )
         assert doc.page_content == paragraph.text
         assert doc.id == f"{meta['doc_id']}:{meta['sec_id']}:{meta['para_idx']}"
         section = devset_index.toc(meta["doc_id"])[0].sections[meta["sec_id"]]
@@ -54,7 +66,8 @@ def test_as_retriever_is_a_langchain_retriever_returning_paragraphs_with_coordin
 
 
 def test_retrieved_pdf_paragraphs_carry_their_page_and_html_ones_none(
-        devset_index: deepread.Index) -> None:
+    devset_index: deepread.Index,
+) -> None:
     docs = devset_index.as_retriever(k=10).invoke(QUESTION)
 
     pdf = [d for d in docs if d.metadata["source"].endswith(".pdf")]
@@ -65,20 +78,22 @@ def test_retrieved_pdf_paragraphs_carry_their_page_and_html_ones_none(
 
 
 def test_the_retriever_window_adds_neighbours_inside_the_hit_section(
-        devset_index: deepread.Index) -> None:
+    devset_index: deepread.Index,
+) -> None:
     docs = devset_index.as_retriever(k=1, window=(1, 1)).invoke(QUESTION)
 
     hits = [d for d in docs if d.metadata["hit"]]
     assert len(hits) == 1 and "score" in hits[0].metadata
     hit = hits[0].metadata
     assert {(d.metadata["doc_id"], d.metadata["sec_id"]) for d in docs} == {
-        (hit["doc_id"], hit["sec_id"])}
+        (hit["doc_id"], hit["sec_id"])
+    }
     assert [d.metadata["para_idx"] for d in docs] == list(
-        range(max(0, hit["para_idx"] - 1), max(0, hit["para_idx"] - 1) + len(docs)))
+        range(max(0, hit["para_idx"] - 1), max(0, hit["para_idx"] - 1) + len(docs))
+    )
 
 
-def test_the_retriever_searches_only_the_documents_named(
-        devset_index: deepread.Index) -> None:
+def test_the_retriever_searches_only_the_documents_named(devset_index: deepread.Index) -> None:
     pdf_id = next(d.doc_id for d in devset_index.documents() if d.source.endswith(".pdf"))
 
     docs = devset_index.as_retriever(k=5, documents=[pdf_id]).invoke(QUESTION)
@@ -93,12 +108,14 @@ def test_a_negative_retriever_window_is_refused(devset_index: deepread.Index) ->
 
 # -- the tools -------------------------------------------------------------------------
 
+
 def tool_message(tool, args: dict) -> ToolMessage:
     return tool.invoke({"name": tool.name, "args": args, "id": "c1", "type": "tool_call"})
 
 
 def test_the_tools_are_retrieve_read_section_toc_and_find_documents_with_json_schemas(
-        devset_index: deepread.Index) -> None:
+    devset_index: deepread.Index,
+) -> None:
     made = {t.name: t for t in deepread.tools(devset_index)}
 
     assert list(made) == ["retrieve", "read_section", "toc", "find_documents"]
@@ -118,7 +135,8 @@ def test_tools_without_memory_offer_no_next_page(devset_index: deepread.Index) -
 
 
 def test_the_retrieve_tool_shows_paragraphs_with_coordinates_and_an_artifact(
-        devset_index: deepread.Index) -> None:
+    devset_index: deepread.Index,
+) -> None:
     retrieve = deepread.tools(devset_index, k=2)[0]
 
     msg = tool_message(retrieve, {"query": "sort_keys"})
@@ -142,29 +160,35 @@ def test_the_toc_tool_lists_sections_with_their_ids(devset_index: deepread.Index
 
 
 def test_the_find_documents_tool_says_what_no_document_mentions(
-        devset_index: deepread.Index) -> None:
+    devset_index: deepread.Index,
+) -> None:
     find = {t.name: t for t in deepread.tools(devset_index)}["find_documents"]
 
     named = tool_message(find, {"query": "What did Zyxwvut earn in 2019?"})
     unnamed = tool_message(find, {"query": "How do I sort the keys?"})
 
     assert named.status == "success" and "No document of the library mentions zyxwvut" in (
-        named.content)
+        named.content
+    )
     assert named.artifact["unheld"] == ["zyxwvut"] and named.artifact["documents"] == []
     assert "it names no document" in unnamed.content and "all 2 documents" in unnamed.content
 
 
-@pytest.mark.parametrize(("tool", "args", "says"), [
-    ("read_section", {"doc_id": 99, "sec_id": 0, "start": 0, "end": 3}, "99"),
-    ("read_section", {"doc_id": 1, "sec_id": 10_000, "start": 0, "end": 3}, "10000"),
-    ("read_section", {"doc_id": "one", "sec_id": 0, "start": 0, "end": 3}, "doc_id"),
-    ("read_section", {"doc_id": 1}, "sec_id"),
-    ("retrieve", {"query": "  "}, "empty"),
-    ("toc", {"doc_id": 42}, "42"),
-    ("find_documents", {"query": "  "}, "empty"),
-])
+@pytest.mark.parametrize(
+    ("tool", "args", "says"),
+    [
+        ("read_section", {"doc_id": 99, "sec_id": 0, "start": 0, "end": 3}, "99"),
+        ("read_section", {"doc_id": 1, "sec_id": 10_000, "start": 0, "end": 3}, "10000"),
+        ("read_section", {"doc_id": "one", "sec_id": 0, "start": 0, "end": 3}, "doc_id"),
+        ("read_section", {"doc_id": 1}, "sec_id"),
+        ("retrieve", {"query": "  "}, "empty"),
+        ("toc", {"doc_id": 42}, "42"),
+        ("find_documents", {"query": "  "}, "empty"),
+    ],
+)
 def test_a_bad_tool_call_is_a_tool_error_the_model_can_act_on(
-        devset_index: deepread.Index, tool: str, args: dict, says: str) -> None:
+    devset_index: deepread.Index, tool: str, args: dict, says: str
+) -> None:
     made = {t.name: t for t in deepread.tools(devset_index)}
 
     msg = tool_message(made[tool], args)
@@ -173,8 +197,7 @@ def test_a_bad_tool_call_is_a_tool_error_the_model_can_act_on(
     assert msg.content.startswith("Error:") and says in msg.content
 
 
-def test_tools_limited_to_documents_refuse_another_document(
-        devset_index: deepread.Index) -> None:
+def test_tools_limited_to_documents_refuse_another_document(devset_index: deepread.Index) -> None:
     read = deepread.tools(devset_index, documents=[1])[1]
 
     msg = tool_message(read, {"doc_id": 2, "sec_id": 0, "start": 0, "end": 1})
@@ -184,12 +207,12 @@ def test_tools_limited_to_documents_refuse_another_document(
 
 # -- inside LangChain v1's create_agent ---------------------------------------------------
 
+
 def read_the_best_hit(messages) -> AIMessage:
     """Read the section of the first hit the retrieve showed, whole."""
     retrieved = next(m for m in messages if isinstance(m, ToolMessage) and m.name == "retrieve")
     doc_id, sec_id, _ = shown_coords(retrieved)[0]
-    return ai(call("read_section", {"doc_id": doc_id, "sec_id": sec_id, "start": 0,
-                                    "end": 99}))
+    return ai(call("read_section", {"doc_id": doc_id, "sec_id": sec_id, "start": 0, "end": 99}))
 
 
 def answer_citing_sort_keys(messages) -> AIMessage:
@@ -200,21 +223,23 @@ def answer_citing_sort_keys(messages) -> AIMessage:
 
 
 def test_create_agent_answers_from_a_real_store_with_deepread_tools(
-        devset_index: deepread.Index) -> None:
-    model = ScriptedChatModel(steps=[
-        ai(call("toc", {})),
-        ai(call("retrieve", {"query": "sort keys of dictionaries json.dumps"})),
-        ai(call("read_section", {"doc_id": 99, "sec_id": 0, "start": 0, "end": 5})),
-        read_the_best_hit,
-        answer_citing_sort_keys,
-    ])
+    devset_index: deepread.Index,
+) -> None:
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("toc", {})),
+            ai(call("retrieve", {"query": "sort keys of dictionaries json.dumps"})),
+            ai(call("read_section", {"doc_id": 99, "sec_id": 0, "start": 0, "end": 5})),
+            read_the_best_hit,
+            answer_citing_sort_keys,
+        ]
+    )
     agent = create_agent(model, deepread.tools(devset_index, k=3))
 
     out = agent.invoke({"messages": [HumanMessage(QUESTION)]})
 
     tool_messages = [m for m in out["messages"] if isinstance(m, ToolMessage)]
-    assert [m.name for m in tool_messages] == ["toc", "retrieve", "read_section",
-                                               "read_section"]
+    assert [m.name for m in tool_messages] == ["toc", "retrieve", "read_section", "read_section"]
     assert [m.status for m in tool_messages] == ["success", "success", "error", "success"]
     assert "99" in tool_messages[2].content  # the model saw why, and went on
     answer = out["messages"][-1]
@@ -224,15 +249,21 @@ def test_create_agent_answers_from_a_real_store_with_deepread_tools(
     d, s, p = (int(x) for x in answer.content.split("[")[1].rstrip("]").split(":"))
     [paragraph] = devset_index.read_section(d, s, p, p)
     assert "sort_keys is true" in paragraph.text
-    assert [t["function"]["name"] if isinstance(t, dict) else t.name
-            for t in model.bound[0]] == ["retrieve", "read_section", "toc", "find_documents"]
+    assert [t["function"]["name"] if isinstance(t, dict) else t.name for t in model.bound[0]] == [
+        "retrieve",
+        "read_section",
+        "toc",
+        "find_documents",
+    ]
 
 
 # -- read-region memory and budgets inside create_agent -----------------------------------
 
+
 def read(doc_sec: tuple[int, int], start: int, end: int) -> dict:
-    return call("read_section", {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start,
-                                 "end": end})
+    return call(
+        "read_section", {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start, "end": end}
+    )
 
 
 def results(out: dict) -> list[ToolMessage]:
@@ -241,8 +272,9 @@ def results(out: dict) -> list[ToolMessage]:
 
 def test_a_paragraph_shown_before_comes_back_as_the_graphs_pointer_line(shapes) -> None:
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(steps=[ai(read(five, 0, 2)), ai(read(five, 1, 4)),
-                                     ai(content="Done.")])
+    model = ScriptedChatModel(
+        steps=[ai(read(five, 0, 2)), ai(read(five, 1, 4)), ai(content="Done.")]
+    )
     agent = create_agent(model, deepread.tools(shapes))
 
     first, second = results(agent.invoke({"messages": [HumanMessage("Fruit?")]}))
@@ -256,13 +288,20 @@ def test_a_paragraph_shown_before_comes_back_as_the_graphs_pointer_line(shapes) 
 
 def test_the_tools_show_what_deepreads_own_graph_shows_for_the_same_calls(shapes) -> None:
     five = section_of(shapes, "Five")
-    steps = [ai(read(five, 0, 2)), ai(read(five, 1, 4)),
-             ai(call("retrieve", {"query": "cherries dates"})), ai(content="Done.")]
+    steps = [
+        ai(read(five, 0, 2)),
+        ai(read(five, 1, 4)),
+        ai(call("retrieve", {"query": "cherries dates"})),
+        ai(content="Done."),
+    ]
     graph = deepread.build_graph(index=shapes, model=ScriptedChatModel(steps=list(steps)))
-    ours = graph.invoke({"question": "Fruit?"},
-                        context=deepread.Context(page_tokens=0, check_sufficiency=False))
-    agent = create_agent(ScriptedChatModel(steps=list(steps)),
-                         deepread.tools(shapes, context=deepread.Context(page_tokens=0)))
+    ours = graph.invoke(
+        {"question": "Fruit?"}, context=deepread.Context(page_tokens=0, check_sufficiency=False)
+    )
+    agent = create_agent(
+        ScriptedChatModel(steps=list(steps)),
+        deepread.tools(shapes, context=deepread.Context(page_tokens=0)),
+    )
 
     theirs = agent.invoke({"messages": [HumanMessage("Fruit?")]})
 
@@ -272,15 +311,23 @@ def test_the_tools_show_what_deepreads_own_graph_shows_for_the_same_calls(shapes
 
 def test_the_memory_is_the_threads_kept_across_turns_and_empty_on_a_new_thread(shapes) -> None:
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(steps=[ai(read(five, 0, 4)), ai(content="Read it."),
-                                     ai(read(five, 2, 2)), ai(content="Again.")], cycle=True)
+    model = ScriptedChatModel(
+        steps=[
+            ai(read(five, 0, 4)),
+            ai(content="Read it."),
+            ai(read(five, 2, 2)),
+            ai(content="Again."),
+        ],
+        cycle=True,
+    )
     agent = create_agent(model, deepread.tools(shapes), checkpointer=InMemorySaver())
     one = {"configurable": {"thread_id": "one"}}
     agent.invoke({"messages": [HumanMessage("Read Five.")]}, one)
 
     later = agent.invoke({"messages": [HumanMessage("And Charlie?")]}, one)
-    fresh = agent.invoke({"messages": [HumanMessage("Read Five.")]},
-                         {"configurable": {"thread_id": "two"}})
+    fresh = agent.invoke(
+        {"messages": [HumanMessage("Read Five.")]}, {"configurable": {"thread_id": "two"}}
+    )
 
     assert results(later)[-1].content.count("(shown above)") == 1
     assert "Charlie paragraph about cherries." not in results(later)[-1].content
@@ -289,10 +336,13 @@ def test_the_memory_is_the_threads_kept_across_turns_and_empty_on_a_new_thread(s
 
 
 def test_exclude_shown_gives_the_next_results_page(shapes) -> None:
-    model = ScriptedChatModel(steps=[
-        ai(call("retrieve", {"query": "paragraph about"})),
-        ai(call("retrieve", {"query": "paragraph about", "exclude_shown": True})),
-        ai(content="Done.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("retrieve", {"query": "paragraph about"})),
+            ai(call("retrieve", {"query": "paragraph about", "exclude_shown": True})),
+            ai(content="Done."),
+        ]
+    )
     agent = create_agent(model, deepread.tools(shapes, k=2))
 
     first, second = results(agent.invoke({"messages": [HumanMessage("Fruit?")]}))
@@ -310,15 +360,18 @@ def test_two_collections_in_one_agent_keep_their_memories_apart(shapes, tmp_path
         other.ingest([tmp_path / "shapes.md"])
         five = section_of(shapes, "Five")
         mine = deepread.tools(shapes)
-        theirs = [t.model_copy(update={"name": f"other_{t.name}"})
-                  for t in deepread.tools(other)]
-        model = ScriptedChatModel(steps=[
-            ai(read(five, 0, 4)),
-            ai(call("other_read_section", read(five, 0, 4)["args"])),
-            ai(content="Done.")])
+        theirs = [t.model_copy(update={"name": f"other_{t.name}"}) for t in deepread.tools(other)]
+        model = ScriptedChatModel(
+            steps=[
+                ai(read(five, 0, 4)),
+                ai(call("other_read_section", read(five, 0, 4)["args"])),
+                ai(content="Done."),
+            ]
+        )
 
-        first, second = results(create_agent(model, mine + theirs).invoke(
-            {"messages": [HumanMessage("Fruit?")]}))
+        first, second = results(
+            create_agent(model, mine + theirs).invoke({"messages": [HumanMessage("Fruit?")]})
+        )
 
     assert "(shown above)" not in second.content  # the same coordinates, another text
     assert "Charlie paragraph about cherries." in second.content
@@ -327,8 +380,9 @@ def test_two_collections_in_one_agent_keep_their_memories_apart(shapes, tmp_path
 
 def test_after_max_rounds_a_call_is_answered_with_the_budget_notice(shapes) -> None:
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(steps=[ai(read(five, 0, 0)), ai(read(five, 1, 1)),
-                                     ai(content="Done.")])
+    model = ScriptedChatModel(
+        steps=[ai(read(five, 0, 0)), ai(read(five, 1, 1)), ai(content="Done.")]
+    )
     agent = create_agent(model, deepread.tools(shapes, context=deepread.Context(max_rounds=1)))
 
     first, second = results(agent.invoke({"messages": [HumanMessage("Fruit?")]}))

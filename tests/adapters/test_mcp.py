@@ -38,7 +38,8 @@ def results(store: Path) -> dict:
 
     params = StdioServerParameters(
         command=str(Path(sys.executable).with_name("deepread")),
-        args=["mcp", "--store", str(store), "--collection", "json", "--k", "3"])
+        args=["mcp", "--store", str(store), "--collection", "json", "--k", "3"],
+    )
 
     async def main() -> dict:
         async with Client(params) as client:
@@ -47,9 +48,11 @@ def results(store: Path) -> dict:
                 "toc": await client.call_tool("toc", {}),
                 "retrieve": await client.call_tool("retrieve", {"query": "sort_keys"}),
                 "read": await client.call_tool(
-                    "read_section", {"doc_id": 1, "sec_id": 2, "start": 0, "end": 2}),
+                    "read_section", {"doc_id": 1, "sec_id": 2, "start": 0, "end": 2}
+                ),
                 "bad": await client.call_tool(
-                    "read_section", {"doc_id": 7, "sec_id": 0, "start": 0, "end": 2}),
+                    "read_section", {"doc_id": 7, "sec_id": 0, "start": 0, "end": 2}
+                ),
             }
 
     return asyncio.run(main())
@@ -64,7 +67,11 @@ def test_an_mcp_client_lists_the_four_tools_with_their_arguments(results: dict) 
 
     assert set(listed) == {"retrieve", "read_section", "toc", "find_documents"}
     assert set(listed["read_section"].input_schema["properties"]) == {
-        "doc_id", "sec_id", "start", "end"}
+        "doc_id",
+        "sec_id",
+        "start",
+        "end",
+    }
     assert set(listed["find_documents"].input_schema["properties"]) == {"query"}
     assert all(t.description for t in listed.values())
 

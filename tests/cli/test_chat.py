@@ -56,8 +56,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "store"
 
 
-def chat(monkeypatch: pytest.MonkeyPatch, store: Path, lines: str, *argv: str,
-         model: Any = None) -> tuple[int, Recorder, str]:
+def chat(
+    monkeypatch: pytest.MonkeyPatch, store: Path, lines: str, *argv: str, model: Any = None
+) -> tuple[int, Recorder, str]:
     """``deepread chat`` with ``lines`` on stdin: exit code, stdout, stderr."""
     if model is not None:
         monkeypatch.setattr("deepread.nodes.resources.chat_model", lambda *a, **k: model)
@@ -70,16 +71,22 @@ def chat(monkeypatch: pytest.MonkeyPatch, store: Path, lines: str, *argv: str,
 
 
 def test_an_answer_is_streamed_token_by_token_and_tool_calls_shown_as_they_happen(
-        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    model = StreamingScriptedChatModel(steps=[
-        ai(read_call(FIVE, 0, 4)), ai(content="Charlie is about cherries [1:2:2].")])
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = StreamingScriptedChatModel(
+        steps=[ai(read_call(FIVE, 0, 4)), ai(content="Charlie is about cherries [1:2:2].")]
+    )
 
-    code, out, err = chat(monkeypatch, store, "Which paragraph is about cherries?\n",
-                          model=model)
+    code, out, err = chat(monkeypatch, store, "Which paragraph is about cherries?\n", model=model)
 
     assert code == 0, err
-    assert [w for w in out.writes if w][:5] == ["Charlie ", "is ", "about ", "cherries ",
-                                                "[1:2:2]."]
+    assert [w for w in out.writes if w][:5] == [
+        "Charlie ",
+        "is ",
+        "about ",
+        "cherries ",
+        "[1:2:2].",
+    ]
     assert out.getvalue().startswith("Charlie is about cherries [1:2:2].\n")
     assert "[1:2:2] Shapes › Five" in out.getvalue()  # the citation with its titles
     assert "→ read_section(doc_id=1, sec_id=2, start=0, end=4)" in err
@@ -87,14 +94,22 @@ def test_an_answer_is_streamed_token_by_token_and_tool_calls_shown_as_they_happe
 
 
 def test_questions_share_one_thread_and_new_starts_another(
-        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    model = StreamingScriptedChatModel(steps=[
-        ai(read_call(FIVE, 0, 4)), ai(content="All five [1:2:0]."),
-        ai(read_call(FIVE, 2, 2)), ai(content="Cherries [1:2:2]."),
-        ai(read_call(FIVE, 2, 2)), ai(content="Cherries [1:2:2].")])
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = StreamingScriptedChatModel(
+        steps=[
+            ai(read_call(FIVE, 0, 4)),
+            ai(content="All five [1:2:0]."),
+            ai(read_call(FIVE, 2, 2)),
+            ai(content="Cherries [1:2:2]."),
+            ai(read_call(FIVE, 2, 2)),
+            ai(content="Cherries [1:2:2]."),
+        ]
+    )
 
-    code, _, err = chat(monkeypatch, store,
-                        "Read Five.\nAnd cherries?\n/new\nAnd cherries?\n", model=model)
+    code, _, err = chat(
+        monkeypatch, store, "Read Five.\nAnd cherries?\n/new\nAnd cherries?\n", model=model
+    )
 
     assert code == 0, err
     reads = [line for line in err.splitlines() if line.startswith("← read_section")]
@@ -104,7 +119,8 @@ def test_questions_share_one_thread_and_new_starts_another(
 
 
 def test_docs_lists_the_documents_and_limits_the_conversation(
-        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code, out, err = chat(monkeypatch, store, "/docs\n/docs 7\n/docs 1\n/docs all\n")
 
     assert code == 0, err
@@ -115,15 +131,17 @@ def test_docs_lists_the_documents_and_limits_the_conversation(
 
 
 def test_the_end_of_input_leaves_with_the_thread_to_continue(
-        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code, out, err = chat(monkeypatch, store, "", "--thread", "kept")
 
     assert code == 0 and out.getvalue() == ""
     assert err.rstrip().endswith("[thread kept — continue with deepread chat --thread kept]")
 
 
-def test_quit_leaves_before_the_lines_after_it(store: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_quit_leaves_before_the_lines_after_it(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code, out, err = chat(monkeypatch, store, "/quit\nNever asked?\n/bogus\n")
 
     assert code == 0 and out.getvalue() == ""
@@ -131,7 +149,8 @@ def test_quit_leaves_before_the_lines_after_it(store: Path,
 
 
 def test_an_unknown_command_is_said_and_not_sent_to_the_model(
-        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = StreamingScriptedChatModel(steps=[])
 
     code, _, err = chat(monkeypatch, store, "/bogus\n", model=model)
@@ -141,10 +160,10 @@ def test_an_unknown_command_is_said_and_not_sent_to_the_model(
     assert model.calls == []
 
 
-def test_json_gives_one_document_per_answer(store: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    model = StreamingScriptedChatModel(steps=[
-        ai(read_call(FIVE, 2, 2)), ai(content="Cherries [1:2:2].")])
+def test_json_gives_one_document_per_answer(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = StreamingScriptedChatModel(
+        steps=[ai(read_call(FIVE, 2, 2)), ai(content="Cherries [1:2:2].")]
+    )
 
     code, out, err = chat(monkeypatch, store, "Cherries?\n/docs\n", "--json", model=model)
 
@@ -154,15 +173,22 @@ def test_json_gives_one_document_per_answer(store: Path,
     assert answer["citations"] == [{"doc_id": 1, "sec_id": 2, "para_idx": 2}]
     assert answer["thread_id"]
     assert docs["documents"][0] | {"source": ""} == {
-        "doc_id": 1, "title": "Shapes", "source": "", "paragraphs": 7, "in_scope": True}
+        "doc_id": 1,
+        "title": "Shapes",
+        "source": "",
+        "paragraphs": 7,
+        "in_scope": True,
+    }
 
 
 def test_a_failed_answer_is_said_and_the_chat_goes_on_exiting_4_at_the_end(
-        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from support.scripted import ScriptedHTTPError
 
-    model = StreamingScriptedChatModel(steps=[
-        ScriptedHTTPError(400, "bad request"), ai(content="Fine now [1:2:2].")])
+    model = StreamingScriptedChatModel(
+        steps=[ScriptedHTTPError(400, "bad request"), ai(content="Fine now [1:2:2].")]
+    )
 
     code, out, err = chat(monkeypatch, store, "First?\nSecond?\n", model=model)
 
@@ -171,14 +197,17 @@ def test_a_failed_answer_is_said_and_the_chat_goes_on_exiting_4_at_the_end(
     assert "Fine now [1:2:2]." in out.getvalue()
 
 
-@pytest.mark.parametrize(("argv", "says", "exit_code"), [
-    (("--collection", "nope"), "no collection 'nope' in store", 2),
-    (("--doc", "9"), "no document 9 in collection 'default'", 2),
-    (("--collection", "../x"), "invalid collection name", 2),
-])
-def test_bad_inputs_exit_with_the_readmes_codes(store: Path, monkeypatch: pytest.MonkeyPatch,
-                                               argv: tuple[str, ...], says: str,
-                                               exit_code: int) -> None:
+@pytest.mark.parametrize(
+    ("argv", "says", "exit_code"),
+    [
+        (("--collection", "nope"), "no collection 'nope' in store", 2),
+        (("--doc", "9"), "no document 9 in collection 'default'", 2),
+        (("--collection", "../x"), "invalid collection name", 2),
+    ],
+)
+def test_bad_inputs_exit_with_the_readmes_codes(
+    store: Path, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...], says: str, exit_code: int
+) -> None:
     code, _, err = chat(monkeypatch, store, "Hello?\n", *argv)
 
     assert code == exit_code and says in err, err
@@ -196,11 +225,14 @@ def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> No
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "deepread.cli", "chat", "--store",
-                             str(store)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            env={k: v for k, v in os.environ.items()
-                                 if not k.startswith(("DEEPREAD_", "OPENAI_"))})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deepread.cli", "chat", "--store", str(store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("DEEPREAD_", "OPENAI_"))},
+    )
     try:
         assert proc.stderr is not None and proc.stdin is not None
         assert "deepread chat — collection 'default'" in proc.stderr.readline()
@@ -218,20 +250,24 @@ def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> No
 
 
 def test_an_answer_the_evidence_check_replaces_is_said_to_be_replaced(
-        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("DEEPREAD_CHECK_SUFFICIENCY")  # the check on, as by default
-    model = StreamingScriptedChatModel(steps=[
-        ai(read_call(FIVE, 0, 0)), ai(content="Zebras live here [1:2:0]."),
-        ai(content="INSUFFICIENT: nothing about zebras."),  # the check's judge
-        ai(content="The documents do not mention zebras.")])
+    model = StreamingScriptedChatModel(
+        steps=[
+            ai(read_call(FIVE, 0, 0)),
+            ai(content="Zebras live here [1:2:0]."),
+            ai(content="INSUFFICIENT: nothing about zebras."),  # the check's judge
+            ai(content="The documents do not mention zebras."),
+        ]
+    )
 
     code, out, err = chat(monkeypatch, store, "Where do zebras live?\n", model=model)
 
     assert code == 0, err
-    assert out.getvalue() == ("Zebras live here [1:2:0].\n"
-                              "The documents do not mention zebras.\n")
+    assert out.getvalue() == ("Zebras live here [1:2:0].\nThe documents do not mention zebras.\n")
     steps = err.splitlines()
     # the check's extra read, then the line saying the answer is replaced
-    assert steps.index("← read_section: 5 paragraphs (1 already read) [1:2:0] [1:2:1] "
-                       "[1:2:2] [1:2:3] …") < steps.index(
-        "(the evidence check asked for another answer:)")
+    assert steps.index(
+        "← read_section: 5 paragraphs (1 already read) [1:2:0] [1:2:1] [1:2:2] [1:2:3] …"
+    ) < steps.index("(the evidence check asked for another answer:)")

@@ -23,8 +23,10 @@ from support.documents import SHAPES_MD
 from deepread import cli
 
 COORD = r"\[\d+:\d+:\d+\]"
-JSON_QUESTION = ("In which respects does Python's json module accept or produce things "
-                 "that a strict reading of the JSON RFC would not allow?")
+JSON_QUESTION = (
+    "In which respects does Python's json module accept or produce things "
+    "that a strict reading of the JSON RFC would not allow?"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -71,8 +73,9 @@ def shapes_store(shapes_cli: tuple[Path, Path, dict[str, Any]]) -> Path:
 def json_store(tmp_path_factory: pytest.TempPathFactory, devset: Path) -> Path:
     """A store with one devset page (library-json.html), ingested by the CLI once."""
     store = tmp_path_factory.mktemp("cli-devset") / "store"
-    code = cli.main(["ingest", str(devset / "docs" / "library-json.html"), "--store",
-                     str(store), "--json"])
+    code = cli.main(
+        ["ingest", str(devset / "docs" / "library-json.html"), "--store", str(store), "--json"]
+    )
     assert code == 0
     return store
 
@@ -84,6 +87,7 @@ def closed_port() -> int:
 
 
 # -- ingest, toc, search, read ------------------------------------------------------
+
 
 def test_ingest_json_lists_the_stored_documents(shapes_cli):
     _, _, data = shapes_cli  # the module fixture's `deepread ingest --json` output
@@ -142,11 +146,9 @@ def test_toc_json_has_documents_with_their_section_trees(shapes_store: Path, cap
     [doc] = data["documents"]
     assert set(doc) == {"doc_id", "title", "source", "sections", "card"}
     assert doc["card"]["file"] == "shapes.md" and doc["card"]["title"] == doc["title"]
-    assert [s["title"] for s in doc["sections"]] == ["Shapes", "Shapes", "Five", "Empty",
-                                                     "One"]
+    assert [s["title"] for s in doc["sections"]] == ["Shapes", "Shapes", "Five", "Empty", "One"]
     for sec in doc["sections"]:
-        assert set(sec) == {"sec_id", "title", "level", "parent", "children", "n_para",
-                            "n_tok"}
+        assert set(sec) == {"sec_id", "title", "level", "parent", "children", "n_para", "n_tok"}
     five = doc["sections"][2]
     assert (five["sec_id"], five["level"], five["n_para"], five["children"]) == (2, 2, 5, [])
 
@@ -173,7 +175,8 @@ def test_search_json_has_ranked_hits_and_their_paragraphs(shapes_store: Path, ca
     best = data["paragraphs"][0]
     assert best["text"] == "Charlie paragraph about cherries."
     assert (best["doc_id"], best["sec_id"], best["para_idx"]) == tuple(
-        data["hits"][0][k] for k in ("doc_id", "sec_id", "para_idx"))
+        data["hits"][0][k] for k in ("doc_id", "sec_id", "para_idx")
+    )
 
 
 def test_read_json_clips_the_range_to_the_section(shapes_store: Path, capsys):
@@ -181,8 +184,10 @@ def test_read_json_clips_the_range_to_the_section(shapes_store: Path, capsys):
 
     assert (data["doc_id"], data["sec_id"], data["start"], data["end"]) == (1, 2, 3, 4)
     assert [p["para_idx"] for p in data["paragraphs"]] == [3, 4]
-    assert [p["text"] for p in data["paragraphs"]] == ["Delta paragraph about dates.",
-                                                       "Echo paragraph about elderberries."]
+    assert [p["text"] for p in data["paragraphs"]] == [
+        "Delta paragraph about dates.",
+        "Echo paragraph about elderberries.",
+    ]
 
 
 def test_read_of_an_unknown_document_exits_2_with_a_clear_message(shapes_store: Path, capsys):
@@ -202,6 +207,7 @@ def test_read_of_an_unknown_section_exits_2_naming_the_valid_ones(shapes_store: 
 
 
 # -- ask ----------------------------------------------------------------------------
+
 
 def test_ask_offline_answers_with_citations_without_a_key(json_store: Path, capsys):
     data = run_json(capsys, "ask", JSON_QUESTION, "--store", json_store)
@@ -229,13 +235,13 @@ def test_ask_text_output_lists_citations_and_the_thread(json_store: Path, capsys
     assert "[stop: answered; thread " in err
 
 
-def test_ask_with_an_unreachable_endpoint_exits_4_naming_it(json_store: Path, capsys,
-                                                             monkeypatch):
+def test_ask_with_an_unreachable_endpoint_exits_4_naming_it(json_store: Path, capsys, monkeypatch):
     endpoint = f"http://127.0.0.1:{closed_port()}/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", endpoint)
 
-    code, _, err = run(capsys, "ask", "What is JSON?", "--model", "gpt-4o-mini", "--store",
-                       json_store, "--json")
+    code, _, err = run(
+        capsys, "ask", "What is JSON?", "--model", "gpt-4o-mini", "--store", json_store, "--json"
+    )
 
     assert code == 4
     assert f"cannot reach {endpoint}" in err
@@ -243,9 +249,11 @@ def test_ask_with_an_unreachable_endpoint_exits_4_naming_it(json_store: Path, ca
 
 
 def test_ask_with_a_model_but_no_key_or_endpoint_exits_4_saying_what_to_set(
-        json_store: Path, capsys):
-    code, _, err = run(capsys, "ask", "What is JSON?", "--model", "gpt-4o-mini", "--store",
-                       json_store)
+    json_store: Path, capsys
+):
+    code, _, err = run(
+        capsys, "ask", "What is JSON?", "--model", "gpt-4o-mini", "--store", json_store
+    )
 
     assert code == 4
     assert "OPENAI_API_KEY" in err
@@ -260,8 +268,7 @@ def test_ask_on_an_empty_collection_exits_2(tmp_path: Path, capsys):
 
 def test_ask_with_thread_continues_the_conversation(json_store: Path, capsys):
     first = run_json(capsys, "ask", JSON_QUESTION, "--store", json_store, "--thread", "conv")
-    second = run_json(capsys, "ask", JSON_QUESTION, "--store", json_store, "--thread",
-                      "conv")
+    second = run_json(capsys, "ask", JSON_QUESTION, "--store", json_store, "--thread", "conv")
 
     assert first["thread_id"] == second["thread_id"] == "conv"
     assert second["stop_reason"] == "answered"
@@ -273,13 +280,17 @@ def test_ask_with_thread_continues_the_conversation(json_store: Path, capsys):
     from deepread.graphs.agent import build_graph
     from deepread.stores.location import sidecar_dir
 
-    with SqliteSaver.from_conn_string(str(sidecar_dir(str(json_store))
-                                          / "checkpoints.sqlite")) as saver:
-        state = build_graph(checkpointer=saver).get_state(
-            {"configurable": {"thread_id": "conv"}}).values
+    with SqliteSaver.from_conn_string(
+        str(sidecar_dir(str(json_store)) / "checkpoints.sqlite")
+    ) as saver:
+        state = (
+            build_graph(checkpointer=saver)
+            .get_state({"configurable": {"thread_id": "conv"}})
+            .values
+        )
     messages = state["messages"]
     assert [m.type for m in messages].count("human") == 2
-    second_turn = messages[state["turn_start"]:]
+    second_turn = messages[state["turn_start"] :]
     read = [m for m in second_turn if m.type == "tool" and m.name == "read_section"]
     # The first read is the section the first turn read first: all pointers. (With the
     # budget those pointers leave, later reads may show sections not read before.)
@@ -298,13 +309,24 @@ def test_the_cli_runs_as_a_module(tmp_path: Path):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "deepread.cli", "read", "1", "0",
-                             "--store", str(tmp_path / "store")],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "deepread.cli",
+            "read",
+            "1",
+            "0",
+            "--store",
+            str(tmp_path / "store"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
     assert result.returncode == 2
     assert "no document 1" in result.stderr
-
 
 
 def test_ask_step_lines_show_tool_results_from_every_node():
@@ -312,16 +334,27 @@ def test_ask_step_lines_show_tool_results_from_every_node():
 
     from deepread.cli.steps import step_lines as _one_line
 
-    reference = ToolMessage(content="'Section 4.2' → section (1) [7] Defining Functions",
-                            tool_call_id="c1", name="follow_reference",
-                            artifact={"paragraphs": []})
-    extra = AIMessage(content="", tool_calls=[{"name": "read_section", "id": "c2",
-                                               "args": {"doc_id": 1, "sec_id": 2}}])
-    read = ToolMessage(content="…", tool_call_id="c2", name="read_section",
-                       artifact={"paragraphs": [{"doc_id": 1, "sec_id": 2, "para_idx": 0}]})
+    reference = ToolMessage(
+        content="'Section 4.2' → section (1) [7] Defining Functions",
+        tool_call_id="c1",
+        name="follow_reference",
+        artifact={"paragraphs": []},
+    )
+    extra = AIMessage(
+        content="",
+        tool_calls=[{"name": "read_section", "id": "c2", "args": {"doc_id": 1, "sec_id": 2}}],
+    )
+    read = ToolMessage(
+        content="…",
+        tool_call_id="c2",
+        name="read_section",
+        artifact={"paragraphs": [{"doc_id": 1, "sec_id": 2, "para_idx": 0}]},
+    )
 
     lines = _one_line({"messages": [reference]}) + _one_line({"messages": [extra, read]})
 
-    assert lines == ["← follow_reference: 'Section 4.2' → section (1) [7] Defining Functions",
-                     "→ read_section(doc_id=1, sec_id=2)",
-                     "← read_section: 1 paragraphs [1:2:0]"]
+    assert lines == [
+        "← follow_reference: 'Section 4.2' → section (1) [7] Defining Functions",
+        "→ read_section(doc_id=1, sec_id=2)",
+        "← read_section: 1 paragraphs [1:2:0]",
+    ]

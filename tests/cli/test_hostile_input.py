@@ -44,10 +44,17 @@ def deepread_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "deepread.cli"]
 
 
-def run_process(*argv: str | bytes | Path, timeout: float = 300,
-                cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*deepread_command(), *argv], capture_output=True, text=True,
-                          errors="surrogateescape", timeout=timeout, cwd=cwd)
+def run_process(
+    *argv: str | bytes | Path, timeout: float = 300, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*deepread_command(), *argv],
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        timeout=timeout,
+        cwd=cwd,
+    )
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
@@ -74,7 +81,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder.mkdir()
     (folder / "harbour.md").write_text(
         f"# Harbour {HOSTILE} rules\n\nThe harbour ledger {HOSTILE} lists every vessel.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return folder, root / "store"
 
 
@@ -85,6 +93,7 @@ def hostile_ingest(hostile: tuple[Path, Path]) -> subprocess.CompletedProcess[st
 
 
 # -- 1. terminal safety -----------------------------------------------------------------
+
 
 def test_terminal_text_shows_controls_and_bidi_overrides_as_escapes():
     assert terminal_text(HOSTILE) == r"\x1b]52;c;SGVsbG8=\x07 \x1b[2J \x9b \u202e"
@@ -100,12 +109,17 @@ def test_ingest_prints_no_raw_control_character(hostile_ingest):
     assert r"\x1b]52;c;" in hostile_ingest.stdout  # shown, escaped
 
 
-@pytest.mark.parametrize("argv", [
-    ("toc",), ("search", "harbour ledger"), ("read", "1", "1"),
-    ("ask", "What does the harbour ledger list?"),
-], ids=["toc", "search", "read", "ask"])
-def test_reading_commands_print_no_raw_control_character(hostile, hostile_ingest, capsys,
-                                                         argv):
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("toc",),
+        ("search", "harbour ledger"),
+        ("read", "1", "1"),
+        ("ask", "What does the harbour ledger list?"),
+    ],
+    ids=["toc", "search", "read", "ask"],
+)
+def test_reading_commands_print_no_raw_control_character(hostile, hostile_ingest, capsys, argv):
     code, out, err = run(capsys, *argv, "--store", hostile[1])
 
     assert code == 0, err
@@ -121,8 +135,7 @@ def test_the_stored_text_stays_exactly_as_parsed(hostile, hostile_ingest):
     assert HOSTILE in doc.sections[1].title and HOSTILE in text
 
 
-def test_json_output_escapes_controls_and_round_trips_exactly(hostile, hostile_ingest,
-                                                             capsys):
+def test_json_output_escapes_controls_and_round_trips_exactly(hostile, hostile_ingest, capsys):
     code, out, _ = run(capsys, "read", "1", "1", "--store", hostile[1], "--json")
 
     assert code == 0
@@ -132,14 +145,20 @@ def test_json_output_escapes_controls_and_round_trips_exactly(hostile, hostile_i
 
 # -- 2. one JSON encoder ----------------------------------------------------------------
 
+
 def test_the_json_encoder_writes_messages_records_paths_and_infinities():
     from deepread.stores.records import Hit
 
-    data = {"answer": AIMessage(content="It is [1:2:0].",
-                                tool_calls=[call("retrieve", {"query": "x"}, id="c1")]),
-            "result": ToolMessage(content="found", tool_call_id="c1", name="retrieve"),
-            "hit": Hit(1, 2, 0, 0.5), "out": Path("/tmp/x"), "ratio": float("inf"),
-            "pair": (1, 2)}
+    data = {
+        "answer": AIMessage(
+            content="It is [1:2:0].", tool_calls=[call("retrieve", {"query": "x"}, id="c1")]
+        ),
+        "result": ToolMessage(content="found", tool_call_id="c1", name="retrieve"),
+        "hit": Hit(1, 2, 0, 0.5),
+        "out": Path("/tmp/x"),
+        "ratio": float("inf"),
+        "pair": (1, 2),
+    }
 
     back = json.loads(to_json(data))
 
@@ -159,30 +178,47 @@ def _retrieve_forever(messages: list[BaseMessage]) -> AIMessage:
     return ai(call("retrieve", {"query": "harbour ledger"}), content="Partial.")
 
 
-@pytest.mark.parametrize("stop_reason, model, env", [
-    ("answered", None, {"DEEPREAD_CHECK_SUFFICIENCY": "false"}),
-    ("no_evidence", None, {}),
-    ("no_evidence", ScriptedChatModel(steps=[  # a model's answer the check rejects twice
-        ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 0})),
-        ai(content="Zebras live in the savanna [1:1:0]."),
-        ai(content="INSUFFICIENT: nothing about zebras."),
-        ai(content="Zebras live in the savanna [1:1:0]."),
-        ai(content="INSUFFICIENT: still nothing about zebras.")]), {}),
-    ("budget", ScriptedChatModel(steps=[_retrieve_forever], cycle=True),
-     {"DEEPREAD_MAX_ROUNDS": "1"}),
-    ("error", ScriptedChatModel(steps=[ScriptedHTTPError(400)]), {}),
-], ids=["answered", "no_evidence", "no_evidence-model", "budget", "error"])
-def test_ask_json_is_valid_json_for_every_stop_reason(hostile, hostile_ingest, capsys,
-                                                      monkeypatch, stop_reason, model, env):
+@pytest.mark.parametrize(
+    "stop_reason, model, env",
+    [
+        ("answered", None, {"DEEPREAD_CHECK_SUFFICIENCY": "false"}),
+        ("no_evidence", None, {}),
+        (
+            "no_evidence",
+            ScriptedChatModel(
+                steps=[  # a model's answer the check rejects twice
+                    ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 0})),
+                    ai(content="Zebras live in the savanna [1:1:0]."),
+                    ai(content="INSUFFICIENT: nothing about zebras."),
+                    ai(content="Zebras live in the savanna [1:1:0]."),
+                    ai(content="INSUFFICIENT: still nothing about zebras."),
+                ]
+            ),
+            {},
+        ),
+        (
+            "budget",
+            ScriptedChatModel(steps=[_retrieve_forever], cycle=True),
+            {"DEEPREAD_MAX_ROUNDS": "1"},
+        ),
+        ("error", ScriptedChatModel(steps=[ScriptedHTTPError(400)]), {}),
+    ],
+    ids=["answered", "no_evidence", "no_evidence-model", "budget", "error"],
+)
+def test_ask_json_is_valid_json_for_every_stop_reason(
+    hostile, hostile_ingest, capsys, monkeypatch, stop_reason, model, env
+):
     from deepread.graphs import agent
 
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     if model is not None:  # a scripted policy in place of a hosted LLM
-        monkeypatch.setattr(agent, "build_graph",
-                            functools.partial(agent.build_graph, model=model))
-    question = ("Where do zebras live?" if stop_reason == "no_evidence"
-                else "What does the harbour ledger list?")
+        monkeypatch.setattr(agent, "build_graph", functools.partial(agent.build_graph, model=model))
+    question = (
+        "Where do zebras live?"
+        if stop_reason == "no_evidence"
+        else "What does the harbour ledger list?"
+    )
 
     code, out, err = run(capsys, "ask", question, "--store", hostile[1], "--json")
 
@@ -193,6 +229,7 @@ def test_ask_json_is_valid_json_for_every_stop_reason(hostile, hostile_ingest, c
 
 
 # -- 3. input hygiene -------------------------------------------------------------------
+
 
 def test_an_argument_that_is_not_utf8_is_decoded_not_a_traceback(hostile, hostile_ingest):
     result = run_process("search", b"caf\xe9 harbour", "--store", hostile[1])
@@ -208,8 +245,9 @@ def test_decode_argument_reads_latin1_bytes_and_keeps_utf8():
     assert decode_argument("\udcc3\udca9t\udce9") == "Ã©té"  # not UTF-8 as a whole
 
 
-def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(hostile,
-                                                                             hostile_ingest):
+def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(
+    hostile, hostile_ingest
+):
     with deepread.Index.open(store=hostile[1]) as idx:
         paragraphs = idx.retrieve("harbour \ud800 ledger\x00")
 
@@ -217,13 +255,17 @@ def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(ho
     assert clean_query("a\ud800b\x00c\udfff") == "abc"
 
 
-@pytest.mark.parametrize(("kwargs", "says"), [
-    ({"query": None}, "the query must be text or a list of texts, not NoneType"),
-    ({"query": "harbour", "k": 0}, "k must be a whole number of at least 1 (got 0)"),
-    ({"query": "harbour", "k": 2.5}, "k must be a whole number of at least 1 (got 2.5)"),
-])
-def test_a_bad_query_or_k_from_python_is_a_usage_error_naming_it(hostile, hostile_ingest,
-                                                                  kwargs, says):
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        ({"query": None}, "the query must be text or a list of texts, not NoneType"),
+        ({"query": "harbour", "k": 0}, "k must be a whole number of at least 1 (got 0)"),
+        ({"query": "harbour", "k": 2.5}, "k must be a whole number of at least 1 (got 2.5)"),
+    ],
+)
+def test_a_bad_query_or_k_from_python_is_a_usage_error_naming_it(
+    hostile, hostile_ingest, kwargs, says
+):
     from deepread.stores.backend import UsageError
 
     with deepread.Index.open(store=hostile[1]) as idx, pytest.raises(UsageError) as err:
@@ -262,23 +304,28 @@ def test_a_file_of_any_format_whose_name_is_not_utf8_parses(tmp_path, suffix):
 def test_a_question_with_a_lone_surrogate_is_answered(hostile, hostile_ingest):
     with deepread.Index.open(store=hostile[1]) as idx:
         out = deepread.build_graph(index=idx).invoke(
-            {"question": "What does the harbour \ud800 ledger list?"})
+            {"question": "What does the harbour \ud800 ledger list?"}
+        )
 
     assert out["stop_reason"] in ("answered", "no_evidence") and out["answer"]
 
 
 # -- 4. validated options ---------------------------------------------------------------
 
-@pytest.mark.parametrize("argv, message", [
-    (("search", "x", "--k", "-1"), "--k must be at least 1"),
-    (("search", "x", "--k", "0"), "--k must be at least 1"),
-    (("search", "x", "--window", "0", "-1"), "--window must be at least 0"),
-    (("toc", "--budget", "0"), "--budget must be at least 1"),
-    (("read", "1", "1", "-3", "2"), "START must be at least 0"),
-    (("eval", "qa.jsonl", "--workers", "0"), "--workers must be at least 1"),
-    (("ingest", "docs", "--workers", "0"), "--workers must be at least 1"),
-    (("eval", "qa.jsonl", "--max-rounds", "0"), "--max-rounds must be at least 1"),
-])
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("search", "x", "--k", "-1"), "--k must be at least 1"),
+        (("search", "x", "--k", "0"), "--k must be at least 1"),
+        (("search", "x", "--window", "0", "-1"), "--window must be at least 0"),
+        (("toc", "--budget", "0"), "--budget must be at least 1"),
+        (("read", "1", "1", "-3", "2"), "START must be at least 0"),
+        (("eval", "qa.jsonl", "--workers", "0"), "--workers must be at least 1"),
+        (("ingest", "docs", "--workers", "0"), "--workers must be at least 1"),
+        (("eval", "qa.jsonl", "--max-rounds", "0"), "--max-rounds must be at least 1"),
+    ],
+)
 def test_an_integer_option_out_of_range_exits_2_naming_it(tmp_path, capsys, argv, message):
     code, _, err = run(capsys, *argv, "--store", tmp_path / "store")
 
@@ -315,14 +362,12 @@ def test_an_empty_store_exits_2_and_writes_nothing(tmp_path, capsys, monkeypatch
 
 
 @pytest.mark.parametrize("command", [("toc",), ("ingest", "."), ("ask", "why?")])
-def test_a_store_that_is_a_regular_file_exits_3_and_writes_nothing(tmp_path, capsys,
-                                                                   command):
+def test_a_store_that_is_a_regular_file_exits_3_and_writes_nothing(tmp_path, capsys, command):
     store = tmp_path / "store"
     store.write_text("not a store", encoding="utf-8")
     (tmp_path / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
 
-    code, _, err = run(capsys, *[tmp_path if c == "." else c for c in command],
-                       "--store", store)
+    code, _, err = run(capsys, *[tmp_path if c == "." else c for c in command], "--store", store)
 
     assert code == 3, err
     assert "is not a directory" in err
@@ -336,8 +381,7 @@ def test_an_unknown_embeddings_name_is_a_usage_error_not_a_traceback(tmp_path, c
     assert code == 2 and "unknown embeddings 'bogus'" in err
 
 
-def test_a_value_error_from_a_bug_is_not_passed_off_as_bad_usage(tmp_path, capsys,
-                                                                monkeypatch):
+def test_a_value_error_from_a_bug_is_not_passed_off_as_bad_usage(tmp_path, capsys, monkeypatch):
     def broken(args: Any) -> int:
         raise ValueError("a bug")
 
@@ -352,6 +396,7 @@ def test_a_value_error_from_a_bug_is_not_passed_off_as_bad_usage(tmp_path, capsy
 
 # -- 5. two processes creating one store ------------------------------------------------
 
+
 def test_two_ingests_into_one_new_store_at_once_leave_it_whole(tmp_path):
     from deepread.stores.schema import Match
 
@@ -359,12 +404,20 @@ def test_two_ingests_into_one_new_store_at_once_leave_it_whole(tmp_path):
     folder.mkdir()
     for i in range(3):
         (folder / f"d{i}.md").write_text(
-            f"# Doc {i}\n\n" + "\n\n".join(f"Paragraph {j} of doc {i} about tides."
-                                           for j in range(30)), encoding="utf-8")
+            f"# Doc {i}\n\n"
+            + "\n\n".join(f"Paragraph {j} of doc {i} about tides." for j in range(30)),
+            encoding="utf-8",
+        )
     store = tmp_path / "store"
-    procs = [subprocess.Popen([*deepread_command(), "ingest", str(folder), "--store",
-                               str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [*deepread_command(), "ingest", str(folder), "--store", str(store)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     results = [(p.wait(timeout=600), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
 
     for code, err in results:
@@ -377,8 +430,8 @@ def test_two_ingests_into_one_new_store_at_once_leave_it_whole(tmp_path):
         assert sorted(d.title for d in docs) == ["Doc 0", "Doc 1", "Doc 2"]
         assert all(idx.collection.count_paragraphs(d.doc_id) == d.n_para for d in docs)
         assert idx.collection.backend.scroll(
-            Match(equals={"record": "document"}), limit=10,
-            order_by="doc_id")  # the range index exists
+            Match(equals={"record": "document"}), limit=10, order_by="doc_id"
+        )  # the range index exists
 
 
 _CREATE = """
@@ -406,9 +459,15 @@ def test_processes_racing_to_create_one_collection_never_corrupt_it(tmp_path):
 
     path = tmp_path / "store" / "collections" / "race"
     start = time.time() + 3  # all processes imported and waiting by then
-    procs = [subprocess.Popen([sys.executable, "-c", _CREATE, str(path), str(start)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CREATE, str(path), str(start)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     outputs = [p.communicate(timeout=120) for p in procs]
 
     for out, err in outputs:
@@ -418,8 +477,9 @@ def test_processes_racing_to_create_one_collection_never_corrupt_it(tmp_path):
             assert "in use by another deepread process" in out
     assert sum(out.startswith("CREATED") for out, _ in outputs) >= 1
     backend = EdgeBackend(path)
-    assert backend.scroll(Match(equals={"record": "document"}), limit=1,
-                          order_by="doc_id") == []  # its payload indexes exist
+    assert (
+        backend.scroll(Match(equals={"record": "document"}), limit=1, order_by="doc_id") == []
+    )  # its payload indexes exist
     backend.close()
     assert not list(path.parent.glob(".race.creating-*"))
 
@@ -431,8 +491,12 @@ def test_a_creator_finding_the_lock_taken_says_it_waits_then_goes_on(tmp_path):
     path.parent.mkdir(parents=True)
     with open(path.parent / ".held.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another creator at work
-        proc = subprocess.Popen([sys.executable, "-c", _CREATE, str(path), "0"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _CREATE, str(path), "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stderr is not None
         waiting = proc.stderr.readline()
         assert "waiting for another deepread process to finish creating" in waiting
@@ -444,16 +508,19 @@ def test_a_creator_finding_the_lock_taken_says_it_waits_then_goes_on(tmp_path):
 
 # -- 6. a full disk ---------------------------------------------------------------------
 
-def test_a_write_larger_than_the_free_space_is_refused_before_anything_is_written(
-        tmp_path):
+
+def test_a_write_larger_than_the_free_space_is_refused_before_anything_is_written(tmp_path):
     from deepread.stores.disk_space import NoSpaceError, free_bytes
     from deepread.stores.edge import EdgeBackend
 
     backend = EdgeBackend(tmp_path / "store" / "collections" / "big")
     points = free_bytes(tmp_path) // 1000  # ~5 KB each: five times the free space
 
-    with pytest.raises(NoSpaceError, match=r"no space left on /\S* .*storing big\.pdf "
-                                           r"\(needed ~[\d.]+ MB, [\d.]+ MB free\)"):
+    with pytest.raises(
+        NoSpaceError,
+        match=r"no space left on /\S* .*storing big\.pdf "
+        r"\(needed ~[\d.]+ MB, [\d.]+ MB free\)",
+    ):
         backend.ensure_space(points, 384, 0, "storing big.pdf")
     backend.ensure_space(10, 384, 1000, "storing small.md")  # fits: no error
     assert not (tmp_path / "store").exists()
@@ -462,10 +529,19 @@ def test_a_write_larger_than_the_free_space_is_refused_before_anything_is_writte
 def _tmpfs_allowed() -> str | None:
     if shutil.which("unshare") is None:
         return "no unshare(1) on this system"
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c",
-                            "mount -t tmpfs -o size=1m tmpfs /mnt 2>/dev/null || "
-                            "mount -t tmpfs -o size=1m tmpfs /tmp"],
-                           capture_output=True, text=True, timeout=30)
+    probe = subprocess.run(
+        [
+            "unshare",
+            "-rm",
+            "sh",
+            "-c",
+            "mount -t tmpfs -o size=1m tmpfs /mnt 2>/dev/null || "
+            "mount -t tmpfs -o size=1m tmpfs /tmp",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if probe.returncode != 0:
         return f"a user namespace cannot mount a tmpfs here: {probe.stderr.strip()}"
     return None
@@ -477,9 +553,18 @@ def run_on_tmpfs(mount: Path, size: str, script: str) -> subprocess.CompletedPro
     mount.mkdir(exist_ok=True)
     env = os.environ | {"DEEPREAD": " ".join(deepread_command()), "MNT": str(mount)}
     return subprocess.run(
-        ["unshare", "-rm", "sh", "-c",
-         f'mount -t tmpfs -o size={size} tmpfs "$MNT" || exit 99\n{script}'],
-        capture_output=True, text=True, timeout=600, env=env)
+        [
+            "unshare",
+            "-rm",
+            "sh",
+            "-c",
+            f'mount -t tmpfs -o size={size} tmpfs "$MNT" || exit 99\n{script}',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -490,15 +575,21 @@ def tmpfs_allowed() -> None:
 
 
 def test_ingest_on_a_full_disk_exits_3_saying_no_space_and_writes_nothing(
-        tmpfs_allowed, hostile, tmp_path):
-    result = run_on_tmpfs(tmp_path / "mnt", "2m", f"""
+    tmpfs_allowed, hostile, tmp_path
+):
+    result = run_on_tmpfs(
+        tmp_path / "mnt",
+        "2m",
+        f"""
 $DEEPREAD ingest '{hostile[0]}' --store "$MNT/store"; echo "exit=$?"
 ls -A "$MNT/store/collections" 2>/dev/null | grep -v '^\\.' ; echo "listed"
-""")
+""",
+    )
 
     assert "exit=3" in result.stdout, result.stdout + result.stderr
-    assert re.search(r"no space left on \S+ .*\(needed ~[\d.]+ [KM]B, [\d.]+ [KM]B free\)",
-                     result.stderr), result.stderr
+    assert re.search(
+        r"no space left on \S+ .*\(needed ~[\d.]+ [KM]B, [\d.]+ [KM]B free\)", result.stderr
+    ), result.stderr
     assert "killed by" not in result.stderr and "Traceback" not in result.stderr
     assert result.stdout.split("exit=3\n")[1] == "listed\n"  # no collection was made
 
@@ -511,15 +602,20 @@ def test_a_store_that_fills_its_disk_keeps_what_it_held(tmpfs_allowed, tmp_path)
     more.mkdir()
     (more / "second.md").write_text(
         "# Second\n\n" + "\n\n".join(f"Second ledger line {i}." for i in range(3000)),
-        encoding="utf-8")
-    result = run_on_tmpfs(tmp_path / "mnt", "120m", f"""
+        encoding="utf-8",
+    )
+    result = run_on_tmpfs(
+        tmp_path / "mnt",
+        "120m",
+        f"""
 $DEEPREAD ingest '{folder}' --store "$MNT/store" >/dev/null 2>&1; echo "first=$?"
 free=$(df -k "$MNT" | awk 'NR==2 {{print $4}}')
 head -c $(( (free - 24000) * 1024 )) /dev/zero > "$MNT/filler"
 $DEEPREAD ingest '{more}' --store "$MNT/store"; echo "second=$?"
 rm "$MNT/filler"
 $DEEPREAD toc --store "$MNT/store" --json; echo "toc=$?"
-""")
+""",
+    )
 
     out = result.stdout
     assert "first=0" in out and "second=3" in out and "toc=0" in out, out + result.stderr
@@ -529,9 +625,12 @@ $DEEPREAD toc --store "$MNT/store" --json; echo "toc=$?"
 
 
 def test_a_bus_error_is_reported_in_one_line(long_folder, tmp_path):
-    proc = subprocess.Popen([*deepread_command(), "ingest", str(long_folder), "--store",
-                             str(tmp_path / "store")], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*deepread_command(), "ingest", str(long_folder), "--store", str(tmp_path / "store")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     proc.stderr.readline()  # the run is under way (a progress line)
     proc.send_signal(signal.SIGBUS)  # what a mapped page the disk cannot back raises
@@ -545,10 +644,12 @@ def test_a_bus_error_is_reported_in_one_line(long_folder, tmp_path):
     assert last == (
         "deepread: the process was killed by a bus error: most likely the disk holding "
         "the store is full; free some space and re-run (documents already stored are "
-        "kept whole)")
+        "kept whole)"
+    )
 
 
 # -- 7. signals -------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def long_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -557,22 +658,30 @@ def long_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("long") / "docs"
     folder.mkdir()
     for i in range(12):
-        paragraphs = [f"Entry {j} of ledger {i}: the vessel berthed at quay {j % 7} with "
-                      f"cargo of {j * 3} crates, pilot on board, tide rising." for j in
-                      range(120)]
+        paragraphs = [
+            f"Entry {j} of ledger {i}: the vessel berthed at quay {j % 7} with "
+            f"cargo of {j * 3} crates, pilot on board, tide rising."
+            for j in range(120)
+        ]
         (folder / f"ledger{i:02d}.md").write_text(
-            f"# Ledger {i}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
+            f"# Ledger {i}\n\n" + "\n\n".join(paragraphs), encoding="utf-8"
+        )
     return folder
 
 
-@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
-                         ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
 def test_a_signal_mid_ingest_ends_with_one_line_and_a_rerun_completes_it(
-        long_folder, tmp_path, signum, code):
+    long_folder, tmp_path, signum, code
+):
     store = tmp_path / "store"
-    proc = subprocess.Popen([*deepread_command(), "ingest", str(long_folder), "--store",
-                             str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [*deepread_command(), "ingest", str(long_folder), "--store", str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     lines = []
     for line in proc.stderr:  # progress lines, one per file event
@@ -586,16 +695,18 @@ def test_a_signal_mid_ingest_ends_with_one_line_and_a_rerun_completes_it(
     assert returncode == code, "".join(lines) + rest
     assert "Traceback" not in rest
     last = rest.strip().splitlines()[-1]
-    assert re.fullmatch(r"deepread: interrupted; (\d+) of 12 files stored; re-run to "
-                        r"continue", last), rest
+    assert re.fullmatch(
+        r"deepread: interrupted; (\d+) of 12 files stored; re-run to "
+        r"continue",
+        last,
+    ), rest
     stored_before = int(re.search(r"(\d+) of 12", last).group(1))  # type: ignore[union-attr]
     with deepread.Index.open(store=store) as idx:
         assert len(idx.documents()) == stored_before
         idx.ingest([long_folder])  # the re-run
         docs = idx.documents()
         assert len(docs) == 12 and len({d.source for d in docs}) == 12
-        assert all(idx.collection.count_paragraphs(d.doc_id) == d.n_para == 120
-                   for d in docs)
+        assert all(idx.collection.count_paragraphs(d.doc_id) == d.n_para == 120 for d in docs)
 
 
 def test_a_signal_during_ingest_force_says_to_rerun_with_force(long_folder, tmp_path):
@@ -604,9 +715,12 @@ def test_a_signal_during_ingest_force_says_to_rerun_with_force(long_folder, tmp_
     store = tmp_path / "store"
     with deepread.Index.open(store=store) as idx:
         idx.ingest([long_folder])
-    proc = subprocess.Popen([*deepread_command(), "ingest", str(long_folder), "--force",
-                             "--store", str(store)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*deepread_command(), "ingest", str(long_folder), "--force", "--store", str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     lines = []
     for line in proc.stderr:
@@ -618,9 +732,11 @@ def test_a_signal_during_ingest_force_says_to_rerun_with_force(long_folder, tmp_
 
     assert proc.wait(timeout=300) == 143, "".join(lines) + rest
     last = rest.strip().splitlines()[-1]
-    assert re.fullmatch(r"deepread: interrupted; \d+ of 12 files stored again, the others "
-                        r"keep their earlier parse; re-run with --force to continue",
-                        last), rest
+    assert re.fullmatch(
+        r"deepread: interrupted; \d+ of 12 files stored again, the others "
+        r"keep their earlier parse; re-run with --force to continue",
+        last,
+    ), rest
 
 
 def test_a_question_over_the_cap_exits_2_naming_the_cap(hostile, capsys, monkeypatch):

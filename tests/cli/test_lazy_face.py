@@ -6,14 +6,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("langgraph", "langchain_core", "unstructured", "onnxruntime", "qdrant_edge",
-         "qdrant_client", "tiktoken", "numpy")
+HEAVY = (
+    "langgraph",
+    "langchain_core",
+    "unstructured",
+    "onnxruntime",
+    "qdrant_edge",
+    "qdrant_client",
+    "tiktoken",
+    "numpy",
+)
 
 
 def _loaded_after(code: str) -> set[str]:
     probe = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return set(done.stdout.split())
 
 
@@ -22,9 +29,11 @@ def test_importing_deepread_loads_none_of_the_heavy_dependencies():
 
 
 def test_the_cli_help_loads_none_of_the_heavy_dependencies():
-    loaded = _loaded_after("import contextlib, io\nfrom deepread.cli import main\n"
-                           "with contextlib.suppress(SystemExit), "
-                           "contextlib.redirect_stdout(io.StringIO()):\n    main(['--help'])")
+    loaded = _loaded_after(
+        "import contextlib, io\nfrom deepread.cli import main\n"
+        "with contextlib.suppress(SystemExit), "
+        "contextlib.redirect_stdout(io.StringIO()):\n    main(['--help'])"
+    )
     assert not loaded & set(HEAVY)
 
 
@@ -45,6 +54,8 @@ def test_the_served_graphs_are_factories_langgraph_json_names():
     for name in ("langgraph.json", "langgraph.auth.json"):
         graphs = json.loads((root / name).read_text())["graphs"]
         assert {k: v["path"] for k, v in graphs.items()} == {
-            "deepread": "deepread.graphs.agent:graph", "ingest": "deepread.graphs.ingest:graph"}
+            "deepread": "deepread.graphs.agent:graph",
+            "ingest": "deepread.graphs.ingest:graph",
+        }
         assert all(len(v["description"]) > 80 for v in graphs.values())  # Studio shows them
     assert callable(agent.graph) and callable(ingest.graph)

@@ -39,12 +39,23 @@ def run(*argv: str | Path) -> tuple[int, str, str]:
 def store(tmp_path: Path) -> Path:
     """Two collections: ``shapes`` (two documents) and ``notes`` (one)."""
     (tmp_path / "shapes.md").write_text(SHAPES_MD, encoding="utf-8")
-    (tmp_path / "tides.md").write_text("# Tides\n\nThe moon pulls the sea.\n\nTwice a day.\n",
-                                       encoding="utf-8")
+    (tmp_path / "tides.md").write_text(
+        "# Tides\n\nThe moon pulls the sea.\n\nTwice a day.\n", encoding="utf-8"
+    )
     (tmp_path / "notes.md").write_text("# Notes\n\nOne note.\n", encoding="utf-8")
     store = tmp_path / "store"
-    assert run("ingest", tmp_path / "shapes.md", tmp_path / "tides.md", "--store", store,
-               "--collection", "shapes")[0] == 0
+    assert (
+        run(
+            "ingest",
+            tmp_path / "shapes.md",
+            tmp_path / "tides.md",
+            "--store",
+            store,
+            "--collection",
+            "shapes",
+        )[0]
+        == 0
+    )
     assert run("ingest", tmp_path / "notes.md", "--store", store, "--collection", "notes")[0] == 0
     return store
 
@@ -61,8 +72,9 @@ def test_collections_lists_each_with_its_documents_paragraphs_and_size(store: Pa
     assert list(listed) == ["notes", "shapes"]
     assert (listed["shapes"]["documents"], listed["shapes"]["paragraphs"]) == (2, 9)
     assert (listed["notes"]["documents"], listed["notes"]["paragraphs"]) == (1, 1)
-    on_disk = sum(f.stat().st_size for f in (store / "collections" / "shapes").rglob("*")
-                  if f.is_file())
+    on_disk = sum(
+        f.stat().st_size for f in (store / "collections" / "shapes").rglob("*") if f.is_file()
+    )
     assert listed["shapes"]["bytes"] == on_disk > 0
 
 
@@ -76,8 +88,7 @@ def test_collections_as_text_is_a_table(store: Path) -> None:
     assert re.search(r" \d+\.\d (KiB|MiB|GiB)$", shapes), shapes
 
 
-def test_collections_of_a_store_not_made_yet_is_empty_and_creates_nothing(
-        tmp_path: Path) -> None:
+def test_collections_of_a_store_not_made_yet_is_empty_and_creates_nothing(tmp_path: Path) -> None:
     code, out, _ = run("collections", "--store", tmp_path / "none", "--json")
 
     assert code == 0 and json.loads(out)["collections"] == []
@@ -85,8 +96,9 @@ def test_collections_of_a_store_not_made_yet_is_empty_and_creates_nothing(
 
 
 def test_rm_removes_documents_by_doc_id_and_by_path(store: Path, tmp_path: Path) -> None:
-    code, out, err = run("rm", "1", tmp_path / "tides.md", "--store", store,
-                         "--collection", "shapes", "--json")
+    code, out, err = run(
+        "rm", "1", tmp_path / "tides.md", "--store", store, "--collection", "shapes", "--json"
+    )
 
     assert code == 0, err
     removed = json.loads(out)["removed"]
@@ -103,12 +115,16 @@ def test_rm_says_what_it_removed(store: Path) -> None:
     assert out.startswith("removed (2) Tides — ") and out.rstrip().endswith("tides.md")
 
 
-@pytest.mark.parametrize(("docs", "says"), [
-    (["1", "7"], "no document 7 in collection 'shapes' (documents: 1-2)"),
-    (["1", "missing.md"], "no document was ingested from 'missing.md'"),
-])
-def test_rm_of_an_unknown_document_exits_2_and_removes_nothing(store: Path, docs: list[str],
-                                                             says: str) -> None:
+@pytest.mark.parametrize(
+    ("docs", "says"),
+    [
+        (["1", "7"], "no document 7 in collection 'shapes' (documents: 1-2)"),
+        (["1", "missing.md"], "no document was ingested from 'missing.md'"),
+    ],
+)
+def test_rm_of_an_unknown_document_exits_2_and_removes_nothing(
+    store: Path, docs: list[str], says: str
+) -> None:
     code, _, err = run("rm", *docs, "--store", store, "--collection", "shapes")
 
     assert code == 2 and says in err, err
@@ -116,7 +132,8 @@ def test_rm_of_an_unknown_document_exits_2_and_removes_nothing(store: Path, docs
 
 
 def test_rm_in_an_unknown_collection_exits_2_naming_those_there_and_creates_nothing(
-        store: Path) -> None:
+    store: Path,
+) -> None:
     code, _, err = run("rm", "1", "--store", store, "--collection", "nope")
 
     assert code == 2

@@ -21,8 +21,21 @@ from deepread.cli.completion import commands
 from deepread.cli.parser import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
-COMMANDS = ["ingest", "docs", "toc", "search", "read", "ask", "chat", "collections", "rm",
-            "eval", "synth", "mcp", "completion"]
+COMMANDS = [
+    "ingest",
+    "docs",
+    "toc",
+    "search",
+    "read",
+    "ask",
+    "chat",
+    "collections",
+    "rm",
+    "eval",
+    "synth",
+    "mcp",
+    "completion",
+]
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -63,8 +76,9 @@ def test_mcp_is_a_command_with_its_own_help() -> None:
         assert option in out
 
 
-def test_mcp_without_its_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
-                                                    tmp_path: Path) -> None:
+def test_mcp_without_its_extra_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed
 
     code, _, err = run("mcp", "--store", str(tmp_path))
@@ -72,8 +86,9 @@ def test_mcp_without_its_extra_says_what_to_install(monkeypatch: pytest.MonkeyPa
     assert code == 2 and "pip install 'deepread[mcp]'" in err
 
 
-def test_eval_without_matplotlib_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch,
-                                                             tmp_path: Path) -> None:
+def test_eval_without_matplotlib_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
     dataset = tmp_path / "qa.jsonl"
     dataset.write_text('{"id": "1", "question": "Q?", "answer": "A"}\n')
@@ -87,13 +102,17 @@ def test_eval_without_matplotlib_says_which_extra_to_install(monkeypatch: pytest
 
 # -- shell completion ---------------------------------------------------------------------
 
+
 def complete_bash(script: str, *words: str) -> list[str]:
     """What bash proposes for the last of ``words`` (``deepread`` first)."""
     array = " ".join(f"'{w}'" for w in words)
-    probe = (f'{script}\nCOMP_WORDS=({array}); COMP_CWORD={len(words) - 1}; _deepread\n'
-             'printf "%s\\n" "${COMPREPLY[@]}"')
-    done = subprocess.run(["bash", "--norc", "-c", probe], capture_output=True, text=True,
-                          timeout=30, check=True)
+    probe = (
+        f"{script}\nCOMP_WORDS=({array}); COMP_CWORD={len(words) - 1}; _deepread\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    done = subprocess.run(
+        ["bash", "--norc", "-c", probe], capture_output=True, text=True, timeout=30, check=True
+    )
     return done.stdout.split()
 
 
@@ -105,15 +124,17 @@ def bash_script() -> str:
 
 
 def test_bash_completes_the_commands(bash_script: str) -> None:
-    assert complete_bash(bash_script, "deepread", "") == [*COMMANDS, "-h", "--help",
-                                                          "--version"]
+    assert complete_bash(bash_script, "deepread", "") == [*COMMANDS, "-h", "--help", "--version"]
     assert complete_bash(bash_script, "deepread", "co") == ["collections", "completion"]
 
 
 def test_bash_completes_a_commands_options_and_their_choices(bash_script: str) -> None:
     assert complete_bash(bash_script, "deepread", "search", "q", "--mo") == ["--mode"]
     assert complete_bash(bash_script, "deepread", "search", "q", "--mode", "") == [
-        "dense", "bm25", "hybrid"]
+        "dense",
+        "bm25",
+        "hybrid",
+    ]
     assert "--thread" in complete_bash(bash_script, "deepread", "chat", "--")
     assert complete_bash(bash_script, "deepread", "completion", "") == ["bash", "zsh"]
 
@@ -123,17 +144,27 @@ def test_bash_leaves_paths_to_its_own_file_completion(bash_script: str) -> None:
     assert "complete -o default -F _deepread deepread" in bash_script
 
 
-@pytest.mark.skipif(shutil.which("zsh") is None,
-                    reason="zsh is not installed (.ci/run installs it as root)")
+@pytest.mark.skipif(
+    shutil.which("zsh") is None, reason="zsh is not installed (.ci/run installs it as root)"
+)
 def test_zsh_loads_the_script_and_registers_its_completion(tmp_path: Path) -> None:
     code, script, _ = run("completion", "zsh")
     assert code == 0
     (tmp_path / "deepread.zsh").write_text(script)
 
     done = subprocess.run(
-        ["zsh", "-f", "-c", "autoload -U compinit && compinit -u -D && "
-         f"source {tmp_path / 'deepread.zsh'} && print -r -- $_comps[deepread]"],
-        capture_output=True, text=True, timeout=30, check=False)
+        [
+            "zsh",
+            "-f",
+            "-c",
+            "autoload -U compinit && compinit -u -D && "
+            f"source {tmp_path / 'deepread.zsh'} && print -r -- $_comps[deepread]",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "_deepread"

@@ -31,8 +31,7 @@ from deepread.corpus.parsing.structure import MAX_PARAGRAPH_CHARS
 
 def text_pdf(lines: list[str]) -> bytes:
     """A minimal valid one-page PDF with ``lines`` in Helvetica (text layer included)."""
-    stream = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(
-        f"({line}) Tj T*" for line in lines) + " ET"
+    stream = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({line}) Tj T*" for line in lines) + " ET"
     objects = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -114,12 +113,12 @@ def test_a_truncated_pdf_is_refused_as_truncated(tmp_path: Path) -> None:
     data = text_pdf(GOOD_PDF_LINES)
     path = write(tmp_path / "cut.pdf", data[: len(data) // 2])
 
-    assert reason_of(path) == ("the PDF is truncated (no %%EOF marker at the end); "
-                               "re-download or re-export it")
+    assert reason_of(path) == (
+        "the PDF is truncated (no %%EOF marker at the end); re-download or re-export it"
+    )
 
 
-def test_a_pdf_with_garbage_between_header_and_eof_is_refused_as_corrupt(
-        tmp_path: Path) -> None:
+def test_a_pdf_with_garbage_between_header_and_eof_is_refused_as_corrupt(tmp_path: Path) -> None:
     path = write(tmp_path / "corrupt.pdf", b"%PDF-1.7\n" + bytes(range(256)) * 40 + b"\n%%EOF\n")
 
     assert reason_of(path).startswith("the PDF is corrupt")
@@ -128,8 +127,9 @@ def test_a_pdf_with_garbage_between_header_and_eof_is_refused_as_corrupt(
 def test_a_file_named_pdf_that_is_not_one_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path / "fake.pdf", "just some text, not a PDF")
 
-    assert reason_of(path) == ("not a PDF file (no %PDF header); the file is corrupt or of "
-                               "another type")
+    assert reason_of(path) == (
+        "not a PDF file (no %PDF header); the file is corrupt or of another type"
+    )
 
 
 def test_an_encrypted_pdf_is_refused_naming_the_password(tmp_path: Path) -> None:
@@ -150,8 +150,7 @@ def test_a_scanned_image_only_pdf_is_refused_suggesting_ocr(tmp_path: Path) -> N
 # -- empty, binary and non-UTF-8 files --------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["empty.pdf", "empty.docx", "empty.html", "empty.md",
-                                  "empty.txt"])
+@pytest.mark.parametrize("name", ["empty.pdf", "empty.docx", "empty.html", "empty.md", "empty.txt"])
 def test_a_zero_byte_file_is_refused_as_empty(tmp_path: Path, name: str) -> None:
     assert reason_of(write(tmp_path / name, b"")) == "the file is empty (0 bytes)"
 
@@ -171,19 +170,21 @@ def test_binary_data_named_as_text_is_refused_as_binary(tmp_path: Path, name: st
 UTF16_TEXTS = {
     "notes.txt": "Walruses haul out on ice floes – “every” spring.\n\nThey eat clams.",
     "notes.md": "Walruses haul out on ice floes – “every” spring.\n\nThey eat clams.",
-    "notes.html": "<p>Walruses haul out on ice floes – “every” spring.</p>"
-                  "<p>They eat clams.</p>",
+    "notes.html": "<p>Walruses haul out on ice floes – “every” spring.</p><p>They eat clams.</p>",
 }
 
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
 @pytest.mark.parametrize("name", sorted(UTF16_TEXTS))
-def test_utf16_without_a_byte_order_mark_is_read_as_text(tmp_path: Path, name: str,
-                                                         encoding: str) -> None:
+def test_utf16_without_a_byte_order_mark_is_read_as_text(
+    tmp_path: Path, name: str, encoding: str
+) -> None:
     path = write(tmp_path / name, UTF16_TEXTS[name].encode(encoding))
 
     assert [p.text for p in parse_file(path).paragraphs] == [
-        "Walruses haul out on ice floes – “every” spring.", "They eat clams."]
+        "Walruses haul out on ice floes – “every” spring.",
+        "They eat clams.",
+    ]
 
 
 def test_cp1252_text_keeps_its_accents_and_quotes(tmp_path: Path) -> None:
@@ -211,7 +212,8 @@ def huge_line() -> str:
 
 @pytest.mark.parametrize("suffix", [".txt", ".md"])
 def test_a_5mb_single_line_is_split_into_bounded_paragraphs_losing_nothing(
-        tmp_path: Path, huge_line: str, suffix: str) -> None:
+    tmp_path: Path, huge_line: str, suffix: str
+) -> None:
     path = write(tmp_path / f"huge{suffix}", huge_line)
     started = time.process_time()
 
@@ -227,7 +229,8 @@ def test_a_5mb_single_line_is_split_into_bounded_paragraphs_losing_nothing(
 
 
 def test_a_5mb_single_line_ingests_and_retrieval_reaches_its_middle(
-        open_index: Callable[[], Index], tmp_path: Path, huge_line: str) -> None:
+    open_index: Callable[[], Index], tmp_path: Path, huge_line: str
+) -> None:
     path = write(tmp_path / "huge.txt", huge_line)
     idx = open_index()
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -243,8 +246,9 @@ def test_a_5mb_single_line_ingests_and_retrieval_reaches_its_middle(
     assert MARKER in hit.text
 
 
-def test_ten_thousand_markdown_headings_ingest_whole(open_index: Callable[[], Index],
-                                                     tmp_path: Path) -> None:
+def test_ten_thousand_markdown_headings_ingest_whole(
+    open_index: Callable[[], Index], tmp_path: Path
+) -> None:
     text = "".join(f"# Heading {i}\n\nBody of heading {i}.\n\n" for i in range(10_000))
     idx = open_index()
 
@@ -253,7 +257,8 @@ def test_ten_thousand_markdown_headings_ingest_whole(open_index: Callable[[], In
     assert len(doc.sections) == 10_001
     assert idx.collection.count_paragraphs(doc.doc_id) == doc.n_para == 10_000
     assert [p.text for p in idx.read_section(doc.doc_id, 5000)] == [
-        "Heading 4999\nBody of heading 4999."]
+        "Heading 4999\nBody of heading 4999."
+    ]
 
 
 def test_markdown_with_only_headings_is_refused_as_having_no_text(tmp_path: Path) -> None:
@@ -262,8 +267,7 @@ def test_markdown_with_only_headings_is_refused_as_having_no_text(tmp_path: Path
     assert reason_of(path) == "no text content found"
 
 
-def test_markdown_without_headings_is_one_root_section_named_after_the_file(
-        tmp_path: Path) -> None:
+def test_markdown_without_headings_is_one_root_section_named_after_the_file(tmp_path: Path) -> None:
     doc = parse_file(write(tmp_path / "flat-notes.md", "First.\n\nSecond.\n\nThird.\n"))
 
     assert [(s.sec_id, s.title, s.level) for s in doc.sections] == [(0, "flat-notes", 0)]
@@ -271,7 +275,8 @@ def test_markdown_without_headings_is_one_root_section_named_after_the_file(
 
 
 def test_fifty_nested_html_sections_with_repeated_h6_are_fifty_level_6_siblings(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     body = "".join(f"<section><h6>Level {i}</h6><p>Text {i}.</p>" for i in range(50))
     path = write(tmp_path / "nested.html", f"<html><body>{body}{'</section>' * 50}</body></html>")
 
@@ -291,12 +296,14 @@ def test_html_nested_300_elements_deep_keeps_its_text(tmp_path: Path) -> None:
 
 
 def test_html_nested_past_the_parser_limit_is_refused_not_silently_truncated(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     markup = "<p>Top.</p>" + "<div>" * 3000 + "<p>Deep text.</p>" + "</div>" * 3000
     path = write(tmp_path / "abyss.html", f"<html><body>{markup}</body></html>")
 
-    assert reason_of(path) == ("HTML nested more than 2048 elements deep; the parser cannot "
-                               "read content below that depth")
+    assert reason_of(path) == (
+        "HTML nested more than 2048 elements deep; the parser cannot read content below that depth"
+    )
 
 
 def test_markdown_heading_levels_past_six_stay_at_level_six(tmp_path: Path) -> None:
@@ -322,25 +329,31 @@ def test_docx_heading_levels_one_to_nine_nest_nine_deep(tmp_path: Path) -> None:
     doc = parse_file(tmp_path / "deep.docx")
 
     assert [(s.title, s.level, s.parent) for s in doc.sections[1:]] == [
-        (f"Level {n}", n, n - 1) for n in range(1, 10)]
+        (f"Level {n}", n, n - 1) for n in range(1, 10)
+    ]
     assert [p.sec_id for p in doc.paragraphs] == list(range(1, 10))
 
 
 # -- paths: unsupported, duplicates, symlinks --------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "shown"), [("data.xyz", ".xyz"), ("Makefile", "(no extension)"),
-                                             ("scan.jpg", ".jpg")])
+@pytest.mark.parametrize(
+    ("name", "shown"), [("data.xyz", ".xyz"), ("Makefile", "(no extension)"), ("scan.jpg", ".jpg")]
+)
 def test_an_unsupported_extension_is_refused_listing_the_supported_ones(
-        tmp_path: Path, name: str, shown: str) -> None:
+    tmp_path: Path, name: str, shown: str
+) -> None:
     path = write(tmp_path / name, "content")
 
-    assert reason_of(path) == (f"unsupported file type {shown}; supported: .pdf, .docx, "
-                               ".html, .htm, .xhtml, .md, .markdown, .txt")
+    assert reason_of(path) == (
+        f"unsupported file type {shown}; supported: .pdf, .docx, "
+        ".html, .htm, .xhtml, .md, .markdown, .txt"
+    )
 
 
-def test_the_same_file_given_twice_is_ingested_once(open_index: Callable[[], Index],
-                                                    tmp_path: Path) -> None:
+def test_the_same_file_given_twice_is_ingested_once(
+    open_index: Callable[[], Index], tmp_path: Path
+) -> None:
     path = write(tmp_path / "a.md", "# A\n\nOnly once.\n")
 
     docs = open_index().ingest([path, path, tmp_path / "." / "a.md"])
@@ -348,8 +361,9 @@ def test_the_same_file_given_twice_is_ingested_once(open_index: Callable[[], Ind
     assert [d.doc_id for d in docs] == [1]
 
 
-def test_a_file_and_a_symlink_to_it_are_ingested_once(open_index: Callable[[], Index],
-                                                      tmp_path: Path) -> None:
+def test_a_file_and_a_symlink_to_it_are_ingested_once(
+    open_index: Callable[[], Index], tmp_path: Path
+) -> None:
     path = write(tmp_path / "a.md", "# A\n\nOnly once.\n")
     (tmp_path / "alias.md").symlink_to(path)
     idx = open_index()
@@ -385,7 +399,8 @@ def test_a_file_symlink_loop_in_a_folder_is_reported_not_a_crash(tmp_path: Path)
     assert files == [folder / "a.md"]
     assert {(Path(f.path).name, f.reason) for f in failures} == {
         ("ping.md", "symlink loop (following the link leads back to it)"),
-        ("pong.md", "symlink loop (following the link leads back to it)")}
+        ("pong.md", "symlink loop (following the link leads back to it)"),
+    }
 
 
 def test_a_dangling_symlink_is_reported_as_broken(tmp_path: Path) -> None:
@@ -394,8 +409,11 @@ def test_a_dangling_symlink_is_reported_as_broken(tmp_path: Path) -> None:
     _, failures = expand_paths([tmp_path / "gone.md"])
 
     assert [(f.path, f.reason) for f in failures] == [
-        (str(tmp_path / "gone.md"),
-         f"broken symlink: its target {tmp_path / 'deleted.md'} does not exist")]
+        (
+            str(tmp_path / "gone.md"),
+            f"broken symlink: its target {tmp_path / 'deleted.md'} does not exist",
+        )
+    ]
 
 
 # -- a folder of everything ------------------------------------------------------------------
@@ -431,7 +449,8 @@ def bad_corpus(folder: Path) -> dict[str, str]:
 
 
 def test_a_folder_ingest_reports_every_bad_file_with_its_reason(
-        open_index: Callable[[], Index], tmp_path: Path) -> None:
+    open_index: Callable[[], Index], tmp_path: Path
+) -> None:
     expected = bad_corpus(tmp_path / "corpus")
 
     report = open_index().ingest_report(tmp_path / "corpus")
@@ -443,24 +462,36 @@ def test_a_folder_ingest_reports_every_bad_file_with_its_reason(
 
 
 def test_a_folder_ingest_stores_every_good_file_despite_the_bad_ones(
-        open_index: Callable[[], Index], tmp_path: Path) -> None:
+    open_index: Callable[[], Index], tmp_path: Path
+) -> None:
     bad_corpus(tmp_path / "corpus")
     idx = open_index()
 
     idx.ingest_report(tmp_path / "corpus")
 
     assert sorted(Path(d.source).name for d in idx.documents()) == [
-        "good.md", "good.pdf", "legacy.txt"]
+        "good.md",
+        "good.pdf",
+        "legacy.txt",
+    ]
 
 
 def test_the_cli_ingests_a_bad_folder_lists_failures_and_exits_1(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     expected = bad_corpus(tmp_path / "corpus")
     monkeypatch.delenv("DEEPREAD_EMBEDDINGS", raising=False)
 
-    code = cli(["ingest", "--store", str(tmp_path / "store"), "--collection", "docs",
-                str(tmp_path / "corpus")])
+    code = cli(
+        [
+            "ingest",
+            "--store",
+            str(tmp_path / "store"),
+            "--collection",
+            "docs",
+            str(tmp_path / "corpus"),
+        ]
+    )
 
     err = capsys.readouterr().err
     assert code == 1
@@ -471,4 +502,3 @@ def test_the_cli_ingests_a_bad_folder_lists_failures_and_exits_1(
     with Index.open(store=tmp_path / "store", collection="docs") as idx:
         assert len(idx.documents()) == 3
         assert_whole(idx)
-

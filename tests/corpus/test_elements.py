@@ -78,8 +78,7 @@ def test_markdown_images_and_adjacent_caption_lines_are_attached(tmp_path: Path)
     assert figures[1].caption == "Figure 5: A bare image with its caption below."
     table = next(p for p in paras if p.kind == "table")
     assert table.label == "Table 1" and "cats" in table.text
-    assert not any(p.text.startswith(("Table 1", "Figure 5")) and p.kind == "text"
-                   for p in paras)
+    assert not any(p.text.startswith(("Table 1", "Figure 5")) and p.kind == "text" for p in paras)
 
 
 def test_a_caption_line_next_to_no_table_keeps_only_its_label() -> None:
@@ -88,11 +87,18 @@ def test_a_caption_line_next_to_no_table_keeps_only_its_label() -> None:
 
 
 def test_pdf_caption_lines_open_figures_and_label_table_captions() -> None:
-    blocks = pdf_captions([Block("text", "Figure 1: A diagram.", page=2),
-                           Block("text", "Table 2. Sizes", page=3),
-                           Block("text", "Figure 1 shows the flow.", page=3)])
+    blocks = pdf_captions(
+        [
+            Block("text", "Figure 1: A diagram.", page=2),
+            Block("text", "Table 2. Sizes", page=3),
+            Block("text", "Figure 1 shows the flow.", page=3),
+        ]
+    )
     assert [(b.kind, b.label, b.page) for b in blocks] == [
-        ("figure", "Figure 1", 2), ("caption", "Table 2", 3), ("text", None, 3)]
+        ("figure", "Figure 1", 2),
+        ("caption", "Table 2", 3),
+        ("text", None, 3),
+    ]
 
 
 def test_caption_label_and_image_round_trip_through_the_store(tmp_path: Path) -> None:
@@ -102,23 +108,37 @@ def test_caption_label_and_image_round_trip_through_the_store(tmp_path: Path) ->
         (doc,) = idx.ingest([path])
         read = [p for s in doc.sections for p in idx.read_section(doc.doc_id, s.sec_id)]
     figure = next(p for p in read if p.kind == "figure")
-    assert (figure.label, figure.image) == ("Figure 2.1",
-                                            str((tmp_path / "img" / "chart.png").resolve()))
+    assert (figure.label, figure.image) == (
+        "Figure 2.1",
+        str((tmp_path / "img" / "chart.png").resolve()),
+    )
     assert next(p for p in read if p.kind == "table").caption == "Table 3. Latency per region"
 
 
 def test_documents_stored_before_summaries_existed_still_load() -> None:
-    old = {"doc_id": 1, "title": "t", "source": "s",
-           "sections": [{"sec_id": 0, "title": "t", "level": 0, "parent": None,
-                         "children": [], "n_para": 1, "n_tok": 3}]}
+    old = {
+        "doc_id": 1,
+        "title": "t",
+        "source": "s",
+        "sections": [
+            {
+                "sec_id": 0,
+                "title": "t",
+                "level": 0,
+                "parent": None,
+                "children": [],
+                "n_para": 1,
+                "n_tok": 3,
+            }
+        ],
+    }
     doc = Document.from_dict(old)
     assert doc.sections[0].summary is None
     assert Section(**doc.sections[0].to_dict()) == doc.sections[0]
 
 
 @pytest.mark.parametrize("name", ["library-json.html", "tutorial-classes.html"])
-def test_devset_pages_keep_their_tables_without_spurious_figures(devset: Path,
-                                                                  name: str) -> None:
+def test_devset_pages_keep_their_tables_without_spurious_figures(devset: Path, name: str) -> None:
     paras = parse_file(devset / "docs" / name).paragraphs
     assert not [p for p in paras if p.kind == "figure"]
     if name == "library-json.html":

@@ -28,20 +28,20 @@ def long_pdf(path: Path) -> Path:
     return doc.save(path)
 
 
-def ingest_events(tmp_path: Path, collection: str) -> tuple[list[tuple[str, int, int]],
-                                                            deepread.Index]:
+def ingest_events(
+    tmp_path: Path, collection: str
+) -> tuple[list[tuple[str, int, int]], deepread.Index]:
     tmp_path.mkdir(parents=True, exist_ok=True)
     pdf = long_pdf(tmp_path / "report.pdf")
     events: list[tuple[str, int, int]] = []
     idx = deepread.Index.open(store=tmp_path / "store", collection=collection)
-    idx.ingest([pdf], progress=lambda event, path, done, total: events.append(
-        (event, done, total)))
+    idx.ingest([pdf], progress=lambda event, path, done, total: events.append((event, done, total)))
     return events, idx
 
 
-def test_a_long_pdf_reports_the_pages_its_embedding_reached(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
+def test_a_long_pdf_reports_the_pages_its_embedding_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(ingest, "EMBED_SLICE", 5)
 
     events, idx = ingest_events(tmp_path, "pages")
@@ -56,9 +56,9 @@ def test_a_long_pdf_reports_the_pages_its_embedding_reached(tmp_path: Path,
     assert pages[-1] == (PAGES, PAGES) and {total for _, total in pages} == {PAGES}
 
 
-def test_slicing_the_embedding_changes_nothing_that_is_stored(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch
-                                                              ) -> None:
+def test_slicing_the_embedding_changes_nothing_that_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(ingest, "EMBED_SLICE", 5)
     _, sliced = ingest_events(tmp_path / "a", "sliced")
     monkeypatch.setattr(ingest, "EMBED_SLICE", 10_000)
@@ -73,8 +73,9 @@ def test_slicing_the_embedding_changes_nothing_that_is_stored(tmp_path: Path,
 
 
 def test_a_text_file_has_no_pages_to_report(tmp_path: Path) -> None:
-    (tmp_path / "notes.md").write_text("# Notes\n\n" + "\n\n".join(
-        filler(20, seed=i) for i in range(40)), encoding="utf-8")
+    (tmp_path / "notes.md").write_text(
+        "# Notes\n\n" + "\n\n".join(filler(20, seed=i) for i in range(40)), encoding="utf-8"
+    )
     events: list[str] = []
     with deepread.Index.open(store=tmp_path / "store", collection="md") as idx:
         idx.ingest([tmp_path / "notes.md"], progress=lambda event, *_: events.append(event))

@@ -25,49 +25,70 @@ def folder(tmp_path: Path) -> Path:
     """Two HTML pages, a Markdown file, a text file, and an empty file (a failure)."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    for name, topic in (("library-json.html", "encoders"), ("tutorial-controlflow.html",
-                                                            "loops")):
-        sections = "".join(f"<h2>{topic.title()} part {i}</h2><p>How {topic} work, step {i}."
-                           f"</p><ul><li>First {topic} item {i}.</li><li>Second item.</li>"
-                           "</ul>" for i in range(4))
-        (docs / name).write_text(f"<html><head><title>{topic}</title></head><body>"
-                                 f"<h1>All about {topic}</h1>{sections}</body></html>",
-                                 encoding="utf-8")
-    (docs / "notes.md").write_text("# Notes\n\nWalruses rest on ice floes.\n\n## More\n\n"
-                                   "Narwhals have one long tooth.\n", encoding="utf-8")
+    for name, topic in (("library-json.html", "encoders"), ("tutorial-controlflow.html", "loops")):
+        sections = "".join(
+            f"<h2>{topic.title()} part {i}</h2><p>How {topic} work, step {i}."
+            f"</p><ul><li>First {topic} item {i}.</li><li>Second item.</li>"
+            "</ul>"
+            for i in range(4)
+        )
+        (docs / name).write_text(
+            f"<html><head><title>{topic}</title></head><body>"
+            f"<h1>All about {topic}</h1>{sections}</body></html>",
+            encoding="utf-8",
+        )
+    (docs / "notes.md").write_text(
+        "# Notes\n\nWalruses rest on ice floes.\n\n## More\n\nNarwhals have one long tooth.\n",
+        encoding="utf-8",
+    )
     (docs / "plain.txt").write_text("A plain text file about otters.\n", encoding="utf-8")
     (docs / "empty.md").write_text("", encoding="utf-8")
     return docs
 
 
 def stored(idx: deepread.Index) -> list[tuple]:
-    return [(d.doc_id, Path(d.source).name, d.title,
-             [(s.title, s.n_para, s.n_tok) for s in d.sections],
-             [p.text for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id)])
-            for d in idx.documents()]
+    return [
+        (
+            d.doc_id,
+            Path(d.source).name,
+            d.title,
+            [(s.title, s.n_para, s.n_tok) for s in d.sections],
+            [p.text for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id)],
+        )
+        for d in idx.documents()
+    ]
 
 
-def test_two_workers_store_exactly_what_one_worker_stores_in_the_same_order(
-        tmp_path: Path) -> None:
+def test_two_workers_store_exactly_what_one_worker_stores_in_the_same_order(tmp_path: Path) -> None:
     docs = folder(tmp_path)
-    with deepread.Index.open(store=tmp_path / "store", collection="one") as one, \
-            deepread.Index.open(store=tmp_path / "store", collection="two") as two:
+    with (
+        deepread.Index.open(store=tmp_path / "store", collection="one") as one,
+        deepread.Index.open(store=tmp_path / "store", collection="two") as two,
+    ):
         events: dict[str, list[tuple[str, str]]] = {"one": [], "two": []}
         got = {}
         for name, idx, workers in (("one", one, 1), ("two", two, 2)):
+
             def progress(event, path, done, total, name=name):
                 events[name].append((event, Path(path).name))
+
             got[name] = idx.ingest_report([docs], progress=progress, workers=workers)
 
         assert stored(one) == stored(two)
         assert [Path(d.source).name for d in two.documents()] == [
-            "library-json.html", "notes.md", "plain.txt", "tutorial-controlflow.html"]
+            "library-json.html",
+            "notes.md",
+            "plain.txt",
+            "tutorial-controlflow.html",
+        ]
         # (how parsed files group into embedding calls depends on timing; what is stored
         # or failed, and in which order, does not)
         assert [e for e in events["one"] if e[0] != "parsed"] == [
-            e for e in events["two"] if e[0] != "parsed"]
+            e for e in events["two"] if e[0] != "parsed"
+        ]
         assert [(Path(f.path).name, f.reason) for f in got["two"].failures] == [
-            ("empty.md", "the file is empty (0 bytes)")]
+            ("empty.md", "the file is empty (0 bytes)")
+        ]
 
 
 def test_a_worker_that_dies_fails_only_the_file_it_was_parsing(tmp_path: Path) -> None:
@@ -76,8 +97,9 @@ def test_a_worker_that_dies_fails_only_the_file_it_was_parsing(tmp_path: Path) -
     paths = sorted(p for p in docs.iterdir() if p.name != "empty.md")
 
     results: dict[str, object] = {}
-    with ParseAhead(paths, parse_file, workers=2,
-                    worker="support.parse_crash:parse_or_die") as parsed:
+    with ParseAhead(
+        paths, parse_file, workers=2, worker="support.parse_crash:parse_or_die"
+    ) as parsed:
         for path in paths:
             try:
                 results[path.name] = parsed.take().title
@@ -86,7 +108,8 @@ def test_a_worker_that_dies_fails_only_the_file_it_was_parsing(tmp_path: Path) -
 
     assert results["crash.md"].startswith("its parser process died twice")
     assert {name: title for name, title in results.items() if name != "crash.md"} == {
-        p.name: parse_file(p).title for p in paths if p.name != "crash.md"}
+        p.name: parse_file(p).title for p in paths if p.name != "crash.md"
+    }
 
 
 def test_a_failure_inside_a_worker_is_reported_as_that_file_s_reason(tmp_path: Path) -> None:
@@ -99,8 +122,10 @@ def test_a_failure_inside_a_worker_is_reported_as_that_file_s_reason(tmp_path: P
 
 
 def test_workers_must_be_at_least_one(tmp_path: Path) -> None:
-    with deepread.Index.open(store=tmp_path / "store") as idx, \
-            pytest.raises(UsageError, match="workers must be a whole number"):
+    with (
+        deepread.Index.open(store=tmp_path / "store") as idx,
+        pytest.raises(UsageError, match="workers must be a whole number"),
+    ):
         idx.ingest([folder(tmp_path)], workers=0)
 
 
@@ -108,13 +133,26 @@ def test_the_cli_ingests_with_one_worker_per_core_by_default(tmp_path: Path) -> 
     docs = folder(tmp_path)
     assert default_workers() >= 1
     done = subprocess.run(
-        [str(Path(sys.executable).with_name("deepread")), "ingest", str(docs), "--store",
-         str(tmp_path / "store"), "--json"],
-        capture_output=True, text=True, timeout=300, check=False)
+        [
+            str(Path(sys.executable).with_name("deepread")),
+            "ingest",
+            str(docs),
+            "--store",
+            str(tmp_path / "store"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
     assert done.returncode == 1, done.stderr  # the empty file is a failure line
     report = json.loads(done.stdout)
     assert [(d["doc_id"], Path(d["source"]).name) for d in report["documents"]] == [
-        (1, "library-json.html"), (2, "notes.md"), (3, "plain.txt"),
-        (4, "tutorial-controlflow.html")]
+        (1, "library-json.html"),
+        (2, "notes.md"),
+        (3, "plain.txt"),
+        (4, "tutorial-controlflow.html"),
+    ]
     assert [Path(f["path"]).name for f in report["failures"]] == ["empty.md"]

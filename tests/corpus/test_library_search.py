@@ -12,11 +12,23 @@ DOCS = [
     filing(2, "ACME CORPORATION", "December 31, 2019", "ACME_2019_10K.pdf"),
     filing(3, "Beta Industries, Inc.", "June 30, 2019", "BETA_2019_10K.pdf"),
     filing(4, "American Express Company", "December 31, 2022", "AMERICANEXPRESS_2022_10K.pdf"),
-    filing(5, "Gamma Holdings plc", "March 31, 2020", "GAMMA_2020_10K.pdf",
-           more=("Trading Symbol(s) | GMH New York Stock Exchange",)),
-    plain(6, "Kenvue separation", "ACME_2023_8K.pdf", lines=(
-        "FORM 8-K", "Date of Report (Date of earliest event reported): August 30, 2023",
-        "Acme Corporation completed the separation of Kenvue.")),
+    filing(
+        5,
+        "Gamma Holdings plc",
+        "March 31, 2020",
+        "GAMMA_2020_10K.pdf",
+        more=("Trading Symbol(s) | GMH New York Stock Exchange",),
+    ),
+    plain(
+        6,
+        "Kenvue separation",
+        "ACME_2023_8K.pdf",
+        lines=(
+            "FORM 8-K",
+            "Date of Report (Date of earliest event reported): August 30, 2023",
+            "Acme Corporation completed the separation of Kenvue.",
+        ),
+    ),
 ]
 
 
@@ -33,9 +45,13 @@ def test_a_year_the_question_gives_leaves_out_the_companys_filings_of_other_year
     # 2019 is the year of four filings of nine here, so Acme's 2018 filing scores within
     # KEEP of its 2019 one: the year decides, not the score.
     others = [("Delta", 2019), ("Epsilon", 2019), ("Zeta", 2021), ("Eta", 2021)]
-    docs = [*DOCS[:5], *(filing(10 + i, f"{name} Inc.", f"December 31, {year}",
-                                f"{name.upper()}_{year}_10K.pdf")
-                         for i, (name, year) in enumerate(others))]
+    docs = [
+        *DOCS[:5],
+        *(
+            filing(10 + i, f"{name} Inc.", f"December 31, {year}", f"{name.upper()}_{year}_10K.pdf")
+            for i, (name, year) in enumerate(others)
+        ),
+    ]
 
     assert found("What was Acme's capital expenditure in FY2019?", docs) == [2]
 
@@ -76,11 +92,16 @@ def test_a_scope_limits_the_search_to_its_documents():
 
 
 def test_the_words_of_a_question_are_its_names_and_periods():
-    names, periods = asked_words("What is JnJ's FY2022 revenue per the Q2 report of May 3, "
-                                 "2023? Round to one decimal place.")
+    names, periods = asked_words(
+        "What is JnJ's FY2022 revenue per the Q2 report of May 3, 2023? Round to one decimal place."
+    )
     assert names == {"jnj"} and {"2022", "2023", "q2", "monthday0503"} <= periods
     assert proper_names("What is 3M's revenue in USD? Use the Balance Sheet.") == [
-        "3m", "usd", "balance", "sheet"]
+        "3m",
+        "usd",
+        "balance",
+        "sheet",
+    ]
     assert "fy" not in words("FY2019") and {"fy2019", "2019"} <= words("FY2019")
     assert "q4" in words("ACME_2023Q4_EARNINGS")
 

@@ -16,11 +16,21 @@ from deepread.stores.records import Document, Section
 
 LIBRARY = [
     filing(1, "ACME CORPORATION", "December 31, 2018", "ACME_2018_10K.pdf"),
-    filing(2, "ACME CORPORATION", "December 31, 2019", "ACME_2019_10K.pdf",
-           meta={"title": "0000012345-20-000007"}),
+    filing(
+        2,
+        "ACME CORPORATION",
+        "December 31, 2019",
+        "ACME_2019_10K.pdf",
+        meta={"title": "0000012345-20-000007"},
+    ),
     filing(3, "Beta Industries, Inc.", "June 30, 2019", "BETA_2019_10K.pdf"),
-    filing(4, "Gamma Holdings plc", "March 31, 2020", "GAMMA_2020_10K.pdf",
-           meta={"title": "UNITED STATES SECURITIES AND EXCHANGE COMMISSION"}),
+    filing(
+        4,
+        "Gamma Holdings plc",
+        "March 31, 2020",
+        "GAMMA_2020_10K.pdf",
+        meta={"title": "UNITED STATES SECURITIES AND EXCHANGE COMMISSION"},
+    ),
 ]
 
 
@@ -47,17 +57,26 @@ def test_lines_printed_on_many_first_pages_are_banners_learnt_from_the_collectio
 
 def test_a_library_of_one_document_keeps_the_parsers_title():
     one = [LIBRARY[0]]
-    assert titles(one)[1] == "UNITED STATES SECURITIES AND EXCHANGE COMMISSION — Form 10-K, " \
-                             "fiscal year ended December 31, 2018"
+    assert (
+        titles(one)[1] == "UNITED STATES SECURITIES AND EXCHANGE COMMISSION — Form 10-K, "
+        "fiscal year ended December 31, 2018"
+    )
     assert not Banners.of(one).banner("UNITED STATES SECURITIES AND EXCHANGE COMMISSION")
 
 
 def test_an_amended_filing_with_the_same_name_and_year_gets_a_title_of_its_own():
-    amended = filing(5, "ACME CORPORATION", "December 31, 2019", "ACME_2019_10KA.pdf",
-                     form="FORM 10-K/A", more=("Amendment No. 1",))
+    amended = filing(
+        5,
+        "ACME CORPORATION",
+        "December 31, 2019",
+        "ACME_2019_10KA.pdf",
+        form="FORM 10-K/A",
+        more=("Amendment No. 1",),
+    )
     got = titles([*LIBRARY, amended])
-    assert got[5] == ("ACME CORPORATION — Form 10-K/A, Amendment No. 1, fiscal year ended "
-                      "December 31, 2019")
+    assert got[5] == (
+        "ACME CORPORATION — Form 10-K/A, Amendment No. 1, fiscal year ended December 31, 2019"
+    )
     assert got[5] != got[2]
 
 
@@ -75,25 +94,39 @@ def test_a_document_with_no_usable_title_anywhere_is_named_by_its_file():
 
 
 def test_a_press_release_is_titled_by_its_listed_name_kind_and_quarter():
-    release = plain(8, "FOR IMMEDIATE RELEASE", "ACME_2022Q4_EARNINGS.pdf", lines=(
-        "FOR IMMEDIATE RELEASE", "• 2022 Fourth-Quarter sales of $2.1 Billion",
-        "Springfield (January 24, 2023) – Acme Corporation (NYSE: ACM) today announced "
-        "results for fourth-quarter and full year 2022."))
-    assert titles([*LIBRARY, release])[8] == ("Acme Corporation — press release, fourth "
-                                              "quarter and full year 2022")
+    release = plain(
+        8,
+        "FOR IMMEDIATE RELEASE",
+        "ACME_2022Q4_EARNINGS.pdf",
+        lines=(
+            "FOR IMMEDIATE RELEASE",
+            "• 2022 Fourth-Quarter sales of $2.1 Billion",
+            "Springfield (January 24, 2023) – Acme Corporation (NYSE: ACM) today announced "
+            "results for fourth-quarter and full year 2022.",
+        ),
+    )
+    assert titles([*LIBRARY, release])[8] == (
+        "Acme Corporation — press release, fourth quarter and full year 2022"
+    )
 
 
 def test_syllabi_are_titled_by_course_kind_and_term_and_a_shared_heading_is_skipped():
     def syllabus(doc_id: int, course: str, file: str, term: str) -> Document:
-        return plain(doc_id, "Course Description", file, lines=(
-            "SYLLABUS", course, term, "Course Description", "Office hours: by appointment"),
-            meta={"title": f"Microsoft Word - {file}.docx"})
+        return plain(
+            doc_id,
+            "Course Description",
+            file,
+            lines=("SYLLABUS", course, term, "Course Description", "Office hours: by appointment"),
+            meta={"title": f"Microsoft Word - {file}.docx"},
+        )
 
-    got = titles([syllabus(1, "MATH 331: Ordinary Differential Equations", "math331.pdf",
-                           "Spring 2023"),
-                  syllabus(2, "CHEM 111 General Chemistry I", "chem111.pdf", "Fall 2022"),
-                  syllabus(3, "ENG 204 Asian American Literature", "eng204 syllabus.pdf",
-                           "Fall 2021")])
+    got = titles(
+        [
+            syllabus(1, "MATH 331: Ordinary Differential Equations", "math331.pdf", "Spring 2023"),
+            syllabus(2, "CHEM 111 General Chemistry I", "chem111.pdf", "Fall 2022"),
+            syllabus(3, "ENG 204 Asian American Literature", "eng204 syllabus.pdf", "Fall 2021"),
+        ]
+    )
     assert got[1] == "MATH 331: Ordinary Differential Equations — syllabus, Spring 2023"
     assert got[3] == "ENG 204 Asian American Literature — syllabus, Fall 2021"
 
@@ -104,14 +137,21 @@ def test_the_library_gives_each_document_its_title_its_card_and_its_root_section
     assert first.title == first.sections[0].title == first.card.title
     assert first.card.file == "ACME_2018_10K.pdf" and first.card.pages == 120
     assert first.card.kind == "Form 10-K" and first.card.sections == ("PART I", "PART II")
-    assert first.card.describe() == ("file=ACME_2018_10K.pdf | pages=120 | sections: PART I; "
-                                     "PART II")
+    assert first.card.describe() == (
+        "file=ACME_2018_10K.pdf | pages=120 | sections: PART I; PART II"
+    )
     assert LIBRARY[0].title == "UNITED STATES SECURITIES AND EXCHANGE COMMISSION"  # stored
 
 
 def test_a_store_written_before_front_matter_still_loses_its_banner_titles():
-    old = [Document(i, "UNITED STATES SECURITIES AND EXCHANGE COMMISSION", f"/lib/{f}",
-                    [Section(0, "x", 0, None)]) for i, f in enumerate(
-                        ["A_2018.pdf", "B_2019.pdf", "C_2020.pdf"], 1)]
+    old = [
+        Document(
+            i,
+            "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+            f"/lib/{f}",
+            [Section(0, "x", 0, None)],
+        )
+        for i, f in enumerate(["A_2018.pdf", "B_2019.pdf", "C_2020.pdf"], 1)
+    ]
     old.append(Document(4, "Notes on glaciers", "/lib/glaciers.md", [Section(0, "x", 0, None)]))
     assert titles(old) == {1: "A_2018", 2: "B_2019", 3: "C_2020", 4: "Notes on glaciers"}

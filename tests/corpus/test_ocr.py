@@ -19,8 +19,8 @@ from deepread.stores.cache import ModelCache
 PAGES = {
     1: "# Widget Manual\n\n## 1 Intro\n\nWidgets turn cranks.\n\n## 2 Setup\n\nPlug it in.",
     2: "```markdown\nStill setting up on page two.\n\nTable 1: Voltages\n\n"
-       "<table><tr><th>model</th><th>volts</th></tr><tr><td>W1</td><td>12</td></tr></table>"
-       "\n```",
+    "<table><tr><th>model</th><th>volts</th></tr><tr><td>W1</td><td>12</td></tr></table>"
+    "\n```",
     3: "## 3 Care\n\n- Keep dry.\n- Oil monthly.\n\n```\nwidget --oil\n",
 }
 
@@ -83,13 +83,18 @@ def test_a_failing_ocr_model_is_a_parse_error_naming_the_page(tmp_path: Path) ->
 def test_page_markers_set_pages_and_fences_are_closed() -> None:
     assert clean_page("```md\n# T\n```") == "# T"
     assert clean_page("```\ncode") == "```\ncode\n```"
-    blocks = assign_pages([Block("text", "DRXPAGE1X"), Block("heading", "T", level=1),
-                           Block("text", "DRXPAGE2X"), Block("text", "body")])
+    blocks = assign_pages(
+        [
+            Block("text", "DRXPAGE1X"),
+            Block("heading", "T", level=1),
+            Block("text", "DRXPAGE2X"),
+            Block("text", "body"),
+        ]
+    )
     assert [(b.text, b.page) for b in blocks] == [("T", 1), ("body", 2)]
 
 
-def test_the_devset_pdf_first_pages_go_through_the_ocr_route(devset: Path,
-                                                              tmp_path: Path) -> None:
+def test_the_devset_pdf_first_pages_go_through_the_ocr_route(devset: Path, tmp_path: Path) -> None:
     source = pypdfium2.PdfDocument(devset / "docs" / "library-json.pdf")
     first_two = pypdfium2.PdfDocument.new()
     first_two.import_pages(source, [0, 1])
@@ -101,4 +106,6 @@ def test_the_devset_pdf_first_pages_go_through_the_ocr_route(devset: Path,
     structured = IngestModels(ocr=model).parse(path)
     assert [s.title for s in structured.sections[1:]] == ["json page 1", "json page 2"]
     assert [(p.text, p.page) for p in structured.paragraphs] == [
-        ("json page 1\nText of page 1.", 1), ("json page 2\nText of page 2.", 2)]
+        ("json page 1\nText of page 1.", 1),
+        ("json page 2\nText of page 2.", 2),
+    ]

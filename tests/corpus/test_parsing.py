@@ -73,8 +73,14 @@ def share_in_one_paragraph(structured: Structured, quotes: list[str]) -> float:
     return found / len(quotes)
 
 
-HTML_PAGES = ["howto-descriptor", "library-collections", "library-json", "library-unittest",
-              "tutorial-classes", "tutorial-controlflow"]
+HTML_PAGES = [
+    "howto-descriptor",
+    "library-collections",
+    "library-json",
+    "library-unittest",
+    "tutorial-classes",
+    "tutorial-controlflow",
+]
 PDF_PAGES = ["howto-descriptor", "library-json", "tutorial-classes"]
 
 
@@ -118,8 +124,7 @@ def test_html_navigation_and_permalinks_are_not_content(devset):
     doc = parsed(devset / "docs" / "library-json.html")
     texts = [p.text for p in doc.paragraphs] + [s.title for s in doc.sections]
     assert not any("\u00b6" in t for t in texts)
-    assert not any(t in ("Navigation", "Previous topic", "This Page", "Show Source")
-                   for t in texts)
+    assert not any(t in ("Navigation", "Previous topic", "This Page", "Show Source") for t in texts)
 
 
 def test_html_tables_stay_whole_as_html(devset):
@@ -138,15 +143,18 @@ def test_pdf_paragraphs_carry_their_page(devset):
 def test_pdf_line_end_hyphen_of_a_compound_is_kept(devset):
     # PDFium reports a line-final hyphen as 0x02; "pretty-/printed" must stay hyphenated.
     doc = parsed(devset / "docs" / "library-json.pdf")
-    assert any("will be pretty-printed with that indent level" in p.text
-               for p in doc.paragraphs)
+    assert any("will be pretty-printed with that indent level" in p.text for p in doc.paragraphs)
 
 
 def test_pdf_code_blocks_keep_their_indentation(devset):
     doc = parsed(devset / "docs" / "howto-descriptor.pdf")
-    assert any(p.kind == "code" and p.text.startswith(
-        "class Ten:\n    def __get__(self, obj, objtype=None):\n        return 10")
-        for p in doc.paragraphs)
+    assert any(
+        p.kind == "code"
+        and p.text.startswith(
+            "class Ten:\n    def __get__(self, obj, objtype=None):\n        return 10"
+        )
+        for p in doc.paragraphs
+    )
 
 
 def test_pdf_lines_one_font_size_apart_form_one_box_whatever_their_glyph_boxes():
@@ -182,14 +190,18 @@ def test_label_value_lines_and_prose_are_not_tables():
     def cell(text: str, x0: float, y: float) -> Line:
         return Line(text, x0, x0 + 6 * len(text), y, y + 12, 12.0, 0.0, 0, False)
 
-    two_rows = [cell("Author:", 34, 500), cell("Raymond", 120, 500),
-                cell("Contact:", 34, 480), cell("python at rcn", 120, 480)]
-    prose = [cell("A paragraph of ordinary text that wraps", 34, 400 - 14 * i)
-             for i in range(5)]
+    two_rows = [
+        cell("Author:", 34, 500),
+        cell("Raymond", 120, 500),
+        cell("Contact:", 34, 480),
+        cell("python at rcn", 120, 480),
+    ]
+    prose = [cell("A paragraph of ordinary text that wraps", 34, 400 - 14 * i) for i in range(5)]
     assert find_tables(two_rows) == [] and find_tables(prose) == []
     three_rows = [*two_rows, cell("Date:", 34, 460), cell("2013", 120, 460)]
     assert [t.rows for t in find_tables(three_rows)] == [
-        [["Author:", "Raymond"], ["Contact:", "python at rcn"], ["Date:", "2013"]]]
+        [["Author:", "Raymond"], ["Contact:", "python at rcn"], ["Date:", "2013"]]
+    ]
 
 
 def test_pdfs_parsed_in_parallel_threads_match_a_serial_parse(devset):
@@ -216,8 +228,11 @@ def test_section_tree_is_consistent(devset):
 
 def test_markdown_comments_inside_code_fences_are_not_headings(tmp_path):
     path = tmp_path / "fenced.md"
-    path.write_text("# Title\n\nIntro text.\n\n```python\n# not a heading\nx = 1\n```\n\n"
-                    "## Next\n\nMore text.\n", encoding="utf-8")
+    path.write_text(
+        "# Title\n\nIntro text.\n\n```python\n# not a heading\nx = 1\n```\n\n"
+        "## Next\n\nMore text.\n",
+        encoding="utf-8",
+    )
     doc = parse_file(path)
     assert [s.title for s in doc.sections] == ["Title", "Title", "Next"]
     code = [p for p in doc.paragraphs if p.kind == "code"]
@@ -226,8 +241,10 @@ def test_markdown_comments_inside_code_fences_are_not_headings(tmp_path):
 
 def test_a_heading_is_the_first_line_of_the_paragraph_after_it(tmp_path):
     path = tmp_path / "syllabus.md"
-    path.write_text("# Course\n\nIntro.\n\n## Office Hours:\n\nMon 2-3 pm, room 101.\n\n"
-                    "Or by appointment.\n", encoding="utf-8")
+    path.write_text(
+        "# Course\n\nIntro.\n\n## Office Hours:\n\nMon 2-3 pm, room 101.\n\nOr by appointment.\n",
+        encoding="utf-8",
+    )
     doc = parse_file(path)
     hours = [p.text for p in doc.paragraphs if p.sec_id == 2]
     assert hours == ["Office Hours:\nMon 2-3 pm, room 101.", "Or by appointment."]
@@ -236,18 +253,19 @@ def test_a_heading_is_the_first_line_of_the_paragraph_after_it(tmp_path):
 
 def test_headings_without_paragraphs_of_their_own_go_to_the_next_paragraph(tmp_path):
     path = tmp_path / "schedule.md"
-    path.write_text("# Schedule\n\n## Week 3\n\n### Midterm\n\nIn class, closed book.\n",
-                    encoding="utf-8")
+    path.write_text(
+        "# Schedule\n\n## Week 3\n\n### Midterm\n\nIn class, closed book.\n", encoding="utf-8"
+    )
     doc = parse_file(path)
-    assert [p.text for p in doc.paragraphs] == [
-        "Schedule\nWeek 3\nMidterm\nIn class, closed book."]
+    assert [p.text for p in doc.paragraphs] == ["Schedule\nWeek 3\nMidterm\nIn class, closed book."]
     assert doc.paragraphs[0].sec_id == 3
 
 
 def test_headings_that_end_the_document_are_its_last_paragraph(tmp_path):
     path = tmp_path / "closing.md"
-    path.write_text("# Schedule\n\nWeek 1 readings.\n\n## Final project due Friday, 12/10\n",
-                    encoding="utf-8")
+    path.write_text(
+        "# Schedule\n\nWeek 1 readings.\n\n## Final project due Friday, 12/10\n", encoding="utf-8"
+    )
     doc = parse_file(path)
     last = doc.paragraphs[-1]
     assert last.text == "Final project due Friday, 12/10"
@@ -256,8 +274,10 @@ def test_headings_that_end_the_document_are_its_last_paragraph(tmp_path):
 
 def test_a_heading_above_a_table_is_not_written_into_its_html(tmp_path):
     path = tmp_path / "grades.md"
-    path.write_text("# Grading\n\n<table><tr><td>A</td><td>90</td></tr></table>\n\n"
-                    "Curved at the end.\n", encoding="utf-8")
+    path.write_text(
+        "# Grading\n\n<table><tr><td>A</td><td>90</td></tr></table>\n\nCurved at the end.\n",
+        encoding="utf-8",
+    )
     doc = parse_file(path)
     table = next(p for p in doc.paragraphs if p.kind == "table")
     assert table.text.startswith("<table>")
@@ -270,10 +290,15 @@ def test_ocr_markdown_keeps_heading_depth_tables_and_images(tmp_path):
         "# Annual Report\n\n## 1 Results\n\n### 1.1 Revenue\n\nRevenue grew 12%.\n\n"
         "<table><tr><td>Year</td><td>Revenue</td></tr><tr><td>2024</td><td>9.1</td></tr>"
         "</table>\n\n![Figure 2: revenue by quarter](images/fig2.png)\n\n- first item\n"
-        "- second item\n", encoding="utf-8")
+        "- second item\n",
+        encoding="utf-8",
+    )
     doc = parse_file(path)
     assert [(s.title, s.level) for s in doc.sections[1:]] == [
-        ("Annual Report", 1), ("1 Results", 2), ("1.1 Revenue", 3)]
+        ("Annual Report", 1),
+        ("1 Results", 2),
+        ("1.1 Revenue", 3),
+    ]
     kinds = [p.kind for p in doc.paragraphs]
     assert kinds.count("list_item") == 2 and "table" in kinds
     table = next(p for p in doc.paragraphs if p.kind == "table")
@@ -295,30 +320,35 @@ def test_docx_heading_styles_become_section_levels(tmp_path):
     document.save(str(path))
     doc = parse_file(path)
     assert doc.title == "Handbook"
-    assert [(s.title, s.level) for s in doc.sections[1:]] == [("Chapter One", 1),
-                                                              ("Details", 2)]
+    assert [(s.title, s.level) for s in doc.sections[1:]] == [("Chapter One", 1), ("Details", 2)]
     assert [p.text for p in doc.paragraphs if p.sec_id == 2] == [
-        "Details\nA detailed paragraph.", "A bullet point"]
+        "Details\nA detailed paragraph.",
+        "A bullet point",
+    ]
 
 
 def test_plain_text_becomes_paragraphs_in_the_root(tmp_path):
     path = tmp_path / "notes.txt"
-    path.write_text("First paragraph line one\nline two.\n\nSecond paragraph.\n",
-                    encoding="utf-8")
+    path.write_text("First paragraph line one\nline two.\n\nSecond paragraph.\n", encoding="utf-8")
     doc = parse_file(path)
     assert len(doc.sections) == 1 and doc.sections[0].title == "notes"
-    assert [p.text for p in doc.paragraphs] == ["First paragraph line one line two.",
-                                                "Second paragraph."]
+    assert [p.text for p in doc.paragraphs] == [
+        "First paragraph line one line two.",
+        "Second paragraph.",
+    ]
 
 
-@pytest.mark.parametrize(("name", "content", "reason"), [
-    ("empty.md", b"", "empty"),
-    ("blank.md", b"   \n\n", "empty"),
-    ("binary.md", b"\x00\x01\x02binary", "binary"),
-    ("notes.xyz", b"text", "unsupported file type"),
-    ("broken.pdf", b"%PDF-1.4\n1 0 obj\n<<", "truncated"),
-    ("fake.docx", b"not a zip", "not a valid .docx"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("empty.md", b"", "empty"),
+        ("blank.md", b"   \n\n", "empty"),
+        ("binary.md", b"\x00\x01\x02binary", "binary"),
+        ("notes.xyz", b"text", "unsupported file type"),
+        ("broken.pdf", b"%PDF-1.4\n1 0 obj\n<<", "truncated"),
+        ("fake.docx", b"not a zip", "not a valid .docx"),
+    ],
+)
 def test_bad_files_get_a_specific_error(tmp_path, name, content, reason):
     path = tmp_path / name
     path.write_bytes(content)
@@ -328,9 +358,11 @@ def test_bad_files_get_a_specific_error(tmp_path, name, content, reason):
 
 def test_a_contents_heading_is_never_the_documents_title(tmp_path):
     path = tmp_path / "guide.md"
-    path.write_text("## Contents\n\n- Installing\n- Using\n\n## Installing widgets\n\n"
-                    "Run the installer.\n\n## Using widgets\n\nTurn the crank.\n",
-                    encoding="utf-8")
+    path.write_text(
+        "## Contents\n\n- Installing\n- Using\n\n## Installing widgets\n\n"
+        "Run the installer.\n\n## Using widgets\n\nTurn the crank.\n",
+        encoding="utf-8",
+    )
     doc = parse_file(path)
     assert doc.title == "Installing widgets"
     assert doc.sections[1].title == "Contents"  # still a section of its own
@@ -339,5 +371,6 @@ def test_a_contents_heading_is_never_the_documents_title(tmp_path):
 def test_parse_file_takes_a_path_given_as_a_string(tmp_path):
     path = tmp_path / "note.md"
     path.write_text("# Note\n\nKeep the walrus fed.\n", encoding="utf-8")
-    assert [p.text for p in parse_file(str(path)).paragraphs] == \
-        [p.text for p in parse_file(path).paragraphs]
+    assert [p.text for p in parse_file(str(path)).paragraphs] == [
+        p.text for p in parse_file(path).paragraphs
+    ]

@@ -32,10 +32,17 @@ def grading_table(doc: Doc) -> Doc:
     (the weight set on the cell's middle), each cell's lines drawn one after the other."""
     doc.line("Course Component", advance=False).line("Grade weightings", x=400).gap(8)
     for label, first, second in [
-            ("Mid-term Exam", "(will be held on 3/30/2023 from 7pm-9pm",
-             "and will cover sections 1.1 - 3.4 )"),
-            ("Final Exam", "(will be held on 5/23/2023 from 3:30PM - 5:30PM",
-             "at Totman Phys. Ed. Bldg. Gym )")]:
+        (
+            "Mid-term Exam",
+            "(will be held on 3/30/2023 from 7pm-9pm",
+            "and will cover sections 1.1 - 3.4 )",
+        ),
+        (
+            "Final Exam",
+            "(will be held on 5/23/2023 from 3:30PM - 5:30PM",
+            "at Totman Phys. Ed. Bldg. Gym )",
+        ),
+    ]:
         middle = doc.y
         doc.line(label, y=middle)
         doc.line(first, x=160, y=middle - 6.5).line(second, x=162, y=middle + 6.5)
@@ -63,7 +70,10 @@ def test_a_list_item_keeps_the_bullet_the_page_printed(tmp_path: Path):
     items = [p for p in parsed.paragraphs if p.kind == "list_item"]
     # (the first also carries the heading above it, as its contextual header)
     assert [p.text.splitlines()[-1] for p in items] == [
-        "• Key National Indicators", "• Backcasting", "• Enterprise Risk Management"]
+        "• Key National Indicators",
+        "• Backcasting",
+        "• Enterprise Risk Management",
+    ]
 
 
 def test_an_asterisk_marker_stays_in_its_list_item(tmp_path: Path):
@@ -117,10 +127,14 @@ def test_a_table_cell_wrapped_around_its_figure_stays_in_its_row(tmp_path: Path)
     doc = grading_table(Doc().page().para(filler(30)))
     parsed = parse_file(doc.save(tmp_path / "grading.pdf"))
     table = next(p.text for p in parsed.paragraphs if p.kind == "table")
-    assert ("<td>Mid-term Exam (will be held on 3/30/2023 from 7pm-9pm and will cover "
-            "sections 1.1 - 3.4 )</td><td>30%</td>") in table
-    assert ("<td>Final Exam (will be held on 5/23/2023 from 3:30PM - 5:30PM at Totman "
-            "Phys. Ed. Bldg. Gym )</td><td>30%</td>") in table
+    assert (
+        "<td>Mid-term Exam (will be held on 3/30/2023 from 7pm-9pm and will cover "
+        "sections 1.1 - 3.4 )</td><td>30%</td>"
+    ) in table
+    assert (
+        "<td>Final Exam (will be held on 5/23/2023 from 3:30PM - 5:30PM at Totman "
+        "Phys. Ed. Bldg. Gym )</td><td>30%</td>"
+    ) in table
 
 
 def test_a_schedule_date_centred_beside_its_topic_is_read_before_it(tmp_path: Path):

@@ -24,16 +24,14 @@ def texts(path: Path, kind: str = "text") -> list[str]:
     return [p.text for p in parse_file(path).paragraphs if p.kind == kind]
 
 
-def test_a_double_spaced_paragraph_is_one_paragraph_and_a_blank_line_still_ends_it(
-        tmp_path: Path):
+def test_a_double_spaced_paragraph_is_one_paragraph_and_a_blank_line_still_ends_it(tmp_path: Path):
     doc = Doc().page()
     for k in range(3):
         doc.para(filler(90, k), leading=DOUBLE, space_after=SIZE * DOUBLE)
     assert texts(doc.save(tmp_path / "double.pdf")) == [filler(90, k) for k in range(3)]
 
 
-def test_double_spaced_paragraphs_without_a_gap_are_told_apart_by_a_short_last_line(
-        tmp_path: Path):
+def test_double_spaced_paragraphs_without_a_gap_are_told_apart_by_a_short_last_line(tmp_path: Path):
     doc = Doc().page()
     paragraphs = [filler(n, k) for k, n in enumerate((70, 86, 83))]
     for text in paragraphs:
@@ -45,7 +43,8 @@ def test_double_spaced_paragraphs_without_a_gap_are_told_apart_by_a_short_last_l
 
 
 def test_a_paragraph_that_ends_on_a_full_line_stays_apart_from_the_next_one_a_blank_line_down(
-        tmp_path: Path):
+    tmp_path: Path,
+):
     doc = Doc().page()
     first = doc.wrap(filler(120))[:-1]  # whole lines only: the last one is full too
     for line in first:
@@ -64,13 +63,13 @@ def numbered(doc: Doc, items: list[str], *, leading: float, tab: float) -> Doc:
     return doc
 
 
-def test_numbered_items_set_in_one_block_are_one_item_each_with_their_wrapped_lines(
-        tmp_path: Path):
+def test_numbered_items_set_in_one_block_are_one_item_each_with_their_wrapped_lines(tmp_path: Path):
     items = [filler(30, k) for k in range(4)]
     doc = Doc().page().para("Do the following to take part in a study:", space_after=2)
     numbered(doc, items, leading=1.15, tab=18)
     assert texts(doc.save(tmp_path / "items.pdf"), "list_item") == [
-        f"{n}) {text}" for n, text in enumerate(items, start=1)]
+        f"{n}) {text}" for n, text in enumerate(items, start=1)
+    ]
 
 
 def test_a_wrapped_list_item_stays_one_item_at_double_spacing(tmp_path: Path):
@@ -80,7 +79,8 @@ def test_a_wrapped_list_item_stays_one_item_at_double_spacing(tmp_path: Path):
         doc.para(filler(90, k), leading=DOUBLE, space_after=SIZE * DOUBLE)
     numbered(doc, items, leading=DOUBLE, tab=18)
     assert texts(doc.save(tmp_path / "items-double.pdf"), "list_item") == [
-        f"{n}) {text}" for n, text in enumerate(items, start=1)]
+        f"{n}) {text}" for n, text in enumerate(items, start=1)
+    ]
 
 
 def test_a_list_number_set_apart_by_a_tab_is_no_table(tmp_path: Path):
@@ -96,8 +96,9 @@ def test_contents_rows_filled_with_leader_dots_stay_apart_at_double_spacing(tmp_
     doc = Doc().page()
     doc.pdf.set_font("Helvetica", "", SIZE)
     dot = doc.pdf.get_string_width(".")
-    for n, title in enumerate(["General Information", "What you will learn",
-                               "Required Materials", "Grading"], start=1):
+    for n, title in enumerate(
+        ["General Information", "What you will learn", "Required Materials", "Grading"], start=1
+    ):
         entry = f"Section {n}: {title} "
         page = f" {n + 1}"
         room = RIGHT - LEFT - doc.pdf.get_string_width(entry + page)
@@ -111,10 +112,18 @@ def test_contents_rows_filled_with_leader_dots_stay_apart_at_double_spacing(tmp_
 
 def schedule(doc: Doc) -> Doc:
     """Rows set with tabs: a day, a date and a reading, some readings wrapped below."""
-    rows = [("T", "9/21", ["Carlos Bulosan, America Is in the Heart (1946)"]),
-            ("Th", "9/23", ["John Okada, No-No Boy (1957), chapters one to four",
-                            "and the introduction by Ruth Ozeki"]),
-            ("T", "9/28", ["No-No Boy, chapters five to eleven"])]
+    rows = [
+        ("T", "9/21", ["Carlos Bulosan, America Is in the Heart (1946)"]),
+        (
+            "Th",
+            "9/23",
+            [
+                "John Okada, No-No Boy (1957), chapters one to four",
+                "and the introduction by Ruth Ozeki",
+            ],
+        ),
+        ("T", "9/28", ["No-No Boy, chapters five to eleven"]),
+    ]
     for day, date, reading in rows:
         doc.line(day, advance=False).line(date, x=LEFT + 36, advance=False)
         for line in reading:
@@ -126,10 +135,12 @@ def schedule(doc: Doc) -> Doc:
 def test_a_row_set_with_tabs_is_one_paragraph_with_its_wrapped_lines(tmp_path: Path):
     doc = schedule(Doc().page().para(filler(40), space_after=12))
     rows = [t for t in texts(doc.save(tmp_path / "schedule.pdf")) if "/" in t]
-    assert rows == ["T 9/21 Carlos Bulosan, America Is in the Heart (1946)",
-                    "Th 9/23 John Okada, No-No Boy (1957), chapters one to four and the "
-                    "introduction by Ruth Ozeki",
-                    "T 9/28 No-No Boy, chapters five to eleven"]
+    assert rows == [
+        "T 9/21 Carlos Bulosan, America Is in the Heart (1946)",
+        "Th 9/23 John Okada, No-No Boy (1957), chapters one to four and the "
+        "introduction by Ruth Ozeki",
+        "T 9/28 No-No Boy, chapters five to eleven",
+    ]
 
 
 def test_a_long_title_left_of_a_line_on_its_baseline_is_no_cell(tmp_path: Path):

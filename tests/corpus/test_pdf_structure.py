@@ -45,8 +45,14 @@ def test_bold_and_larger_lines_are_headings_ranked_by_size(tmp_path: Path):
     doc.line("Outlook", size=16, bold=True).para(filler(50, 5))
     doc.line("Risks", bold=True).para(filler(40, 6))
     parsed = parse_file(doc.save(tmp_path / "typography.pdf"))
-    assert titles(parsed) == ["Annual Overview", "Markets", "Products", "People", "Outlook",
-                              "Risks"]
+    assert titles(parsed) == [
+        "Annual Overview",
+        "Markets",
+        "Products",
+        "People",
+        "Outlook",
+        "Risks",
+    ]
     assert parent_title(parsed, "Products") == "Annual Overview"
     assert parent_title(parsed, "Risks") == "Outlook"
 
@@ -60,10 +66,11 @@ def test_part_item_and_note_labels_nest_whatever_their_fonts(tmp_path: Path):
     doc.para(filler(40, 3)).line("Note 2 - Revenue").para(filler(40, 4))
     parsed = parse_file(doc.save(tmp_path / "labels.pdf"))
     assert parent_title(parsed, "Item 1A. Risk Factors") == "PART I"
-    assert parent_title(parsed, "Item 8. Financial Statements and Supplementary Data") == \
-        "PART II"
-    assert parent_title(parsed, "Note 2 - Revenue") == \
-        "Item 8. Financial Statements and Supplementary Data"
+    assert parent_title(parsed, "Item 8. Financial Statements and Supplementary Data") == "PART II"
+    assert (
+        parent_title(parsed, "Note 2 - Revenue")
+        == "Item 8. Financial Statements and Supplementary Data"
+    )
 
 
 def test_a_label_and_its_title_on_one_baseline_make_one_heading(tmp_path: Path):
@@ -80,8 +87,9 @@ def test_a_bold_line_under_a_run_in_titled_line_is_a_heading_of_its_own(tmp_path
     doc = Doc().page()
     for k, name in enumerate(["Prerequisites:", "Design Projects:"]):
         doc.line(name, bold=True).para(filler(60, k), space_after=0)
-    doc.mixed(("Grading Scheme: ", True), ("(for ECE 4670): 15% homework, 50% labs, 35% "
-                                           "prelims", False))
+    doc.mixed(
+        ("Grading Scheme: ", True), ("(for ECE 4670): 15% homework, 50% labs, 35% prelims", False)
+    )
     doc.line("List of Topics Covered:", bold=True)
     for k in range(8):
         doc.line(f"Topic {k}: {filler(8, k)}", x=LEFT + 18)
@@ -94,19 +102,27 @@ def test_a_bold_line_under_a_run_in_titled_line_is_a_heading_of_its_own(tmp_path
 
 def test_a_bold_phrase_wrapping_onto_the_next_line_stays_in_its_paragraph(tmp_path: Path):
     doc = Doc().page().line("Benefits", bold=True).para(filler(50))
-    doc.mixed(("Payments start six months after the participant leaves. ", False),
-              ("Severance may delay", True))
+    doc.mixed(
+        ("Payments start six months after the participant leaves. ", False),
+        ("Severance may delay", True),
+    )
     doc.line("the start of any payment based on termination of employment.", bold=True)
     doc.para(filler(50, 1))
     parsed = parse_file(doc.save(tmp_path / "plan.pdf"))
     assert titles(parsed) == ["Benefits"]
-    assert any("leaves. Severance may delay the start of any payment" in p.text
-               for p in parsed.paragraphs)
+    assert any(
+        "leaves. Severance may delay the start of any payment" in p.text for p in parsed.paragraphs
+    )
 
 
 def test_printed_contents_entries_find_plain_headings_and_are_not_sections(tmp_path: Path):
-    names = ["Company Overview", "Market Conditions", "Operating Results", "Liquidity",
-             "Outlook for the Year"]
+    names = [
+        "Company Overview",
+        "Market Conditions",
+        "Operating Results",
+        "Liquidity",
+        "Outlook for the Year",
+    ]
     doc = Doc().page().line("Table of Contents", size=12)
     for k, name in enumerate(names):
         doc.line(name, advance=False).right(str(2 + k), 540).gap(14)
@@ -162,7 +178,7 @@ def test_sequence_lines_parse_in_time_linear_in_their_length(tmp_path: Path):
     lines = ["".join(rng.choice("ACGT") for _ in range(90)) for _ in range(20 * 55)]
     for p in range(20):
         doc.page()
-        for ln in lines[p * 55:(p + 1) * 55]:
+        for ln in lines[p * 55 : (p + 1) * 55]:
             doc.line(ln, font="Helvetica", size=9)
     parsed = parse_file(doc.save(tmp_path / "sequence.pdf"))
     joined = "".join(p.text.replace(" ", "") for p in parsed.paragraphs)

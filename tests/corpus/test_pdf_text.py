@@ -16,8 +16,7 @@ from deepread.corpus.parsing import parse_file
 
 
 def cells(table_html: str) -> list[list[str]]:
-    return [re.findall(r"<td>(.*?)</td>", row)
-            for row in re.findall(r"<tr>(.*?)</tr>", table_html)]
+    return [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table_html)]
 
 
 def statement(doc: Doc) -> Doc:
@@ -25,11 +24,13 @@ def statement(doc: Doc) -> Doc:
     doc.line("($ in millions)", x=260).gap(6)
     doc.line("For the years ended June 30,", bold=True, advance=False)
     doc.right("2023", 440, bold=True).right("2022", 520, bold=True).gap(12.5)
-    rows = [("Net income", "$", "1,058", "$", "815"),
-            ("Depreciation and amortization", "", "586", "", "625"),
-            ("Purchase of property, plant and equipment, net of", "", "(1,577)", "", "(1,410)"),
-            ("proceeds from sales", "", "", "", ""),
-            ("Net cash used in investing activities", "$", "(1,404)", "$", "(1,123)")]
+    rows = [
+        ("Net income", "$", "1,058", "$", "815"),
+        ("Depreciation and amortization", "", "586", "", "625"),
+        ("Purchase of property, plant and equipment, net of", "", "(1,577)", "", "(1,410)"),
+        ("proceeds from sales", "", "", "", ""),
+        ("Net cash used in investing activities", "$", "(1,404)", "$", "(1,123)"),
+    ]
     for label, cur1, v1, cur2, v2 in rows:
         doc.line(label, advance=False)
         if cur1:
@@ -54,12 +55,16 @@ def test_a_statement_is_one_table_whose_rows_keep_label_and_figures(tmp_path: Pa
     assert table.caption and "Consolidated Statements of Cash Flows" in table.caption
     rows = cells(table.text)
     assert ["Net income", "$1,058", "$815"] in rows
-    assert ["Purchase of property, plant and equipment, net of proceeds from sales",
-            "(1,577)", "(1,410)"] in rows
+    assert [
+        "Purchase of property, plant and equipment, net of proceeds from sales",
+        "(1,577)",
+        "(1,410)",
+    ] in rows
     assert rows[0][1:] == ["2023", "2022"]
     # No orphan cells: nothing outside the table is a lone figure or "$".
-    assert not any(re.fullmatch(r"[$()\d,.\s—-]*", p.text) for p in parsed.paragraphs
-                   if p.kind != "table")
+    assert not any(
+        re.fullmatch(r"[$()\d,.\s—-]*", p.text) for p in parsed.paragraphs if p.kind != "table"
+    )
 
 
 def test_a_statement_is_found_by_its_title_row_labels_and_figures(tmp_path: Path):
@@ -73,19 +78,23 @@ def test_a_statement_is_found_by_its_title_row_labels_and_figures(tmp_path: Path
 
 
 def test_two_columns_drawn_row_by_row_read_column_by_column(tmp_path: Path):
-    left = [f"Left column sentence number {i} talks about the harbour and its ships"
-            for i in range(14)]
-    right = [f"Right column sentence number {i} talks about the ledger and its sums"
-             for i in range(14)]
+    left = [
+        f"Left column sentence number {i} talks about the harbour and its ships" for i in range(14)
+    ]
+    right = [
+        f"Right column sentence number {i} talks about the ledger and its sums" for i in range(14)
+    ]
     doc = Doc().page()
     for a, b in zip(left, right, strict=True):
         doc.line(a[:45], size=9, advance=False).line(b[:45], x=320, size=9)
     parsed = parse_file(doc.save(tmp_path / "columns.pdf"))
     text = " ".join(p.text for p in parsed.paragraphs)
-    assert text.index("Left column sentence number 13") < text.index("Right column sentence "
-                                                                       "number 0")
-    assert text.index("Right column sentence number 0") < text.index("Right column sentence "
-                                                                       "number 13")
+    assert text.index("Left column sentence number 13") < text.index(
+        "Right column sentence number 0"
+    )
+    assert text.index("Right column sentence number 0") < text.index(
+        "Right column sentence number 13"
+    )
 
 
 def test_a_word_broken_at_a_line_end_is_joined_and_a_compound_keeps_its_hyphen(tmp_path):

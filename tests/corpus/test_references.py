@@ -81,15 +81,23 @@ def section_id(index: deepread.Index, prefix: str) -> tuple[int, int]:
 
 # -- mentions and parsing ----------------------------------------------------------------
 
+
 def test_mentions_are_found_in_free_text_in_order():
-    text = ("See Table 3 and fig. 2.1, then Section 4.2 (§4.8.3.2) on page 12; "
-            "the section Organizing test code explains more.")
+    text = (
+        "See Table 3 and fig. 2.1, then Section 4.2 (§4.8.3.2) on page 12; "
+        "the section Organizing test code explains more."
+    )
 
     found = [(m.kind, m.key) for m in mentions(text)]
 
-    assert found == [("table", "3"), ("figure", "2.1"), ("section", "4.2"),
-                     ("section", "4.8.3.2"), ("page", "12"),
-                     ("named", "Organizing test code explains more.")]
+    assert found == [
+        ("table", "3"),
+        ("figure", "2.1"),
+        ("section", "4.2"),
+        ("section", "4.8.3.2"),
+        ("page", "12"),
+        ("named", "Organizing test code explains more."),
+    ]
 
 
 def test_plain_prose_mentions_nothing():
@@ -102,6 +110,7 @@ def test_a_bare_number_or_a_title_is_a_reference_for_the_tool():
 
 
 # -- the resolver on hand-made documents ------------------------------------------------
+
 
 @pytest.mark.parametrize("title", ["4.2 Foo", "4.2. Foo", "Section 4.2: Foo", "4.2"])
 def test_a_section_number_matches_a_title_starting_with_it(title):
@@ -128,8 +137,7 @@ def test_tables_and_figures_resolve_by_label_then_caption_then_caption_like_text
         para(1, 1, "<table><tr><td>a</td></tr></table>", kind="table", label="Table 1"),
         para(1, 2, "Figure 2: Growth over time.", kind="caption"),
         para(1, 3, "<img>", kind="figure"),
-        para(1, 4, "<table><tr><td>b</td></tr></table>", kind="table",
-             caption="Table 3. Costs"),
+        para(1, 4, "<table><tr><td>b</td></tr></table>", kind="table", caption="Table 3. Costs"),
         para(1, 5, "Table 4 – Staff by year."),
         para(1, 6, "Table 5 shows nothing: prose, not a caption."),
     ]
@@ -148,8 +156,12 @@ def test_tables_and_figures_resolve_by_label_then_caption_then_caption_like_text
 
 
 def test_a_page_maps_to_its_paragraphs_under_the_first_section_touching_it():
-    paragraphs = [para(1, 0, "a", page=11), para(1, 1, "b", page=12),
-                  para(2, 0, "c", page=12), para(2, 1, "d", page=13)]
+    paragraphs = [
+        para(1, 0, "a", page=11),
+        para(1, 1, "b", page=12),
+        para(2, 0, "c", page=12),
+        para(2, 1, "d", page=13),
+    ]
     doc = doc_of(["1 One", "2 Two"], paragraphs)
     resolver = Resolver([doc], lambda d: paragraphs)
 
@@ -163,8 +175,9 @@ def test_a_page_maps_to_its_paragraphs_under_the_first_section_touching_it():
 def test_paragraphs_are_loaded_once_per_document():
     loads: list[int] = []
     paragraphs = [para(1, 0, "Table 1: x.")]
-    resolver = Resolver([doc_of(["1 A"], paragraphs)],
-                        lambda d: loads.append(d.doc_id) or paragraphs)
+    resolver = Resolver(
+        [doc_of(["1 A"], paragraphs)], lambda d: loads.append(d.doc_id) or paragraphs
+    )
 
     for _ in range(3):
         resolver.resolve(Mention("table", "1", "Table 1"))
@@ -183,14 +196,23 @@ def expected_target(mention_text: str, doc: Document) -> int | None:
     numbered = _NUMBERED.match(mention_text)
     if numbered:
         number = numbered.group(1)
-        return next((s.sec_id for s in doc.sections[1:]
-                     if re.match(rf"{re.escape(number)}\.?(\s|$)", s.title)), None)
+        return next(
+            (
+                s.sec_id
+                for s in doc.sections[1:]
+                if re.match(rf"{re.escape(number)}\.?(\s|$)", s.title)
+            ),
+            None,
+        )
     words = " ".join(_NAMED.match(mention_text).group(1).split()).lower()
     best = None
     for s in doc.sections[1:]:
         name = re.sub(r"^\d+(\.\d+)*\.?\s+", "", " ".join(s.title.split())).lower()
-        if len(name) >= 4 and re.match(rf"{re.escape(name)}\b", words) and (
-                best is None or len(name) > best[0]):
+        if (
+            len(name) >= 4
+            and re.match(rf"{re.escape(name)}\b", words)
+            and (best is None or len(name) > best[0])
+        ):
             best = (len(name), s.sec_id)
     return best[1] if best else None
 
@@ -199,8 +221,9 @@ def test_every_section_mention_in_the_devset_pages_with_a_target_resolves_to_it(
     resolved, unresolved = [], []
     for path in sorted((devset / "docs").glob("*.html")):
         structured = parse_file(path)
-        doc = Document(doc_id=0, title=structured.title, source=str(path),
-                       sections=structured.sections)
+        doc = Document(
+            doc_id=0, title=structured.title, source=str(path), sections=structured.sections
+        )
         resolver = Resolver([doc], lambda d, ps=structured.paragraphs: ps)
         for p in structured.paragraphs:
             if p.kind == "code":
@@ -225,20 +248,24 @@ def test_every_section_mention_in_the_devset_pages_with_a_target_resolves_to_it(
 
 # -- the agent follows references -------------------------------------------------------
 
+
 def tool_names(model: ScriptedChatModel) -> list[list[str]]:
     return [[t["function"]["name"] for t in tools] for tools in model.bound]
 
 
 def test_follow_reference_is_offered_only_when_the_question_mentions_one(report):
     plain = ScriptedChatModel(steps=[ai(content="Nothing.")])
-    build_graph(index=report, model=plain).invoke({"question": "How are apples kept?"},
-                                                  context=Context())
+    build_graph(index=report, model=plain).invoke(
+        {"question": "How are apples kept?"}, context=Context()
+    )
     referring = ScriptedChatModel(steps=[ai(content="Nothing.")])
     build_graph(index=report, model=referring).invoke(
-        {"question": "What does Table 2 list?"}, context=Context())
+        {"question": "What does Table 2 list?"}, context=Context()
+    )
     off = ScriptedChatModel(steps=[ai(content="Nothing.")])
     build_graph(index=report, model=off).invoke(
-        {"question": "What does Table 2 list?"}, context=Context(follow_references=False))
+        {"question": "What does Table 2 list?"}, context=Context(follow_references=False)
+    )
 
     assert tool_names(plain) == [["retrieve", "read_section"]]
     assert tool_names(referring) == [["retrieve", "read_section", "follow_reference"]]
@@ -247,16 +274,25 @@ def test_follow_reference_is_offered_only_when_the_question_mentions_one(report)
 
 def test_follow_reference_joins_when_an_observation_mentions_a_section(report):
     prices = section_id(report, "4.1")
-    model = ScriptedChatModel(steps=[
-        ai(call("read_section", {"doc_id": prices[0], "sec_id": prices[1], "start": 0,
-                                 "end": 0})),
-        ai(content="Nothing.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(
+                call(
+                    "read_section", {"doc_id": prices[0], "sec_id": prices[1], "start": 0, "end": 0}
+                )
+            ),
+            ai(content="Nothing."),
+        ]
+    )
 
-    build_graph(index=report, model=model).invoke({"question": "How are apples kept?"},
-                                                  context=Context())
+    build_graph(index=report, model=model).invoke(
+        {"question": "How are apples kept?"}, context=Context()
+    )
 
-    assert tool_names(model) == [["retrieve", "read_section"],
-                                 ["retrieve", "read_section", "follow_reference"]]
+    assert tool_names(model) == [
+        ["retrieve", "read_section"],
+        ["retrieve", "read_section", "follow_reference"],
+    ]
 
 
 def test_following_a_section_reference_shows_it_and_its_citation_is_kept(report):
@@ -265,10 +301,12 @@ def test_following_a_section_reference_shows_it_and_its_citation_is_kept(report)
     def answer(messages: list[BaseMessage]) -> object:
         return ai(content=f"Cool and dry {cite(shown_coords(last_tool_message(messages))[:1])}")
 
-    model = ScriptedChatModel(steps=[ai(call("follow_reference", {"reference": "Section 4.2"})),
-                                     answer])
+    model = ScriptedChatModel(
+        steps=[ai(call("follow_reference", {"reference": "Section 4.2"})), answer]
+    )
     out = build_graph(index=report, model=model).invoke(
-        {"question": "What does Section 4.2 say about apples?"}, context=Context())
+        {"question": "What does Section 4.2 say about apples?"}, context=Context()
+    )
 
     result = last_tool_message(model.calls[1])
     assert isinstance(result, ToolMessage) and result.status == "success"
@@ -280,11 +318,18 @@ def test_following_a_section_reference_shows_it_and_its_citation_is_kept(report)
 
 
 def test_following_a_table_reference_shows_the_table_with_coordinates(report):
-    model = ScriptedChatModel(steps=[ai(call("follow_reference", {"reference": "Table 2"}),
-                                        call("follow_reference", {"reference": "Table 9"})),
-                                     ai(content="Done.")])
-    build_graph(index=report, model=model).invoke({"question": "What does Table 2 list?"},
-                                                  context=Context())
+    model = ScriptedChatModel(
+        steps=[
+            ai(
+                call("follow_reference", {"reference": "Table 2"}),
+                call("follow_reference", {"reference": "Table 9"}),
+            ),
+            ai(content="Done."),
+        ]
+    )
+    build_graph(index=report, model=model).invoke(
+        {"question": "What does Table 2 list?"}, context=Context()
+    )
 
     table, missing = model.calls[1][-2:]
     assert "Fruit prices by season" in table.content
@@ -294,12 +339,16 @@ def test_following_a_table_reference_shows_the_table_with_coordinates(report):
 
 def test_a_page_reference_shows_that_pdf_page(devset_index):
     pdf = next(d for d in devset_index.documents() if d.source.endswith(".pdf"))
-    model = ScriptedChatModel(steps=[
-        ai(call("follow_reference", {"reference": "page 2", "doc_id": pdf.doc_id})),
-        ai(content="Done.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("follow_reference", {"reference": "page 2", "doc_id": pdf.doc_id})),
+            ai(content="Done."),
+        ]
+    )
 
     build_graph(index=devset_index, model=model).invoke(
-        {"question": "What is on page 2?"}, context=Context(documents=[pdf.doc_id]))
+        {"question": "What is on page 2?"}, context=Context(documents=[pdf.doc_id])
+    )
 
     result = last_tool_message(model.calls[1])
     rows = result.artifact["paragraphs"]
@@ -310,7 +359,8 @@ def test_a_page_reference_shows_that_pdf_page(devset_index):
 def test_the_default_tool_set_is_still_the_papers_two(report):
     model = ScriptedChatModel(steps=[ai(content="x")])
     build_graph(index=report, model=model, tools=("retrieve",)).invoke(
-        {"question": "What does Table 2 list?"}, context=Context())
+        {"question": "What does Table 2 list?"}, context=Context()
+    )
 
     assert tool_names(model) == [["retrieve"]]  # no reading tools in Search-o1 mode
 

@@ -9,8 +9,10 @@ from support.documents import deep_document
 from deepread.nodes.toc import render_toc, section_line
 from deepread.text.tokens import count_tokens
 
-LINE = re.compile(r"^\s*\((\d+)\) \[(\d+)\] (.+) \| paragraphs=(\d+) \| tokens=(\d+) \| "
-                  r"children=(\[[\d, ]*\]|hidden\(\d+\))$")
+LINE = re.compile(
+    r"^\s*\((\d+)\) \[(\d+)\] (.+) \| paragraphs=(\d+) \| tokens=(\d+) \| "
+    r"children=(\[[\d, ]*\]|hidden\(\d+\))$"
+)
 
 
 def test_every_line_has_the_paper_format():
@@ -30,7 +32,8 @@ def test_documents_are_grouped_and_keyed_by_doc_id_and_sec_id():
 def test_a_section_line_lists_its_children_and_reading_cost():
     doc = deep_document(1, breadth=2)
     assert section_line(doc, doc.sections[1]) == (
-        "(1) [1] Chapter 1 | paragraphs=3 | tokens=120 | children=[2, 5]")
+        "(1) [1] Chapter 1 | paragraphs=3 | tokens=120 | children=[2, 5]"
+    )
 
 
 def test_a_toc_within_budget_is_not_collapsed():

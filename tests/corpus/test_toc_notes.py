@@ -22,12 +22,17 @@ def _summariser() -> ScriptedChatModel:
     def reply(messages):
         title = messages[-1].content.split("Section title: ", 1)[1].split("\n", 1)[0]
         return AIMessage(content=f"All about {title.lower()} | details\n")
+
     return ScriptedChatModel(steps=[reply], cycle=True)
 
 
 def _tree() -> tuple[list[Section], list[Paragraph]]:
-    sections = [Section(0, "Doc", 0, None, [1], 1, 2), Section(1, "A", 1, 0, [2], 1, 2),
-                Section(2, "B", 2, 1, [], 1, 2), Section(3, "Empty", 1, 0, [], 0, 0)]
+    sections = [
+        Section(0, "Doc", 0, None, [1], 1, 2),
+        Section(1, "A", 1, 0, [2], 1, 2),
+        Section(2, "B", 2, 1, [], 1, 2),
+        Section(3, "Empty", 1, 0, [], 0, 0),
+    ]
     paras = [Paragraph(0, s, 0, f"text of {s}") for s in (0, 1, 2)]
     return sections, paras
 
@@ -45,8 +50,12 @@ def test_sections_are_described_shallowest_first_within_the_budget(tmp_path: Pat
     model = _summariser()
     budget = DescribeBudget(max_sections=2)
     out = describe_sections(sections, paras, model, ModelCache(tmp_path / "c.sqlite"), budget)
-    assert [s.summary for s in out] == ["All about doc / details", "All about a / details",
-                                        None, None]
+    assert [s.summary for s in out] == [
+        "All about doc / details",
+        "All about a / details",
+        None,
+        None,
+    ]
     assert sections[0].summary is None  # the input is not modified
     assert budget.sections_used == 2 and len(model.calls) == 2
 
@@ -91,6 +100,9 @@ def test_ingest_with_a_describe_model_stores_summaries_in_the_toc(tmp_path: Path
         (doc,) = idx.toc()
         text = render_toc([doc]).text
     assert [s.summary for s in doc.sections] == [
-        None, "All about guide / details", "All about install / details",
-        "All about use / details"]
+        None,
+        "All about guide / details",
+        "All about install / details",
+        "All about use / details",
+    ]
     assert "[2] Install | paragraphs=1" in text and "about: All about install" in text

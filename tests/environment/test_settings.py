@@ -23,8 +23,11 @@ def test_only_the_settings_module_reads_the_environment():
     # around their imports and restores them; models/chat.py masks the values of
     # secret-looking variables in error messages.
     assert "environment/settings.py" in readers
-    assert set(readers) <= {"environment/settings.py", "environment/quiet_import.py",
-                            "models/chat.py"}
+    assert set(readers) <= {
+        "environment/settings.py",
+        "environment/quiet_import.py",
+        "models/chat.py",
+    }
 
 
 def test_the_store_is_deepread_store_then_qdrant_url_then_the_user_directory():
@@ -45,8 +48,7 @@ def test_context_defaults_and_serve_caps_are_kept_apart():
     assert got.serve == {"max_k": "20"}
 
 
-def test_index_open_takes_the_reranker_and_embeddings_from_the_environment(
-        monkeypatch, store):
+def test_index_open_takes_the_reranker_and_embeddings_from_the_environment(monkeypatch, store):
     monkeypatch.setenv("DEEPREAD_RERANK", "none")
     with deepread.Index.open(store=store, collection="c") as idx:
         assert idx.reranker is None

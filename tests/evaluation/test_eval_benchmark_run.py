@@ -23,25 +23,44 @@ from deepread.evaluation.records import trajectory_path
 from deepread.evaluation.runner import EvalError
 
 ACME = [
-    ["ACME CORPORATION ANNUAL REPORT", "The company designs, manufactures and sells "
-     "widgets to customers in many markets through a network of distributors."],
-    ["Results of Operations", "Total revenue of Acme was 5,363 million dollars in fiscal "
-     "2022, up from 4,869 million dollars in fiscal 2021.",
-     "Gadget sales rose in every region, led by the Americas."],
-    ["Employees", "Acme employed 12,000 people at the end of fiscal 2022.",
-     "Most of them work in the three factories in Ohio."],
+    [
+        "ACME CORPORATION ANNUAL REPORT",
+        "The company designs, manufactures and sells "
+        "widgets to customers in many markets through a network of distributors.",
+    ],
+    [
+        "Results of Operations",
+        "Total revenue of Acme was 5,363 million dollars in fiscal "
+        "2022, up from 4,869 million dollars in fiscal 2021.",
+        "Gadget sales rose in every region, led by the Americas.",
+    ],
+    [
+        "Employees",
+        "Acme employed 12,000 people at the end of fiscal 2022.",
+        "Most of them work in the three factories in Ohio.",
+    ],
 ]
 BETA = [
     ["BETA INDUSTRIES ANNUAL REPORT", "Beta makes industrial pumps and valves."],
-    ["Results of Operations", "Total revenue of Beta was 777 million dollars in fiscal "
-     "2022, down from 801 million dollars in fiscal 2021.",
-     "Pump orders fell as customers delayed their projects."],
+    [
+        "Results of Operations",
+        "Total revenue of Beta was 777 million dollars in fiscal "
+        "2022, down from 801 million dollars in fiscal 2021.",
+        "Pump orders fell as customers delayed their projects.",
+    ],
 ]
 SYLLABUS = [
-    ["Chemistry 101 Syllabus", "Instructor: Dr. Ada Lovelace. Office hours are on Tuesdays "
-     "from 2 to 4 pm in Hasbrouck Hall room 204."],
-    ["Grading", "The final examination counts for forty percent of the course grade and "
-     "takes place on Friday May 3.", "Homework counts for twenty percent of the grade."],
+    [
+        "Chemistry 101 Syllabus",
+        "Instructor: Dr. Ada Lovelace. Office hours are on Tuesdays "
+        "from 2 to 4 pm in Hasbrouck Hall room 204.",
+    ],
+    [
+        "Grading",
+        "The final examination counts for forty percent of the course grade and "
+        "takes place on Friday May 3.",
+        "Homework counts for twenty percent of the grade.",
+    ],
 ]
 
 
@@ -52,18 +71,35 @@ def financebench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "ACME_2022_10K.pdf").write_bytes(lines_pdf(ACME))
     (folder / "BETA_2022_10K.pdf").write_bytes(lines_pdf(BETA))
     questions = [
-        {"financebench_id": "fb_acme", "doc_name": "ACME_2022_10K",
-         "question_type": "metrics-generated",
-         "question": "What was the total revenue in fiscal 2022?", "answer": "$5,363 million",
-         "evidence": [{"evidence_text": "Total revenue of Acme was 5,363 million dollars in "
-                                        "fiscal 2022, up from 4,869 million",
-                       "doc_name": "ACME_2022_10K", "evidence_page_num": 1}]},
-        {"financebench_id": "fb_beta", "doc_name": "BETA_2022_10K",
-         "question_type": "metrics-generated",
-         "question": "What was the total revenue in fiscal 2022?", "answer": "$777 million",
-         "evidence": [{"evidence_text": "Total revenue of Beta was 777 million dollars in "
-                                        "fiscal 2022", "doc_name": "BETA_2022_10K",
-                       "evidence_page_num": 1}]},
+        {
+            "financebench_id": "fb_acme",
+            "doc_name": "ACME_2022_10K",
+            "question_type": "metrics-generated",
+            "question": "What was the total revenue in fiscal 2022?",
+            "answer": "$5,363 million",
+            "evidence": [
+                {
+                    "evidence_text": "Total revenue of Acme was 5,363 million dollars in "
+                    "fiscal 2022, up from 4,869 million",
+                    "doc_name": "ACME_2022_10K",
+                    "evidence_page_num": 1,
+                }
+            ],
+        },
+        {
+            "financebench_id": "fb_beta",
+            "doc_name": "BETA_2022_10K",
+            "question_type": "metrics-generated",
+            "question": "What was the total revenue in fiscal 2022?",
+            "answer": "$777 million",
+            "evidence": [
+                {
+                    "evidence_text": "Total revenue of Beta was 777 million dollars in fiscal 2022",
+                    "doc_name": "BETA_2022_10K",
+                    "evidence_page_num": 1,
+                }
+            ],
+        },
     ]
     path = folder / "questions.jsonl"
     path.write_text("".join(json.dumps(q) + "\n" for q in questions), encoding="utf-8")
@@ -74,16 +110,30 @@ def financebench(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def syllabusqa(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("syllabusqa")
     (folder / "Chem 101.pdf").write_bytes(lines_pdf(SYLLABUS))
-    header = ["id", "syllabus_name", "question_type", "question", "answer",
-              *(f"answer_span_{i}" for i in range(1, 6))]
+    header = [
+        "id",
+        "syllabus_name",
+        "question_type",
+        "question",
+        "answer",
+        *(f"answer_span_{i}" for i in range(1, 6)),
+    ]
     rows = [
-        {"id": "s1", "syllabus_name": "Chem 101", "question_type": "single factual",
-         "question": "How much does the final examination count for the course grade?",
-         "answer": "40%", "answer_span_1": "The final examination counts for forty "
-                                           "percent of the course grade"},
-        {"id": "s2", "syllabus_name": "Chem 101", "question_type": "no answer",
-         "question": "Is parking on campus free for visiting parents?",
-         "answer": "No/insufficient information"},
+        {
+            "id": "s1",
+            "syllabus_name": "Chem 101",
+            "question_type": "single factual",
+            "question": "How much does the final examination count for the course grade?",
+            "answer": "40%",
+            "answer_span_1": "The final examination counts for forty percent of the course grade",
+        },
+        {
+            "id": "s2",
+            "syllabus_name": "Chem 101",
+            "question_type": "no answer",
+            "question": "Is parking on campus free for visiting parents?",
+            "answer": "No/insufficient information",
+        },
     ]
     path = folder / "questions.csv"
     with path.open("w", encoding="utf-8", newline="") as fh:
@@ -103,8 +153,14 @@ def fb_run(financebench: Path, tmp_path_factory: pytest.TempPathFactory):
     """One FinanceBench run into a fresh store: what it said, returned and wrote."""
     root = tmp_path_factory.mktemp("fb-run")
     said: list[str] = []
-    config = EvalConfig(dataset=financebench, store=str(root / "store"), collection="fb",
-                        out=root / "out", workers=1, plots=False)
+    config = EvalConfig(
+        dataset=financebench,
+        store=str(root / "store"),
+        collection="fb",
+        out=root / "out",
+        workers=1,
+        plots=False,
+    )
     result = run_eval(config, progress=False, say=said.append)
     return config, result, said
 
@@ -152,8 +208,14 @@ def test_the_flat_baseline_spends_at_least_1500_tokens_or_the_agents_spend(fb_ru
 def test_a_second_run_reuses_the_ingested_pdfs_and_their_flat_windows(fb_run, tmp_path):
     config, _, _ = fb_run
     said: list[str] = []
-    again = EvalConfig(dataset=config.dataset, store=config.store, collection="fb",
-                       out=tmp_path, workers=1, plots=False)
+    again = EvalConfig(
+        dataset=config.dataset,
+        store=config.store,
+        collection="fb",
+        out=tmp_path,
+        workers=1,
+        plots=False,
+    )
     result = run_eval(again, progress=False, say=said.append)
     assert result.ran == 2 and not any("ingesting" in s for s in said)
     flat = Path(config.store) / "flat-text" / "fb"
@@ -162,8 +224,15 @@ def test_a_second_run_reuses_the_ingested_pdfs_and_their_flat_windows(fb_run, tm
 
 def test_a_library_run_asks_every_question_of_the_whole_collection(fb_run, tmp_path):
     config, _, _ = fb_run
-    again = EvalConfig(dataset=config.dataset, store=config.store, collection="fb",
-                       out=tmp_path, workers=1, plots=False, library=True)
+    again = EvalConfig(
+        dataset=config.dataset,
+        store=config.store,
+        collection="fb",
+        out=tmp_path,
+        workers=1,
+        plots=False,
+        library=True,
+    )
     result = run_eval(again, progress=False)
     assert result.ran == 2 and list(result.summary["variants"]) == ["deepread"]  # no flat
     got = records(tmp_path)
@@ -184,8 +253,14 @@ def test_a_scoped_run_reads_its_own_document(fb_run):
 
 
 def test_without_ingest_the_run_says_exactly_what_to_ingest(financebench, tmp_path):
-    config = EvalConfig(dataset=financebench, store=str(tmp_path / "store"),
-                        collection="empty", out=tmp_path / "out", ingest=False, plots=False)
+    config = EvalConfig(
+        dataset=financebench,
+        store=str(tmp_path / "store"),
+        collection="empty",
+        out=tmp_path / "out",
+        ingest=False,
+        plots=False,
+    )
     with pytest.raises(EvalError) as caught:
         run_eval(config, progress=False)
     message = str(caught.value)
@@ -199,16 +274,30 @@ def test_a_question_whose_pdf_is_nowhere_is_named(financebench, tmp_path):
     (tmp_path / "questions.jsonl").write_text(lines, encoding="utf-8")
     acme = financebench.parent / "ACME_2022_10K.pdf"
     (tmp_path / acme.name).write_bytes(acme.read_bytes())
-    config = EvalConfig(dataset=tmp_path / "questions.jsonl", store=str(tmp_path / "store"),
-                        collection="c", out=tmp_path / "out", plots=False)
-    with pytest.raises(EvalError, match=r"1 question document\(s\) are neither in collection "
-                                        r"'c' nor in .*: GONE_2022.pdf$"):
+    config = EvalConfig(
+        dataset=tmp_path / "questions.jsonl",
+        store=str(tmp_path / "store"),
+        collection="c",
+        out=tmp_path / "out",
+        plots=False,
+    )
+    with pytest.raises(
+        EvalError,
+        match=r"1 question document\(s\) are neither in collection "
+        r"'c' nor in .*: GONE_2022.pdf$",
+    ):
         run_eval(config, progress=False)
 
 
 def test_syllabusqa_counts_abstentions_apart_for_unanswerable_questions(syllabusqa, tmp_path):
-    config = EvalConfig(dataset=syllabusqa, store=str(tmp_path / "store"),
-                        collection="syllabi", out=tmp_path / "out", workers=1, plots=False)
+    config = EvalConfig(
+        dataset=syllabusqa,
+        store=str(tmp_path / "store"),
+        collection="syllabi",
+        out=tmp_path / "out",
+        workers=1,
+        plots=False,
+    )
     result = run_eval(config, progress=False, say=lambda _: None)
     got = records(tmp_path / "out")
     assert got["s1"]["metrics"]["evidence_read"] == 1.0
@@ -222,21 +311,55 @@ def test_syllabusqa_counts_abstentions_apart_for_unanswerable_questions(syllabus
 
 
 def test_cli_eval_names_the_benchmark_collection_after_its_folder(syllabusqa, tmp_path, capsys):
-    code = cli.main(["eval", str(syllabusqa), "--store", str(tmp_path / "store"),
-                     "--out", str(tmp_path / "out"), "--limit", "1", "--json"])
+    code = cli.main(
+        [
+            "eval",
+            str(syllabusqa),
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+            "--limit",
+            "1",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["format"] == "syllabusqa" and out["ran"] == 1
     assert out["collection"] == syllabusqa.parent.name
     assert out["subset"] == "the first 1"
-    assert cli.main(["eval", str(syllabusqa), "--format", "financebench", "--store",
-                     str(tmp_path / "store")]) == 2
+    assert (
+        cli.main(
+            [
+                "eval",
+                str(syllabusqa),
+                "--format",
+                "financebench",
+                "--store",
+                str(tmp_path / "store"),
+            ]
+        )
+        == 2
+    )
     assert "not valid JSON" in capsys.readouterr().err
 
 
 def test_cli_eval_without_flat_runs_no_baseline(syllabusqa, tmp_path, capsys):
     store = tmp_path / "store"
-    code = cli.main(["eval", str(syllabusqa), "--store", str(store), "--out",
-                     str(tmp_path / "out"), "--limit", "1", "--no-flat", "--json"])
+    code = cli.main(
+        [
+            "eval",
+            str(syllabusqa),
+            "--store",
+            str(store),
+            "--out",
+            str(tmp_path / "out"),
+            "--limit",
+            "1",
+            "--no-flat",
+            "--json",
+        ]
+    )
     assert code == 0 and json.loads(capsys.readouterr().out)["ran"] == 1
     assert "flat" not in records(tmp_path / "out")["s1"]
     assert not (store / "flat-text").exists()

@@ -22,17 +22,38 @@ from deepread.evaluation.shingles import is_read, read_share, shingles, squash
 from deepread.stores.records import Document, Paragraph
 
 FINANCEBENCH = [
-    {"financebench_id": "fb_1", "company": "Acme", "doc_name": "ACME_2022_10K",
-     "question_type": "metrics-generated", "question": "What was Acme's FY2022 revenue?",
-     "answer": "$5,363 million", "justification": "",
-     "evidence": [{"evidence_text": "Total revenue 5,363", "doc_name": "ACME_2022_10K",
-                   "evidence_page_num": 0, "evidence_text_full_page": "…"},
-                  {"evidence_text": "Revenue grew 4%", "doc_name": "ACME_2022_10K",
-                   "evidence_page_num": 41}]},
+    {
+        "financebench_id": "fb_1",
+        "company": "Acme",
+        "doc_name": "ACME_2022_10K",
+        "question_type": "metrics-generated",
+        "question": "What was Acme's FY2022 revenue?",
+        "answer": "$5,363 million",
+        "justification": "",
+        "evidence": [
+            {
+                "evidence_text": "Total revenue 5,363",
+                "doc_name": "ACME_2022_10K",
+                "evidence_page_num": 0,
+                "evidence_text_full_page": "…",
+            },
+            {
+                "evidence_text": "Revenue grew 4%",
+                "doc_name": "ACME_2022_10K",
+                "evidence_page_num": 41,
+            },
+        ],
+    },
 ]
-SYLLABUS_HEADER = ["id", "syllabus_name", "question_type", "question", "answer",
-                   *(f"answer_span_{i}" for i in range(1, 6)),
-                   *(f"reasoning_step_{i}" for i in range(1, 6))]
+SYLLABUS_HEADER = [
+    "id",
+    "syllabus_name",
+    "question_type",
+    "question",
+    "answer",
+    *(f"answer_span_{i}" for i in range(1, 6)),
+    *(f"reasoning_step_{i}" for i in range(1, 6)),
+]
 
 
 def syllabus_csv(path: Path, rows: list[dict[str, str]]) -> Path:
@@ -50,23 +71,43 @@ def fb_jsonl(path: Path, items: list[dict]) -> Path:
 
 # -- formats -----------------------------------------------------------------------------
 
+
 def test_financebench_jsonl_is_detected_and_its_zero_based_pages_become_one_based(tmp_path):
     data = read_dataset(fb_jsonl(tmp_path / "q.jsonl", FINANCEBENCH))
     assert data.format == "financebench" and data.scoped
     q = data.questions[0]
-    assert (q.id, q.doc, q.type, q.answer) == ("fb_1", "ACME_2022_10K.pdf",
-                                               "metrics-generated", "$5,363 million")
-    assert q.evidence == (Evidence("ACME_2022_10K.pdf", "Total revenue 5,363", 1),
-                          Evidence("ACME_2022_10K.pdf", "Revenue grew 4%", 42))
+    assert (q.id, q.doc, q.type, q.answer) == (
+        "fb_1",
+        "ACME_2022_10K.pdf",
+        "metrics-generated",
+        "$5,363 million",
+    )
+    assert q.evidence == (
+        Evidence("ACME_2022_10K.pdf", "Total revenue 5,363", 1),
+        Evidence("ACME_2022_10K.pdf", "Revenue grew 4%", 42),
+    )
     assert data.folder == tmp_path
 
 
 def test_syllabusqa_csv_keeps_its_spans_and_marks_no_answer_questions(tmp_path):
-    rows = [{"id": "a1", "syllabus_name": "Chem 101", "question_type": "single factual",
-             "question": "When is the exam?", "answer": "May 3",
-             "answer_span_1": "The final exam is on May 3.", "answer_span_2": "  "},
-            {"id": "a2", "syllabus_name": "Chem 101", "question_type": "no answer",
-             "question": "Is there a field trip?", "answer": "No/insufficient information"}]
+    rows = [
+        {
+            "id": "a1",
+            "syllabus_name": "Chem 101",
+            "question_type": "single factual",
+            "question": "When is the exam?",
+            "answer": "May 3",
+            "answer_span_1": "The final exam is on May 3.",
+            "answer_span_2": "  ",
+        },
+        {
+            "id": "a2",
+            "syllabus_name": "Chem 101",
+            "question_type": "no answer",
+            "question": "Is there a field trip?",
+            "answer": "No/insufficient information",
+        },
+    ]
     data = read_dataset(syllabus_csv(tmp_path / "questions.csv", rows))
     assert data.format == "syllabusqa"
     first, second = data.questions
@@ -76,8 +117,9 @@ def test_syllabusqa_csv_keeps_its_spans_and_marks_no_answer_questions(tmp_path):
 
 
 def test_a_syllabusqa_row_without_a_question_names_its_line(tmp_path):
-    rows = [{"id": "a1", "syllabus_name": "S", "question_type": "yes/no", "question": "",
-             "answer": "x"}]
+    rows = [
+        {"id": "a1", "syllabus_name": "S", "question_type": "yes/no", "question": "", "answer": "x"}
+    ]
     with pytest.raises(DatasetError, match=r"questions.csv:2: 'question' must be"):
         read_dataset(syllabus_csv(tmp_path / "questions.csv", rows))
 
@@ -106,6 +148,7 @@ def test_a_sample_is_seeded_and_keeps_file_order(tmp_path):
 
 # -- shingles ----------------------------------------------------------------------------
 
+
 def test_squashing_drops_whitespace_case_markup_and_ligatures():
     assert squash("<td>Total  Revenue</td>\n<td>5,363 &amp; ﬁne</td>") == "totalrevenue5,363&fine"
     assert squash("a < b and c > d") == "a<bandc>d"  # a bare "<" is text, not a tag
@@ -128,11 +171,14 @@ def test_a_passage_is_read_when_at_least_half_its_shingles_were_shown():
 
     assert read_share(passage, prefix(3)) == 0.5 and is_read(passage, prefix(3))
     assert not is_read(passage, prefix(2))
-    assert is_read(passage, squash("THE final\nexamination takes place on Friday May 3 in "
-                                   "Hasbrouck Hall, room 204."))
+    assert is_read(
+        passage,
+        squash("THE final\nexamination takes place on Friday May 3 in Hasbrouck Hall, room 204."),
+    )
 
 
 # -- flat windows ------------------------------------------------------------------------
+
 
 def test_flat_windows_are_200_words_every_100_with_their_pages():
     words = [(f"w{i}", 1 + i // 150) for i in range(450)]  # three pages of 150 words
@@ -152,32 +198,49 @@ def test_flat_windows_are_taken_in_rank_order_until_the_next_passes_the_budget()
 
 # -- scoring -----------------------------------------------------------------------------
 
+
 def resolver() -> DocResolver:
-    return DocResolver([Document(1, "Acme", "/d/ACME_2022_10K.pdf"),
-                        Document(2, "Beta", "/d/BETA_2022_10K.pdf")])
+    return DocResolver(
+        [Document(1, "Acme", "/d/ACME_2022_10K.pdf"), Document(2, "Beta", "/d/BETA_2022_10K.pdf")]
+    )
 
 
 def test_a_gold_page_counts_only_when_shown_from_the_questions_document():
-    q = Question("q", "Revenue?", "5", evidence=(
-        Evidence("ACME_2022_10K.pdf", "Total revenue was 5,363 million dollars", 2),),
-        doc="ACME_2022_10K.pdf")
-    other = [Shown("/d/BETA_2022_10K.pdf", "Total revenue was 5,363 million dollars",
-                   frozenset({2}))]
+    q = Question(
+        "q",
+        "Revenue?",
+        "5",
+        evidence=(Evidence("ACME_2022_10K.pdf", "Total revenue was 5,363 million dollars", 2),),
+        doc="ACME_2022_10K.pdf",
+    )
+    other = [
+        Shown("/d/BETA_2022_10K.pdf", "Total revenue was 5,363 million dollars", frozenset({2}))
+    ]
     assert score(q, other, resolver())["gold_page_shown"] == 0.0
     assert score(q, other, resolver())["evidence_read"] == 0.0
-    mine = [Shown("/d/ACME_2022_10K.pdf", "<td>Total revenue was</td><td>5,363</td>",
-                  frozenset({2})),
-            Shown("/d/ACME_2022_10K.pdf", "million dollars", frozenset({3}))]
+    mine = [
+        Shown("/d/ACME_2022_10K.pdf", "<td>Total revenue was</td><td>5,363</td>", frozenset({2})),
+        Shown("/d/ACME_2022_10K.pdf", "million dollars", frozenset({3})),
+    ]
     got = score(q, mine, resolver())
     assert (got["gold_page_shown"], got["evidence_read"]) == (1.0, 1.0)
 
 
 def test_a_question_scores_the_share_of_its_evidence_items_and_pages():
-    q = Question("q", "?", "", evidence=(
-        Evidence("ACME_2022_10K.pdf", "first passage of the gold evidence", 1),
-        Evidence("ACME_2022_10K.pdf", "second passage, never shown to anyone", 7)))
-    got = score(q, [Shown("/d/ACME_2022_10K.pdf", "First passage of the gold evidence.",
-                          frozenset({1}))], resolver())
+    q = Question(
+        "q",
+        "?",
+        "",
+        evidence=(
+            Evidence("ACME_2022_10K.pdf", "first passage of the gold evidence", 1),
+            Evidence("ACME_2022_10K.pdf", "second passage, never shown to anyone", 7),
+        ),
+    )
+    got = score(
+        q,
+        [Shown("/d/ACME_2022_10K.pdf", "First passage of the gold evidence.", frozenset({1}))],
+        resolver(),
+    )
     assert got["evidence_found"] == [True, False] and got["evidence_read"] == 0.5
     assert got["pages_found"] == [True, False] and got["gold_page_shown"] == 0.5
     bare = score(Question("n", "?", "", answerable=False), [], resolver())
@@ -185,9 +248,13 @@ def test_a_question_scores_the_share_of_its_evidence_items_and_pages():
 
 
 def test_own_document_read_is_whether_anything_of_the_questions_document_was_shown():
-    q = Question("q", "Revenue?", "5", evidence=(
-        Evidence("ACME_2022_10K.pdf", "Total revenue was 5,363 million dollars", 2),),
-        doc="ACME_2022_10K.pdf")
+    q = Question(
+        "q",
+        "Revenue?",
+        "5",
+        evidence=(Evidence("ACME_2022_10K.pdf", "Total revenue was 5,363 million dollars", 2),),
+        doc="ACME_2022_10K.pdf",
+    )
     other = [Shown("/d/BETA_2022_10K.pdf", "Beta's revenue", frozenset({2}))]
     assert score(q, other, resolver())["own_document_read"] is False
     both = [*other, Shown("/d/ACME_2022_10K.pdf", "Risk factors", frozenset({9}))]

@@ -38,6 +38,7 @@ def record(names: tuple[str, ...], **metrics) -> dict:
 
 # -- behaviour (Table 2, Fig. 3) --------------------------------------------------------
 
+
 def test_retrieve_read_retrieve_counts_as_search_then_read_with_ratio_two():
     m = behaviour(calls("retrieve", "read_section", "retrieve"))
     assert m["s_to_r"] is True and m["cs_cr"] == 2.0
@@ -58,10 +59,12 @@ def test_without_read_the_ratio_is_infinite_and_without_calls_undefined():
 
 
 def test_summary_takes_s_as_a_share_of_questions_and_c_as_a_ratio_of_totals():
-    rows = [record(("retrieve", "read_section", "retrieve")),  # S, 2 retrieve / 1 read
-            record(("read_section", "retrieve")),              # no S, 1 / 1
-            record(("retrieve",)),                             # no S, 1 / 0
-            record(("retrieve", "read_section"))]              # S, 1 / 1
+    rows = [
+        record(("retrieve", "read_section", "retrieve")),  # S, 2 retrieve / 1 read
+        record(("read_section", "retrieve")),  # no S, 1 / 1
+        record(("retrieve",)),  # no S, 1 / 0
+        record(("retrieve", "read_section")),
+    ]  # S, 1 / 1
     s = summarize(rows)
     assert s["s_to_r"] == 0.5
     assert s["cs_cr"] == pytest.approx(5 / 3)
@@ -76,9 +79,11 @@ def test_a_summary_without_reads_is_infinite_and_survives_json():
 
 
 def test_accuracy_and_evidence_average_only_what_was_measured():
-    rows = [record(("retrieve",), judge=True, evidence_read=1.0, evidence_located=0.5),
-            record(("retrieve",), judge=False, evidence_read=0.5, evidence_located=0.0),
-            record(("retrieve",), judge=None, evidence_read=None, evidence_located=None)]
+    rows = [
+        record(("retrieve",), judge=True, evidence_read=1.0, evidence_located=0.5),
+        record(("retrieve",), judge=False, evidence_read=0.5, evidence_located=0.0),
+        record(("retrieve",), judge=None, evidence_read=None, evidence_located=None),
+    ]
     s = summarize(rows)
     assert (s["judged"], s["accuracy"]) == (2, 0.5)
     assert s["evidence_read"] == 0.75 and s["evidence_located"] == 0.25
@@ -87,13 +92,16 @@ def test_accuracy_and_evidence_average_only_what_was_measured():
 
 
 def test_flat_modes_have_no_search_then_read():
-    flat = {"stop_reason": "answered",
-            "metrics": behaviour([]) | {"s_to_r": None, "cs_cr": None, "first_action": None}}
+    flat = {
+        "stop_reason": "answered",
+        "metrics": behaviour([]) | {"s_to_r": None, "cs_cr": None, "first_action": None},
+    }
     s = summarize([flat, flat])
     assert s["s_to_r"] is None and s["cs_cr"] is None and s["first_action_retrieve"] is None
 
 
 # -- modes, dataset, records --------------------------------------------------------------
+
 
 def test_modes_parse_and_expand_labels_only_agent_modes():
     assert [parse_mode(m).name for m in DEFAULT_MODES] == list(DEFAULT_MODES)
@@ -134,12 +142,23 @@ def test_records_keep_the_last_line_per_id_and_drop_a_torn_one(tmp_path):
 
 # -- judge ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("reply", "verdict"), [
-    ("True", True), ("False", False), ("**True**", True), ("false.", False),
-    (" TRUE\n", True), ("Yes", True), ("incorrect", False),
-    ("<think>Is it True or False? It says true.</think>\nFalse", False),
-    ("The answer matches the golden answer. Verdict: True", True),
-    ("I cannot tell.", None), ("", None)])
+
+@pytest.mark.parametrize(
+    ("reply", "verdict"),
+    [
+        ("True", True),
+        ("False", False),
+        ("**True**", True),
+        ("false.", False),
+        (" TRUE\n", True),
+        ("Yes", True),
+        ("incorrect", False),
+        ("<think>Is it True or False? It says true.</think>\nFalse", False),
+        ("The answer matches the golden answer. Verdict: True", True),
+        ("I cannot tell.", None),
+        ("", None),
+    ],
+)
 def test_judge_verdicts_are_parsed_robustly(reply, verdict):
     assert parse_verdict(reply) is verdict
 
@@ -148,8 +167,7 @@ def test_judge_prompt_is_fig6_with_slots_filled_once():
     text = judge_prompt("Q <standard_answer>?", "pred", "gold")
     assert "Query: Q <standard_answer>?" in text  # a slot name in the question stays
     assert "- AI-Generated Answer: pred" in text and "- Golden Answer: gold" in text
-    assert text.endswith("Your output should be ONLY a boolean value: True or False, "
-                         "nothing else.")
+    assert text.endswith("Your output should be ONLY a boolean value: True or False, nothing else.")
 
 
 def test_synth_prompt_and_reply_parsing():
@@ -158,12 +176,14 @@ def test_synth_prompt_and_reply_parsing():
     msg = user_message(template, 2, 3, "DOC <n>")
     assert "You will be given 2 Markdown documents" in msg and "exactly 3 QA pairs" in msg
     assert "DOC <n>" in msg  # document text is inserted verbatim
-    assert parse_pairs('```json\n{"qas": [{"q": "Q1", "a": "A1"}, {"q": "", "a": "x"}]}\n```') \
-        == [("Q1", "A1")]
+    assert parse_pairs('```json\n{"qas": [{"q": "Q1", "a": "A1"}, {"q": "", "a": "x"}]}\n```') == [
+        ("Q1", "A1")
+    ]
     assert parse_pairs("no json here") == []
 
 
 # -- evidence ----------------------------------------------------------------------------
+
 
 def test_normalisation_matches_the_probe():
     assert normalize("<td>a &amp; b</td>\n\n  c¶") == "a & b c"
@@ -180,16 +200,23 @@ def test_evidence_docs_match_by_file_name_then_by_stem():
     pdf_only = DocResolver(docs("/d/library-json.pdf"))
     assert pdf_only.resolve("library-json.html") == {"/d/library-json.pdf"}
     assert pdf_only.resolve("nothing.html") is None
-    assert pdf_only.missing([Evidence("nothing.html", "q"), Evidence("library-json.html", "q")]) \
-        == ["nothing.html"]
+    assert pdf_only.missing(
+        [Evidence("nothing.html", "q"), Evidence("library-json.html", "q")]
+    ) == ["nothing.html"]
 
 
 def test_a_quote_counts_only_in_its_own_document():
     r = DocResolver(docs("/d/a.html", "/d/b.html"))
-    ev = [Evidence("a.html", "the quick brown fox"), Evidence("b.html", "lazy dog"),
-          Evidence("gone.html", "jumps over")]
-    pieces = [("/d/b.html", "<p>The quick brown fox</p> the quick brown fox"),
-              ("/d/b.html", "the lazy"), ("/d/b.html", "dog jumps over")]
+    ev = [
+        Evidence("a.html", "the quick brown fox"),
+        Evidence("b.html", "lazy dog"),
+        Evidence("gone.html", "jumps over"),
+    ]
+    pieces = [
+        ("/d/b.html", "<p>The quick brown fox</p> the quick brown fox"),
+        ("/d/b.html", "the lazy"),
+        ("/d/b.html", "dog jumps over"),
+    ]
     got = coverage(ev, pieces, r)
     # a's quote is only in b; b's spans two shown pieces (joined as the probe joins them);
     # an unknown document's quote is looked for everywhere
@@ -199,6 +226,7 @@ def test_a_quote_counts_only_in_its_own_document():
 
 
 # -- chunks and trajectories ---------------------------------------------------------------
+
 
 def test_chunks_are_token_windows_with_the_overlap():
     text = " ".join(f"w{i}" for i in range(1000))
@@ -221,30 +249,55 @@ def test_compact_coords_merge_consecutive_paragraphs_of_a_section():
 
 def test_trace_counts_what_the_tool_messages_showed():
     row = {"doc_id": 1, "sec_id": 2, "para_idx": 0, "text": "alpha beta"}
-    retrieved = ToolMessage(content="1 hit\n[1:2:0] alpha beta", tool_call_id="c1",
-                            name="retrieve", artifact={"paragraphs": [row],
-                                                       "hits": [row | {"score": 1.0}]})
-    read = ToolMessage(content="section\n[1:2:1] gamma delta", tool_call_id="c2",
-                       name="read_section",
-                       artifact={"paragraphs": [row | {"para_idx": 1, "text": "gamma delta"}]})
-    values = {"toc": "", "turn_start": 0, "messages": [
-        HumanMessage(content="q?"),
-        AIMessage(content="", tool_calls=[{"name": "retrieve", "args": {"query": "q"},
-                                           "id": "c1"}]),
-        retrieved,
-        AIMessage(content="", tool_calls=[{"name": "read_section", "id": "c2", "args": {
-            "doc_id": 1, "sec_id": 2, "start": 1, "end": 1}}]),
-        read, AIMessage(content="answer")]}
+    retrieved = ToolMessage(
+        content="1 hit\n[1:2:0] alpha beta",
+        tool_call_id="c1",
+        name="retrieve",
+        artifact={"paragraphs": [row], "hits": [row | {"score": 1.0}]},
+    )
+    read = ToolMessage(
+        content="section\n[1:2:1] gamma delta",
+        tool_call_id="c2",
+        name="read_section",
+        artifact={"paragraphs": [row | {"para_idx": 1, "text": "gamma delta"}]},
+    )
+    values = {
+        "toc": "",
+        "turn_start": 0,
+        "messages": [
+            HumanMessage(content="q?"),
+            AIMessage(
+                content="", tool_calls=[{"name": "retrieve", "args": {"query": "q"}, "id": "c1"}]
+            ),
+            retrieved,
+            AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "read_section",
+                        "id": "c2",
+                        "args": {"doc_id": 1, "sec_id": 2, "start": 1, "end": 1},
+                    }
+                ],
+            ),
+            read,
+            AIMessage(content="answer"),
+        ],
+    }
     trace = trace_agent(values, DocResolver(docs("/d/a.html")), ("retrieve", "read_section"))
     assert trace.observation_tokens == count_tokens(str(retrieved.content)) + count_tokens(
-        str(read.content))
+        str(read.content)
+    )
     assert trace.located == [("/d/a.html", "alpha beta")]
     assert trace.shown == [("/d/a.html", "alpha beta"), ("/d/a.html", "gamma delta")]
     assert [o["tool"] for o in trace.observations] == ["retrieve", "read_section"]
     assert trace.observations[0]["hits"] == ["1:2:0"]
     assert trace.observations[1] | {"tokens": 0} == {
-        "tool": "read_section", "args": {"doc_id": 1, "sec_id": 2, "start": 1, "end": 1},
-        "shown": ["1:2:1"], "tokens": 0}
+        "tool": "read_section",
+        "args": {"doc_id": 1, "sec_id": 2, "start": 1, "end": 1},
+        "shown": ["1:2:1"],
+        "tokens": 0,
+    }
     # three model calls, each prompted with everything before it
     assert trace.input_tokens_est > 3 * count_tokens("q?")
     assert trace.output_tokens_est >= count_tokens("answer")

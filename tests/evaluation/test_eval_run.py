@@ -38,14 +38,23 @@ Spinach is a leafy green rich in iron.
 """
 
 QUESTIONS = [
-    {"id": "q1", "type": "fact", "question": "Which paragraph talks about bananas?",
-     "answer": "Bravo",
-     "evidence": [{"doc": "shapes.md", "quote": "Bravo paragraph about bananas."}]},
-    {"id": "q2", "type": "list", "question": "Which fruits does the Five section list?",
-     "answer": "apples, bananas, cherries, dates, elderberries",
-     "evidence": [{"doc": "shapes.md", "quote": f"{w} paragraph about {f}."}
-                  for w, f in (("Alpha", "apples"), ("Charlie", "cherries"),
-                               ("Echo", "elderberries"))]},
+    {
+        "id": "q1",
+        "type": "fact",
+        "question": "Which paragraph talks about bananas?",
+        "answer": "Bravo",
+        "evidence": [{"doc": "shapes.md", "quote": "Bravo paragraph about bananas."}],
+    },
+    {
+        "id": "q2",
+        "type": "list",
+        "question": "Which fruits does the Five section list?",
+        "answer": "apples, bananas, cherries, dates, elderberries",
+        "evidence": [
+            {"doc": "shapes.md", "quote": f"{w} paragraph about {f}."}
+            for w, f in (("Alpha", "apples"), ("Charlie", "cherries"), ("Echo", "elderberries"))
+        ],
+    },
 ]
 
 
@@ -77,8 +86,13 @@ def locate_then_read(messages: list[BaseMessage]) -> AIMessage:
         return ai(call("retrieve", {"query": "paragraph about fruit"}), usage=(100, 10))
     if len(results) == 1:
         hit = results[0].artifact["hits"][0]
-        return ai(call("read_section", {"doc_id": hit["doc_id"], "sec_id": hit["sec_id"],
-                                        "start": 0, "end": 99}), usage=(200, 10))
+        return ai(
+            call(
+                "read_section",
+                {"doc_id": hit["doc_id"], "sec_id": hit["sec_id"], "start": 0, "end": 99},
+            ),
+            usage=(200, 10),
+        )
     return ai(content="Alpha, Bravo, Charlie, Delta, Echo.", usage=(300, 20))
 
 
@@ -97,17 +111,21 @@ def run(corpus, out: Path, **kwargs: Any):
 
 def test_scripted_locate_then_read_is_measured_and_judged(corpus, tmp_path):
     policy = ScriptedChatModel(steps=[locate_then_read], cycle=True)
-    judge = ScriptedChatModel(steps=[AIMessage(content="**True**"), AIMessage(content="False")],
-                              cycle=True)
-    result = run(corpus, tmp_path, modes=("deepread",), model=policy, judge_model=judge,
-                 plots=True)
+    judge = ScriptedChatModel(
+        steps=[AIMessage(content="**True**"), AIMessage(content="False")], cycle=True
+    )
+    result = run(corpus, tmp_path, modes=("deepread",), model=policy, judge_model=judge, plots=True)
     assert (result.ran, result.skipped, result.failures) == (2, 0, [])
     got = records(tmp_path, "deepread")
     for r in got.values():
         m = r["metrics"]
         assert [c["name"] for c in r["tool_calls"]] == ["retrieve", "read_section"]
         assert (m["s_to_r"], m["cs_cr"], m["first_action"], m["rounds"]) == (
-            True, 1.0, "retrieve", 3)
+            True,
+            1.0,
+            "retrieve",
+            3,
+        )
         assert (m["input_tokens"], m["output_tokens"], m["tokens_estimated"]) == (600, 40, False)
         assert m["evidence_read"] == 1.0  # the whole "Five" section was read
         assert m["observation_tokens"] == sum(o["tokens"] for o in r["observations"]) > 0
@@ -125,8 +143,12 @@ def test_every_mode_runs_offline_with_the_extractive_policy(corpus, tmp_path):
     result = run(corpus, tmp_path, expand=True)
     assert result.failures == [] and result.ran == 8
     variants = result.summary["variants"]
-    assert list(variants) == ["deepread+expand", "search-o1+expand", "read-only+expand",
-                              "dense-rag"]
+    assert list(variants) == [
+        "deepread+expand",
+        "search-o1+expand",
+        "read-only+expand",
+        "dense-rag",
+    ]
     for variant in variants:
         for r in records(tmp_path, variant).values():
             # Read-only reads the preamble for q1, which supports no answer: the
@@ -167,12 +189,17 @@ def test_a_killed_run_resumes_with_the_unfinished_questions(corpus, tmp_path):
 
 
 def test_an_interrupted_run_starts_no_further_question_and_keeps_the_finished_ones(
-        corpus, tmp_path):
+    corpus, tmp_path
+):
     idx, _ = corpus
     dataset = tmp_path / "many.jsonl"
-    dataset.write_text("".join(
-        json.dumps({**QUESTIONS[0], "id": f"q{i}", "question": f"Bananas, part {i}?"}) + "\n"
-        for i in range(6)), encoding="utf-8")
+    dataset.write_text(
+        "".join(
+            json.dumps({**QUESTIONS[0], "id": f"q{i}", "question": f"Bananas, part {i}?"}) + "\n"
+            for i in range(6)
+        ),
+        encoding="utf-8",
+    )
     asked: list[str] = []
 
     def interrupt_on_the_second(messages: list[BaseMessage]) -> AIMessage:
@@ -184,9 +211,19 @@ def test_an_interrupted_run_starts_no_further_question_and_keeps_the_finished_on
 
     policy = ScriptedChatModel(steps=[interrupt_on_the_second], cycle=True)
     with pytest.raises(KeyboardInterrupt):
-        run_eval(EvalConfig(dataset=dataset, collection="fruit", out=tmp_path / "out",
-                            workers=1, modes=("deepread",), plots=False),
-                 index=idx, model=policy, progress=False)
+        run_eval(
+            EvalConfig(
+                dataset=dataset,
+                collection="fruit",
+                out=tmp_path / "out",
+                workers=1,
+                modes=("deepread",),
+                plots=False,
+            ),
+            index=idx,
+            model=policy,
+            progress=False,
+        )
     # The questions still queued were never started; the one the worker may have taken
     # up meanwhile ran to its end and, like the first, was written: a resume skips both.
     started = {f"q{q.split('part ')[1][0]}" for q in asked}
@@ -195,7 +232,8 @@ def test_an_interrupted_run_starts_no_further_question_and_keeps_the_finished_on
 
 
 def test_a_context_default_from_the_environment_is_recorded_and_applied(
-        corpus, tmp_path, monkeypatch):
+    corpus, tmp_path, monkeypatch
+):
     first = run(corpus, tmp_path, modes=("deepread",))
     assert records(tmp_path, "deepread")["q1"]["settings"]["context"]["k"] == 5
     monkeypatch.setenv("DEEPREAD_K", "2")
@@ -206,8 +244,9 @@ def test_a_context_default_from_the_environment_is_recorded_and_applied(
     assert (first.ran, again.ran, again.skipped) == (2, 2, 0)
     settings = records(tmp_path, "deepread")["q1"]["settings"]
     assert (settings["k"], settings["context"]["support_threshold"]) == (2, 0.5)
-    hits = next(o["hits"] for o in records(tmp_path, "deepread")["q1"]["observations"]
-                if "hits" in o)  # after find_documents: the corpus holds several documents
+    hits = next(
+        o["hits"] for o in records(tmp_path, "deepread")["q1"]["observations"] if "hits" in o
+    )  # after find_documents: the corpus holds several documents
     assert len(hits) == 2
 
 
@@ -215,9 +254,20 @@ def test_flat_baselines_fill_the_budget_and_answer_from_the_chunks(corpus, tmp_p
     idx, _ = corpus
     said: list[str] = []
     policy = ScriptedChatModel(steps=[ai(content="bananas", usage=(55, 5))], cycle=True)
-    result = run_eval(EvalConfig(dataset=corpus[1], collection="fruit", out=tmp_path,
-                                 workers=2, modes=("flat-20@60", "dense-rag"), plots=False),
-                      index=idx, model=policy, progress=False, say=said.append)
+    result = run_eval(
+        EvalConfig(
+            dataset=corpus[1],
+            collection="fruit",
+            out=tmp_path,
+            workers=2,
+            modes=("flat-20@60", "dense-rag"),
+            plots=False,
+        ),
+        index=idx,
+        model=policy,
+        progress=False,
+        say=said.append,
+    )
     assert result.failures == []
     assert any("20-token chunk index" in s for s in said)
     flat = records(tmp_path, "flat-20@60")
@@ -229,26 +279,35 @@ def test_flat_baselines_fill_the_budget_and_answer_from_the_chunks(corpus, tmp_p
     assert prompt.startswith("Passages:\n\n[1] (") and "Question: " in prompt
     chunks = deepread.Index.open(idx.store, chunk_collection("fruit", 20))
     try:
-        assert sorted(Path(d.source).name for d in chunks.documents()) == ["shapes.md",
-                                                                            "veg.md"]
+        assert sorted(Path(d.source).name for d in chunks.documents()) == ["shapes.md", "veg.md"]
     finally:
         chunks.close()
     said.clear()
-    run_eval(EvalConfig(dataset=corpus[1], collection="fruit", out=tmp_path / "again",
-                        workers=1, modes=("flat-20@60",), plots=False), index=idx, progress=False,
-             say=said.append)
+    run_eval(
+        EvalConfig(
+            dataset=corpus[1],
+            collection="fruit",
+            out=tmp_path / "again",
+            workers=1,
+            modes=("flat-20@60",),
+            plots=False,
+        ),
+        index=idx,
+        progress=False,
+        say=said.append,
+    )
     assert not any("chunk index" in s for s in said)  # built once, reused
 
 
 def test_synth_writes_multi_document_pairs(corpus):
     idx, _ = corpus
-    reply = json.dumps({"qas": [{"q": "Which root and which fruit start with B?",
-                                 "a": "Beets and bananas"}]})
+    reply = json.dumps(
+        {"qas": [{"q": "Which root and which fruit start with B?", "a": "Beets and bananas"}]}
+    )
     model = ScriptedChatModel(steps=[ai(content=reply)], cycle=True)
     items = synthesize(idx, model, n=2, docs=2)
     assert [i["id"] for i in items] == ["synth-0001", "synth-0002"]
-    assert items[0]["type"] == "multi_doc" and sorted(items[0]["docs"]) == ["shapes.md",
-                                                                            "veg.md"]
+    assert items[0]["type"] == "multi_doc" and sorted(items[0]["docs"]) == ["shapes.md", "veg.md"]
     user = str(model.calls[0][1].content)
     assert "# Vegetables" in user and "Bravo paragraph about bananas." in user
     assert "Generate exactly 2 QA pairs" in user
@@ -257,22 +316,60 @@ def test_synth_writes_multi_document_pairs(corpus):
 def test_cli_eval_and_synth_exit_codes(tmp_path, capsys, corpus):
     _, dataset = corpus
     store = tmp_path / "store"
-    assert cli.main(["eval", str(dataset), "--store", str(store), "--collection", "none",
-                     "--out", str(tmp_path / "o")]) == 2
+    assert (
+        cli.main(
+            [
+                "eval",
+                str(dataset),
+                "--store",
+                str(store),
+                "--collection",
+                "none",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert "is empty; ingest the documents first" in capsys.readouterr().err
-    assert cli.main(["synth", "--store", str(store), "--collection", "none",
-                     "--out", str(tmp_path / "s.jsonl")]) == 2
+    assert (
+        cli.main(
+            [
+                "synth",
+                "--store",
+                str(store),
+                "--collection",
+                "none",
+                "--out",
+                str(tmp_path / "s.jsonl"),
+            ]
+        )
+        == 2
+    )
     assert "synth needs a chat model" in capsys.readouterr().err
     assert cli.main(["eval", str(dataset), "--store", str(store), "--mode", "nope"]) == 2
     assert "unknown mode" in capsys.readouterr().err
     src = tmp_path / "shapes.md"
     src.write_text(SHAPES_MD, encoding="utf-8")
-    assert cli.main(["ingest", str(src), "--store", str(store), "--collection", "c",
-                     "--json"]) == 0
+    assert cli.main(["ingest", str(src), "--store", str(store), "--collection", "c", "--json"]) == 0
     capsys.readouterr()
-    code = cli.main(["eval", str(dataset), "--store", str(store), "--collection", "c",
-                     "--mode", "deepread", "--limit", "1", "--out", str(tmp_path / "o"),
-                     "--json"])
+    code = cli.main(
+        [
+            "eval",
+            str(dataset),
+            "--store",
+            str(store),
+            "--collection",
+            "c",
+            "--mode",
+            "deepread",
+            "--limit",
+            "1",
+            "--out",
+            str(tmp_path / "o"),
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["ran"] == 1 and out["questions"] == 1
     assert out["variants"]["deepread"]["overall"]["evidence_read"] == 1.0

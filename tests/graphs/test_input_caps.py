@@ -31,11 +31,11 @@ def run(graph, question: str, **context: Any) -> dict[str, Any]:
 
 
 def results(graph) -> list[ToolMessage]:
-    return [m for m in graph.get_state(THREAD).values["messages"]
-            if isinstance(m, ToolMessage)]
+    return [m for m in graph.get_state(THREAD).values["messages"] if isinstance(m, ToolMessage)]
 
 
 # -- the question ------------------------------------------------------------------------
+
 
 def test_a_question_over_the_cap_ends_the_turn_before_any_model_call(shapes) -> None:
     model = ScriptedChatModel(steps=[])
@@ -44,8 +44,10 @@ def test_a_question_over_the_cap_ends_the_turn_before_any_model_call(shapes) -> 
     out = run(graph, "Which fruit? " * 2000, max_question_chars=10_000)
 
     assert out["stop_reason"] == "error"
-    assert out["error"] == ("the question is 26000 characters; at most 10000 are accepted "
-                            "(context field max_question_chars, DEEPREAD_MAX_QUESTION_CHARS)")
+    assert out["error"] == (
+        "the question is 26000 characters; at most 10000 are accepted "
+        "(context field max_question_chars, DEEPREAD_MAX_QUESTION_CHARS)"
+    )
     assert model.calls == []
     assert graph.get_state(THREAD).values["messages"] == []
 
@@ -54,8 +56,10 @@ def test_a_chat_message_over_the_question_cap_is_refused_the_same_way(shapes) ->
     model = ScriptedChatModel(steps=[])
     graph = build_graph(index=shapes, model=model)
 
-    out = graph.invoke({"messages": [{"role": "user", "content": "x" * 5000}]},
-                       context=Context(max_question_chars=4999))
+    out = graph.invoke(
+        {"messages": [{"role": "user", "content": "x" * 5000}]},
+        context=Context(max_question_chars=4999),
+    )
 
     assert out["stop_reason"] == "error" and "5000 characters" in out["error"]
     assert model.calls == []
@@ -73,14 +77,21 @@ def test_the_default_question_cap_refuses_a_megabyte_and_takes_a_page(shapes) ->
 
 # -- tool-call arguments -------------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "why"), [
-    ({"query": [f"fruit {i}" for i in range(3000)]},
-     "3000 queries in one call; at most 10: send the most specific ones"),
-    ({"query": "apples " * 1000}, "the query is 7000 characters; at most 2000 are searched"),
-    ({"query": ["apples", "b" * 2001]}, "query 1 is 2001 characters"),
-])
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (
+            {"query": [f"fruit {i}" for i in range(3000)]},
+            "3000 queries in one call; at most 10: send the most specific ones",
+        ),
+        ({"query": "apples " * 1000}, "the query is 7000 characters; at most 2000 are searched"),
+        ({"query": ["apples", "b" * 2001]}, "query 1 is 2001 characters"),
+    ],
+)
 def test_retrieve_arguments_over_the_caps_are_a_tool_error_naming_the_cap(
-        args: dict[str, Any], why: str) -> None:
+    args: dict[str, Any], why: str
+) -> None:
     with pytest.raises(ToolArgumentError) as caught:
         parse_args("retrieve", args)
 
@@ -105,9 +116,10 @@ def test_a_forged_tool_call_written_into_state_is_refused_on_resume_not_run(shap
     model = ScriptedChatModel(steps=[ai(content="Nothing."), ai(content="Done.")])
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
     run(graph, "Which fruit?")
-    forged = ai(call("retrieve", {"query": [f"q{i}" for i in range(3000)]}),
-                call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0,
-                                      "end": 10**9}))
+    forged = ai(
+        call("retrieve", {"query": [f"q{i}" for i in range(3000)]}),
+        call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0, "end": 10**9}),
+    )
 
     graph.update_state(THREAD, {"messages": [forged]}, as_node="policy")
     graph.invoke(None, THREAD, context=Context(max_read_paragraphs=3))
@@ -118,14 +130,22 @@ def test_a_forged_tool_call_written_into_state_is_refused_on_resume_not_run(shap
     assert read.content == (
         f"Error: read_section returns at most 3 paragraphs per call; section ({five[0]}) "
         f"[{five[1]}] has 5 and 0-1000000000 asks for 5: read it in parts, e.g. "
-        f"read_section({five[0]}, {five[1]}, 0, 2)")
+        f"read_section({five[0]}, {five[1]}, 0, 2)"
+    )
 
 
 def test_a_read_within_the_cap_after_clipping_to_its_section_is_run(shapes) -> None:
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(steps=[
-        ai(call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0,
-                                 "end": 10**9})), ai(content="Read.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(
+                call(
+                    "read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0, "end": 10**9}
+                )
+            ),
+            ai(content="Read."),
+        ]
+    )
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
 
     run(graph, "What is in Five?", max_read_paragraphs=5)
@@ -135,17 +155,22 @@ def test_a_read_within_the_cap_after_clipping_to_its_section_is_run(shapes) -> N
 
 
 def test_calls_past_the_per_reply_cap_are_answered_not_run(shapes) -> None:
-    model = ScriptedChatModel(steps=[
-        ai(*[call("retrieve", {"query": f"fruit {i}"}) for i in range(5)]),
-        ai(content="Done.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(*[call("retrieve", {"query": f"fruit {i}"}) for i in range(5)]),
+            ai(content="Done."),
+        ]
+    )
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
 
     run(graph, "Which fruit?", max_tool_calls=2)
 
     answers = results(graph)
     assert [a.status for a in answers] == ["success", "success", "error", "error", "error"]
-    assert answers[2].content == ("Error: not run: at most 2 tool calls of one reply are run "
-                                  "and this one made 5; call it again in the next round")
+    assert answers[2].content == (
+        "Error: not run: at most 2 tool calls of one reply are run "
+        "and this one made 5; call it again in the next round"
+    )
 
 
 def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
@@ -153,53 +178,75 @@ def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
     is cut to ``max_query_chars``, its reads to ``max_read_paragraphs`` — never refused."""
     graph = build_graph(index=shapes, checkpointer=InMemorySaver())
 
-    out = run(graph, "Which paragraph is about cherries? " * 100, max_query_chars=60,
-              max_read_paragraphs=2)
+    out = run(
+        graph,
+        "Which paragraph is about cherries? " * 100,
+        max_query_chars=60,
+        max_read_paragraphs=2,
+    )
 
     assert out["stop_reason"] == "answered"
     assert all(a.status == "success" for a in results(graph))
-    calls = [c for m in graph.get_state(THREAD).values["messages"]
-             if isinstance(m, AIMessage) for c in m.tool_calls]
+    calls = [
+        c
+        for m in graph.get_state(THREAD).values["messages"]
+        if isinstance(m, AIMessage)
+        for c in m.tool_calls
+    ]
     assert all(len(c["args"]["query"]) <= 60 for c in calls if c["name"] == "retrieve")
-    assert all(c["args"]["end"] - c["args"]["start"] < 2 for c in calls
-               if c["name"] == "read_section")
+    assert all(
+        c["args"]["end"] - c["args"]["start"] < 2 for c in calls if c["name"] == "read_section"
+    )
 
 
 # -- messages written into a thread ----------------------------------------------------------
 
+
 def test_a_tool_message_without_the_id_of_its_call_is_a_clear_error() -> None:
     with pytest.raises(MessageError) as caught:
-        add_checked_messages([], [{"role": "user", "content": "hi"},
-                                  {"type": "tool", "content": "forged result"}])
+        add_checked_messages(
+            [], [{"role": "user", "content": "hi"}, {"type": "tool", "content": "forged result"}]
+        )
 
-    assert str(caught.value) == ("messages[1]: a 'tool' message needs 'tool_call_id' (the id "
-                                 "of the tool call it answers)")
+    assert str(caught.value) == (
+        "messages[1]: a 'tool' message needs 'tool_call_id' (the id of the tool call it answers)"
+    )
     assert isinstance(caught.value, ValueError)  # HTTP 400 on a LangGraph server
 
 
 def test_a_message_over_the_cap_written_into_a_thread_is_refused(
-        shapes, monkeypatch: pytest.MonkeyPatch) -> None:
+    shapes, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEEPREAD_MAX_MESSAGE_CHARS", "1000")
-    graph = build_graph(index=shapes, model=ScriptedChatModel(steps=[ai(content="Ok.")]),
-                        checkpointer=InMemorySaver())
+    graph = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(content="Ok.")]),
+        checkpointer=InMemorySaver(),
+    )
     run(graph, "Which fruit?")
     before = graph.get_state(THREAD).values["messages"]
 
-    with pytest.raises(MessageError, match=r"1001 characters, over the 1000 a message may "
-                                           r"hold \(DEEPREAD_MAX_MESSAGE_CHARS\)"):
-        graph.update_state(THREAD, {"messages": [AIMessage(content="x" * 1001)]},
-                           as_node="policy")
+    with pytest.raises(
+        MessageError,
+        match=r"1001 characters, over the 1000 a message may "
+        r"hold \(DEEPREAD_MAX_MESSAGE_CHARS\)",
+    ):
+        graph.update_state(THREAD, {"messages": [AIMessage(content="x" * 1001)]}, as_node="policy")
 
     assert graph.get_state(THREAD).values["messages"] == before
 
 
 def test_a_tool_result_longer_than_a_message_may_be_is_answered_with_an_error(
-        shapes, monkeypatch: pytest.MonkeyPatch) -> None:
+    shapes, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEEPREAD_MAX_MESSAGE_CHARS", "150")
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(steps=[
-        ai(call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0,
-                                 "end": 4})), ai(content="Read.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": 0, "end": 4})),
+            ai(content="Read."),
+        ]
+    )
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
 
     out = run(graph, "What is in Five?")
@@ -221,22 +268,41 @@ def test_token_counts_are_not_cached_by_holding_the_texts() -> None:
 
 # -- the same bounds for the LangChain and MCP tools -------------------------------------------
 
+
 def test_the_langchain_tools_refuse_what_the_agents_tools_refuse(shapes) -> None:
     import deepread
 
     retrieve, read_section, _, find_documents = deepread.tools(shapes)
     five = section_of(shapes, "Five")
 
-    many = retrieve.invoke({"name": "retrieve", "args": {"query": [[i] for i in range(3000)]},
-                            "type": "tool_call", "id": "c1"})
-    long = retrieve.invoke({"name": "retrieve", "args": {"query": "apples " * 1000},
-                            "type": "tool_call", "id": "c2"})
-    wide = read_section.invoke({"name": "read_section", "type": "tool_call", "id": "c3",
-                                "args": {"doc_id": five[0], "sec_id": five[1], "start": 0,
-                                         "end": 10**9}})
+    many = retrieve.invoke(
+        {
+            "name": "retrieve",
+            "args": {"query": [[i] for i in range(3000)]},
+            "type": "tool_call",
+            "id": "c1",
+        }
+    )
+    long = retrieve.invoke(
+        {"name": "retrieve", "args": {"query": "apples " * 1000}, "type": "tool_call", "id": "c2"}
+    )
+    wide = read_section.invoke(
+        {
+            "name": "read_section",
+            "type": "tool_call",
+            "id": "c3",
+            "args": {"doc_id": five[0], "sec_id": five[1], "start": 0, "end": 10**9},
+        }
+    )
 
-    named = find_documents.invoke({"name": "find_documents", "type": "tool_call", "id": "c4",
-                                   "args": {"query": "Acme " * 1000}})
+    named = find_documents.invoke(
+        {
+            "name": "find_documents",
+            "type": "tool_call",
+            "id": "c4",
+            "args": {"query": "Acme " * 1000},
+        }
+    )
 
     assert many.status == "error" and len(many.content) < 600, many.content
     assert long.status == "error" and "at most 2000 are searched" in long.content

@@ -20,25 +20,35 @@ import deepread
 from deepread import cli
 from deepread.stores.records import FrontMatter
 
-BANNER = ["UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "Washington, D.C. 20549",
-          "FORM 10-K"]
+BANNER = ["UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "Washington, D.C. 20549", "FORM 10-K"]
 
 
 def filing(company: str, year: int, revenue: str, employees: str) -> list[list[str]]:
-    cover = [*BANNER, f"For the fiscal year ended December 31, {year}",
-             "Commission File Number 1-2345", company,
-             "(Exact name of registrant as specified in its charter)", "Delaware",
-             "(State or other jurisdiction of incorporation or organization)"]
-    return [cover,
-            ["Results of Operations", f"Total revenue was {revenue} million dollars in "
-             f"fiscal {year}.", "Sales rose in every region, led by the Americas."],
-            ["Employees", f"The company employed {employees} people at the end of fiscal "
-             f"{year}."]]
+    cover = [
+        *BANNER,
+        f"For the fiscal year ended December 31, {year}",
+        "Commission File Number 1-2345",
+        company,
+        "(Exact name of registrant as specified in its charter)",
+        "Delaware",
+        "(State or other jurisdiction of incorporation or organization)",
+    ]
+    return [
+        cover,
+        [
+            "Results of Operations",
+            f"Total revenue was {revenue} million dollars in fiscal {year}.",
+            "Sales rose in every region, led by the Americas.",
+        ],
+        ["Employees", f"The company employed {employees} people at the end of fiscal {year}."],
+    ]
 
 
-FILINGS = {"ACME_2018_10K.pdf": filing("ACME CORPORATION", 2018, "4,869", "11,000"),
-           "ACME_2019_10K.pdf": filing("ACME CORPORATION", 2019, "5,363", "12,000"),
-           "BETA_2019_10K.pdf": filing("BETA INDUSTRIES INC.", 2019, "777", "900")}
+FILINGS = {
+    "ACME_2018_10K.pdf": filing("ACME CORPORATION", 2018, "4,869", "11,000"),
+    "ACME_2019_10K.pdf": filing("ACME CORPORATION", 2019, "5,363", "12,000"),
+    "BETA_2019_10K.pdf": filing("BETA INDUSTRIES INC.", 2019, "777", "900"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +73,8 @@ def doc_of(idx: deepread.Index, name: str) -> int:
 
 def ask(idx: deepread.Index, question: str, **context) -> dict:
     return deepread.build_graph(index=idx).invoke(
-        {"question": question}, context=deepread.Context(**context))
+        {"question": question}, context=deepread.Context(**context)
+    )
 
 
 def shown_documents(out: dict) -> set[int]:
@@ -72,8 +83,9 @@ def shown_documents(out: dict) -> set[int]:
 
 def test_each_filing_is_titled_by_its_company_form_and_fiscal_year(library):
     titles = {Path(d.source).name: d.title for d in library.documents()}
-    assert titles["ACME_2019_10K.pdf"] == ("ACME CORPORATION — Form 10-K, fiscal year ended "
-                                           "December 31, 2019")
+    assert titles["ACME_2019_10K.pdf"] == (
+        "ACME CORPORATION — Form 10-K, fiscal year ended December 31, 2019"
+    )
     assert len(set(titles.values())) == 3
     stored = library.collection.documents()[0]
     assert stored.front is not None and stored.front.pages == 3  # kept at ingest
@@ -84,8 +96,10 @@ def test_the_toc_document_line_shows_title_file_and_card(library):
     deepread.build_graph(index=library, model=model).invoke({"question": "hello"})
     prompt = str(model.calls[0][0].content)
     acme = doc_of(library, "ACME_2018_10K.pdf")
-    assert (f"({acme}) [0] ACME CORPORATION — Form 10-K, fiscal year ended December 31, 2018"
-            " | file=ACME_2018_10K.pdf | pages=3 |") in prompt
+    assert (
+        f"({acme}) [0] ACME CORPORATION — Form 10-K, fiscal year ended December 31, 2018"
+        " | file=ACME_2018_10K.pdf | pages=3 |"
+    ) in prompt
     assert model.bound[0][0]["function"]["name"] == "find_documents"
 
 
@@ -95,16 +109,23 @@ def test_a_question_naming_no_filing_reads_the_filing_it_is_about(library):
     assert names[0] == "find_documents"
     retrieve = next(c for c in out["tool_calls"] if c["name"] == "retrieve")
     acme = doc_of(library, "ACME_2019_10K.pdf")
-    assert acme in ([retrieve["args"]["doc_id"]] if isinstance(retrieve["args"]["doc_id"], int)
-                    else retrieve["args"]["doc_id"])
+    assert acme in (
+        [retrieve["args"]["doc_id"]]
+        if isinstance(retrieve["args"]["doc_id"], int)
+        else retrieve["args"]["doc_id"]
+    )
     assert doc_of(library, "BETA_2019_10K.pdf") not in shown_documents(out)
     assert "5,363" in out["answer"]
 
 
 def test_the_find_documents_call_runs_in_its_own_executor_node(library):
-    chunks = list(deepread.build_graph(index=library).stream(
-        {"question": "What was Acme's total revenue in fiscal 2019?"},
-        context=deepread.Context(), stream_mode="updates"))
+    chunks = list(
+        deepread.build_graph(index=library).stream(
+            {"question": "What was Acme's total revenue in fiscal 2019?"},
+            context=deepread.Context(),
+            stream_mode="updates",
+        )
+    )
 
     nodes = [node for chunk in chunks for node in chunk]
     assert nodes[:5] == ["toc", "compact", "policy", "find_documents", "compact"]
@@ -135,28 +156,50 @@ def test_scoping_by_documents_stays_exact(library):
 
 
 def test_find_documents_shows_the_documents_with_their_cards(library):
-    model = ScriptedChatModel(steps=[
-        ai({"name": "find_documents", "args": {"query": "Beta Industries 2019"},
-            "id": "f1", "type": "tool_call"}), ai(content="ok")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(
+                {
+                    "name": "find_documents",
+                    "args": {"query": "Beta Industries 2019"},
+                    "id": "f1",
+                    "type": "tool_call",
+                }
+            ),
+            ai(content="ok"),
+        ]
+    )
     deepread.build_graph(index=library, model=model).invoke({"question": "Beta?"})
     result = model.calls[1][-1]
     beta = doc_of(library, "BETA_2019_10K.pdf")
     assert result.content.splitlines()[1].startswith(
         f"({beta}) BETA INDUSTRIES INC. — Form 10-K, fiscal year ended December 31, 2019 | "
-        "file=BETA_2019_10K.pdf")
+        "file=BETA_2019_10K.pdf"
+    )
     assert result.artifact["documents"] == [beta]
 
 
 def test_the_cli_lists_the_documents_and_those_a_question_names(library, folder, capsys):
     library.close()
     try:
-        assert cli.main(["docs", "--store", str(folder / "store"), "--collection",
-                         "filings"]) == 0
+        assert cli.main(["docs", "--store", str(folder / "store"), "--collection", "filings"]) == 0
         text = capsys.readouterr().out
         assert "ACME CORPORATION — Form 10-K, fiscal year ended December 31, 2018" in text
         assert "file=ACME_2018_10K.pdf | pages=3" in text
-        assert cli.main(["docs", "Beta 2019", "--store", str(folder / "store"),
-                         "--collection", "filings", "--json"]) == 0
+        assert (
+            cli.main(
+                [
+                    "docs",
+                    "Beta 2019",
+                    "--store",
+                    str(folder / "store"),
+                    "--collection",
+                    "filings",
+                    "--json",
+                ]
+            )
+            == 0
+        )
         [doc] = json.loads(capsys.readouterr().out)["documents"]
         assert doc["card"]["file"] == "BETA_2019_10K.pdf"
         assert doc["card"]["kind"] == "Form 10-K"
@@ -182,11 +225,12 @@ def test_a_store_written_before_cards_gains_them_with_ingest_force(folder, tmp_p
 
 SYLLABI = {
     "math331.md": "# MATH 331 Ordinary Differential Equations\n\nSpring 2023\n\n"
-                  "## Office hours\n\nOffice hours are Mondays 2-3 pm in LGRT 1030.\n\n"
-                  "## Grading\n\nThe final exam counts for 40 percent of the grade.\n",
+    "## Office hours\n\nOffice hours are Mondays 2-3 pm in LGRT 1030.\n\n"
+    "## Grading\n\nThe final exam counts for 40 percent of the grade.\n",
     "chem111.md": "# CHEM 111 General Chemistry I\n\nFall 2022\n\n"
-                  "## Office hours\n\nOffice hours are Thursdays 10-11 am in Goessmann 52.\n\n"
-                  "## Grading\n\nThe final exam counts for 30 percent of the grade.\n"}
+    "## Office hours\n\nOffice hours are Thursdays 10-11 am in Goessmann 52.\n\n"
+    "## Grading\n\nThe final exam counts for 30 percent of the grade.\n",
+}
 
 
 def test_a_question_asked_of_several_syllabi_says_which_each_part_comes_from(tmp_path):
@@ -204,5 +248,6 @@ def test_a_question_asked_of_several_syllabi_says_which_each_part_comes_from(tmp
     parts = out["answer"].split("From document ")[1:]
     for part in parts:
         doc_id = int(part.split(",", 1)[0])
-        assert all(c.startswith(f"[{doc_id}:") for c in
-                   [w for w in part.split() if w.startswith("[")])
+        assert all(
+            c.startswith(f"[{doc_id}:") for c in [w for w in part.split() if w.startswith("[")]
+        )

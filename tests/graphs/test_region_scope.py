@@ -24,8 +24,10 @@ from deepread.nodes.state import index_scope, region_key, region_scope, view
 
 THREAD = {"configurable": {"thread_id": "both"}}
 POINTER = "(shown above)"
-DOCS = {"a": "# Apples\n\nApples grow in orchards of the north.\n\nThey ripen in autumn.\n",
-        "b": "# Boats\n\nBoats are moored in the harbour.\n\nThey sail at dawn.\n"}
+DOCS = {
+    "a": "# Apples\n\nApples grow in orchards of the north.\n\nThey ripen in autumn.\n",
+    "b": "# Boats\n\nBoats are moored in the harbour.\n\nThey sail at dawn.\n",
+}
 
 
 @pytest.fixture(scope="module")
@@ -42,68 +44,86 @@ def collections(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
 
 
 def read_then_answer(answer: str) -> ScriptedChatModel:
-    return ScriptedChatModel(steps=[
-        ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 0})),
-        ai(content=answer)])
+    return ScriptedChatModel(
+        steps=[
+            ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 0})),
+            ai(content=answer),
+        ]
+    )
 
 
 def last_result(graph) -> ToolMessage:
-    return [m for m in graph.get_state(THREAD).values["messages"]
-            if isinstance(m, ToolMessage)][-1]
+    return [m for m in graph.get_state(THREAD).values["messages"] if isinstance(m, ToolMessage)][-1]
 
 
 def test_a_thread_reading_two_collections_is_shown_each_ones_text(collections) -> None:
     saver = InMemorySaver()
-    in_a = build_graph(index=collections["a"], model=read_then_answer("Orchards [1:1:0]."),
-                       checkpointer=saver)
-    in_b = build_graph(index=collections["b"], model=read_then_answer("Harbour [1:1:0]."),
-                       checkpointer=saver)
-    in_a.invoke({"question": "Where do apples grow?"}, THREAD,
-                context=Context(check_sufficiency=False))
+    in_a = build_graph(
+        index=collections["a"], model=read_then_answer("Orchards [1:1:0]."), checkpointer=saver
+    )
+    in_b = build_graph(
+        index=collections["b"], model=read_then_answer("Harbour [1:1:0]."), checkpointer=saver
+    )
+    in_a.invoke(
+        {"question": "Where do apples grow?"}, THREAD, context=Context(check_sufficiency=False)
+    )
 
-    out = in_b.invoke({"question": "Where are boats moored?"}, THREAD,
-                      context=Context(check_sufficiency=False))
+    out = in_b.invoke(
+        {"question": "Where are boats moored?"}, THREAD, context=Context(check_sufficiency=False)
+    )
 
     shown = last_result(in_b).content
     assert "Boats are moored in the harbour." in shown and POINTER not in shown
     assert out["citations"] == [{"doc_id": 1, "sec_id": 1, "para_idx": 0}]
     regions = in_b.get_state(THREAD).values["read_regions"]
-    assert regions == {region_key(1, 1, index_scope(collections["a"])): [[0, 0]],
-                       region_key(1, 1, index_scope(collections["b"])): [[0, 0]]}
+    assert regions == {
+        region_key(1, 1, index_scope(collections["a"])): [[0, 0]],
+        region_key(1, 1, index_scope(collections["b"])): [[0, 0]],
+    }
 
 
 def test_a_citation_of_what_only_another_collection_showed_is_dropped(collections) -> None:
     saver = InMemorySaver()
     thread = {"configurable": {"thread_id": "drop"}}
-    reads_a = ScriptedChatModel(steps=[
-        ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 1})),
-        ai(content="Autumn [1:1:1].")])
+    reads_a = ScriptedChatModel(
+        steps=[
+            ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 1})),
+            ai(content="Autumn [1:1:1]."),
+        ]
+    )
     build_graph(index=collections["a"], model=reads_a, checkpointer=saver).invoke(
-        {"question": "When do apples ripen?"}, thread, context=Context(check_sufficiency=False))
-    in_b = build_graph(index=collections["b"], model=ScriptedChatModel(steps=[
-        ai(content="They sail at dawn [1:1:1].")]), checkpointer=saver)
+        {"question": "When do apples ripen?"}, thread, context=Context(check_sufficiency=False)
+    )
+    in_b = build_graph(
+        index=collections["b"],
+        model=ScriptedChatModel(steps=[ai(content="They sail at dawn [1:1:1].")]),
+        checkpointer=saver,
+    )
 
-    out = in_b.invoke({"question": "When do boats sail?"}, thread,
-                      context=Context(check_sufficiency=False))
+    out = in_b.invoke(
+        {"question": "When do boats sail?"}, thread, context=Context(check_sufficiency=False)
+    )
 
     assert out["citations"] == [] and out["dropped_citations"] == 1
 
 
-def test_a_thread_written_before_memory_was_scoped_runs_and_shows_text_again(
-        collections) -> None:
+def test_a_thread_written_before_memory_was_scoped_runs_and_shows_text_again(collections) -> None:
     """An old checkpoint's ``doc:sec`` keys name no collection: they are kept, matched by
     none, and the paragraphs they meant are shown in full when asked for."""
     saver = InMemorySaver()
     thread = {"configurable": {"thread_id": "old"}}
-    graph = build_graph(index=collections["a"], model=read_then_answer("Orchards [1:1:0]."),
-                        checkpointer=saver)
+    graph = build_graph(
+        index=collections["a"], model=read_then_answer("Orchards [1:1:0]."), checkpointer=saver
+    )
     graph.update_state(thread, {"read_regions": {"1:1": [[0, 1]]}}, as_node="finalize")
 
-    out = graph.invoke({"question": "Where do apples grow?"}, thread,
-                       context=Context(check_sufficiency=False))
+    out = graph.invoke(
+        {"question": "Where do apples grow?"}, thread, context=Context(check_sufficiency=False)
+    )
 
-    result = [m for m in graph.get_state(thread).values["messages"]
-              if isinstance(m, ToolMessage)][-1]
+    result = [m for m in graph.get_state(thread).values["messages"] if isinstance(m, ToolMessage)][
+        -1
+    ]
     assert "Apples grow in orchards of the north." in result.content
     assert POINTER not in result.content
     assert out["stop_reason"] == "answered" and out["citations"]
@@ -114,9 +134,11 @@ def test_a_thread_written_before_memory_was_scoped_runs_and_shows_text_again(
 
 def test_the_same_collection_name_in_two_stores_is_two_scopes(tmp_path: Path) -> None:
     assert region_scope(str(tmp_path / "one"), "docs") != region_scope(
-        str(tmp_path / "two"), "docs")
+        str(tmp_path / "two"), "docs"
+    )
     assert region_scope(str(tmp_path / "one"), "docs") == region_scope(
-        str(tmp_path / "one" / ".." / "one"), "docs")
+        str(tmp_path / "one" / ".." / "one"), "docs"
+    )
     assert "secret" not in region_scope("https://u:secret@q.example:6333", "docs")
 
 
@@ -129,9 +151,9 @@ def test_the_doc_of_a_read_region_key_is_read_from_the_scoped_form_and_a_views_a
     assert region_doc("12:3") == 12
 
 
-
 def test_an_executor_shows_the_turns_collection_and_records_it_under_that_collection(
-        collections: dict[str, deepread.Index]) -> None:
+    collections: dict[str, deepread.Index],
+) -> None:
     from langchain_core.messages import AIMessage, HumanMessage
     from langgraph.runtime import Runtime
 
@@ -140,10 +162,12 @@ def test_an_executor_shows_the_turns_collection_and_records_it_under_that_collec
 
     a, b = collections["a"], collections["b"]
     read = call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 1}, id="c1")
-    state = {"messages": [HumanMessage(content="q"), AIMessage(content="", tool_calls=[read])],
-             "scope": index_scope(b),
-             # the same coordinates were read in collection a, never in b
-             "read_regions": {region_key(1, 1, index_scope(a)): [[0, 1]]}}
+    state = {
+        "messages": [HumanMessage(content="q"), AIMessage(content="", tool_calls=[read])],
+        "scope": index_scope(b),
+        # the same coordinates were read in collection a, never in b
+        "read_regions": {region_key(1, 1, index_scope(a)): [[0, 1]]},
+    }
 
     update = make_executor(Resources(index=b), "read_section")(state, Runtime(context=Context()))
 

@@ -44,8 +44,9 @@ def stopped_then_asked_again(shapes) -> tuple[tuple[int, int], ScriptedChatModel
     """Section Five, a strict model (read 0-1 — the run is stopped there —, then read 2,
     then cite), and a graph keeping threads."""
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(strict=True, steps=[
-        ai(read_call(five, 0, 1)), ai(read_call(five, 2, 2)), cite_last])
+    model = ScriptedChatModel(
+        strict=True, steps=[ai(read_call(five, 0, 1)), ai(read_call(five, 2, 2)), cite_last]
+    )
     return five, model, build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
 
 
@@ -64,6 +65,7 @@ def assert_model_saw_only_valid_histories(model: ScriptedChatModel) -> None:
 
 # -- the repair itself ---------------------------------------------------------------------
 
+
 def test_repair_answers_a_dangling_call_right_after_its_message():
     calls = [call("retrieve", {"query": "a"}, "c1"), call("retrieve", {"query": "b"}, "c2")]
     answered = ToolMessage(content="ok", tool_call_id="c1", name="retrieve")
@@ -71,8 +73,13 @@ def test_repair_answers_a_dangling_call_right_after_its_message():
 
     fixed = repair(history)
 
-    assert [type(m).__name__ for m in fixed] == ["HumanMessage", "AIMessage", "ToolMessage",
-                                                 "ToolMessage", "HumanMessage"]
+    assert [type(m).__name__ for m in fixed] == [
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "ToolMessage",
+        "HumanMessage",
+    ]
     assert fixed[3].tool_call_id == "c2" and fixed[3].status == "error"
     assert NOT_RUN in fixed[3].content
     assert fixed[3].artifact["paragraphs"] == []
@@ -81,16 +88,17 @@ def test_repair_answers_a_dangling_call_right_after_its_message():
 
 # -- runs stopped after the policy's call, then asked again ---------------------------------
 
+
 def test_a_run_interrupted_after_the_policy_call_leaves_a_thread_that_answers_again(shapes):
     five, model, graph = stopped_then_asked_again(shapes)
-    graph.invoke({"question": "apples?"}, CONFIG, context=Context(),
-                 interrupt_after=["policy"])
+    graph.invoke({"question": "apples?"}, CONFIG, context=Context(), interrupt_after=["policy"])
     assert history_problem(thread(graph)) is not None  # the call is dangling
 
     out = graph.invoke({"question": "cherries?"}, CONFIG, context=Context())
 
     assert out["stop_reason"] == "answered" and out["citations"] == [
-        {"doc_id": five[0], "sec_id": five[1], "para_idx": 2}]
+        {"doc_id": five[0], "sec_id": five[1], "para_idx": 2}
+    ]
     assert_model_saw_only_valid_histories(model)
     messages = thread(graph)
     assert_every_call_answered_once(messages)
@@ -98,7 +106,8 @@ def test_a_run_interrupted_after_the_policy_call_leaves_a_thread_that_answers_ag
     assert messages.index(patched) < [m.content for m in messages].index("cherries?")
     # the call that never ran marked nothing read
     assert graph.get_state(CONFIG).values["read_regions"] == {
-        region_key(*five, index_scope(shapes)): [[2, 2]]}
+        region_key(*five, index_scope(shapes)): [[2, 2]]
+    }
 
 
 def test_a_tool_that_breaks_leaves_a_thread_that_answers_again(shapes, monkeypatch):
@@ -120,8 +129,7 @@ def test_a_tool_that_breaks_leaves_a_thread_that_answers_again(shapes, monkeypat
     assert_every_call_answered_once(thread(graph))
 
 
-def test_a_run_interrupted_inside_a_tool_leaves_a_thread_that_answers_again(
-        shapes, monkeypatch):
+def test_a_run_interrupted_inside_a_tool_leaves_a_thread_that_answers_again(shapes, monkeypatch):
     _five, model, graph = stopped_then_asked_again(shapes)
     real_read = shapes.read
 
@@ -144,8 +152,7 @@ def test_a_run_interrupted_inside_a_tool_leaves_a_thread_that_answers_again(
 def test_a_run_stopped_by_the_recursion_limit_leaves_a_thread_that_answers_again(shapes):
     _five, model, graph = stopped_then_asked_again(shapes)
     with pytest.raises(GraphRecursionError):  # toc, compact, policy: then the limit
-        graph.invoke({"question": "apples?"}, {**CONFIG, "recursion_limit": 3},
-                     context=Context())
+        graph.invoke({"question": "apples?"}, {**CONFIG, "recursion_limit": 3}, context=Context())
 
     out = graph.invoke({"question": "cherries?"}, CONFIG, context=Context())
 
@@ -156,9 +163,15 @@ def test_a_run_stopped_by_the_recursion_limit_leaves_a_thread_that_answers_again
 
 def test_a_run_stopped_by_the_round_budget_leaves_a_thread_that_answers_again(shapes):
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(strict=True, steps=[
-        ai(read_call(five, 0, 1)), ai(read_call(five, 2, 2), content="Apples, and more to read."),
-        ai(read_call(five, 3, 3)), cite_last])
+    model = ScriptedChatModel(
+        strict=True,
+        steps=[
+            ai(read_call(five, 0, 1)),
+            ai(read_call(five, 2, 2), content="Apples, and more to read."),
+            ai(read_call(five, 3, 3)),
+            cite_last,
+        ],
+    )
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
     first = graph.invoke({"question": "apples?"}, CONFIG, context=Context(max_rounds=1))
 
@@ -172,14 +185,22 @@ def test_a_run_stopped_by_the_round_budget_leaves_a_thread_that_answers_again(sh
 
 def test_an_ordinary_three_turn_thread_sends_only_valid_histories(shapes):
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(strict=True, steps=[
-        ai(call("retrieve", {"query": "apples"}), read_call(five, 0, 0)), cite_last,
-        ai(read_call(five, 1, 2)), cite_last,
-        ai(content="As said before.")])
+    model = ScriptedChatModel(
+        strict=True,
+        steps=[
+            ai(call("retrieve", {"query": "apples"}), read_call(five, 0, 0)),
+            cite_last,
+            ai(read_call(five, 1, 2)),
+            cite_last,
+            ai(content="As said before."),
+        ],
+    )
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
 
-    outs = [graph.invoke({"question": q}, CONFIG, context=Context())
-            for q in ("apples?", "bananas?", "and again?")]
+    outs = [
+        graph.invoke({"question": q}, CONFIG, context=Context())
+        for q in ("apples?", "bananas?", "and again?")
+    ]
 
     assert [o["stop_reason"] for o in outs] == ["answered"] * 3
     assert len(model.calls) == 5

@@ -78,16 +78,16 @@ def drip(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
 @pytest.fixture(scope="module")
 def walrus_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("walrus")
-    (root / "walrus.md").write_text("# Walrus\n\nThe walrus sleeps on the ice.\n",
-                                    encoding="utf-8")
+    (root / "walrus.md").write_text("# Walrus\n\nThe walrus sleeps on the ice.\n", encoding="utf-8")
     with deepread.Index.open(store=root / "store", collection="default") as idx:
         idx.ingest([root / "walrus.md"])
     return root / "store"
 
 
 def test_a_model_without_its_own_retries_is_retried_with_backoff():
-    model = ScriptedChatModel(steps=[ScriptedHTTPError(503), ScriptedHTTPError(429),
-                                     ai(content="ok")])
+    model = ScriptedChatModel(
+        steps=[ScriptedHTTPError(503), ScriptedHTTPError(429), ai(content="ok")]
+    )
 
     reply = invoke_with_retry(model, [HumanMessage(content="q")], retries=2)
 
@@ -104,8 +104,7 @@ def test_a_model_whose_client_retries_is_not_retried_again():
 
 
 def test_a_model_with_retries_switched_off_is_retried_here():
-    model = SelfRetryingModel(steps=[ScriptedHTTPError(503), ai(content="ok")],
-                              max_retries=0)
+    model = SelfRetryingModel(steps=[ScriptedHTTPError(503), ai(content="ok")], max_retries=0)
 
     assert invoke_with_retry(model, [HumanMessage(content="q")], retries=1).content == "ok"
 
@@ -119,8 +118,13 @@ def test_a_deadline_is_not_retried():
 
 
 def test_message_text_joins_text_blocks_and_leaves_out_the_others():
-    reply = AIMessage(content=[{"type": "reasoning", "reasoning": "hmm"},
-                               {"type": "text", "text": "It sleeps "}, "on the ice."])
+    reply = AIMessage(
+        content=[
+            {"type": "reasoning", "reasoning": "hmm"},
+            {"type": "text", "text": "It sleeps "},
+            "on the ice.",
+        ]
+    )
 
     assert message_text(reply) == "It sleeps on the ice."
     assert message_text(AIMessage(content="plain")) == "plain"
@@ -160,28 +164,48 @@ def test_the_deadline_closes_the_request_instead_of_leaving_it_reading(drip):
     assert drip.closed and drip.closed[0] - started < 20
 
 
-def test_ask_past_the_model_deadline_exits_4_at_once_whatever_the_model_sends(
-        drip, walrus_store):
+def test_ask_past_the_model_deadline_exits_4_at_once_whatever_the_model_sends(drip, walrus_store):
     # A deadline above the drip's 2 s, so that no read of the client times out by itself.
     env = {**os.environ, "DEEPREAD_MODEL_TIMEOUT": "5", "DO_NOT_TRACK": "1"}
 
     # Before the deadline ended the call, the process lived on while a worker thread kept
     # reading the drip (100,000 bytes, one every 2 s): run() would time out here.
     done = subprocess.run(
-        [sys.executable, "-m", "deepread.cli", "ask", "Where does the walrus sleep?",
-         "--store", str(walrus_store), "--model", "gpt-4o-mini"],
-        env=env, capture_output=True, text=True, timeout=60, check=False)
+        [
+            sys.executable,
+            "-m",
+            "deepread.cli",
+            "ask",
+            "Where does the walrus sleep?",
+            "--store",
+            str(walrus_store),
+            "--model",
+            "gpt-4o-mini",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
     assert done.returncode == 4, done.stderr
     assert "model_timeout" in done.stderr
 
 
-def test_the_cli_exits_4_when_the_model_deadline_passes(drip, walrus_store, monkeypatch,
-                                                        capsys):
+def test_the_cli_exits_4_when_the_model_deadline_passes(drip, walrus_store, monkeypatch, capsys):
     monkeypatch.setenv("DEEPREAD_MODEL_TIMEOUT", "2")
 
-    code = cli.main(["ask", "Where does the walrus sleep?", "--store", str(walrus_store),
-                     "--model", "gpt-4o-mini"])
+    code = cli.main(
+        [
+            "ask",
+            "Where does the walrus sleep?",
+            "--store",
+            str(walrus_store),
+            "--model",
+            "gpt-4o-mini",
+        ]
+    )
 
     assert code == 4
     assert "model_timeout" in capsys.readouterr().err
@@ -190,14 +214,17 @@ def test_the_cli_exits_4_when_the_model_deadline_passes(drip, walrus_store, monk
 # -- model names, read the way LangChain's init_chat_model reads them ----------------------
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("gpt-4o-mini", ("", "gpt-4o-mini")),
-    ("openai:gpt-4o-mini", ("openai", "gpt-4o-mini")),
-    ("ollama:llama3.1:8b", ("ollama", "llama3.1:8b")),
-    ("llama3.1:8b", ("", "llama3.1:8b")),
-    ("qwen2.5:7b-instruct", ("", "qwen2.5:7b-instruct")),
-    ("anthropic:claude-sonnet-4-5", ("anthropic", "claude-sonnet-4-5")),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("gpt-4o-mini", ("", "gpt-4o-mini")),
+        ("openai:gpt-4o-mini", ("openai", "gpt-4o-mini")),
+        ("ollama:llama3.1:8b", ("ollama", "llama3.1:8b")),
+        ("llama3.1:8b", ("", "llama3.1:8b")),
+        ("qwen2.5:7b-instruct", ("", "qwen2.5:7b-instruct")),
+        ("anthropic:claude-sonnet-4-5", ("anthropic", "claude-sonnet-4-5")),
+    ],
+)
 def test_a_name_splits_into_provider_and_model_only_at_a_known_provider(name, expected):
     assert split_model_name(name) == expected
 
@@ -235,8 +262,9 @@ def test_another_provider_without_its_package_says_which_to_install(local_endpoi
     if importlib.util.find_spec("langchain_anthropic") is not None:
         pytest.skip("langchain-anthropic is installed here")
 
-    with pytest.raises(ModelConfigError,
-                       match=r"provider 'anthropic'.*pip install langchain-anthropic"):
+    with pytest.raises(
+        ModelConfigError, match=r"provider 'anthropic'.*pip install langchain-anthropic"
+    ):
         chat_model("anthropic:claude-sonnet-4-5")
 
 

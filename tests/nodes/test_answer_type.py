@@ -21,7 +21,8 @@ UNDATED_MD = (
     "The final exam is cumulative: it covers every chapter of the textbook, and you may "
     "bring one page of notes to the final exam.\n\n"
     "## Grading\n\n"
-    "Exams count for 50% of the grade, lab reports 30% and homework 20%.\n")
+    "Exams count for 50% of the grade, lab reports 30% and homework 20%.\n"
+)
 TITLE_DATED_MD = UNDATED_MD.replace("## Final Exam\n", "## Final Exam, December 12\n")
 
 
@@ -33,8 +34,7 @@ def undated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index
 
 @pytest.fixture(scope="module")
 def title_dated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[deepread.Index]:
-    with markdown_index(tmp_path_factory, "dated", "chem-syllabus.md",
-                        TITLE_DATED_MD) as idx:
+    with markdown_index(tmp_path_factory, "dated", "chem-syllabus.md", TITLE_DATED_MD) as idx:
         yield idx
 
 
@@ -55,8 +55,12 @@ def test_a_weekday_meets_a_what_days_question():
 
 
 def test_a_week_of_the_term_meets_a_when_question():
-    assert missing("When does the project start?",
-                   ["The project starts by the fifth week of the course."]) is None
+    assert (
+        missing(
+            "When does the project start?", ["The project starts by the fifth week of the course."]
+        )
+        is None
+    )
 
 
 def test_a_stated_arrangement_meets_a_when_question():
@@ -64,16 +68,23 @@ def test_a_stated_arrangement_meets_a_when_question():
 
 
 def test_a_when_opening_a_clause_expects_nothing():
-    assert expected("When I went to the library the books were out, how else can I "
-                    "read them?") is None
+    assert (
+        expected("When I went to the library the books were out, how else can I read them?") is None
+    )
 
 
 def test_a_how_many_question_needs_a_number_beside_what_it_counts():
-    assert missing("How many credits is this course worth?",
-                   ["This course is worth 3 credits."]) is None
-    assert missing("How many credits is this course worth?",
-                   ["Credits earned in this course count toward the major. Exam 2 is "
-                    "in week 9."]) is not None
+    assert (
+        missing("How many credits is this course worth?", ["This course is worth 3 credits."])
+        is None
+    )
+    assert (
+        missing(
+            "How many credits is this course worth?",
+            ["Credits earned in this course count toward the major. Exam 2 is in week 9."],
+        )
+        is not None
+    )
 
 
 def test_a_number_word_counts_as_a_number():
@@ -85,8 +96,7 @@ def test_how_many_times_expects_nothing():
 
 
 def test_a_question_asking_for_an_email_address_needs_one():
-    assert missing("What is the professor's email?", ["Email me with questions."]) \
-        is not None
+    assert missing("What is the professor's email?", ["Email me with questions."]) is not None
     assert missing("What is the professor's email?", ["Email: jsmith@example.edu"]) is None
 
 
@@ -99,14 +109,15 @@ def test_a_question_about_an_email_policy_expects_no_address():
 
 
 def test_a_percentage_question_needs_a_number_or_percentage():
-    assert missing("What percentage of the grade is homework?",
-                   ["Homework is graded on effort."]) is not None
+    assert (
+        missing("What percentage of the grade is homework?", ["Homework is graded on effort."])
+        is not None
+    )
     assert missing("What percentage of the grade is homework?", ["Homework: 20%"]) is None
 
 
 def test_a_cost_question_needs_an_amount():
-    assert missing("How much do the clickers cost?", ["Buy a clicker at the store."]) \
-        is not None
+    assert missing("How much do the clickers cost?", ["Buy a clicker at the store."]) is not None
     assert missing("How much do the clickers cost?", ["Clickers cost $20."]) is None
 
 

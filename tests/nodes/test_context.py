@@ -10,36 +10,43 @@ from pydantic import TypeAdapter
 from deepread import Context, ContextError, IngestContext
 
 
-@pytest.mark.parametrize(("given", "message"), [
-    ({"k": "abc"}, r"'k' = 'abc' \(str\): Input should be a valid integer"),
-    ({"k": 3.7}, r"'k' = 3.7 \(float\): Input should be a valid integer"),
-    ({"k": True}, r"'k' = True \(bool\)"),
-    ({"k": -1}, r"'k' = -1 .*greater than or equal to 1"),
-    ({"k": 0}, r"'k' = 0 .*greater than or equal to 1"),
-    ({"max_rounds": 0}, r"'max_rounds' = 0 .*greater than or equal to 1"),
-    ({"max_rounds": -5}, r"'max_rounds' = -5 .*greater than or equal to 1"),
-    ({"window": [1]}, r"'window' = \[1\].*at least 2 items"),
-    ({"window": [0, -1]}, r"'window'.*greater than or equal to 0"),
-    ({"retrieval_mode": "fuzzy"}, r"'retrieval_mode'.*'dense', 'bm25' or 'hybrid'"),
-    ({"temperature": 5.0}, r"'temperature'.*less than or equal to 2"),
-    ({"documents": ["1"]}, r"'documents'.*valid integer"),
-    ({"support_threshold": 1.5}, r"'support_threshold'.*less than or equal to 1"),
-    ({"support_threshold": -0.1}, r"'support_threshold'.*greater than or equal to 0"),
-    ({"support_threshold": "high"}, r"'support_threshold'.*valid number"),
-    ({"unused_term_support": 1.5}, r"'unused_term_support'.*less than or equal to 1"),
-    ({"unused_term_support": -0.1}, r"'unused_term_support'.*greater than or equal to 0"),
-    ({"unused_term_support": "high"}, r"'unused_term_support'.*valid number"),
-])
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"k": "abc"}, r"'k' = 'abc' \(str\): Input should be a valid integer"),
+        ({"k": 3.7}, r"'k' = 3.7 \(float\): Input should be a valid integer"),
+        ({"k": True}, r"'k' = True \(bool\)"),
+        ({"k": -1}, r"'k' = -1 .*greater than or equal to 1"),
+        ({"k": 0}, r"'k' = 0 .*greater than or equal to 1"),
+        ({"max_rounds": 0}, r"'max_rounds' = 0 .*greater than or equal to 1"),
+        ({"max_rounds": -5}, r"'max_rounds' = -5 .*greater than or equal to 1"),
+        ({"window": [1]}, r"'window' = \[1\].*at least 2 items"),
+        ({"window": [0, -1]}, r"'window'.*greater than or equal to 0"),
+        ({"retrieval_mode": "fuzzy"}, r"'retrieval_mode'.*'dense', 'bm25' or 'hybrid'"),
+        ({"temperature": 5.0}, r"'temperature'.*less than or equal to 2"),
+        ({"documents": ["1"]}, r"'documents'.*valid integer"),
+        ({"support_threshold": 1.5}, r"'support_threshold'.*less than or equal to 1"),
+        ({"support_threshold": -0.1}, r"'support_threshold'.*greater than or equal to 0"),
+        ({"support_threshold": "high"}, r"'support_threshold'.*valid number"),
+        ({"unused_term_support": 1.5}, r"'unused_term_support'.*less than or equal to 1"),
+        ({"unused_term_support": -0.1}, r"'unused_term_support'.*greater than or equal to 0"),
+        ({"unused_term_support": "high"}, r"'unused_term_support'.*valid number"),
+    ],
+)
 def test_a_bad_value_is_refused_naming_the_field(given, message):
     with pytest.raises(ContextError, match=message):
         Context(**given)
 
 
-@pytest.mark.parametrize(("key", "close"), [("max_round", "max_rounds"), ("K", "k"),
-                                             ("colection", "collection")])
+@pytest.mark.parametrize(
+    ("key", "close"), [("max_round", "max_rounds"), ("K", "k"), ("colection", "collection")]
+)
 def test_an_unknown_field_is_refused_naming_the_closest_one(key, close):
-    with pytest.raises(ContextError, match=rf"unknown Context field '{key}' \(did you mean "
-                                            rf"'{close}'\?\)"):
+    with pytest.raises(
+        ContextError,
+        match=rf"unknown Context field '{key}' \(did you mean "
+        rf"'{close}'\?\)",
+    ):
         Context(**{key: 3})
 
 

@@ -54,7 +54,9 @@ We had about nine hundred employees at year end.
 LITIGATION = "\n\n".join(
     f"Case {i}: a customer in district {i} filed a complaint about delivery terms in "
     f"contract number {1000 + i}; the company disputes the claim and intends to defend "
-    "itself vigorously." for i in range(60))
+    "itself vigorously."
+    for i in range(60)
+)
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +73,10 @@ def calls(out: dict) -> list[tuple[str, int | None]]:
 def test_a_legal_question_reads_the_legal_proceedings_note_before_searching(filing):
     made = calls(run_agent(filing, "Has the company reported any ongoing legal battles?", "legal"))
 
-    assert made[:2] == [("read_section", titled(filing, "Note 12. Legal Proceedings")),
-                        ("retrieve", None)]
+    assert made[:2] == [
+        ("read_section", titled(filing, "Note 12. Legal Proceedings")),
+        ("retrieve", None),
+    ]
 
 
 def test_a_disclosure_larger_than_the_budget_is_read_with_half_of_it(filing):
@@ -87,9 +91,11 @@ def test_a_disclosure_larger_than_the_budget_is_read_with_half_of_it(filing):
 def test_a_why_question_reads_the_mdna_discussion_then_the_statement(filing):
     made = calls(run_agent(filing, "What drove the gross margin change in 2023?", "why"))
 
-    assert made[:3] == [("read_section", titled(filing, "Cost of sales and gross margin")),
-                        ("read_section", titled(filing, "Years Ended December 31")),
-                        ("retrieve", None)]
+    assert made[:3] == [
+        ("read_section", titled(filing, "Cost of sales and gross margin")),
+        ("read_section", titled(filing, "Years Ended December 31")),
+        ("retrieve", None),
+    ]
 
 
 def test_a_question_for_the_figure_only_reads_the_statement_first(filing):

@@ -27,12 +27,18 @@ def runtime(events: list[dict[str, Any]] | None = None) -> Runtime[Context]:
     return Runtime(context=Context(), stream_writer=sink.append)
 
 
-def asked(*calls: dict[str, Any], offered: tuple[str, ...] = ("retrieve", "read_section")
-          ) -> dict[str, Any]:
+def asked(
+    *calls: dict[str, Any], offered: tuple[str, ...] = ("retrieve", "read_section")
+) -> dict[str, Any]:
     """A state whose last message is the policy's ``calls``."""
-    return {"messages": [HumanMessage(content="Which paragraph is about cherries?"),
-                         AIMessage(content="", tool_calls=list(calls))],
-            "offered": list(offered), "read_regions": {}}
+    return {
+        "messages": [
+            HumanMessage(content="Which paragraph is about cherries?"),
+            AIMessage(content="", tool_calls=list(calls)),
+        ],
+        "offered": list(offered),
+        "read_regions": {},
+    }
 
 
 def test_the_retrieve_executor_answers_its_call_and_records_what_it_showed(shapes):
@@ -47,8 +53,7 @@ def test_the_retrieve_executor_answers_its_call_and_records_what_it_showed(shape
     shown = set(shown_coords(answer))
     # recorded under the collection read (read-region memory is kept per collection)
     memory = view(update["read_regions"], index_scope(shapes))
-    assert shown and all(
-        any(a <= p <= b for a, b in memory[f"{d}:{s}"]) for d, s, p in shown)
+    assert shown and all(any(a <= p <= b for a, b in memory[f"{d}:{s}"]) for d, s, p in shown)
     assert [e["event"] for e in events] == ["tool_call", "tool_result"]
 
 
@@ -60,8 +65,11 @@ def test_a_later_call_of_the_same_round_shows_what_an_earlier_one_showed_as_a_po
     state = asked(first, second)
 
     update = execute(state, runtime())
-    state = {**state, "messages": [*state["messages"], *update["messages"]],
-             "read_regions": merge_regions(state["read_regions"], update["read_regions"])}
+    state = {
+        **state,
+        "messages": [*state["messages"], *update["messages"]],
+        "read_regions": merge_regions(state["read_regions"], update["read_regions"]),
+    }
     later = execute(state, runtime())["messages"][0]
 
     assert later.tool_call_id == "c2"
@@ -73,8 +81,9 @@ def test_a_later_call_of_the_same_round_shows_what_an_earlier_one_showed_as_a_po
 def test_a_bad_argument_is_an_error_the_model_can_act_on_not_a_fault(shapes):
     bad = call("read_section", {"doc_id": 99, "sec_id": 0, "start": 0, "end": 1}, id="c1")
 
-    (answer,) = make_executor(Resources(index=shapes), "read_section")(
-        asked(bad), runtime())["messages"]
+    (answer,) = make_executor(Resources(index=shapes), "read_section")(asked(bad), runtime())[
+        "messages"
+    ]
 
     assert answer.status == "error" and answer.content.startswith("Error: no document 99")
 
@@ -85,24 +94,33 @@ def test_a_call_no_executor_takes_is_answered_by_invalid_call_with_the_tools_on_
     (answer,) = invalid_call(asked(unknown), runtime())["messages"]
 
     assert answer.tool_call_id == "c1" and answer.status == "error"
-    assert answer.content == ("Error: unknown tool 'delete_everything'; the tools are: "
-                              "retrieve, read_section")
+    assert answer.content == (
+        "Error: unknown tool 'delete_everything'; the tools are: retrieve, read_section"
+    )
 
 
-@pytest.mark.parametrize(("calls", "offered", "route"), [
-    ([call("retrieve", {"query": "q"})], ("retrieve", "read_section"), "retrieve"),
-    ([call("read_section", {"doc_id": 1, "sec_id": 0})], ("retrieve", "read_section"),
-     "read_section"),
-    ([call("open_toc", {"doc_id": 1})], ("retrieve", "read_section"), INVALID_CALL),
-    ([call("nonsense", {})], ("retrieve",), INVALID_CALL),
-])
+@pytest.mark.parametrize(
+    ("calls", "offered", "route"),
+    [
+        ([call("retrieve", {"query": "q"})], ("retrieve", "read_section"), "retrieve"),
+        (
+            [call("read_section", {"doc_id": 1, "sec_id": 0})],
+            ("retrieve", "read_section"),
+            "read_section",
+        ),
+        ([call("open_toc", {"doc_id": 1})], ("retrieve", "read_section"), INVALID_CALL),
+        ([call("nonsense", {})], ("retrieve",), INVALID_CALL),
+    ],
+)
 def test_each_pending_call_is_routed_to_the_executor_of_its_tool(calls, offered, route):
     assert next_call(asked(*calls, offered=offered)) == route
 
 
 def test_calls_are_routed_in_order_and_the_round_ends_when_all_are_answered():
-    first, second = call("retrieve", {"query": "a"}, id="c1"), call(
-        "read_section", {"doc_id": 1, "sec_id": 0}, id="c2")
+    first, second = (
+        call("retrieve", {"query": "a"}, id="c1"),
+        call("read_section", {"doc_id": 1, "sec_id": 0}, id="c2"),
+    )
     state = asked(first, second)
     answered = ToolMessage(content="ok", tool_call_id="c1", name="retrieve")
 

@@ -34,7 +34,8 @@ def test_a_transient_store_failure_is_tried_again_and_the_call_answered(shapes, 
     model = ScriptedChatModel(steps=[ai(read), ai(content=f"Cherries [{five[0]}:{five[1]}:2].")])
 
     out = build_graph(index=shapes, model=model).invoke(
-        {"question": "Which paragraph is about cherries?"}, context=Context())
+        {"question": "Which paragraph is about cherries?"}, context=Context()
+    )
 
     answer = next(m for m in out["messages"] if getattr(m, "tool_call_id", "") == read["id"])
     assert answer.status == "success" and "Charlie paragraph about cherries." in answer.content
@@ -48,26 +49,27 @@ def test_a_store_that_stays_down_ends_the_turn_after_three_attempts(shapes, monk
     model = ScriptedChatModel(steps=[ai(read)])
 
     out = build_graph(index=shapes, model=model).invoke(
-        {"question": "Which paragraph is about cherries?"}, context=Context())
+        {"question": "Which paragraph is about cherries?"}, context=Context()
+    )
 
     assert out["stop_reason"] == "error"
-    assert out["error"] == ("the document store failed: the Qdrant server at http://q "
-                            "answered HTTP 503")
+    assert out["error"] == (
+        "the document store failed: the Qdrant server at http://q answered HTTP 503"
+    )
     assert shapes.read.calls[0] == 3  # type: ignore[attr-defined]
     assert out["messages"][-1].content.startswith("Error: the document store failed")
 
 
 def test_a_turn_whose_toc_fails_reports_itself_not_the_turn_before(shapes):
     five = section_of(shapes, "Five")
-    model = ScriptedChatModel(steps=[ai(content=f"Cherries [{five[0]}:{five[1]}:2].")],
-                              cycle=True)
+    model = ScriptedChatModel(steps=[ai(content=f"Cherries [{five[0]}:{five[1]}:2].")], cycle=True)
     graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "t"}}
-    first = graph.invoke({"question": "Which paragraph is about cherries?"}, thread,
-                         context=Context())
+    first = graph.invoke(
+        {"question": "Which paragraph is about cherries?"}, thread, context=Context()
+    )
 
-    out = graph.invoke({"question": "And the dates?"}, thread,
-                       context=Context(documents=[99]))
+    out = graph.invoke({"question": "And the dates?"}, thread, context=Context(documents=[99]))
 
     assert first["stop_reason"] == "answered"
     assert out["stop_reason"] == "error" and "no document 99" in out["error"]

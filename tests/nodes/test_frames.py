@@ -25,15 +25,17 @@ QUERY = "which paragraph talks about cherries and elderberries"
 
 
 def schedule() -> Document:
-    return Document(1, "Syllabus", "s.pdf", [Section(0, "Syllabus", 0, None),
-                                             Section(1, "Course Schedule", 1, 0, n_para=3)])
+    return Document(
+        1,
+        "Syllabus",
+        "s.pdf",
+        [Section(0, "Syllabus", 0, None), Section(1, "Course Schedule", 1, 0, n_para=3)],
+    )
 
 
 def test_a_retrieve_result_has_no_header_and_does_not_echo_the_query(shapes):
-    model = ScriptedChatModel(steps=[ai(call("retrieve", {"query": QUERY})),
-                                     ai(content="Done.")])
-    build_graph(index=shapes, model=model).invoke({"question": "cherries?"},
-                                                  context=Context())
+    model = ScriptedChatModel(steps=[ai(call("retrieve", {"query": QUERY})), ai(content="Done.")])
+    build_graph(index=shapes, model=model).invoke({"question": "cherries?"}, context=Context())
 
     result = last_tool_message(model.calls[1])
 
@@ -43,11 +45,14 @@ def test_a_retrieve_result_has_no_header_and_does_not_echo_the_query(shapes):
 
 
 def test_a_retrieve_writes_each_section_once_sections_in_order_of_their_best_hit():
-    ranked = [Paragraph(1, 5, 7, "best"), Paragraph(1, 2, 0, "second"),
-              Paragraph(1, 5, 3, "third"), Paragraph(1, 2, 4, "fourth")]
+    ranked = [
+        Paragraph(1, 5, 7, "best"),
+        Paragraph(1, 2, 0, "second"),
+        Paragraph(1, 5, 3, "third"),
+        Paragraph(1, 2, 4, "fourth"),
+    ]
 
-    assert [p.coord for p in by_section(ranked)] == [
-        (1, 5, 3), (1, 5, 7), (1, 2, 0), (1, 2, 4)]
+    assert [p.coord for p in by_section(ranked)] == [(1, 5, 3), (1, 5, 7), (1, 2, 0), (1, 2, 4)]
 
 
 def test_a_pointer_line_is_the_coordinates_then_shown_above():
@@ -58,13 +63,16 @@ def test_a_pointer_line_is_the_coordinates_then_shown_above():
 
 def test_a_read_says_its_range_and_the_section_size_on_the_section_line():
     assert section_line(1, 2, "  Grading\n policy ", extent(3, 9, 24)) == (
-        "## (1) [2] Grading policy (paragraphs 3-9 of 24)")
+        "## (1) [2] Grading policy (paragraphs 3-9 of 24)"
+    )
     assert section_line(1, 2, "Grading") == "## (1) [2] Grading"
 
 
 def test_a_title_is_left_out_above_a_paragraph_that_begins_with_it():
-    paragraphs = [Paragraph(1, 1, 0, "Course  Schedule\nWeek 1: intro"),
-                  Paragraph(1, 1, 1, "Week 2: lab")]
+    paragraphs = [
+        Paragraph(1, 1, 0, "Course  Schedule\nWeek 1: intro"),
+        Paragraph(1, 1, 1, "Week 2: lab"),
+    ]
 
     text, _ = format_paragraphs(paragraphs, {1: schedule()}, {})
 
@@ -72,8 +80,10 @@ def test_a_title_is_left_out_above_a_paragraph_that_begins_with_it():
 
 
 def test_a_title_stays_when_the_paragraph_holding_it_is_only_pointed_at():
-    paragraphs = [Paragraph(1, 1, 0, "Course Schedule\nWeek 1: intro"),
-                  Paragraph(1, 1, 1, "Week 2: lab")]
+    paragraphs = [
+        Paragraph(1, 1, 0, "Course Schedule\nWeek 1: intro"),
+        Paragraph(1, 1, 1, "Week 2: lab"),
+    ]
 
     text, _ = format_paragraphs(paragraphs, {1: schedule()}, regions_of([(1, 1, 0)]))
 

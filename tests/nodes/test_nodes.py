@@ -55,8 +55,12 @@ def test_finalize_keeps_only_citations_of_paragraphs_shown(shapes):
     d, s = section_of(shapes, "Five")
     answer = AIMessage(content=f"Cherries [{d}:{s}:2], walruses [9:9:9].", id="a1")
     scope = index_scope(shapes)  # read-region memory is kept per collection
-    state = {"messages": [HumanMessage(content="q"), answer], "turn_start": 0,
-             "scope": scope, "read_regions": {region_key(d, s, scope): [[0, 4]]}}
+    state = {
+        "messages": [HumanMessage(content="q"), answer],
+        "turn_start": 0,
+        "scope": scope,
+        "read_regions": {region_key(d, s, scope): [[0, 4]]},
+    }
 
     update = finalize(state, runtime())
 

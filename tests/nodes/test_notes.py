@@ -35,16 +35,24 @@ def flat(text: str) -> str:
 @pytest.fixture(scope="module")
 def long_trajectory(devset_index: deepread.Index):
     """50 rounds of read_section over the devset page's sections, then an answer."""
-    sections = [(d.doc_id, s.sec_id, s.n_para) for d in devset_index.documents()
-                for s in d.sections if s.n_para]
-    reads = [ai(call("read_section", {"doc_id": d, "sec_id": s, "start": 0,
-                                      "end": n - 1}))
-             for d, s, n in (sections[i % len(sections)] for i in range(ROUNDS))]
+    sections = [
+        (d.doc_id, s.sec_id, s.n_para)
+        for d in devset_index.documents()
+        for s in d.sections
+        if s.n_para
+    ]
+    reads = [
+        ai(call("read_section", {"doc_id": d, "sec_id": s, "start": 0, "end": n - 1}))
+        for d, s, n in (sections[i % len(sections)] for i in range(ROUNDS))
+    ]
     model = ScriptedChatModel(steps=[*reads, ai(content="Done.")])
     graph = build_graph(index=devset_index, model=model, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "long"}}
-    out = graph.invoke({"question": "How does json encode NaN and Infinity values?"},
-                       config, context=Context(max_rounds=ROUNDS + 5, notes_budget=BUDGET))
+    out = graph.invoke(
+        {"question": "How does json encode NaN and Infinity values?"},
+        config,
+        context=Context(max_rounds=ROUNDS + 5, notes_budget=BUDGET),
+    )
     return model, graph.get_state(config).values, out
 
 
@@ -63,8 +71,11 @@ def test_fifty_rounds_of_reading_stay_under_the_notes_budget(long_trajectory):
 
 def test_the_notes_name_coordinates_that_can_be_re_read(long_trajectory, devset_index):
     model, _, _ = long_trajectory
-    notes = [str(m.content) for m in model.calls[-1]
-             if isinstance(m, ToolMessage) and str(m.content).startswith(NOTE_MARK)]
+    notes = [
+        str(m.content)
+        for m in model.calls[-1]
+        if isinstance(m, ToolMessage) and str(m.content).startswith(NOTE_MARK)
+    ]
 
     assert len(notes) >= ROUNDS // 2
     quoted = 0
@@ -104,15 +115,29 @@ def test_a_section_seen_only_as_a_note_is_shown_in_full_when_read_again(long_tra
 
 
 def test_compaction_keeps_the_latest_observations_and_fits_when_it_can():
-    rows = [{"doc_id": 1, "sec_id": 2, "para_idx": i, "repeat": False,
-             "text": f"Filler sentence number {i} about nothing. NaN values are "
-                     f"encoded as the literal NaN in case {i}. " * 8} for i in range(6)]
-    old = ToolMessage(content="x " * 3000, tool_call_id="a", name="read_section",
-                      artifact={"paragraphs": rows})
-    new = ToolMessage(content="y " * 200, tool_call_id="b", name="read_section",
-                      artifact={"paragraphs": rows[:1]})
-    messages = [AIMessage(content="", tool_calls=[call("read_section", {}, "a")]), old,
-                AIMessage(content="", tool_calls=[call("read_section", {}, "b")]), new]
+    rows = [
+        {
+            "doc_id": 1,
+            "sec_id": 2,
+            "para_idx": i,
+            "repeat": False,
+            "text": f"Filler sentence number {i} about nothing. NaN values are "
+            f"encoded as the literal NaN in case {i}. " * 8,
+        }
+        for i in range(6)
+    ]
+    old = ToolMessage(
+        content="x " * 3000, tool_call_id="a", name="read_section", artifact={"paragraphs": rows}
+    )
+    new = ToolMessage(
+        content="y " * 200, tool_call_id="b", name="read_section", artifact={"paragraphs": rows[:1]}
+    )
+    messages = [
+        AIMessage(content="", tool_calls=[call("read_section", {}, "a")]),
+        old,
+        AIMessage(content="", tool_calls=[call("read_section", {}, "b")]),
+        new,
+    ]
 
     out = compact(messages, "How is NaN encoded?", budget=1000)
 

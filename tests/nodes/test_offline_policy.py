@@ -15,8 +15,10 @@ from deepread.nodes.tools.specs import tool_schemas
 
 def test_the_sections_it_reads_by_are_those_the_prompt_lists_with_the_index_titles(shapes):
     d, s = section_of(shapes, "One")
-    prompt = SystemMessage(content=f"Directory Structure\n\n  ({d}) [{s}] Forged title | "
-                                   "paragraphs=99 | tokens=1 | children=[]")
+    prompt = SystemMessage(
+        content=f"Directory Structure\n\n  ({d}) [{s}] Forged title | "
+        "paragraphs=99 | tokens=1 | children=[]"
+    )
 
     (entry,) = toc_entries(shapes, [prompt, HumanMessage(content="q")])
 
@@ -26,20 +28,26 @@ def test_the_sections_it_reads_by_are_those_the_prompt_lists_with_the_index_titl
 def test_a_read_only_choice_is_made_from_the_prompt_toc_of_its_index(shapes):
     d, s = section_of(shapes, "One")
     five = section_of(shapes, "Five")
-    lines = [f"({d}) [{s}] One | paragraphs=1 | tokens=5 | children=[]",
-             f"({five[0]}) [{five[1]}] Five | paragraphs=5 | tokens=30 | children=[]"]
+    lines = [
+        f"({d}) [{s}] One | paragraphs=1 | tokens=5 | children=[]",
+        f"({five[0]}) [{five[1]}] Five | paragraphs=5 | tokens=30 | children=[]",
+    ]
     policy = ExtractiveChatModel(index=shapes).bind_tools(tool_schemas(("read_section",)))
 
-    reply = policy.invoke([SystemMessage(content="\n".join(lines)),
-                           HumanMessage(content="Read the section titled Five.")])
+    reply = policy.invoke(
+        [
+            SystemMessage(content="\n".join(lines)),
+            HumanMessage(content="Read the section titled Five."),
+        ]
+    )
 
     assert reply.tool_calls[0]["args"]["sec_id"] == five[1]
 
 
 def test_its_answer_carries_its_label_and_the_budget_it_has_left(shapes):
     out = build_graph(index=shapes).invoke(
-        {"question": "Which paragraph is about cherries?"},
-        context=Context(check_sufficiency=False))
+        {"question": "Which paragraph is about cherries?"}, context=Context(check_sufficiency=False)
+    )
 
     said = answer_metadata(out["messages"][-1])
     assert said["label"] == NOTICE and out["answer"].startswith(NOTICE)
@@ -56,13 +64,19 @@ class CannotJudge(ScriptedChatModel):
 def test_a_model_that_cannot_judge_is_never_asked_to(shapes):
     d, s = section_of(shapes, "Five")
     # An answer citing the apples paragraph for a question about dates: unsupported.
-    model = CannotJudge(steps=[ai(read_call((d, s), 0, 0)),
-                               ai(content=f"It is about dates [{d}:{s}:0]."),
-                               ai(content=f"Still apples [{d}:{s}:0].")], cycle=True)
+    model = CannotJudge(
+        steps=[
+            ai(read_call((d, s), 0, 0)),
+            ai(content=f"It is about dates [{d}:{s}:0]."),
+            ai(content=f"Still apples [{d}:{s}:0]."),
+        ],
+        cycle=True,
+    )
     graph = build_graph(index=shapes, model=model)
-    graph.invoke({"messages": [HumanMessage(content="Which fruit does the Delta paragraph "
-                                                    "name?")]},
-                 context=Context(support_threshold=0.0))
+    graph.invoke(
+        {"messages": [HumanMessage(content="Which fruit does the Delta paragraph name?")]},
+        context=Context(support_threshold=0.0),
+    )
 
     prompts = [str(m.content) for messages in model.calls for m in messages]
     assert prompts and not any("Reply SUPPORTED if" in p for p in prompts)

@@ -96,19 +96,23 @@ def test_the_cap_is_the_operators_setting(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("DEEPREAD_MAX_OPEN_COLLECTIONS", "3")
     assert current_settings().max_open_collections == 3
     monkeypatch.setenv("DEEPREAD_MAX_OPEN_COLLECTIONS", "0")
-    with pytest.raises(SettingsError, match="DEEPREAD_MAX_OPEN_COLLECTIONS must be a whole "
-                                            "number of at least 1"):
+    with pytest.raises(
+        SettingsError, match="DEEPREAD_MAX_OPEN_COLLECTIONS must be a whole number of at least 1"
+    ):
         current_settings()
 
 
 def test_the_served_ingest_graph_keeps_at_most_the_cap_open(
-        store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEEPREAD_MAX_OPEN_COLLECTIONS", "2")
     graph = build_ingest_graph(served=True)
 
     for i in range(6):
-        out = graph.invoke({"files": [{"name": "n.md", "text": f"# N\n\nNote {i}.\n"}]},
-                           context=deepread.IngestContext(collection=f"new{i}"))
+        out = graph.invoke(
+            {"files": [{"name": "n.md", "text": f"# N\n\nNote {i}.\n"}]},
+            context=deepread.IngestContext(collection=f"new{i}"),
+        )
         assert out["failures"] == []
 
     assert [k for k in OPEN.opened() if k[0] == store] == [(store, "new4"), (store, "new5")]
@@ -116,7 +120,8 @@ def test_the_served_ingest_graph_keeps_at_most_the_cap_open(
 
 
 def test_a_collection_a_running_turn_holds_is_not_closed_under_it(
-        store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """While the policy node of a turn on c0 runs (it holds c0), four other collections
     are used with a cap of 1: c0 stays open, and the turn's retrieve reads it."""
     monkeypatch.setenv("DEEPREAD_MAX_OPEN_COLLECTIONS", "1")
@@ -129,9 +134,10 @@ def test_a_collection_a_running_turn_holds_is_not_closed_under_it(
         return ai(call("retrieve", {"query": "walruses"}))
 
     model = ScriptedChatModel(steps=[crowd_then_search, ai(content="Walruses [1:1:0].")])
-    out = build_graph(model=model).invoke({"question": "What do the notes mention?"},
-                                          context=Context(collection="c0",
-                                                          check_sufficiency=False))
+    out = build_graph(model=model).invoke(
+        {"question": "What do the notes mention?"},
+        context=Context(collection="c0", check_sufficiency=False),
+    )
 
     assert seen == [1]
     assert out["stop_reason"] == "answered" and out["citations"]
@@ -146,7 +152,8 @@ def test_outside_a_leasing_node_a_graph_without_an_index_refuses_to_open_one() -
 
 
 def test_a_collection_that_fails_to_close_is_dropped_and_logged_not_raised(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     class Breaks:
         def close(self) -> None:
             raise OSError("the server went away")

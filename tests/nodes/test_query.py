@@ -7,15 +7,19 @@ from deepread.nodes.offline.query import asked, sentences
 
 
 def test_a_role_play_preamble_is_dropped_and_the_question_after_its_lead_in_kept():
-    question = ("You are an analyst and your only resource is the balance sheet. Here's "
-                "the question: what was the total debt in FY2021? Answer in USD millions.")
+    question = (
+        "You are an analyst and your only resource is the balance sheet. Here's "
+        "the question: what was the total debt in FY2021? Answer in USD millions."
+    )
 
     assert asked(question) == "what was the total debt in FY2021?"
 
 
 def test_a_trailing_conditional_instruction_is_dropped():
-    question = ("Does the company have an improving gross margin? If gross margin is not a "
-                "useful metric here, then state that and explain why.")
+    question = (
+        "Does the company have an improving gross margin? If gross margin is not a "
+        "useful metric here, then state that and explain why."
+    )
 
     assert asked(question) == "Does the company have an improving gross margin?"
 
@@ -40,4 +44,6 @@ def test_a_text_of_instructions_only_is_kept_as_given():
 
 def test_abbreviations_and_decimals_do_not_end_a_sentence():
     assert sentences("Is U.S. revenue up 3.5 percent? It grew.") == [
-        "Is U.S. revenue up 3.5 percent?", "It grew."]
+        "Is U.S. revenue up 3.5 percent?",
+        "It grew.",
+    ]

@@ -21,8 +21,7 @@ FRAME, POINTER = 30, 12
 
 def flat(sizes: list[int], marks: list[int] = ()) -> ReadCost:  # type: ignore[assignment]
     """Paragraph lines of ``sizes`` with a fixed frame and pointer line."""
-    return ReadCost(sizes, marks, lambda start, end, shown: FRAME,
-                    lambda first, last: POINTER)
+    return ReadCost(sizes, marks, lambda start, end, shown: FRAME, lambda first, last: POINTER)
 
 
 def test_a_section_that_fits_is_read_whole():
@@ -86,31 +85,43 @@ def paged(tmp_path_factory: pytest.TempPathFactory):
         yield idx
 
 
-def shown_text(index, doc_id: int, sec_id: int, start: int, end: int,
-               shown: tuple[int, ...]) -> str:
+def shown_text(
+    index, doc_id: int, sec_id: int, start: int, end: int, shown: tuple[int, ...]
+) -> str:
     """What the read_section tool shows for the read, ``shown`` paragraphs read before."""
     env = ToolEnv(index, Context())
-    outcome = read_section(ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start,
-                                           end=end), env)
-    text, _ = render(outcome, {d.doc_id: d for d in index.documents()},
-                     regions_of([(doc_id, sec_id, i) for i in shown]))
+    outcome = read_section(ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end), env)
+    text, _ = render(
+        outcome,
+        {d.doc_id: d for d in index.documents()},
+        regions_of([(doc_id, sec_id, i) for i in shown]),
+    )
     return text
 
 
-@pytest.mark.parametrize(("start", "end", "shown"), [
-    (0, 11, ()), (3, 9, ()), (8, 11, ()), (0, 11, (2, 3, 8)), (5, 10, (5, 6)),
-    (0, 4, (0,)), (0, 11, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)), (6, 7, (7,))])
+@pytest.mark.parametrize(
+    ("start", "end", "shown"),
+    [
+        (0, 11, ()),
+        (3, 9, ()),
+        (8, 11, ()),
+        (0, 11, (2, 3, 8)),
+        (5, 10, (5, 6)),
+        (0, 4, (0,)),
+        (0, 11, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)),
+        (6, 7, (7,)),
+    ],
+)
 def test_the_planned_cost_of_a_read_is_the_tiktoken_count_of_what_it_shows(
-        paged, start, end, shown):
+    paged, start, end, shown
+):
     doc = paged.documents()[0]
     sec = max(doc.sections, key=lambda s: s.n_para)
     assert sec.n_para == 12
 
-    planned = range_cost(Sections(paged).read_cost(doc.doc_id, sec.sec_id), start, end,
-                         set(shown))
+    planned = range_cost(Sections(paged).read_cost(doc.doc_id, sec.sec_id), start, end, set(shown))
 
-    assert planned == count_tokens(shown_text(paged, doc.doc_id, sec.sec_id, start, end,
-                                              shown))
+    assert planned == count_tokens(shown_text(paged, doc.doc_id, sec.sec_id, start, end, shown))
 
 
 def test_the_planned_cost_counts_the_title_left_out_above_a_paragraph_holding_it(paged):
@@ -129,20 +140,23 @@ def test_the_planned_cost_of_every_section_read_whole_is_its_real_tokens(shapes)
     sections = Sections(shapes)
     for sec in doc.sections:
         if sec.n_para:
-            planned = range_cost(sections.read_cost(doc.doc_id, sec.sec_id), 0,
-                                 sec.n_para - 1, ())
+            planned = range_cost(sections.read_cost(doc.doc_id, sec.sec_id), 0, sec.n_para - 1, ())
             text = shown_text(shapes, doc.doc_id, sec.sec_id, 0, sec.n_para - 1, ())
             assert planned == count_tokens(text), sec.title
 
 
 def test_after_the_hits_the_policy_picks_toc_sections_by_title_similarity():
-    policy = ExtractiveChatModel(toc=(
-        TocEntry(1, 1, "Course schedule", 9, 200), TocEntry(1, 2, "Grading policy", 3, 50),
-        TocEntry(1, 3, "Office hours", 2, 30), TocEntry(1, 4, "Readings", 0, 0),
-        TocEntry(2, 1, "Grading", 1, 5)))
+    policy = ExtractiveChatModel(
+        toc=(
+            TocEntry(1, 1, "Course schedule", 9, 200),
+            TocEntry(1, 2, "Grading policy", 3, 50),
+            TocEntry(1, 3, "Office hours", 2, 30),
+            TocEntry(1, 4, "Readings", 0, 0),
+            TocEntry(2, 1, "Grading", 1, 5),
+        )
+    )
 
     ranked = policy.sections_by_title("How is my final grade computed?", {1})
 
     assert ranked[0] == (1, 2, 0)  # the grading section first
     assert {s for _, s, _ in ranked} == {1, 2, 3}  # doc 1's sections with paragraphs only
-

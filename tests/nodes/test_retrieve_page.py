@@ -12,10 +12,10 @@ from deepread.text.tokens import count_tokens
 
 def first_page(index, **context) -> tuple[int, list[tuple[int, int, int]]]:
     """The tokens and coordinates of one ``retrieve`` page run with ``context``."""
-    model = ScriptedChatModel(steps=[ai(call("retrieve", {"query": "paragraph about"})),
-                                     ai(content="Done.")])
-    build_graph(index=index, model=model).invoke({"question": "q"},
-                                                 context=Context(**context))
+    model = ScriptedChatModel(
+        steps=[ai(call("retrieve", {"query": "paragraph about"})), ai(content="Done.")]
+    )
+    build_graph(index=index, model=model).invoke({"question": "q"}, context=Context(**context))
     page = last_tool_message(model.calls[1])
     return count_tokens(page.content), shown_coords(page)
 

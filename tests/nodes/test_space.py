@@ -17,8 +17,11 @@ TOPICS = ["volcanoes", "glaciers", "deserts", "rainforests", "coral reefs", "tun
 def topic_markdown(topic: str) -> str:
     parts = [f"# All about {topic}", f"An overview of {topic}."]
     for i in range(1, 13):
-        parts += [f"## {topic.title()} aspect {i}", f"### Detail {i}.1",
-                  f"Fact {i} about {topic}: measurement {i * 7} units."]
+        parts += [
+            f"## {topic.title()} aspect {i}",
+            f"### Detail {i}.1",
+            f"Fact {i} about {topic}: measurement {i * 7} units.",
+        ]
     return "\n\n".join(parts) + "\n"
 
 
@@ -34,8 +37,7 @@ def library(tmp_path_factory: pytest.TempPathFactory):
 
 
 def doc_of(idx: deepread.Index, topic: str) -> int:
-    return next(d.doc_id for d in idx.documents() if Path(d.source).stem ==
-                topic.replace(" ", "-"))
+    return next(d.doc_id for d in idx.documents() if Path(d.source).stem == topic.replace(" ", "-"))
 
 
 def system_prompt(model: ScriptedChatModel, call_number: int) -> str:
@@ -73,30 +75,33 @@ def test_the_initial_space_follows_retrieval_for_the_question(library):
 def test_open_toc_is_offered_only_when_the_space_is_bounded(library):
     bounded = ScriptedChatModel(steps=[ai(content="ok")])
     deepread.build_graph(index=library, model=bounded).invoke(
-        {"question": "glaciers"}, context=SMALL)
+        {"question": "glaciers"}, context=SMALL
+    )
     roomy = ScriptedChatModel(steps=[ai(content="ok")])
     deepread.build_graph(index=library, model=roomy).invoke(
-        {"question": "glaciers"}, context=deepread.Context(toc_budget=100_000))
-    names = [[t["function"]["name"] for t in tools] for tools in (bounded.bound[0],
-                                                                 roomy.bound[0])]
+        {"question": "glaciers"}, context=deepread.Context(toc_budget=100_000)
+    )
+    names = [[t["function"]["name"] for t in tools] for tools in (bounded.bound[0], roomy.bound[0])]
     # find_documents: this library holds several documents (nodes/find_documents.py)
-    assert names == [["find_documents", "retrieve", "read_section", "open_toc"],
-                     ["find_documents", "retrieve", "read_section"]]
+    assert names == [
+        ["find_documents", "retrieve", "read_section", "open_toc"],
+        ["find_documents", "retrieve", "read_section"],
+    ]
 
 
 def test_the_agent_reaches_a_document_that_was_not_in_the_first_toc(library):
     desert = doc_of(library, "deserts")
 
     def read_first_section(messages):
-        return ai(call("read_section", {"doc_id": desert, "sec_id": 3, "start": 0,
-                                        "end": 5}))
+        return ai(call("read_section", {"doc_id": desert, "sec_id": 3, "start": 0, "end": 5}))
 
     def answer(messages):
         coords = shown_coords(last_tool_message(messages))
         return ai(content=f"Deserts: [{coords[0][0]}:{coords[0][1]}:{coords[0][2]}]")
 
-    model = ScriptedChatModel(steps=[ai(call("open_toc", {"doc_id": desert})),
-                                     read_first_section, answer])
+    model = ScriptedChatModel(
+        steps=[ai(call("open_toc", {"doc_id": desert})), read_first_section, answer]
+    )
     graph = deepread.build_graph(index=library, model=model)
     out = graph.invoke({"question": "What is known about glaciers?"}, context=SMALL)
     first = system_prompt(model, 0)
@@ -110,9 +115,12 @@ def test_the_agent_reaches_a_document_that_was_not_in_the_first_toc(library):
 
 def test_a_retrieve_that_touches_another_document_widens_the_space(library):
     tundra = doc_of(library, "tundra")
-    model = ScriptedChatModel(steps=[ai(call("retrieve", {"query": "tundra measurement",
-                                                          "doc_id": tundra})),
-                                     ai(content="done")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("retrieve", {"query": "tundra measurement", "doc_id": tundra})),
+            ai(content="done"),
+        ]
+    )
     graph = deepread.build_graph(index=library, model=model)
     graph.invoke({"question": "What is known about volcanoes?"}, context=SMALL)
     assert f"({tundra}) [1] All about tundra |" not in system_prompt(model, 0)
@@ -120,10 +128,10 @@ def test_a_retrieve_that_touches_another_document_widens_the_space(library):
 
 
 def test_open_toc_of_an_unknown_document_is_an_error_the_model_can_read(library):
-    model = ScriptedChatModel(steps=[ai(call("open_toc", {"doc_id": 999})),
-                                     ai(content="done")])
+    model = ScriptedChatModel(steps=[ai(call("open_toc", {"doc_id": 999})), ai(content="done")])
     out = deepread.build_graph(index=library, model=model).invoke(
-        {"question": "glaciers"}, context=SMALL)
+        {"question": "glaciers"}, context=SMALL
+    )
     reply = last_tool_message(model.calls[1])
     assert reply.status == "error" and "no document 999" in reply.content
     assert out["stop_reason"] == "answered"
@@ -139,23 +147,27 @@ def test_open_toc_when_the_store_fails_is_an_error_the_model_can_read(library, m
 
     model = ScriptedChatModel(steps=[store_goes_away_then_open_toc, ai(content="done")])
     out = deepread.build_graph(index=library, model=model).invoke(
-        {"question": "glaciers"}, context=SMALL)
+        {"question": "glaciers"}, context=SMALL
+    )
     reply = last_tool_message(model.calls[1])
     assert reply.status == "error"
-    assert reply.content == ("Error: the document store failed: the store went away while "
-                             "reading document 1")
+    assert reply.content == (
+        "Error: the document store failed: the store went away while reading document 1"
+    )
     assert out["stop_reason"] == "answered"
 
 
 def test_open_toc_is_refused_when_the_space_is_not_bounded(library):
-    model = ScriptedChatModel(steps=[ai(call("open_toc", {"doc_id": 1})),
-                                     ai(content="done")])
+    model = ScriptedChatModel(steps=[ai(call("open_toc", {"doc_id": 1})), ai(content="done")])
     deepread.build_graph(index=library, model=model).invoke(
-        {"question": "glaciers"}, context=deepread.Context(toc_budget=100_000))
+        {"question": "glaciers"}, context=deepread.Context(toc_budget=100_000)
+    )
     reply = last_tool_message(model.calls[1])
     assert reply.status == "error"
-    assert reply.content == ("Error: open_toc is not available now; the tools are: "
-                             "find_documents, retrieve, read_section")
+    assert reply.content == (
+        "Error: open_toc is not available now; the tools are: "
+        "find_documents, retrieve, read_section"
+    )
 
 
 def test_the_space_rendering_stays_within_its_budget(library):
@@ -165,8 +177,7 @@ def test_the_space_rendering_stays_within_its_budget(library):
     assert count_tokens(text) <= 500
 
 
-def test_a_store_failure_while_the_space_widens_ends_the_turn_with_the_reason(library,
-                                                                              monkeypatch):
+def test_a_store_failure_while_the_space_widens_ends_the_turn_with_the_reason(library, monkeypatch):
     tundra = doc_of(library, "tundra")
 
     def store_goes_away(*args: object) -> None:
@@ -186,7 +197,8 @@ def test_a_store_failure_while_the_space_widens_ends_the_turn_with_the_reason(li
 
     model = ScriptedChatModel(steps=[retrieve_then_lose_the_store, ai(content="done")])
     out = deepread.build_graph(index=library, model=model).invoke(
-        {"question": "What is known about volcanoes?"}, context=SMALL)
+        {"question": "What is known about volcanoes?"}, context=SMALL
+    )
     assert out["stop_reason"] == "error"
     assert out["error"] == "the document store failed: the store went away"
     assert len(model.calls) == 1

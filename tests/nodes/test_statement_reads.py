@@ -65,7 +65,8 @@ We had about nine hundred employees at year end.
 #: A cash flow statement larger than the whole observation budget (1,500 tokens).
 CASH_FLOW_TABLE = "\n".join(
     ["| Item | 2023 | 2022 |", "| --- | --- | --- |"]
-    + [f"| Operating line item number {i} | {1000 + i:,} | {2000 + i:,} |" for i in range(150)])
+    + [f"| Operating line item number {i} | {1000 + i:,} | {2000 + i:,} |" for i in range(150)]
+)
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +84,15 @@ def calls(index: deepread.Index, question: str, thread: str) -> list[tuple[str, 
 def test_a_liquidity_ratio_question_reads_the_balance_sheet_and_its_table_first(filing):
     made = calls(filing, "Has the quick ratio improved between 2022 and 2023?", "quick")
 
-    assert made[:2] == [("read_section", titled(filing, "Consolidated Balance Sheets")),
-                        ("read_section", titled(filing, "As of December 31"))]
+    assert made[:2] == [
+        ("read_section", titled(filing, "Consolidated Balance Sheets")),
+        ("read_section", titled(filing, "As of December 31")),
+    ]
     assert ("retrieve", None) in made  # the budget left still searches
 
 
 def test_a_statement_named_in_an_instruction_is_the_one_read(filing):
-    question = ("What was the change in net sales? Give a solution by using the "
-                "income statement.")
+    question = "What was the change in net sales? Give a solution by using the income statement."
 
     made = calls(filing, question, "named")
 
@@ -128,5 +130,9 @@ def test_with_two_filings_in_view_the_search_comes_before_the_statement(tmp_path
     names = [c["name"] for c in out["tool_calls"]]
     assert names[0] == "find_documents" and names[1] == "retrieve"
     # The balance sheet is shown after the search (by its hits or a read of it).
-    assert any(f"[{d}:{sheet}:0]" in m.content for m in out["messages"][2:]
-               for d in (1, 2) if m.type == "tool")
+    assert any(
+        f"[{d}:{sheet}:0]" in m.content
+        for m in out["messages"][2:]
+        for d in (1, 2)
+        if m.type == "tool"
+    )

@@ -16,25 +16,27 @@ from deepread.stores.records import Section
 
 
 def test_a_liquidity_ratio_is_computed_from_the_balance_sheet():
-    assert statements_asked("Has the quick ratio improved between FY2023 and FY2022?") == [
-        BALANCE]
+    assert statements_asked("Has the quick ratio improved between FY2023 and FY2022?") == [BALANCE]
 
 
 def test_a_margin_is_computed_from_the_income_statement():
-    assert statements_asked("Does the company have an improving gross margin profile?") == [
-        INCOME]
+    assert statements_asked("Does the company have an improving gross margin profile?") == [INCOME]
 
 
 def test_a_statement_named_in_an_instruction_comes_before_the_metrics():
-    question = ("What is the year-over-year change in operating income? Give a solution "
-                "by using the cash flow statement.")
+    question = (
+        "What is the year-over-year change in operating income? Give a solution "
+        "by using the cash flow statement."
+    )
 
     assert statements_asked(question) == [CASH_FLOW, INCOME]
 
 
 def test_a_ratio_across_statements_names_both_in_textbook_order():
     assert statements_asked("Calculate the inventory turnover ratio for FY2022.") == [
-        BALANCE, INCOME]
+        BALANCE,
+        INCOME,
+    ]
 
 
 def test_a_question_about_no_financial_quantity_gets_nothing():
@@ -69,13 +71,16 @@ def test_a_question_about_an_adjusted_measure_is_not_sent_to_the_statements():
 
 
 def test_of_two_sections_titled_as_one_statement_the_larger_subtree_is_picked():
-    outline = [Section(3, "Consolidated Balance Sheet Data", 6, 2),
-               Section(40, "CONSOLIDATED BALANCE SHEETS", 6, 39),
-               Section(41, "Consolidated Statements of Income", 6, 39)]
+    outline = [
+        Section(3, "Consolidated Balance Sheet Data", 6, 2),
+        Section(40, "CONSOLIDATED BALANCE SHEETS", 6, 39),
+        Section(41, "Consolidated Statements of Income", 6, 39),
+    ]
     weight = {(1, 3): 600, (1, 40): 1200, (1, 41): 900}
 
-    picked = statement_sections("What is the current ratio?", {1: outline},
-                                lambda d, s: weight[d, s])
+    picked = statement_sections(
+        "What is the current ratio?", {1: outline}, lambda d, s: weight[d, s]
+    )
 
     assert picked == [(1, 40)]
 

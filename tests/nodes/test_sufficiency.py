@@ -36,24 +36,26 @@ def five(shapes) -> tuple[int, int]:
 
 
 def read(five: tuple[int, int], start: int, end: int) -> dict:
-    return call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": start,
-                                 "end": end})
+    return call("read_section", {"doc_id": five[0], "sec_id": five[1], "start": start, "end": end})
 
 
 def ask(index, model, question: str, **context) -> dict:
-    return build_graph(index=index, model=model).invoke({"question": question},
-                                                        context=Context(**context))
+    return build_graph(index=index, model=model).invoke(
+        {"question": question}, context=Context(**context)
+    )
 
 
 # -- the lexical check ------------------------------------------------------------------
+
 
 def test_quoted_passages_must_be_verbatim_in_the_cited_paragraphs():
     evidence = ["The <b>ChainMap</b> class groups   several mappings: d.maps[1:] skips one."]
     good = "> The ChainMap class groups several mappings: d.maps[1:] skips one. [1:2:3]"
     bad = 'It says "The ChainMap class merges all mappings into one" [1:2:3]'
 
-    assert quoted_passages(good) == ["The ChainMap class groups several mappings: "
-                                     "d.maps[1:] skips one."]
+    assert quoted_passages(good) == [
+        "The ChainMap class groups several mappings: d.maps[1:] skips one."
+    ]
     assert lexical_check("What does ChainMap group?", good, evidence, 0.5).supported
     verdict = lexical_check("What does ChainMap group?", bad, evidence, 0.5)
     assert not verdict.supported and "not in the cited paragraphs" in verdict.reason
@@ -83,8 +85,10 @@ def test_a_cited_paragraph_about_something_else_fails_the_dense_check():
 def test_the_dense_check_compares_what_is_asked_not_the_instructions_around_it():
     evidence = ["Net cash provided by operating activities was $1,234 million in 2020."]
     question = "How much cash did operating activities provide in 2020?"
-    wrapped = ("You are an investment banker and your only resources are the filings. "
-               f"Here's the question: {question} Answer in USD millions.")
+    wrapped = (
+        "You are an investment banker and your only resources are the filings. "
+        f"Here's the question: {question} Answer in USD millions."
+    )
 
     assert dense_support(wrapped, evidence) == dense_support(question, evidence)
 
@@ -97,9 +101,11 @@ def test_answers_that_say_the_documents_lack_it_count_as_abstentions():
 
 # -- the extractive policy ---------------------------------------------------------------
 
+
 def test_the_extractive_policy_abstains_when_the_documents_lack_the_answer(shapes):
     out = build_graph(index=shapes).invoke(
-        {"question": "What is the boiling point of ethanol at sea level?"}, context=Context())
+        {"question": "What is the boiling point of ethanol at sea level?"}, context=Context()
+    )
 
     assert out["stop_reason"] == "no_evidence"
     assert out["sufficiency"] == "insufficient"
@@ -110,7 +116,8 @@ def test_the_extractive_policy_abstains_when_the_documents_lack_the_answer(shape
 
 def test_a_mode_without_read_section_abstains_without_reading(shapes):
     out = build_graph(index=shapes, tools=("retrieve",)).invoke(
-        {"question": "What is the boiling point of ethanol at sea level?"}, context=Context())
+        {"question": "What is the boiling point of ethanol at sea level?"}, context=Context()
+    )
 
     assert out["stop_reason"] == "no_evidence"
     assert [c["name"] for c in out["tool_calls"]] == ["retrieve"]
@@ -119,7 +126,8 @@ def test_a_mode_without_read_section_abstains_without_reading(shapes):
 def test_the_check_can_be_switched_off(shapes):
     out = build_graph(index=shapes).invoke(
         {"question": "What is the boiling point of ethanol at sea level?"},
-        context=Context(check_sufficiency=False))
+        context=Context(check_sufficiency=False),
+    )
 
     assert out["stop_reason"] == "answered"
     assert out["sufficiency"] == "off"
@@ -128,9 +136,12 @@ def test_the_check_can_be_switched_off(shapes):
 
 def test_the_extractive_policy_searches_for_the_question_not_its_preamble(shapes):
     out = build_graph(index=shapes).invoke(
-        {"question": "You are a fruit seller and your only resource is this page. Here's the "
-                     "question: which paragraph is about cherries? Answer in one word."},
-        context=Context())
+        {
+            "question": "You are a fruit seller and your only resource is this page. Here's the "
+            "question: which paragraph is about cherries? Answer in one word."
+        },
+        context=Context(),
+    )
 
     assert out["tool_calls"][0]["args"] == {"query": "which paragraph is about cherries?"}
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
@@ -138,23 +149,25 @@ def test_the_extractive_policy_searches_for_the_question_not_its_preamble(shapes
 
 @pytest.mark.parametrize("budget", [600, 1500])
 def test_the_extractive_policy_reads_until_its_observation_budget_and_no_further(
-        devset_index, budget):
+    devset_index, budget
+):
     model = ExtractiveChatModel(index=devset_index, observation_budget=budget)
 
     # A results page fills up to half the policy's budget, as the defaults do (750 of
     # 1,500): a fuller first page would pass a small budget before any read.
     out = build_graph(index=devset_index, model=model).invoke(
         {"question": "How does json encode NaN and infinity?"},
-        context=Context(check_sufficiency=False, page_tokens=budget // 2))
+        context=Context(check_sufficiency=False, page_tokens=budget // 2),
+    )
 
-    spent = sum(count_tokens(str(m.content)) for m in out["messages"]
-                if isinstance(m, ToolMessage))
+    spent = sum(count_tokens(str(m.content)) for m in out["messages"] if isinstance(m, ToolMessage))
     assert 0.8 * budget <= spent <= budget
 
 
 def test_an_extractive_answer_its_evidence_supports_is_returned_as_is(shapes):
-    out = build_graph(index=shapes).invoke({"question": "Which paragraph is about cherries?"},
-                                           context=Context())
+    out = build_graph(index=shapes).invoke(
+        {"question": "Which paragraph is about cherries?"}, context=Context()
+    )
 
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
     assert "Charlie paragraph about cherries." in out["answer"]
@@ -162,10 +175,12 @@ def test_an_extractive_answer_its_evidence_supports_is_returned_as_is(shapes):
 
 # -- an LLM policy (scripted) --------------------------------------------------------------
 
+
 def test_a_lexically_supported_answer_costs_no_judge_call(shapes, five):
     d, s = five
-    model = ScriptedChatModel(steps=[ai(read(five, 2, 2)),
-                                     ai(content=f"Charlie is about cherries [{d}:{s}:2].")])
+    model = ScriptedChatModel(
+        steps=[ai(read(five, 2, 2)), ai(content=f"Charlie is about cherries [{d}:{s}:2].")]
+    )
 
     out = ask(shapes, model, "Which paragraph is about cherries?")
 
@@ -180,22 +195,40 @@ def test_an_unsupported_answer_gets_one_extra_read_and_a_second_answer(shapes, f
         assert "Delta paragraph about dates." in str(messages[-2].content)
         return ai(content=f"The Delta paragraph is about dates [{d}:{s}:3].")
 
-    model = ScriptedChatModel(steps=[
-        ai(read(five, 0, 0)),
-        ai(content=f"It is about apples [{d}:{s}:0]."),
-        ai(content="INSUFFICIENT: the cited paragraph is about Alpha, not Delta."),
-        second_answer])
+    model = ScriptedChatModel(
+        steps=[
+            ai(read(five, 0, 0)),
+            ai(content=f"It is about apples [{d}:{s}:0]."),
+            ai(content="INSUFFICIENT: the cited paragraph is about Alpha, not Delta."),
+            second_answer,
+        ]
+    )
     graph = build_graph(index=shapes, model=model)
 
     # The lexical test: "Delta" is not in the cited Alpha paragraph (the dense one finds
     # the two paragraphs alike enough, 0.48).
-    chunks = list(graph.stream({"question": "Which fruit does the Delta paragraph name?"},
-                               context=Context(support_threshold=0.0),
-                               stream_mode="updates"))
+    chunks = list(
+        graph.stream(
+            {"question": "Which fruit does the Delta paragraph name?"},
+            context=Context(support_threshold=0.0),
+            stream_mode="updates",
+        )
+    )
 
     assert [node for chunk in chunks for node in chunk] == [
-        "toc", "compact", "policy", "read_section", "compact", "policy", "check",
-        "read_section", "compact", "policy", "check", "finalize"]
+        "toc",
+        "compact",
+        "policy",
+        "read_section",
+        "compact",
+        "policy",
+        "check",
+        "read_section",
+        "compact",
+        "policy",
+        "check",
+        "finalize",
+    ]
     out = chunks[-1]["finalize"]
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "supported")
     assert out["answer"] == f"The Delta paragraph is about dates [{d}:{s}:3]."
@@ -214,12 +247,15 @@ def test_an_unsupported_answer_gets_one_extra_read_and_a_second_answer(shapes, f
 
 def test_still_unsupported_after_the_extra_step_the_answer_abstains(shapes, five):
     d, s = five
-    model = ScriptedChatModel(steps=[
-        ai(read(five, 0, 0)),
-        ai(content=f"Zebras live in the savanna [{d}:{s}:0]."),
-        ai(content="INSUFFICIENT: nothing about zebras."),
-        ai(content=f"Zebras live in the savanna [{d}:{s}:1]."),
-        ai(content="INSUFFICIENT: still nothing about zebras.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(read(five, 0, 0)),
+            ai(content=f"Zebras live in the savanna [{d}:{s}:0]."),
+            ai(content="INSUFFICIENT: nothing about zebras."),
+            ai(content=f"Zebras live in the savanna [{d}:{s}:1]."),
+            ai(content="INSUFFICIENT: still nothing about zebras."),
+        ]
+    )
 
     out = ask(shapes, model, "Where do zebras live?")
 
@@ -233,11 +269,14 @@ def test_still_unsupported_after_the_extra_step_the_answer_abstains(shapes, five
 
 def test_a_second_answer_that_abstains_in_its_own_words_is_kept(shapes, five):
     d, s = five
-    model = ScriptedChatModel(steps=[
-        ai(read(five, 0, 0)),
-        ai(content=f"Zebras live in the savanna [{d}:{s}:0]."),
-        ai(content="INSUFFICIENT"),
-        ai(content="The documents do not mention zebras.")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(read(five, 0, 0)),
+            ai(content=f"Zebras live in the savanna [{d}:{s}:0]."),
+            ai(content="INSUFFICIENT"),
+            ai(content="The documents do not mention zebras."),
+        ]
+    )
 
     out = ask(shapes, model, "Where do zebras live?")
 
@@ -247,9 +286,13 @@ def test_a_second_answer_that_abstains_in_its_own_words_is_kept(shapes, five):
 
 def test_a_failing_judge_keeps_the_answer(shapes, five):
     d, s = five
-    model = ScriptedChatModel(steps=[ai(read(five, 0, 0)),
-                                     ai(content=f"Zebras live here [{d}:{s}:0]."),
-                                     ScriptedHTTPError(400, "judge refused")])
+    model = ScriptedChatModel(
+        steps=[
+            ai(read(five, 0, 0)),
+            ai(content=f"Zebras live here [{d}:{s}:0]."),
+            ScriptedHTTPError(400, "judge refused"),
+        ]
+    )
 
     out = ask(shapes, model, "Where do zebras live?")
 

@@ -30,7 +30,8 @@ SYLLABUS_MD = (
     "Safety goggles must be worn in the laboratory at all times. Lab reports are due one "
     "week after each lab session.\n\n"
     "## Grading\n\n"
-    "Exams count for 50% of the grade, lab reports 30% and homework 20%.\n")
+    "Exams count for 50% of the grade, lab reports 30% and homework 20%.\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +49,7 @@ def test_a_specific_word_the_document_never_uses_is_unused():
 def test_common_words_and_generic_nouns_never_count_as_unused():
     vocabulary = words_of("Safety goggles must be worn.")
 
-    assert unused_terms("How many students take the course and what is it worth?",
-                        vocabulary) == []
+    assert unused_terms("How many students take the course and what is it worth?", vocabulary) == []
     assert is_common("course") and is_common("many") and not is_common("apron")
 
 
@@ -101,4 +101,3 @@ def test_the_shipped_settings_keep_the_unused_term_bar_above_the_plain_one():
     context = Context()
 
     assert context.unused_term_support > context.support_threshold > 0
-

@@ -42,8 +42,10 @@ def _free_port() -> int:
 def postgres_url() -> Iterator[str]:
     initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
     if not (initdb and pg_ctl):
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql; "
-                    ".ci/run does this): no server to test the postgres checkpointer on")
+        pytest.skip(
+            "PostgreSQL is not installed (Debian: apt-get install postgresql; "
+            ".ci/run does this): no server to test the postgres checkpointer on"
+        )
     # not pytest's tmp_path: its folders are private to the user running the tests
     base = Path(tempfile.mkdtemp(prefix="deepread-pg-"))
     user: str | None = None
@@ -53,15 +55,24 @@ def postgres_url() -> Iterator[str]:
     data, port = base / "data", _free_port()
 
     def run(*cmd: str) -> None:
-        done = subprocess.run(cmd, user=user, capture_output=True, text=True, timeout=120,
-                              cwd=base)
+        done = subprocess.run(cmd, user=user, capture_output=True, text=True, timeout=120, cwd=base)
         if done.returncode:
             pytest.fail(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
 
-    run(initdb, "-D", str(data), "-U", "deepread", "--auth=trust", "-E", "UTF8",
-        "--no-sync")
-    run(pg_ctl, "-D", str(data), "-l", str(base / "server.log"), "-w", "-t", "60", "-o",
-        f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+    run(initdb, "-D", str(data), "-U", "deepread", "--auth=trust", "-E", "UTF8", "--no-sync")
+    run(
+        pg_ctl,
+        "-D",
+        str(data),
+        "-l",
+        str(base / "server.log"),
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off",
+        "start",
+    )
     try:
         yield f"postgresql://deepread@127.0.0.1:{port}/postgres"
     finally:
@@ -73,20 +84,47 @@ def postgres_url() -> Iterator[str]:
 def shapes_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("pg-store")
     (folder / "shapes.md").write_text(SHAPES_MD, encoding="utf-8")
-    assert cli.main(["ingest", str(folder / "shapes.md"), "--store",
-                     str(folder / "store"), "--collection", "shapes"]) == 0
+    assert (
+        cli.main(
+            [
+                "ingest",
+                str(folder / "shapes.md"),
+                "--store",
+                str(folder / "store"),
+                "--collection",
+                "shapes",
+            ]
+        )
+        == 0
+    )
     return folder / "store"
 
 
-def ask(store: Path, question: str, thread: str, *args: str,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def ask(
+    store: Path, question: str, thread: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     """``deepread ask`` in a process of its own, as a second worker would run it."""
     exe = Path(sys.executable).with_name("deepread")
     clean = {k: v for k, v in os.environ.items() if not k.startswith("DEEPREAD_")}
-    return subprocess.run([str(exe), "ask", question, "--store", str(store), "--collection",
-                           "shapes", "--thread", thread, "--json", *args],
-                          capture_output=True, text=True, timeout=180,
-                          env=clean | (env or {}))
+    return subprocess.run(
+        [
+            str(exe),
+            "ask",
+            question,
+            "--store",
+            str(store),
+            "--collection",
+            "shapes",
+            "--thread",
+            thread,
+            "--json",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=clean | (env or {}),
+    )
 
 
 def thread_messages(url: str, thread: str) -> list:
@@ -99,14 +137,20 @@ def thread_messages(url: str, thread: str) -> list:
 
 
 def test_two_processes_continue_one_thread_through_the_same_database(
-        postgres_url: str, shapes_store: Path) -> None:
-    first = ask(shapes_store, "Which paragraph is about bananas?", "shared",
-                "--checkpointer", postgres_url)
+    postgres_url: str, shapes_store: Path
+) -> None:
+    first = ask(
+        shapes_store, "Which paragraph is about bananas?", "shared", "--checkpointer", postgres_url
+    )
     assert first.returncode == 0, first.stderr
     turn1 = thread_messages(postgres_url, "shared")
 
-    second = ask(shapes_store, "Which paragraph is about bananas?", "shared",
-                 env={"DEEPREAD_CHECKPOINTER": postgres_url})
+    second = ask(
+        shapes_store,
+        "Which paragraph is about bananas?",
+        "shared",
+        env={"DEEPREAD_CHECKPOINTER": postgres_url},
+    )
 
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout)["stop_reason"] == "answered"
@@ -115,7 +159,7 @@ def test_two_processes_continue_one_thread_through_the_same_database(
     assert questions[:1] == ["Which paragraph is about bananas?"]
     assert questions.count("Which paragraph is about bananas?") == 2
     # the second process saw what the first had read: repeats came back as pointers
-    later = messages[len(turn1):]
+    later = messages[len(turn1) :]
     assert any(m.type == "tool" and "(shown above)" in m.content for m in later)
     # nothing went to the SQLite default
     assert not (shapes_store / "checkpoints.sqlite").exists()
@@ -123,12 +167,24 @@ def test_two_processes_continue_one_thread_through_the_same_database(
 
 def ask_here(store: Path, *args: str) -> int:
     """``deepread ask`` in this process (for the cases that need no second process)."""
-    return cli.main(["ask", "Which paragraph is about figs?", "--store", str(store),
-                     "--collection", "shapes", "--thread", "t", *args])
+    return cli.main(
+        [
+            "ask",
+            "Which paragraph is about figs?",
+            "--store",
+            str(store),
+            "--collection",
+            "shapes",
+            "--thread",
+            "t",
+            *args,
+        ]
+    )
 
 
 def test_an_unreachable_postgres_checkpointer_is_a_usage_error_without_the_password(
-        shapes_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shapes_store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     url = f"postgresql://deepread:s3cret@127.0.0.1:{_free_port()}/postgres"
 
     code = ask_here(shapes_store, "--checkpointer", url)
@@ -140,7 +196,8 @@ def test_an_unreachable_postgres_checkpointer_is_a_usage_error_without_the_passw
 
 
 def test_an_unknown_checkpointer_scheme_is_a_usage_error(
-        shapes_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shapes_store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = ask_here(shapes_store, "--checkpointer", "redis://127.0.0.1:1/0")
 
     assert code == 2 and "unknown checkpointer" in capsys.readouterr().err

@@ -43,8 +43,9 @@ def operator_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run_served(context: dict) -> dict:
-    return agent.served_graph().invoke({"question": "Where does the walrus sleep?"},
-                                       context=context)
+    return agent.served_graph().invoke(
+        {"question": "Where does the walrus sleep?"}, context=context
+    )
 
 
 # -- what a client may set ----------------------------------------------------------------
@@ -67,18 +68,22 @@ def test_a_client_store_path_is_refused_and_creates_nothing(operator_store, tmp_
     assert not wanted.exists()
 
 
-@pytest.mark.parametrize(("field", "value", "cap"), [
-    ("k", 10**6, CAPS["k"]), ("max_rounds", 10**9, CAPS["max_rounds"]),
-    ("toc_budget", 10**9, CAPS["toc_budget"]), ("notes_budget", 10**9, CAPS["notes_budget"]),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "cap"),
+    [
+        ("k", 10**6, CAPS["k"]),
+        ("max_rounds", 10**9, CAPS["max_rounds"]),
+        ("toc_budget", 10**9, CAPS["toc_budget"]),
+        ("notes_budget", 10**9, CAPS["notes_budget"]),
+    ],
+)
 def test_a_value_over_its_cap_is_refused_naming_the_field_and_the_cap(field, value, cap):
     with pytest.raises(PolicyError, match=rf"'{field}' may be at most {cap} on this server"):
         check_client_context(Context, {field: value})
 
 
 def test_a_window_over_its_cap_is_refused():
-    with pytest.raises(PolicyError, match=f"each number of window may be at most "
-                                          f"{CAPS['window']}"):
+    with pytest.raises(PolicyError, match=f"each number of window may be at most {CAPS['window']}"):
         check_client_context(Context, {"window": [0, 99]})
 
 
@@ -136,20 +141,26 @@ def test_a_misspelled_field_is_refused_naming_the_field_meant():
 
 
 def test_langgraphs_own_configurable_keys_are_not_taken_for_misspellings():
-    assert check_client_context(Context, {"thread_id": "t", "__after_seconds__": 0,
-                                          "langgraph_request_id": "r", "k": 2}).k == 2
+    assert (
+        check_client_context(
+            Context, {"thread_id": "t", "__after_seconds__": 0, "langgraph_request_id": "r", "k": 2}
+        ).k
+        == 2
+    )
 
 
 def test_the_factory_refuses_a_bad_client_context_before_building_anything():
-    runtime = _ExecutionRuntime(access_context="threads.create_run", user=None, store=None,
-                                context={"K": 3})
+    runtime = _ExecutionRuntime(
+        access_context="threads.create_run", user=None, store=None, context={"K": 3}
+    )
     with pytest.raises(ContextError, match="did you mean 'k'"):
         agent.graph(runtime)
 
 
 def test_the_factory_returns_one_graph_under_the_policy_for_runs_and_reads():
-    run = _ExecutionRuntime(access_context="threads.create_run", user=None, store=None,
-                            context={"k": 3})
+    run = _ExecutionRuntime(
+        access_context="threads.create_run", user=None, store=None, context={"k": 3}
+    )
     read = _ReadRuntime(access_context="assistants.read", user=None, store=None)
     served = agent.graph(run)
     assert agent.graph(read) is served
@@ -160,20 +171,22 @@ def test_the_factory_returns_one_graph_under_the_policy_for_runs_and_reads():
 def test_python_graphs_are_not_under_the_policy(operator_store):
     out = deepread.build_graph().invoke(
         {"question": "Where does the walrus sleep?"},
-        context=Context(collection="alpha", k=500, max_rounds=1000, toc_budget=10**6))
+        context=Context(collection="alpha", k=500, max_rounds=1000, toc_budget=10**6),
+    )
     assert out["stop_reason"] == "answered"
 
 
 # -- which index a graph reads ------------------------------------------------------------
 
 
-def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_there_are(
-        operator_store):
+def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_there_are(operator_store):
     out = run_served({"collection": "gamma"})
     assert out["stop_reason"] == "error"
-    assert out["error"] == (f"collection 'gamma' does not exist in store {operator_store}; "
-                            "collections there: 'alpha', 'beta' (ingest documents into it "
-                            "first)")
+    assert out["error"] == (
+        f"collection 'gamma' does not exist in store {operator_store}; "
+        "collections there: 'alpha', 'beta' (ingest documents into it "
+        "first)"
+    )
     assert not (operator_store / "collections" / "gamma").exists()
 
 
@@ -222,12 +235,16 @@ def test_a_client_may_set_answer_type_check_as_the_deployment_table_says() -> No
     assert context.answer_type_check is False
 
 
-@pytest.mark.parametrize("context", [
-    {"documents": list(range(100_000))},
-    {"documents": ["x"] * 100_000},
-    {"k": "9" * 100_000},
-    {f"unknown_{i}": 1 for i in range(10_000)},
-], ids=["many-ids", "many-bad-ids", "huge-string", "many-unknown-fields"])
+@pytest.mark.parametrize(
+    "context",
+    [
+        {"documents": list(range(100_000))},
+        {"documents": ["x"] * 100_000},
+        {"k": "9" * 100_000},
+        {f"unknown_{i}": 1 for i in range(10_000)},
+    ],
+    ids=["many-ids", "many-bad-ids", "huge-string", "many-unknown-fields"],
+)
 def test_a_refused_value_is_echoed_bounded(context: dict) -> None:
     with pytest.raises(ContextError) as caught:
         check_client_context(agent.Context, context)

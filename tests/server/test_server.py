@@ -40,7 +40,6 @@ QUESTION = "What is name mangling of private variables?"
 AGENT_NODES = {"toc", "compact", "policy", "retrieve", "read_section", "check", "finalize"}
 
 
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     workdir = tmp_path_factory.mktemp("langgraph_dev")
@@ -56,19 +55,32 @@ def client(server_url: str) -> SyncLangGraphClient:
 @pytest.fixture(scope="module")
 def ingested(client: SyncLangGraphClient) -> dict[str, Any]:
     """The ``ingest`` graph's output for one sample page inside the root, run statelessly."""
-    return client.runs.wait(None, "ingest", input={"paths": [str(DOCS / "tutorial-classes.html")]},
-                            context={"collection": COLLECTION})
+    return client.runs.wait(
+        None,
+        "ingest",
+        input={"paths": [str(DOCS / "tutorial-classes.html")]},
+        context={"collection": COLLECTION},
+    )
 
 
 @pytest.fixture(scope="module")
 def first_turn(client: SyncLangGraphClient, ingested: dict[str, Any]) -> dict[str, Any]:
     """One question on a fresh thread, streamed as values, node updates and custom events."""
     thread_id = client.threads.create()["thread_id"]
-    parts = list(client.runs.stream(thread_id, "deepread", input={"question": QUESTION},
-                                    context={"collection": COLLECTION},
-                                    stream_mode=["values", "updates", "custom"]))
-    return {"thread_id": thread_id, "parts": parts,
-            "values": client.threads.get_state(thread_id)["values"]}
+    parts = list(
+        client.runs.stream(
+            thread_id,
+            "deepread",
+            input={"question": QUESTION},
+            context={"collection": COLLECTION},
+            stream_mode=["values", "updates", "custom"],
+        )
+    )
+    return {
+        "thread_id": thread_id,
+        "parts": parts,
+        "values": client.threads.get_state(thread_id)["values"],
+    }
 
 
 def events(parts: list, kind: str) -> list[Any]:
@@ -87,33 +99,44 @@ def _assert_answered(out: dict[str, Any]) -> None:
 
 # -- the graphs, their schemas and streams (issue 12) -----------------------------------
 
+
 def test_both_graphs_are_registered_as_assistants(client: SyncLangGraphClient) -> None:
     graph_ids = {a["graph_id"] for a in client.assistants.search()}
     assert {"deepread", "ingest"} <= graph_ids
 
 
-@pytest.mark.parametrize(("graph", "inputs", "outputs", "context"), [
-    ("deepread", {"question", "messages"}, {"answer", "citations", "stop_reason"},
-     {"collection", "k", "max_rounds"}),
-    ("ingest", {"paths", "files"}, {"documents", "failures", "unsupported"},
-     {"collection"}),
-])
+@pytest.mark.parametrize(
+    ("graph", "inputs", "outputs", "context"),
+    [
+        (
+            "deepread",
+            {"question", "messages"},
+            {"answer", "citations", "stop_reason"},
+            {"collection", "k", "max_rounds"},
+        ),
+        ("ingest", {"paths", "files"}, {"documents", "failures", "unsupported"}, {"collection"}),
+    ],
+)
 def test_studio_gets_input_output_and_context_schemas_of_each_graph(
-        client: SyncLangGraphClient, graph: str, inputs: set, outputs: set,
-        context: set) -> None:
+    client: SyncLangGraphClient, graph: str, inputs: set, outputs: set, context: set
+) -> None:
     [assistant] = client.assistants.search(graph_id=graph)
 
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
 
-    for key, expected in (("input_schema", inputs), ("output_schema", outputs),
-                          ("context_schema", context)):
+    for key, expected in (
+        ("input_schema", inputs),
+        ("output_schema", outputs),
+        ("context_schema", context),
+    ):
         schema = schemas.get(key)
         assert isinstance(schema, dict), f"{graph}: {key} is {schema!r}"
         assert expected <= set(schema.get("properties", {})), (graph, key, schema)
 
 
 def test_each_graph_is_described_to_studio_as_langgraph_json_describes_it(
-        client: SyncLangGraphClient) -> None:
+    client: SyncLangGraphClient,
+) -> None:
     config = json.loads((REPO / "langgraph.json").read_text())["graphs"]
 
     for graph in ("deepread", "ingest"):
@@ -125,14 +148,16 @@ def test_the_model_field_says_which_nodes_call_the_model(client: SyncLangGraphCl
     [assistant] = client.assistants.search(graph_id="deepread")
 
     model = client.assistants.get_schemas(assistant["assistant_id"])["context_schema"][
-        "properties"]["model"]
+        "properties"
+    ]["model"]
 
     assert model["langgraph_nodes"] == ["policy", "check"]
     assert "enum" not in model  # this operator offers clients no model
 
 
 def test_ingest_graph_stores_a_sample_page_in_the_named_collection(
-        ingested: dict[str, Any]) -> None:
+    ingested: dict[str, Any],
+) -> None:
     assert ingested["failures"] == []
     [doc] = ingested["documents"]
     assert doc["source"].endswith("tutorial-classes.html")
@@ -140,7 +165,8 @@ def test_ingest_graph_stores_a_sample_page_in_the_named_collection(
 
 
 def test_streamed_agent_run_visits_every_node_and_answers_with_citations(
-        first_turn: dict[str, Any]) -> None:
+    first_turn: dict[str, Any],
+) -> None:
     parts = first_turn["parts"]
     assert not events(parts, "error"), events(parts, "error")
     updates = events(parts, "updates")
@@ -154,13 +180,18 @@ def test_streamed_agent_run_visits_every_node_and_answers_with_citations(
 
 def test_every_node_update_carries_what_the_node_did(first_turn: dict[str, Any]) -> None:
     """Studio's graph view shows each step: no node's update arrives empty."""
-    empty = [node for update in events(first_turn["parts"], "updates")
-             for node, value in update.items() if not value]
+    empty = [
+        node
+        for update in events(first_turn["parts"], "updates")
+        for node, value in update.items()
+        if not value
+    ]
     assert empty == []
 
 
 def test_the_values_stream_ends_with_the_answer_as_an_ai_message(
-        first_turn: dict[str, Any]) -> None:
+    first_turn: dict[str, Any],
+) -> None:
     last = events(first_turn["parts"], "values")[-1]
     message = last["messages"][-1]
     assert message["type"] == "ai"
@@ -181,36 +212,45 @@ def test_the_custom_stream_shows_each_tool_call(first_turn: dict[str, Any]) -> N
 
 
 def test_second_run_on_the_same_thread_answers_again_from_persisted_state(
-        client: SyncLangGraphClient, first_turn: dict[str, Any]) -> None:
+    client: SyncLangGraphClient, first_turn: dict[str, Any]
+) -> None:
     thread_id = first_turn["thread_id"]
     before = first_turn["values"]
-    out = client.runs.wait(thread_id, "deepread", input={"question": QUESTION},
-                           context={"collection": COLLECTION})
+    out = client.runs.wait(
+        thread_id, "deepread", input={"question": QUESTION}, context={"collection": COLLECTION}
+    )
     _assert_answered(out)
     values = client.threads.get_state(thread_id)["values"]
     _assert_answered(values)
     # the thread's history grew: both turns' messages are kept server-side
     assert len(values["messages"]) > len(before["messages"])
     # the second turn saw the first turn's read regions: repeats came back as pointers
-    second_turn = values["messages"][len(before["messages"]):]
-    assert any(m["type"] == "tool" and "(shown above)" in m["content"]
-               for m in second_turn)
+    second_turn = values["messages"][len(before["messages"]) :]
+    assert any(m["type"] == "tool" and "(shown above)" in m["content"] for m in second_turn)
     runs = client.runs.list(thread_id)
     assert len(runs) == 2 and all(r["status"] == "success" for r in runs)
 
 
-def refusal(client: SyncLangGraphClient, graph: str, context: dict[str, Any],
-            payload: dict[str, Any] | None = None) -> str:
+def refusal(
+    client: SyncLangGraphClient,
+    graph: str,
+    context: dict[str, Any],
+    payload: dict[str, Any] | None = None,
+) -> str:
     """How the server refused ``context``: a 4xx's body, or the run's error.
 
     Fails the test when the run went ahead as if nothing were wrong, or when the error
     is a raw Python exception instead of a message for the client.
     """
-    payload = payload or ({"question": QUESTION} if graph == "deepread"
-                          else {"files": [{"name": "x.md", "text": "# X\n\nSome text.\n"}]})
+    payload = payload or (
+        {"question": QUESTION}
+        if graph == "deepread"
+        else {"files": [{"name": "x.md", "text": "# X\n\nSome text.\n"}]}
+    )
     try:
-        parts = list(client.runs.stream(None, graph, input=payload, context=context,
-                                        stream_mode="values"))
+        parts = list(
+            client.runs.stream(None, graph, input=payload, context=context, stream_mode="values")
+        )
     except httpx.HTTPStatusError as exc:
         assert 400 <= exc.response.status_code < 500, exc.response.text
         said = exc.response.text
@@ -222,101 +262,133 @@ def refusal(client: SyncLangGraphClient, graph: str, context: dict[str, Any],
             said = json.dumps(errors)
         else:
             assert final.get("stop_reason") == "error" or final.get("error"), (
-                f"{context} was acted on: {final}")
+                f"{context} was acted on: {final}"
+            )
             said = str(final.get("error"))
     for raw in ("TypeError", "AttributeError", "Traceback", "slice indices"):
         assert raw not in said, said
     return said
 
 
-@pytest.mark.parametrize(("context", "names"), [
-    ({"k": "abc"}, "k"),
-    ({"k": 3.7}, "k"),
-    ({"k": -1}, "k"),
-    ({"k": 0}, "k"),
-    ({"max_rounds": 0}, "max_rounds"),
-    ({"max_round": 3}, "max_round"),
-])
+@pytest.mark.parametrize(
+    ("context", "names"),
+    [
+        ({"k": "abc"}, "k"),
+        ({"k": 3.7}, "k"),
+        ({"k": -1}, "k"),
+        ({"k": 0}, "k"),
+        ({"max_rounds": 0}, "max_rounds"),
+        ({"max_round": 3}, "max_round"),
+    ],
+)
 def test_a_bad_context_is_refused_with_a_message_naming_the_field(
-        client: SyncLangGraphClient, ingested: dict[str, Any], context: dict[str, Any],
-        names: str) -> None:
+    client: SyncLangGraphClient, ingested: dict[str, Any], context: dict[str, Any], names: str
+) -> None:
     said = refusal(client, "deepread", {"collection": COLLECTION} | context)
     assert names in said
 
 
-def test_a_question_that_is_not_text_is_refused(client: SyncLangGraphClient,
-                                                 ingested: dict[str, Any]) -> None:
+def test_a_question_that_is_not_text_is_refused(
+    client: SyncLangGraphClient, ingested: dict[str, Any]
+) -> None:
     said = refusal(client, "deepread", {"collection": COLLECTION}, {"question": 42})
     assert "question" in said
 
 
 def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_that_exist(
-        client: SyncLangGraphClient, ingested: dict[str, Any]) -> None:
-    out = client.runs.wait(None, "deepread", input={"question": QUESTION},
-                           context={"collection": "no-such-collection"})
+    client: SyncLangGraphClient, ingested: dict[str, Any]
+) -> None:
+    out = client.runs.wait(
+        None, "deepread", input={"question": QUESTION}, context={"collection": "no-such-collection"}
+    )
     assert out["stop_reason"] == "error"
     assert "no-such-collection" in out["error"] and COLLECTION in out["error"]
 
 
 # -- ingest over the API --------------------------------------------------------------
 
-def test_an_ingest_streams_each_files_progress_as_custom_events(
-        client: SyncLangGraphClient) -> None:
-    files = [{"name": "one.md", "text": "# One\n\nThe first progress document.\n"},
-             {"name": "two.md", "text": "# Two\n\nThe second progress document.\n"}]
 
-    parts = list(client.runs.stream(None, "ingest", input={"files": files},
-                                    context={"collection": "progress"},
-                                    stream_mode=["custom", "values"]))
+def test_an_ingest_streams_each_files_progress_as_custom_events(
+    client: SyncLangGraphClient,
+) -> None:
+    files = [
+        {"name": "one.md", "text": "# One\n\nThe first progress document.\n"},
+        {"name": "two.md", "text": "# Two\n\nThe second progress document.\n"},
+    ]
+
+    parts = list(
+        client.runs.stream(
+            None,
+            "ingest",
+            input={"files": files},
+            context={"collection": "progress"},
+            stream_mode=["custom", "values"],
+        )
+    )
 
     stored = [e for e in events(parts, "custom") if e.get("ingest") == "stored"]
     assert [(e["file"], e["done"], e["total"]) for e in stored] == [
-        ("one.md", 1, 2), ("two.md", 2, 2)]
+        ("one.md", 1, 2),
+        ("two.md", 2, 2),
+    ]
 
 
-def test_documents_sent_as_content_are_ingested_and_then_cited(
-        client: SyncLangGraphClient) -> None:
-    text = ("# Kiwi care\n\nKiwi vines need a male plant within fifteen metres of every "
-            "five female plants to bear fruit.\n\n# Pruning\n\nPrune in winter.\n")
+def test_documents_sent_as_content_are_ingested_and_then_cited(client: SyncLangGraphClient) -> None:
+    text = (
+        "# Kiwi care\n\nKiwi vines need a male plant within fifteen metres of every "
+        "five female plants to bear fruit.\n\n# Pruning\n\nPrune in winter.\n"
+    )
 
-    out = client.runs.wait(None, "ingest", input={"files": [{"name": "kiwi.md",
-                                                             "text": text}]},
-                           context={"collection": "content"})
+    out = client.runs.wait(
+        None,
+        "ingest",
+        input={"files": [{"name": "kiwi.md", "text": text}]},
+        context={"collection": "content"},
+    )
     assert out["failures"] == [] and [d["source"] for d in out["documents"]] == ["kiwi.md"]
 
-    answer = client.runs.wait(None, "deepread",
-                              input={"question": "How many male kiwi plants are needed?"},
-                              context={"collection": "content"})
+    answer = client.runs.wait(
+        None,
+        "deepread",
+        input={"question": "How many male kiwi plants are needed?"},
+        context={"collection": "content"},
+    )
     _assert_answered(answer)
     assert "fifteen metres" in answer["answer"]
 
 
 # -- a server's bounds (issue 17) -------------------------------------------------------
 
+
 def test_a_server_file_outside_the_ingest_root_is_refused_and_never_answered_from(
-        client: SyncLangGraphClient, tmp_path: Path) -> None:
+    client: SyncLangGraphClient, tmp_path: Path
+) -> None:
     secret = tmp_path / "operator-notes.txt"
     secret.write_text("Operator notes\n\nThe vault combination is 7-1-9-4-4.\n")
 
-    out = client.runs.wait(None, "ingest", input={"paths": [str(secret)]},
-                           context={"collection": "outside"})
+    out = client.runs.wait(
+        None, "ingest", input={"paths": [str(secret)]}, context={"collection": "outside"}
+    )
 
     assert out["documents"] == []
     [failure] = out["failures"]
     assert failure["path"] == str(secret) and "outside the ingest root" in failure["reason"]
-    answer = client.runs.wait(None, "deepread",
-                              input={"question": "What is the vault combination?"},
-                              context={"collection": "outside"})
+    answer = client.runs.wait(
+        None,
+        "deepread",
+        input={"question": "What is the vault combination?"},
+        context={"collection": "outside"},
+    )
     assert "7-1-9-4-4" not in json.dumps(answer)
 
 
 @pytest.mark.parametrize("graph", ["deepread", "ingest"])
 def test_a_client_chosen_store_url_receives_no_connection(
-        client: SyncLangGraphClient, graph: str) -> None:
+    client: SyncLangGraphClient, graph: str
+) -> None:
     listener = CountingListener()
     try:
-        said = refusal(client, graph, {"collection": COLLECTION,
-                                       "store": listener.url})
+        said = refusal(client, graph, {"collection": COLLECTION, "store": listener.url})
     finally:
         listener.close()
     assert listener.connections == 0
@@ -325,7 +397,8 @@ def test_a_client_chosen_store_url_receives_no_connection(
 
 @pytest.mark.parametrize("graph", ["deepread", "ingest"])
 def test_a_client_chosen_store_path_creates_nothing(
-        client: SyncLangGraphClient, tmp_path: Path, graph: str) -> None:
+    client: SyncLangGraphClient, tmp_path: Path, graph: str
+) -> None:
     target = tmp_path / "client-store"
 
     said = refusal(client, graph, {"collection": COLLECTION, "store": str(target)})
@@ -336,12 +409,14 @@ def test_a_client_chosen_store_path_creates_nothing(
 
 @pytest.mark.parametrize("field", ["max_rounds", "k", "toc_budget"])
 def test_an_over_cap_value_is_refused_naming_the_field(
-        client: SyncLangGraphClient, field: str) -> None:
+    client: SyncLangGraphClient, field: str
+) -> None:
     said = refusal(client, "deepread", {"collection": COLLECTION, field: 10**9})
     assert field in said
 
 
 # -- the served agent as a node of a larger graph (README, "Inside a larger graph") --------
+
 
 class Review(TypedDict, total=False):
     question: str
@@ -363,7 +438,8 @@ def parent_with(node: Any):
 
 
 def test_a_remote_graph_node_does_not_receive_the_parents_context(
-        server_url: str, ingested: dict[str, Any]) -> None:
+    server_url: str, ingested: dict[str, Any]
+) -> None:
     parent = parent_with(RemoteGraph("deepread", url=server_url))
 
     out = parent.invoke({"question": QUESTION}, context=ParentContext(collection=COLLECTION))
@@ -373,16 +449,19 @@ def test_a_remote_graph_node_does_not_receive_the_parents_context(
 
 
 def test_a_function_node_forwards_the_parents_context_to_the_remote_graph(
-        server_url: str, ingested: dict[str, Any]) -> None:
+    server_url: str, ingested: dict[str, Any]
+) -> None:
     remote = RemoteGraph("deepread", url=server_url)
 
     def reader(state: Review, runtime: Runtime[ParentContext]) -> dict[str, Any]:
-        out = remote.invoke({"question": state["question"]},
-                            context={"collection": runtime.context.collection})
+        out = remote.invoke(
+            {"question": state["question"]}, context={"collection": runtime.context.collection}
+        )
         return {"answer": out["answer"], "citations": out["citations"]}
 
-    out = parent_with(reader).invoke({"question": QUESTION},
-                                     context=ParentContext(collection=COLLECTION))
+    out = parent_with(reader).invoke(
+        {"question": QUESTION}, context=ParentContext(collection=COLLECTION)
+    )
 
     assert out["citations"]
     assert "mangling" in out["answer"]

@@ -40,12 +40,14 @@ def parent_with(node: Any, checkpointer: Any = None):
 
 # -- checkpointer=True inside a checkpointed parent ---------------------------------------
 
+
 def two_turns(idx: deepread.Index, checkpointer: Any) -> dict[str, list[Any]]:
     """Ask the same question twice on one parent thread (the parent has a checkpointer);
     the messages the agent kept, per checkpoint namespace, as its latest checkpoint."""
     saver = InMemorySaver()
-    parent = parent_with(deepread.build_graph(index=idx, checkpointer=checkpointer),
-                         checkpointer=saver)
+    parent = parent_with(
+        deepread.build_graph(index=idx, checkpointer=checkpointer), checkpointer=saver
+    )
     config = {"configurable": {"thread_id": "review-1"}}
     for _ in range(2):
         out = parent.invoke({"question": "Which paragraph is about bananas?"}, config)
@@ -59,7 +61,8 @@ def two_turns(idx: deepread.Index, checkpointer: Any) -> dict[str, list[Any]]:
 
 
 def test_with_checkpointer_true_the_agent_remembers_its_thread_inside_a_parent(
-        shapes: deepread.Index) -> None:
+    shapes: deepread.Index,
+) -> None:
     kept = two_turns(shapes, checkpointer=True)
 
     [messages] = kept.values()  # one thread of its own, across both parent turns
@@ -71,8 +74,7 @@ def test_with_checkpointer_true_the_agent_remembers_its_thread_inside_a_parent(
     assert "(shown above)" in first_tool[1].content
 
 
-def test_without_it_the_agent_starts_afresh_on_every_parent_turn(
-        shapes: deepread.Index) -> None:
+def test_without_it_the_agent_starts_afresh_on_every_parent_turn(shapes: deepread.Index) -> None:
     kept = two_turns(shapes, checkpointer=None)
 
     assert kept  # the parent's checkpointer saved the agent's runs, each on its own

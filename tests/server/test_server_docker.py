@@ -60,8 +60,7 @@ def build_context() -> list[str]:
 
     def ignored(rel: str) -> bool:
         parts = rel.split("/")
-        return any(p.match("/".join(parts[:n])) for n in range(1, len(parts) + 1)
-                   for p in patterns)
+        return any(p.match("/".join(parts[:n])) for n in range(1, len(parts) + 1) for p in patterns)
 
     files = []
     for folder, dirs, names in os.walk(REPO):
@@ -76,20 +75,26 @@ def build_context() -> list[str]:
 def dockerfile(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = tmp_path_factory.mktemp("dockerfile") / "Dockerfile"
     exe = Path(sys.executable).with_name("langgraph")
-    done = subprocess.run([str(exe), "dockerfile", "-c", str(REPO / "langgraph.json"),
-                           str(out)], capture_output=True, text=True, timeout=120,
-                          env=os.environ | {"LANGGRAPH_CLI_NO_ANALYTICS": "1"})
+    done = subprocess.run(
+        [str(exe), "dockerfile", "-c", str(REPO / "langgraph.json"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ | {"LANGGRAPH_CLI_NO_ANALYTICS": "1"},
+    )
     assert done.returncode == 0, done.stderr
     return out.read_text()
 
 
-def test_the_generated_dockerfile_adds_the_repository_and_installs_it(
-        dockerfile: str) -> None:
+def test_the_generated_dockerfile_adds_the_repository_and_installs_it(dockerfile: str) -> None:
     added = re.search(r"^ADD \. (/deps/\S+)$", dockerfile, re.M)
     assert added, dockerfile
     assert re.search(r"pip install [^\n]*-e \.", dockerfile)
-    assert re.search(r'LANGSERVE_GRAPHS=.*"deepread": \{"path": "deepread.graphs.agent:graph", '
-                     r'"description": "Answers a question', dockerfile)
+    assert re.search(
+        r'LANGSERVE_GRAPHS=.*"deepread": \{"path": "deepread.graphs.agent:graph", '
+        r'"description": "Answers a question',
+        dockerfile,
+    )
     assert '"ingest": {"path": "deepread.graphs.ingest:graph"' in dockerfile
     assert re.search(r"^FROM \S+:3\.11", dockerfile, re.M)
 
@@ -97,8 +102,16 @@ def test_the_generated_dockerfile_adds_the_repository_and_installs_it(
 def test_the_build_context_leaves_out_local_state() -> None:
     context = build_context()
 
-    for local in (".venv/", ".langgraph_api/", "bench/out/", ".git/", "tests/", "build/",
-                  ".mypy_cache/", ".import_linter_cache/"):
+    for local in (
+        ".venv/",
+        ".langgraph_api/",
+        "bench/out/",
+        ".git/",
+        "tests/",
+        "build/",
+        ".mypy_cache/",
+        ".import_linter_cache/",
+    ):
         assert not any(f.startswith(local) for f in context), local
     assert not any("__pycache__/" in f or f.endswith(".pyc") for f in context)
 
@@ -111,15 +124,33 @@ def test_the_build_context_holds_everything_pip_install_needs(tmp_path: Path) ->
         shutil.copy2(REPO / rel, copy / rel)
     setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
 
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                           "--no-build-isolation", "-q", "-w", str(tmp_path / "wheel"),
-                           str(copy)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "wheel"),
+            str(copy),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
     assert done.returncode == 0, done.stderr[-3000:]
     [wheel] = (tmp_path / "wheel").glob("deepread-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for package in setuptools["packages"]:
         assert f"{package.replace('.', '/')}/__init__.py" in names, package
-    for needed in ("deepread/graphs/agent.py", "deepread/graphs/ingest.py",
-                   "deepread/user_auth.py", "deepread/prompts/system.md"):
+    for needed in (
+        "deepread/graphs/agent.py",
+        "deepread/graphs/ingest.py",
+        "deepread/user_auth.py",
+        "deepread/prompts/system.md",
+    ):
         assert needed in names, needed

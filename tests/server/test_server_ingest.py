@@ -35,12 +35,17 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def texts_of(store: Path, collection: str = "docs") -> str:
     with resources.shared_index(str(store), collection) as idx:
-        return " ".join(p.text for d in idx.documents()
-                        for s in d.sections for p in idx.read_section(d.doc_id, s.sec_id))
+        return " ".join(
+            p.text
+            for d in idx.documents()
+            for s in d.sections
+            for p in idx.read_section(d.doc_id, s.sec_id)
+        )
 
 
 def test_a_served_graph_without_an_ingest_root_refuses_every_path_and_says_how_to_allow(
-        served, tmp_path: Path) -> None:
+    served, tmp_path: Path
+) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("The launch code is 0000.\n", encoding="utf-8")
 
@@ -54,7 +59,8 @@ def test_a_served_graph_without_an_ingest_root_refuses_every_path_and_says_how_t
 
 
 def test_a_served_graph_with_a_root_reads_paths_inside_it_only(
-        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "ok.md").write_text(SHAPES_MD, encoding="utf-8")
@@ -64,17 +70,20 @@ def test_a_served_graph_with_a_root_reads_paths_inside_it_only(
     out = run(served, {"paths": ["ok.md", str(tmp_path / "secret.md")]})
 
     assert [Path(d["source"]).name for d in out["documents"]] == ["ok.md"]
-    assert out["failures"] == [{"path": str(tmp_path / "secret.md"),
-                                "reason": f"outside the ingest root {root.resolve()}"}]
+    assert out["failures"] == [
+        {"path": str(tmp_path / "secret.md"), "reason": f"outside the ingest root {root.resolve()}"}
+    ]
     assert "launch code" not in texts_of(tmp_path / "store")
 
 
 def test_documents_sent_as_text_and_as_base64_bytes_are_stored_under_their_names(
-        served, tmp_path: Path) -> None:
+    served, tmp_path: Path
+) -> None:
     pdf = Path(__file__).parents[1] / "data" / "docs" / "tutorial-classes.pdf"
-    files = [{"name": "shapes.md", "text": SHAPES_MD},
-             {"name": "classes.pdf",
-              "content_base64": base64.b64encode(pdf.read_bytes()).decode()}]
+    files = [
+        {"name": "shapes.md", "text": SHAPES_MD},
+        {"name": "classes.pdf", "content_base64": base64.b64encode(pdf.read_bytes()).decode()},
+    ]
 
     out = run(served, {"files": files})
 
@@ -94,19 +103,23 @@ def test_a_document_sent_again_under_its_name_replaces_the_first(served, tmp_pat
     assert "new wording" in text and "old wording" not in text
 
 
-@pytest.mark.parametrize(("item", "field"), [
-    ({"name": "../escape.md", "text": "x"}, "files[0].name"),
-    ({"name": "sub/inner.md", "text": "x"}, "files[0].name"),
-    ({"name": ".hidden.md", "text": "x"}, "files[0].name"),
-    ({"name": "tool.exe", "text": "x"}, "files[0].name"),
-    ({"name": "a.md"}, "files[0].text"),
-    ({"name": "a.md", "text": "x", "content_base64": "eA=="}, "files[0].text"),
-    ({"name": "a.pdf", "content_base64": "not base64!"}, "files[0].content_base64"),
-    ({"name": "a.md", "text": 42}, "files[0].text"),
-    ("a.md", "files[0]"),
-])
+@pytest.mark.parametrize(
+    ("item", "field"),
+    [
+        ({"name": "../escape.md", "text": "x"}, "files[0].name"),
+        ({"name": "sub/inner.md", "text": "x"}, "files[0].name"),
+        ({"name": ".hidden.md", "text": "x"}, "files[0].name"),
+        ({"name": "tool.exe", "text": "x"}, "files[0].name"),
+        ({"name": "a.md"}, "files[0].text"),
+        ({"name": "a.md", "text": "x", "content_base64": "eA=="}, "files[0].text"),
+        ({"name": "a.pdf", "content_base64": "not base64!"}, "files[0].content_base64"),
+        ({"name": "a.md", "text": 42}, "files[0].text"),
+        ("a.md", "files[0]"),
+    ],
+)
 def test_a_malformed_document_is_that_documents_failure_naming_the_field(
-        served, tmp_path: Path, item: Any, field: str) -> None:
+    served, tmp_path: Path, item: Any, field: str
+) -> None:
     good = {"name": "good.md", "text": SHAPES_MD}
 
     out = run(served, {"files": [item, good]})
@@ -114,18 +127,24 @@ def test_a_malformed_document_is_that_documents_failure_naming_the_field(
     [failure] = out["failures"]
     assert failure["reason"].startswith(field), failure
     assert [d["source"] for d in out["documents"]] == ["good.md"]
-    assert not any(p.name != "good.md" for p in (tmp_path / "store" / "uploads" / "docs")
-                   .iterdir())
+    assert not any(p.name != "good.md" for p in (tmp_path / "store" / "uploads" / "docs").iterdir())
 
 
 def test_a_document_over_the_size_cap_is_refused_naming_the_field_and_the_cap(
-        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEEPREAD_INGEST_MAX_FILE_BYTES", "1000")
     big = "# Big\n\n" + "word " * 400
 
-    out = run(served, {"files": [
-        {"name": "big.md", "text": big},
-        {"name": "big.pdf", "content_base64": base64.b64encode(b"x" * 4000).decode()}]})
+    out = run(
+        served,
+        {
+            "files": [
+                {"name": "big.md", "text": big},
+                {"name": "big.pdf", "content_base64": base64.b64encode(b"x" * 4000).decode()},
+            ]
+        },
+    )
 
     reasons = [f["reason"] for f in out["failures"]]
     assert reasons[0].startswith("files[0].text:") and "cap of 1000 bytes" in reasons[0]
@@ -135,7 +154,8 @@ def test_a_document_over_the_size_cap_is_refused_naming_the_field_and_the_cap(
 
 
 def test_more_documents_than_the_cap_refuses_the_request_naming_files(
-        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEEPREAD_INGEST_MAX_FILES", "2")
     files = [{"name": f"n{i}.md", "text": SHAPES_MD} for i in range(3)]
 
@@ -146,11 +166,18 @@ def test_more_documents_than_the_cap_refuses_the_request_naming_files(
     assert not (tmp_path / "store" / "uploads").exists()
 
 
-def test_a_document_whose_content_does_not_parse_is_a_failure_under_its_name(
-        served) -> None:
-    out = run(served, {"files": [{"name": "broken.pdf",
-                                  "content_base64": base64.b64encode(b"%PDF-1.7 junk")
-                                  .decode()}]})
+def test_a_document_whose_content_does_not_parse_is_a_failure_under_its_name(served) -> None:
+    out = run(
+        served,
+        {
+            "files": [
+                {
+                    "name": "broken.pdf",
+                    "content_base64": base64.b64encode(b"%PDF-1.7 junk").decode(),
+                }
+            ]
+        },
+    )
 
     [failure] = out["failures"]
     assert failure["path"] == "broken.pdf" and failure["reason"]
@@ -158,18 +185,24 @@ def test_a_document_whose_content_does_not_parse_is_a_failure_under_its_name(
 
 
 def test_each_file_streams_its_progress_as_a_custom_event(served) -> None:
-    files = [{"name": "a.md", "text": SHAPES_MD},
-             {"name": "b.md", "text": "# B\n\nAnother document entirely.\n"}]
+    files = [
+        {"name": "a.md", "text": SHAPES_MD},
+        {"name": "b.md", "text": "# B\n\nAnother document entirely.\n"},
+    ]
 
-    events = [chunk for chunk in served.stream({"files": files},
-                                               context=deepread.IngestContext(collection="docs"),
-                                               stream_mode="custom")]
+    events = [
+        chunk
+        for chunk in served.stream(
+            {"files": files},
+            context=deepread.IngestContext(collection="docs"),
+            stream_mode="custom",
+        )
+    ]
 
     stored = [e for e in events if e["ingest"] == "stored"]
     assert [e["file"] for e in stored] == ["a.md", "b.md"]
     assert [(e["done"], e["total"]) for e in stored] == [(1, 2), (2, 2)]
-    assert {e["ingest"] for e in events} <= {"parsed", "stored", "skip", "failed",
-                                              "optimize"}
+    assert {e["ingest"] for e in events} <= {"parsed", "stored", "skip", "failed", "optimize"}
 
 
 def test_a_folder_ingest_names_the_files_it_skipped_as_unsupported(tmp_path: Path) -> None:
@@ -189,8 +222,7 @@ def test_a_folder_ingest_names_the_files_it_skipped_as_unsupported(tmp_path: Pat
     assert out["failures"] == []
 
 
-BROKEN_PDF = {"name": "broken.pdf",
-              "content_base64": base64.b64encode(b"%PDF-1.7 junk").decode()}
+BROKEN_PDF = {"name": "broken.pdf", "content_base64": base64.b64encode(b"%PDF-1.7 junk").decode()}
 
 
 def uploads_of(store: Path, collection: str = "docs") -> list[str]:
@@ -199,7 +231,8 @@ def uploads_of(store: Path, collection: str = "docs") -> list[str]:
 
 
 def test_a_document_that_fails_to_parse_leaves_no_file_and_no_folder_behind(
-        served, tmp_path: Path) -> None:
+    served, tmp_path: Path
+) -> None:
     out = run(served, {"files": [BROKEN_PDF]}, collection="never")
 
     assert [f["path"] for f in out["failures"]] == ["broken.pdf"]
@@ -214,10 +247,23 @@ def test_a_failed_document_is_removed_and_its_good_neighbour_kept(served, tmp_pa
 
 
 def test_a_failed_resend_puts_back_the_document_it_would_have_replaced(
-        served, tmp_path: Path) -> None:
-    run(served, {"files": [{"name": "note.pdf", "content_base64": base64.b64encode(
-        (Path(__file__).parents[1] / "data" / "docs" / "tutorial-classes.pdf").read_bytes())
-        .decode()}]})
+    served, tmp_path: Path
+) -> None:
+    run(
+        served,
+        {
+            "files": [
+                {
+                    "name": "note.pdf",
+                    "content_base64": base64.b64encode(
+                        (
+                            Path(__file__).parents[1] / "data" / "docs" / "tutorial-classes.pdf"
+                        ).read_bytes()
+                    ).decode(),
+                }
+            ]
+        },
+    )
     stored = (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes()
 
     out = run(served, {"files": [{**BROKEN_PDF, "name": "note.pdf"}]})
@@ -228,7 +274,8 @@ def test_a_failed_resend_puts_back_the_document_it_would_have_replaced(
 
 
 def test_a_collections_upload_quota_refuses_what_would_pass_it_naming_the_variable(
-        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEEPREAD_INGEST_MAX_COLLECTION_BYTES", "3000")
     first = run(served, {"files": [{"name": "a.md", "text": "# A\n\n" + "apple " * 300}]})
     assert first["failures"] == []
@@ -246,7 +293,8 @@ def test_a_collections_upload_quota_refuses_what_would_pass_it_naming_the_variab
 
 
 def test_a_collections_upload_file_quota_counts_the_documents_it_holds(
-        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEEPREAD_INGEST_MAX_COLLECTION_FILES", "2")
     files = [{"name": f"n{i}.md", "text": f"# N{i}\n\nNumber {i} notes.\n"} for i in range(3)]
 
@@ -254,12 +302,23 @@ def test_a_collections_upload_file_quota_counts_the_documents_it_holds(
 
     assert [d["source"] for d in out["documents"]] == ["n0.md", "n1.md"]
     [failure] = out["failures"]
-    assert failure["path"] == "n2.md" and "DEEPREAD_INGEST_MAX_COLLECTION_FILES" in \
-        failure["reason"]
+    assert (
+        failure["path"] == "n2.md" and "DEEPREAD_INGEST_MAX_COLLECTION_FILES" in failure["reason"]
+    )
 
 
-@pytest.mark.parametrize("name", ["a\nb.md", "notes.md\n", "bell\x07.md", "csi\x9b.md",
-                                  "fdp.\u202egnp.md", "a\ud800.md", "para\u2029b.md"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a\nb.md",
+        "notes.md\n",
+        "bell\x07.md",
+        "csi\x9b.md",
+        "fdp.\u202egnp.md",
+        "a\ud800.md",
+        "para\u2029b.md",
+    ],
+)
 def test_a_name_with_a_control_character_is_refused(served, tmp_path, name: str) -> None:
     out = run(served, {"files": [{"name": name, "text": "# T\n\nText.\n"}]})
 

@@ -53,12 +53,25 @@ class FakeOpenAI(QuietHandler):
         messages = request["messages"]
         owner = self.server.owner
         owner.requests.append(messages)
-        problem = tool_turns([(m["role"], [c["id"] for c in m.get("tool_calls") or []],
-                               m.get("tool_call_id")) for m in messages])
+        problem = tool_turns(
+            [
+                (m["role"], [c["id"] for c in m.get("tool_calls") or []], m.get("tool_call_id"))
+                for m in messages
+            ]
+        )
         if problem:
             owner.refused.append(problem)
-            self.reply(400, {"error": {"message": problem, "type": "invalid_request_error",
-                                       "param": "messages", "code": None}})
+            self.reply(
+                400,
+                {
+                    "error": {
+                        "message": problem,
+                        "type": "invalid_request_error",
+                        "param": "messages",
+                        "code": None,
+                    }
+                },
+            )
             return
         last = messages[-1]
         if last["role"] == "tool":
@@ -67,41 +80,81 @@ class FakeOpenAI(QuietHandler):
             message: dict[str, Any] = {"content": f"The walrus sleeps on the ice{cited}."}
         else:
             question = str(last.get("content") or "")
-            query: Any = [f"walrus {i} {question}" for i in range(SLOW_QUERIES)] if (
-                "slowly" in question) else question
-            message = {"content": None, "tool_calls": [{
-                "id": f"call_{len(owner.requests)}", "type": "function",
-                "function": {"name": "retrieve", "arguments": json.dumps({"query": query})}}]}
+            query: Any = (
+                [f"walrus {i} {question}" for i in range(SLOW_QUERIES)]
+                if ("slowly" in question)
+                else question
+            )
+            message = {
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{len(owner.requests)}",
+                        "type": "function",
+                        "function": {"name": "retrieve", "arguments": json.dumps({"query": query})},
+                    }
+                ],
+            }
         if request.get("stream"):
             owner.streamed.append(True)
             self.stream(request, message)
             return
-        self.reply(200, {
-            "id": f"chatcmpl-{len(owner.requests)}", "object": "chat.completion",
-            "created": 0, "model": request.get("model", "fake"),
-            "choices": [{"index": 0, "message": {"role": "assistant", **message},
-                         "finish_reason": "tool_calls" if "tool_calls" in message
-                         else "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+        self.reply(
+            200,
+            {
+                "id": f"chatcmpl-{len(owner.requests)}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": request.get("model", "fake"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", **message},
+                        "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            },
+        )
 
     def stream(self, request: dict[str, Any], message: dict[str, Any]) -> None:
         """The reply as the API streams it: the text word by word, then the tool calls,
         the finish reason, the usage (when asked for) and ``[DONE]``."""
-        base = {"id": f"chatcmpl-{len(self.server.owner.requests)}",
-                "object": "chat.completion.chunk", "created": 0,
-                "model": request.get("model", "fake")}
+        base = {
+            "id": f"chatcmpl-{len(self.server.owner.requests)}",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": request.get("model", "fake"),
+        }
         deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
         deltas += [{"content": word} for word in re.findall(r"\S+\s*", message["content"] or "")]
-        deltas += [{"tool_calls": [dict(call, index=i)]}
-                   for i, call in enumerate(message.get("tool_calls") or [])]
-        chunks = [base | {"choices": [{"index": 0, "delta": d, "finish_reason": None}]}
-                  for d in deltas]
-        chunks.append(base | {"choices": [{"index": 0, "delta": {}, "finish_reason":
-                                           "tool_calls" if "tool_calls" in message
-                                           else "stop"}]})
+        deltas += [
+            {"tool_calls": [dict(call, index=i)]}
+            for i, call in enumerate(message.get("tool_calls") or [])
+        ]
+        chunks = [
+            base | {"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+        ]
+        chunks.append(
+            base
+            | {
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {},
+                        "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                    }
+                ]
+            }
+        )
         if (request.get("stream_options") or {}).get("include_usage"):
-            chunks.append(base | {"choices": [], "usage": {
-                "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+            chunks.append(
+                base
+                | {
+                    "choices": [],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                }
+            )
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
@@ -128,49 +181,64 @@ def model_server() -> Iterator[LocalServer]:
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory,
-           model_server: LocalServer) -> Iterator[SyncLangGraphClient]:
+def client(
+    tmp_path_factory: pytest.TempPathFactory, model_server: LocalServer
+) -> Iterator[SyncLangGraphClient]:
     workdir = tmp_path_factory.mktemp("langgraph_dev_threads")
-    env = {"OPENAI_BASE_URL": model_server.url, "OPENAI_API_KEY": "sk-test-threads",
-           "DEEPREAD_INGEST_ROOT": str(workdir),
-           "DEEPREAD_SERVE_MODELS": "gpt-4o-mini",  # a client may choose this model
-           # the operator lets a retrieve list SLOW_QUERIES queries: a tool run long enough
-           # to cancel in the middle of (the default, 10, would refuse it at once)
-           "DEEPREAD_MAX_QUERIES": str(SLOW_QUERIES)}
+    env = {
+        "OPENAI_BASE_URL": model_server.url,
+        "OPENAI_API_KEY": "sk-test-threads",
+        "DEEPREAD_INGEST_ROOT": str(workdir),
+        "DEEPREAD_SERVE_MODELS": "gpt-4o-mini",  # a client may choose this model
+        # the operator lets a retrieve list SLOW_QUERIES queries: a tool run long enough
+        # to cancel in the middle of (the default, 10, would refuse it at once)
+        "DEEPREAD_MAX_QUERIES": str(SLOW_QUERIES),
+    }
     with langgraph_dev(workdir, env=env) as url:
         client = get_sync_client(url=url)
         doc = workdir / "walrus.md"
         doc.write_text(DOC, encoding="utf-8")
-        out = client.runs.wait(None, "ingest", input={"paths": [str(doc)]},
-                               context={"collection": COLLECTION})
+        out = client.runs.wait(
+            None, "ingest", input={"paths": [str(doc)]}, context={"collection": COLLECTION}
+        )
         assert out["failures"] == [], out
         yield client
 
 
 def test_the_models_the_operator_offers_are_the_model_fields_choices(
-        client: SyncLangGraphClient) -> None:
+    client: SyncLangGraphClient,
+) -> None:
     [assistant] = client.assistants.search(graph_id="deepread")
 
     model = client.assistants.get_schemas(assistant["assistant_id"])["context_schema"][
-        "properties"]["model"]
+        "properties"
+    ]["model"]
 
     assert model["enum"] == ["", "gpt-4o-mini"]  # "": the operator's default
 
 
 def test_the_answer_is_streamed_as_messages_events_token_by_token(
-        client: SyncLangGraphClient, model_server: LocalServer) -> None:
+    client: SyncLangGraphClient, model_server: LocalServer
+) -> None:
     thread_id = client.threads.create()["thread_id"]
-    parts = list(client.runs.stream(
-        thread_id, "deepread", input={"question": "Where does the walrus sleep?"},
-        context={"collection": COLLECTION, "model": "gpt-4o-mini"},
-        stream_mode="messages-tuple"))
+    parts = list(
+        client.runs.stream(
+            thread_id,
+            "deepread",
+            input={"question": "Where does the walrus sleep?"},
+            context={"collection": COLLECTION, "model": "gpt-4o-mini"},
+            stream_mode="messages-tuple",
+        )
+    )
 
     assert not [p.data for p in parts if p.event == "error"]
-    chunks = [(message, meta) for message, meta in (p.data for p in parts
-                                                    if p.event == "messages")]
+    chunks = [(message, meta) for message, meta in (p.data for p in parts if p.event == "messages")]
     answer = client.threads.get_state(thread_id)["values"]["answer"]
-    from_policy = [m for m, meta in chunks if meta.get("langgraph_node") == "policy"
-                   and m["type"] == "AIMessageChunk" and m["content"]]
+    from_policy = [
+        m
+        for m, meta in chunks
+        if meta.get("langgraph_node") == "policy" and m["type"] == "AIMessageChunk" and m["content"]
+    ]
     assert answer.startswith("The walrus sleeps on the ice [")
     assert len(from_policy) >= 6  # one event per word, not one for the whole reply
     assert "".join(m["content"] for m in from_policy) == answer
@@ -186,11 +254,18 @@ def answered_ids(messages: list[dict[str, Any]]) -> list[str]:
 
 
 def test_a_streamed_run_shows_each_node_each_tool_call_and_the_answer_in_messages(
-        client: SyncLangGraphClient) -> None:
+    client: SyncLangGraphClient,
+) -> None:
     thread_id = client.threads.create()["thread_id"]
-    parts = list(client.runs.stream(
-        thread_id, "deepread", input={"question": "Where does the walrus sleep?"},
-        context={"collection": COLLECTION}, stream_mode=["updates", "custom", "values"]))
+    parts = list(
+        client.runs.stream(
+            thread_id,
+            "deepread",
+            input={"question": "Where does the walrus sleep?"},
+            context={"collection": COLLECTION},
+            stream_mode=["updates", "custom", "values"],
+        )
+    )
 
     assert not [p.data for p in parts if p.event == "error"]
     updates = [p.data for p in parts if p.event == "updates"]
@@ -209,23 +284,33 @@ def test_a_streamed_run_shows_each_node_each_tool_call_and_the_answer_in_message
 
 
 def test_a_run_cancelled_after_the_tool_call_leaves_a_thread_that_answers(
-        client: SyncLangGraphClient, model_server: LocalServer) -> None:
+    client: SyncLangGraphClient, model_server: LocalServer
+) -> None:
     thread_id = client.threads.create()["thread_id"]
     context = {"collection": COLLECTION, "model": "gpt-4o-mini"}
-    run = client.runs.create(thread_id, "deepread", context=context,
-                             input={"question": "Where does the walrus sleep, slowly?"},
-                             stream_mode=["updates"])
+    run = client.runs.create(
+        thread_id,
+        "deepread",
+        context=context,
+        input={"question": "Where does the walrus sleep, slowly?"},
+        stream_mode=["updates"],
+    )
     for part in client.runs.join_stream(thread_id, run["run_id"]):
-        if part.event == "updates" and "policy" in part.data and tool_call_ids(
-                part.data["policy"].get("messages") or []):
+        if (
+            part.event == "updates"
+            and "policy" in part.data
+            and tool_call_ids(part.data["policy"].get("messages") or [])
+        ):
             client.runs.cancel(thread_id, run["run_id"], wait=True)
             break
     cancelled = client.threads.get_state(thread_id)["values"]["messages"]
     assert set(tool_call_ids(cancelled)) - set(answered_ids(cancelled)), (
-        "the cancel came after the tool had answered; nothing to repair")
+        "the cancel came after the tool had answered; nothing to repair"
+    )
 
-    out = client.runs.wait(thread_id, "deepread", context=context,
-                           input={"question": "Where does the walrus sleep?"})
+    out = client.runs.wait(
+        thread_id, "deepread", context=context, input={"question": "Where does the walrus sleep?"}
+    )
 
     assert out["stop_reason"] == "answered", out.get("error")
     assert out["citations"]

@@ -40,8 +40,9 @@ def ingest_at_once(url: str, collection: str, files: list[dict[str, str]]) -> li
     client = get_sync_client(url=url)
 
     def run(file: dict[str, str]) -> dict[str, Any]:
-        return client.runs.wait(None, "ingest", input={"files": [file]},
-                                context={"collection": collection})
+        return client.runs.wait(
+            None, "ingest", input={"files": [file]}, context={"collection": collection}
+        )
 
     with ThreadPoolExecutor(len(files)) as pool:
         return list(pool.map(run, files))
@@ -49,18 +50,21 @@ def ingest_at_once(url: str, collection: str, files: list[dict[str, str]]) -> li
 
 def stored(store: Path, collection: str) -> dict[str, int]:
     with deepread.Index.open(store=store, collection=collection) as idx:
-        return {Path(d.source).name: idx.collection.count_paragraphs(d.doc_id)
-                for d in idx.documents()}
+        return {
+            Path(d.source).name: idx.collection.count_paragraphs(d.doc_id) for d in idx.documents()
+        }
 
 
 def test_concurrent_uploads_into_one_collection_are_all_stored_whole(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     workdir = tmp_path_factory.mktemp("uploads")
     files = [upload(i) for i in range(UPLOADS)]
     # (langgraph dev runs one job at a time unless told otherwise; deployed servers 10)
     with langgraph_dev(workdir, options=("--n-jobs-per-worker", "8")) as url:
-        seed = ingest_at_once(url, "existing", [{"name": "seed.md",
-                                                 "text": "# Seed\n\nThe first document.\n"}])
+        seed = ingest_at_once(
+            url, "existing", [{"name": "seed.md", "text": "# Seed\n\nThe first document.\n"}]
+        )
         outs = ingest_at_once(url, "existing", files)  # into the existing collection
         firsts = ingest_at_once(url, "fresh", files)  # the collection's first ingests
 

@@ -31,21 +31,36 @@ TEXTS = [
 ]
 # Unit-ish vectors pointing in distinct directions, so the nearest is unambiguous.
 VECTORS = [
-    [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0],
-    [0.0, 0.0, 0.0, 1.0], [0.7, 0.7, 0.0, 0.0], [0.0, 0.7, 0.7, 0.0],
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+    [0.7, 0.7, 0.0, 0.0],
+    [0.0, 0.7, 0.7, 0.0],
 ]
 
 
 def paragraph(i: int) -> PointData:
     doc_id, para_idx = divmod(i, 3)  # two documents of three paragraphs
     return PointData(
-        id=100 + i, dense=VECTORS[i], bm25_text=TEXTS[i],
-        payload={"record": "paragraph", "doc_id": doc_id + 1, "sec_id": 1,
-                 "para_idx": para_idx, "live": 1, "text": TEXTS[i]})
+        id=100 + i,
+        dense=VECTORS[i],
+        bm25_text=TEXTS[i],
+        payload={
+            "record": "paragraph",
+            "doc_id": doc_id + 1,
+            "sec_id": 1,
+            "para_idx": para_idx,
+            "live": 1,
+            "text": TEXTS[i],
+        },
+    )
 
 
-DOC_POINT = PointData(id=7, payload={"record": "document", "doc_id": 1, "title": "One",
-                                     "text": "zeppelin payment notice"})
+DOC_POINT = PointData(
+    id=7,
+    payload={"record": "document", "doc_id": 1, "title": "One", "text": "zeppelin payment notice"},
+)
 EVERYTHING = Match()
 PARAGRAPHS = Match(equals={"record": "paragraph"})
 
@@ -58,8 +73,9 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "payload indexes have no effect" in local mode
-            engine = ServerBackend("http://in-memory", "c",
-                                   client=QdrantClient(location=":memory:"))
+            engine = ServerBackend(
+                "http://in-memory", "c", client=QdrantClient(location=":memory:")
+            )
     yield engine
     engine.close()
 
@@ -105,8 +121,7 @@ def test_large_ids_round_trip(backend: Backend) -> None:
     assert backend.get([big]) == [{"doc_id": 1}]
 
 
-def test_scroll_with_equals_and_range_returns_matches_ordered_by_para_idx(
-        filled: Backend) -> None:
+def test_scroll_with_equals_and_range_returns_matches_ordered_by_para_idx(filled: Backend) -> None:
     match = Match(equals={"record": "paragraph", "doc_id": 2}, ranges={"para_idx": (1, 2)})
     rows = filled.scroll(match, limit=10, order_by="para_idx")
     assert [(r["doc_id"], r["para_idx"]) for r in rows] == [(2, 1), (2, 2)]
@@ -123,10 +138,10 @@ def test_scroll_respects_the_limit(filled: Backend) -> None:
 
 
 def test_any_of_filter_matches_any_listed_value(filled: Backend) -> None:
-    rows = filled.scroll(Match(equals={"record": "paragraph"}, any_of={"para_idx": (0, 2)}),
-                         limit=10)
-    assert sorted((r["doc_id"], r["para_idx"]) for r in rows) == [(1, 0), (1, 2), (2, 0),
-                                                                   (2, 2)]
+    rows = filled.scroll(
+        Match(equals={"record": "paragraph"}, any_of={"para_idx": (0, 2)}), limit=10
+    )
+    assert sorted((r["doc_id"], r["para_idx"]) for r in rows) == [(1, 0), (1, 2), (2, 0), (2, 2)]
 
 
 def test_count_is_exact_under_a_filter(filled: Backend) -> None:
@@ -173,16 +188,16 @@ def test_hybrid_query_fuses_dense_and_bm25_results(filled: Backend) -> None:
 def test_filters_apply_to_every_query_mode(filled: Backend) -> None:
     only_doc2 = Match(equals={"record": "paragraph", "doc_id": 2})
     for mode in ("dense", "bm25", "hybrid"):
-        hits = filled.query(mode, VECTORS[0], "payment invoice", only_doc2, limit=10,
-                            candidates=10)
+        hits = filled.query(mode, VECTORS[0], "payment invoice", only_doc2, limit=10, candidates=10)
         assert hits, mode
         assert {h.payload["doc_id"] for h in hits} == {2}, mode
 
 
 def test_payload_only_points_are_never_returned_by_queries(filled: Backend) -> None:
     for mode in ("dense", "bm25", "hybrid"):
-        hits = filled.query(mode, VECTORS[0], "zeppelin payment notice", EVERYTHING,
-                            limit=50, candidates=50)
+        hits = filled.query(
+            mode, VECTORS[0], "zeppelin payment notice", EVERYTHING, limit=50, candidates=50
+        )
         assert hits, mode
         assert DOC_POINT.id not in {h.id for h in hits}, mode
 

@@ -49,8 +49,7 @@ class MemoEmbeddings(Embeddings):
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
         if missing:
-            self._memo.update(zip(missing, self._model.embed_array(missing).tolist(),
-                                  strict=True))
+            self._memo.update(zip(missing, self._model.embed_array(missing).tolist(), strict=True))
         return [self._memo[t] for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
@@ -120,7 +119,8 @@ def reopen(idx: Index, open_: Callable[[str], Index]) -> Index:
 
 
 def test_doc_ids_are_assigned_one_two_three_in_ingest_order(
-        open_index: Callable[[str], Index], tmp_path: Path) -> None:
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
     names = ["charlie", "alpha", "bravo"]
     files = [write_md(tmp_path / f"{n}.md", n.title(), [f"All about {n}."]) for n in names]
@@ -129,11 +129,15 @@ def test_doc_ids_are_assigned_one_two_three_in_ingest_order(
 
     assert ids == [1, 2, 3]
     assert [(d.doc_id, Path(d.source).stem) for d in idx.documents()] == [
-        (1, "charlie"), (2, "alpha"), (3, "bravo")]
+        (1, "charlie"),
+        (2, "alpha"),
+        (3, "bravo"),
+    ]
 
 
-def test_reingesting_changed_content_keeps_the_doc_id(open_index: Callable[[str], Index],
-                                                      tmp_path: Path) -> None:
+def test_reingesting_changed_content_keeps_the_doc_id(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
     first = write_md(tmp_path / "first.md", "First", ["The first file, version one."])
     second = write_md(tmp_path / "second.md", "Second", ["The second file."])
@@ -147,29 +151,36 @@ def test_reingesting_changed_content_keeps_the_doc_id(open_index: Callable[[str]
 
 
 def test_reingesting_changed_content_replaces_the_paragraphs_without_duplicates(
-        open_index: Callable[[str], Index], tmp_path: Path) -> None:
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
-    path = write_md(tmp_path / "fruit.md", "Fruit",
-                    ["Quinces ripen late.", "Medlars are eaten bletted."])
+    path = write_md(
+        tmp_path / "fruit.md", "Fruit", ["Quinces ripen late.", "Medlars are eaten bletted."]
+    )
     idx.ingest([path])
-    write_md(path, "Fruit", ["Persimmons are astringent.", "Loquats flower in winter.",
-                             "Jujubes taste like dates."])
+    write_md(
+        path,
+        "Fruit",
+        ["Persimmons are astringent.", "Loquats flower in winter.", "Jujubes taste like dates."],
+    )
 
     (doc,) = idx.ingest([path])
 
     assert idx.collection.count_paragraphs(doc.doc_id) == doc.n_para == 3
-    assert all_texts(idx, doc) == stored("Fruit", ["Persimmons are astringent.",
-                                                   "Loquats flower in winter.",
-                                                   "Jujubes taste like dates."])
+    assert all_texts(idx, doc) == stored(
+        "Fruit",
+        ["Persimmons are astringent.", "Loquats flower in winter.", "Jujubes taste like dates."],
+    )
     assert [p.text for p in idx.retrieve("persimmons", k=5, mode="bm25")] == [
-        "Fruit\nPersimmons are astringent."]
+        "Fruit\nPersimmons are astringent."
+    ]
     assert idx.retrieve("quinces medlars", k=5, mode="bm25") == []
     assert hidden_points(idx) == 0
 
 
-def test_reingesting_unchanged_content_is_skipped(open_index: Callable[[str], Index],
-                                                  tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reingesting_unchanged_content_is_skipped(
+    open_index: Callable[[str], Index], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     idx = open_index("docs")
     path = write_md(tmp_path / "same.md", "Same", ["Nothing changes here."])
     (first,) = idx.ingest([path])
@@ -216,8 +227,9 @@ def fail_rewrite(idx: Index, path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.fixture()
-def failed_rewrite(open_index: Callable[[str], Index], tmp_path: Path,
-                   monkeypatch: pytest.MonkeyPatch) -> tuple[Index, Path]:
+def failed_rewrite(
+    open_index: Callable[[str], Index], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Index, Path]:
     """A collection whose 3-paragraph doc 1 just failed to become 600 paragraphs."""
     idx = open_index("docs")
     path = write_md(tmp_path / "doc.md", "Old", old_paragraphs())
@@ -227,8 +239,8 @@ def failed_rewrite(open_index: Callable[[str], Index], tmp_path: Path,
 
 
 def test_a_failed_write_is_that_files_failure_naming_the_error(
-        open_index: Callable[[str], Index], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    open_index: Callable[[str], Index], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Issue 15: any exception while storing one file is that file's failure (only a
     # StoreError, which concerns the whole store, ends the run).
     idx = open_index("docs")
@@ -243,11 +255,13 @@ def test_a_failed_write_is_that_files_failure_naming_the_error(
     with pytest.raises(IngestError) as info:
         idx.ingest([path])
     assert [(f.path, f.reason) for f in info.value.failures] == [
-        (str(path), "unexpected SimulatedCrash: disk on fire")]
+        (str(path), "unexpected SimulatedCrash: disk on fire")
+    ]
 
 
 def test_a_failed_rewrite_leaves_the_old_version_fully_readable(
-        failed_rewrite: tuple[Index, Path]) -> None:
+    failed_rewrite: tuple[Index, Path],
+) -> None:
     idx, _ = failed_rewrite
 
     (doc,) = idx.documents()
@@ -258,7 +272,8 @@ def test_a_failed_rewrite_leaves_the_old_version_fully_readable(
 
 
 def test_reopening_after_a_failed_rewrite_leaves_no_hidden_paragraphs(
-        failed_rewrite: tuple[Index, Path], open_index: Callable[[str], Index]) -> None:
+    failed_rewrite: tuple[Index, Path], open_index: Callable[[str], Index]
+) -> None:
     idx = reopen(failed_rewrite[0], open_index)
 
     assert hidden_points(idx) == 0
@@ -337,9 +352,13 @@ def big_vectors(tmp_path_factory: pytest.TempPathFactory, embeddings: MemoEmbedd
 
 def killed_ingest(store: Path, path: Path, where: str, vectors: Path) -> None:
     """Ingest ``path`` into "docs" in a fresh process that dies (``os._exit``) at ``where``."""
-    done = subprocess.run([sys.executable, "-c", _KILLED_INGEST, str(store), "docs",
-                           str(path), where, str(vectors)], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_INGEST, str(store), "docs", str(path), where, str(vectors)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
 
 
@@ -348,15 +367,15 @@ def raw_counts(store: Path, collection: str, doc_id: int) -> tuple[int, int]:
     backend = open_backend(str(store), collection)
     try:
         live = backend.count(Match(equals={"record": "paragraph", "doc_id": doc_id, "live": 1}))
-        return live, backend.count(Match(equals={"record": "paragraph", "doc_id": doc_id,
-                                                 "live": 0}))
+        return live, backend.count(
+            Match(equals={"record": "paragraph", "doc_id": doc_id, "live": 0})
+        )
     finally:
         backend.close()
 
 
 @pytest.fixture()
-def old_version(open_index: Callable[[str], Index], store: Path,
-                tmp_path: Path) -> Path:
+def old_version(open_index: Callable[[str], Index], store: Path, tmp_path: Path) -> Path:
     """doc 1 stored as its 3-paragraph old version; the store is closed again."""
     path = write_md(tmp_path / "doc.md", "Old", old_paragraphs())
     idx = open_index("docs")
@@ -366,8 +385,8 @@ def old_version(open_index: Callable[[str], Index], store: Path,
 
 
 def test_killed_before_the_commit_the_old_version_survives_whole(
-        old_version: Path, store: Path, open_index: Callable[[str], Index],
-        big_vectors: Path) -> None:
+    old_version: Path, store: Path, open_index: Callable[[str], Index], big_vectors: Path
+) -> None:
     write_md(old_version, "Big", big_paragraphs())
 
     killed_ingest(store, old_version, "before-commit", big_vectors)
@@ -382,8 +401,8 @@ def test_killed_before_the_commit_the_old_version_survives_whole(
 
 
 def test_killed_after_the_commit_the_new_version_is_published_whole(
-        old_version: Path, store: Path, open_index: Callable[[str], Index],
-        big_vectors: Path) -> None:
+    old_version: Path, store: Path, open_index: Callable[[str], Index], big_vectors: Path
+) -> None:
     write_md(old_version, "Big", big_paragraphs())
 
     killed_ingest(store, old_version, "after-commit", big_vectors)
@@ -399,8 +418,8 @@ def test_killed_after_the_commit_the_new_version_is_published_whole(
 
 
 def test_killed_while_publishing_the_old_version_is_dropped(
-        old_version: Path, store: Path, open_index: Callable[[str], Index],
-        big_vectors: Path) -> None:
+    old_version: Path, store: Path, open_index: Callable[[str], Index], big_vectors: Path
+) -> None:
     write_md(old_version, "Small", FRESH)
 
     killed_ingest(store, old_version, "mid-publish", big_vectors)
@@ -414,8 +433,8 @@ def test_killed_while_publishing_the_old_version_is_dropped(
 
 
 def test_an_interrupted_remove_leaves_no_orphan_paragraphs(
-        open_index: Callable[[str], Index], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    open_index: Callable[[str], Index], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     idx = open_index("docs")
     path = write_md(tmp_path / "doc.md", "Doomed", ["A paragraph about lemmings."])
     idx.ingest([path])
@@ -452,21 +471,28 @@ _OPEN_STORE = textwrap.dedent("""
 """)
 
 
-def test_a_second_process_is_told_the_store_is_in_use(open_index: Callable[[str], Index],
-                                                     store: Path, tmp_path: Path) -> None:
+def test_a_second_process_is_told_the_store_is_in_use(
+    open_index: Callable[[str], Index], store: Path, tmp_path: Path
+) -> None:
     idx = open_index("docs")
     idx.ingest([write_md(tmp_path / "doc.md", "Doc", ["Held open by the test."])])
 
-    done = subprocess.run([sys.executable, "-c", _OPEN_STORE, str(store), "docs"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _OPEN_STORE, str(store), "docs"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
     assert done.returncode == 3, done.stdout + done.stderr
     assert "in use" in done.stdout
     assert str(store) in done.stdout
 
 
-def test_a_second_index_in_the_same_process_is_refused(open_index: Callable[[str], Index],
-                                                      tmp_path: Path) -> None:
+def test_a_second_index_in_the_same_process_is_refused(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
     idx.ingest([write_md(tmp_path / "doc.md", "Doc", ["Held open by the test."])])
 
@@ -474,8 +500,7 @@ def test_a_second_index_in_the_same_process_is_refused(open_index: Callable[[str
         open_index("docs")
 
 
-def test_closing_releases_the_store(open_index: Callable[[str], Index],
-                                    tmp_path: Path) -> None:
+def test_closing_releases_the_store(open_index: Callable[[str], Index], tmp_path: Path) -> None:
     idx = open_index("docs")
     idx.ingest([write_md(tmp_path / "doc.md", "Doc", ["Released on close."])])
     idx.close()
@@ -485,8 +510,9 @@ def test_closing_releases_the_store(open_index: Callable[[str], Index],
     assert [d.title for d in again.documents()] == ["Doc"]
 
 
-def test_other_collections_of_the_store_stay_usable(open_index: Callable[[str], Index],
-                                                    tmp_path: Path) -> None:
+def test_other_collections_of_the_store_stay_usable(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
     idx.ingest([write_md(tmp_path / "doc.md", "Doc", ["In the first collection."])])
 
@@ -500,13 +526,16 @@ def test_other_collections_of_the_store_stay_usable(open_index: Callable[[str], 
 # -- persistence ---------------------------------------------------------------------------
 
 
-def test_documents_and_toc_survive_close_and_reopen(open_index: Callable[[str], Index],
-                                                    tmp_path: Path) -> None:
+def test_documents_and_toc_survive_close_and_reopen(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
-    idx.ingest([
-        write_md(tmp_path / "a.md", "A", ["Intro to A.", "## Part\n\nA part of A."]),
-        write_md(tmp_path / "b.md", "B", ["Only paragraph of B."]),
-    ])
+    idx.ingest(
+        [
+            write_md(tmp_path / "a.md", "A", ["Intro to A.", "## Part\n\nA part of A."]),
+            write_md(tmp_path / "b.md", "B", ["Only paragraph of B."]),
+        ]
+    )
     before = [d.to_dict() | {"hash": d.content_hash} for d in idx.toc()]
     texts = {d.doc_id: all_texts(idx, d) for d in idx.documents()}
 
@@ -518,8 +547,8 @@ def test_documents_and_toc_survive_close_and_reopen(open_index: Callable[[str], 
 
 
 def test_a_moved_file_is_the_same_document_under_its_new_path(
-        open_index: Callable[[str], Index], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    open_index: Callable[[str], Index], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     idx = open_index("docs")
     old = write_md(tmp_path / "report.md", "Report", ["Walruses haul out in spring."])
     (first,) = idx.ingest([old])
@@ -534,12 +563,12 @@ def test_a_moved_file_is_the_same_document_under_its_new_path(
     (again,) = idx.ingest([new])
 
     assert again.doc_id == first.doc_id
-    assert [(d.doc_id, d.source) for d in idx.documents()] == [
-        (first.doc_id, str(new.resolve()))]
+    assert [(d.doc_id, d.source) for d in idx.documents()] == [(first.doc_id, str(new.resolve()))]
 
 
-def test_a_moved_files_new_path_survives_reopening(open_index: Callable[[str], Index],
-                                                   tmp_path: Path) -> None:
+def test_a_moved_files_new_path_survives_reopening(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
     old = write_md(tmp_path / "a.md", "A", ["Otters hold hands."])
     idx.ingest([old])
@@ -555,14 +584,14 @@ def test_a_moved_files_new_path_survives_reopening(open_index: Callable[[str], I
 
 
 def test_a_forced_ingest_stores_an_unchanged_file_again_under_its_doc_id(
-        open_index: Callable[[str], Index], tmp_path: Path) -> None:
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
     path = write_md(tmp_path / "same.md", "Same", ["Nothing changes here.", "Nor here."])
     (first,) = idx.ingest([path])
     events: list[str] = []
 
-    (again,) = idx.ingest([path], force=True,
-                          progress=lambda event, *_: events.append(event))
+    (again,) = idx.ingest([path], force=True, progress=lambda event, *_: events.append(event))
 
     assert "skip" not in events and "stored" in events
     assert (again.doc_id, again.n_para) == (first.doc_id, first.n_para)
@@ -571,8 +600,9 @@ def test_a_forced_ingest_stores_an_unchanged_file_again_under_its_doc_id(
     assert hidden_points(idx) == 0
 
 
-def test_reopened_store_still_skips_unchanged_files(open_index: Callable[[str], Index],
-                                                    tmp_path: Path) -> None:
+def test_reopened_store_still_skips_unchanged_files(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     idx = open_index("docs")
     path = write_md(tmp_path / "a.md", "A", ["Unchanged across reopen."])
     idx.ingest([path])
@@ -599,7 +629,8 @@ def mixed_folder(tmp_path: Path) -> Path:
 
 
 def test_folder_ingest_names_each_bad_file_with_a_reason(
-        open_index: Callable[[str], Index], mixed_folder: Path) -> None:
+    open_index: Callable[[str], Index], mixed_folder: Path
+) -> None:
     idx = open_index("docs")
 
     with pytest.raises(IngestError) as info:
@@ -613,7 +644,8 @@ def test_folder_ingest_names_each_bad_file_with_a_reason(
 
 
 def test_folder_ingest_stores_the_good_file_despite_bad_ones(
-        open_index: Callable[[str], Index], mixed_folder: Path) -> None:
+    open_index: Callable[[str], Index], mixed_folder: Path
+) -> None:
     idx = open_index("docs")
 
     with pytest.raises(IngestError) as info:
@@ -621,8 +653,9 @@ def test_folder_ingest_stores_the_good_file_despite_bad_ones(
 
     assert [Path(d.source).name for d in info.value.documents] == ["good.md"]
     assert [Path(d.source).name for d in idx.documents()] == ["good.md"]
-    assert [p.text for p in idx.read_section(1, 1)] == stored("Good",
-                                                              ["A perfectly good paragraph."])
+    assert [p.text for p in idx.read_section(1, 1)] == stored(
+        "Good", ["A perfectly good paragraph."]
+    )
 
 
 class RefusingEmbeddings(MemoEmbeddings):
@@ -635,11 +668,15 @@ class RefusingEmbeddings(MemoEmbeddings):
 
 
 def test_an_embedding_refusal_fails_only_the_document_it_concerns(
-        store: Path, tmp_path: Path) -> None:
+    store: Path, tmp_path: Path
+) -> None:
     folder = tmp_path / "three"
     folder.mkdir()
-    for name, text in [("a", "Alpha text about otters."), ("b", "A poison paragraph."),
-                       ("c", "Gamma text about beavers.")]:
+    for name, text in [
+        ("a", "Alpha text about otters."),
+        ("b", "A poison paragraph."),
+        ("c", "Gamma text about beavers."),
+    ]:
         write_md(folder / f"{name}.md", name.upper(), [text])
     idx = Index.open(store=store, collection="refuse", embeddings=RefusingEmbeddings())
     try:
@@ -655,15 +692,15 @@ def test_an_embedding_refusal_fails_only_the_document_it_concerns(
 
 
 def test_a_folder_ingest_reports_each_file_parsed_then_stored_in_order(
-        open_index: Callable[[str], Index], tmp_path: Path) -> None:
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
     folder = tmp_path / "many"
     folder.mkdir()
     for i in range(7):
         write_md(folder / f"doc{i}.md", f"Doc {i}", [f"Paragraph about topic {i}."])
     events: list[tuple[str, str, int, int]] = []
 
-    open_index("docs").ingest(folder, progress=lambda e, p, d, t: events.append(
-        (e, p.name, d, t)))
+    open_index("docs").ingest(folder, progress=lambda e, p, d, t: events.append((e, p.name, d, t)))
 
     for i in range(7):
         name = f"doc{i}.md"
@@ -673,7 +710,8 @@ def test_a_folder_ingest_reports_each_file_parsed_then_stored_in_order(
 
 
 def test_folder_ingest_ignores_unsupported_file_types(
-        open_index: Callable[[str], Index], mixed_folder: Path) -> None:
+    open_index: Callable[[str], Index], mixed_folder: Path
+) -> None:
     idx = open_index("docs")
 
     report = idx.ingest_report(mixed_folder)

@@ -37,7 +37,8 @@ def test_a_texts_vector_does_not_depend_on_the_texts_batched_with_it():
 def test_related_texts_are_closer_than_unrelated_ones():
     q = np.array(local_embeddings().embed_query("How do I encode Python objects as JSON?"))
     near, far = local_embeddings().embed_array(
-        ["Serialize obj to a JSON formatted str.", "Bananas are rich in potassium."])
+        ["Serialize obj to a JSON formatted str.", "Bananas are rich in potassium."]
+    )
     assert q @ near > q @ far + 0.2
 
 
@@ -50,8 +51,9 @@ def test_any_langchain_embeddings_can_back_a_collection(store, shapes_file):
 
 
 def test_a_collection_refuses_queries_with_other_embeddings(store, shapes_file):
-    idx = deepread.Index.open(store=store, collection="fake",
-                              embeddings=DeterministicFakeEmbedding(size=16))
+    idx = deepread.Index.open(
+        store=store, collection="fake", embeddings=DeterministicFakeEmbedding(size=16)
+    )
     idx.ingest([shapes_file])
     idx.close()
     with pytest.raises(deepread.StoreError, match="built with embeddings"):

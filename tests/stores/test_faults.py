@@ -68,8 +68,9 @@ class FakeServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 n = len(server.requests)
-                server.requests.append({"path": self.path, "body": body,
-                                        "auth": self.headers.get("Authorization", "")})
+                server.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization", "")}
+                )
                 reply = replies(n, self)
                 if reply is None:
                     server.stop.wait(10)
@@ -141,8 +142,9 @@ def test_a_qdrant_server_that_never_answers_times_out_with_a_clear_error(serve) 
 
 def test_a_qdrant_server_answering_500_is_a_store_error_without_the_api_key(serve) -> None:
     def echo_key(n: int, handler: BaseHTTPRequestHandler) -> Reply:
-        return 500, json.dumps({"status": {"error": "boom, key was "
-                                           + str(handler.headers.get("api-key"))}}).encode()
+        return 500, json.dumps(
+            {"status": {"error": "boom, key was " + str(handler.headers.get("api-key"))}}
+        ).encode()
 
     server = serve(echo_key)
 
@@ -159,12 +161,14 @@ def test_a_qdrant_server_refusing_the_key_says_to_check_qdrant_api_key(serve) ->
 
     message, _ = store_error(server.url)
 
-    assert message == (f"the Qdrant server at {server.url} refused the request (HTTP 403): "
-                       "check QDRANT_API_KEY")
+    assert message == (
+        f"the Qdrant server at {server.url} refused the request (HTTP 403): check QDRANT_API_KEY"
+    )
 
 
 def test_opening_an_index_on_a_down_server_fails_at_open_with_a_store_error(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     monkeypatch.setenv("QDRANT_API_KEY", API_KEY)
     started = time.monotonic()
@@ -206,12 +210,24 @@ def test_a_rerun_after_a_kill_mid_ingest_completes_with_no_duplicates(tmp_path: 
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.md").write_text("# A\n\nSmall file stored before the kill.\n")
-    (folder / "big.md").write_text("# Big\n\n" + "\n\n".join(
-        f"Paragraph {i} about narwhals." for i in range(600)) + "\n")
+    (folder / "big.md").write_text(
+        "# Big\n\n" + "\n\n".join(f"Paragraph {i} about narwhals." for i in range(600)) + "\n"
+    )
     store = tmp_path / "store"
     killed = subprocess.run(
-        [sys.executable, "-c", _DIE_DURING_INGEST, str(store), str(folder),
-         str(Path(__file__).parents[1])], capture_output=True, text=True, timeout=60, check=False)
+        [
+            sys.executable,
+            "-c",
+            _DIE_DURING_INGEST,
+            str(store),
+            str(folder),
+            str(Path(__file__).parents[1]),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert killed.returncode == 1, killed.stdout + killed.stderr
 
     with Index.open(store=store, collection="docs", embeddings=HashEmbeddings()) as idx:
@@ -227,20 +243,35 @@ def test_a_rerun_after_a_kill_mid_ingest_completes_with_no_duplicates(tmp_path: 
 # -- two processes on one embedded store --------------------------------------------------------
 
 
-def test_the_cli_on_a_store_held_by_another_process_exits_3_saying_in_use(
-        tmp_path: Path) -> None:
+def test_the_cli_on_a_store_held_by_another_process_exits_3_saying_in_use(tmp_path: Path) -> None:
     store = tmp_path / "store"
     (tmp_path / "a.md").write_text("# A\n\nHeld open by the test.\n")
     with Index.open(store=store, collection="docs", embeddings=HashEmbeddings()) as idx:
         idx.ingest([tmp_path / "a.md"])
 
         done = subprocess.run(
-            [sys.executable, "-m", "deepread.cli", "search", "held", "--store", str(store),
-             "--collection", "docs"], capture_output=True, text=True, timeout=60, check=False)
+            [
+                sys.executable,
+                "-m",
+                "deepread.cli",
+                "search",
+                "held",
+                "--store",
+                str(store),
+                "--collection",
+                "docs",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
 
     assert done.returncode == 3, done.stdout + done.stderr
-    assert done.stderr.startswith(f"deepread: the store {store / 'collections' / 'docs'} is "
-                                  "in use by another deepread process")
+    assert done.stderr.startswith(
+        f"deepread: the store {store / 'collections' / 'docs'} is "
+        "in use by another deepread process"
+    )
     assert "Traceback" not in done.stderr
 
 
@@ -256,10 +287,10 @@ def _no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def walrus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     root = tmp_path_factory.mktemp("faults")
-    (root / "walrus.md").write_text("# Walrus\n\nThe walrus sleeps on the ice.\n\n"
-                                    "It eats clams.\n")
-    idx = Index.open(store=root / "store", collection="docs", embeddings=HashEmbeddings(),
-                     reranker="none")
+    (root / "walrus.md").write_text("# Walrus\n\nThe walrus sleeps on the ice.\n\nIt eats clams.\n")
+    idx = Index.open(
+        store=root / "store", collection="docs", embeddings=HashEmbeddings(), reranker="none"
+    )
     idx.ingest([root / "walrus.md"])
     yield idx
     assert_whole(idx)
@@ -286,10 +317,15 @@ def test_a_model_timeout_is_retried_and_the_run_recovers(walrus: Index) -> None:
 
 
 def test_timeouts_past_the_retries_stop_with_an_error_keeping_the_tool_results(
-        walrus: Index) -> None:
-    model = ScriptedChatModel(steps=[ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0,
-                                                                "end": 1})),
-                                     timeout_error(), timeout_error()])
+    walrus: Index,
+) -> None:
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("read_section", {"doc_id": 1, "sec_id": 1, "start": 0, "end": 1})),
+            timeout_error(),
+            timeout_error(),
+        ]
+    )
     graph = build_graph(index=walrus, model=model, checkpointer=InMemorySaver())
 
     out = graph.invoke({"question": "q?"}, thread(), context=Context(model_retries=1))
@@ -298,13 +334,17 @@ def test_timeouts_past_the_retries_stop_with_an_error_keeping_the_tool_results(
     assert out["error"] == "the model failed: APITimeoutError: Request timed out."
     state = graph.get_state(thread()).values
     assert [type(m).__name__ for m in state["messages"]] == [
-        "HumanMessage", "AIMessage", "ToolMessage"]
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+    ]
     assert state["read_regions"] == {region_key(1, 1, index_scope(walrus)): [[0, 1]]}
 
 
 def test_an_empty_model_reply_stops_with_an_error_and_a_message(walrus: Index) -> None:
-    graph = build_graph(index=walrus, model=ScriptedChatModel(steps=[ai(content="")]),
-                        checkpointer=InMemorySaver())
+    graph = build_graph(
+        index=walrus, model=ScriptedChatModel(steps=[ai(content="")]), checkpointer=InMemorySaver()
+    )
 
     out = graph.invoke({"question": "q?"}, thread(), context=Context())
 
@@ -314,19 +354,32 @@ def test_an_empty_model_reply_stops_with_an_error_and_a_message(walrus: Index) -
 
 
 def test_an_unknown_tool_then_a_malformed_call_are_answered_and_the_run_recovers(
-        walrus: Index) -> None:
-    bad_json = {"name": "read_section", "args": "{oops", "id": "bad", "error": "not JSON",
-                "type": "invalid_tool_call"}
-    model = ScriptedChatModel(steps=[ai(call("delete_everything", {})),
-                                     AIMessage(content="", invalid_tool_calls=[bad_json]),
-                                     ai(content="Done anyway.")])
+    walrus: Index,
+) -> None:
+    bad_json = {
+        "name": "read_section",
+        "args": "{oops",
+        "id": "bad",
+        "error": "not JSON",
+        "type": "invalid_tool_call",
+    }
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("delete_everything", {})),
+            AIMessage(content="", invalid_tool_calls=[bad_json]),
+            ai(content="Done anyway."),
+        ]
+    )
     graph = build_graph(index=walrus, model=model, checkpointer=InMemorySaver())
 
     out = graph.invoke({"question": "q?"}, thread(), context=Context())
 
     assert out["stop_reason"] == "answered"
-    errors = [m.content for m in graph.get_state(thread()).values["messages"]
-              if isinstance(m, ToolMessage)]
+    errors = [
+        m.content
+        for m in graph.get_state(thread()).values["messages"]
+        if isinstance(m, ToolMessage)
+    ]
     assert errors[0].startswith("Error: unknown tool 'delete_everything'; the tools are: ")
     assert errors[1].startswith("Error: the arguments of read_section were not valid JSON")
 
@@ -335,17 +388,34 @@ def test_an_unknown_tool_then_a_malformed_call_are_answered_and_the_run_recovers
 
 
 def completion(message: dict[str, Any]) -> bytes:
-    return json.dumps({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4o-mini",
-        "choices": [{"index": 0, "message": {"role": "assistant", **message},
-                     "finish_reason": "tool_calls" if "tool_calls" in message else "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
-    }).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "gpt-4o-mini",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", **message},
+                    "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+        }
+    ).encode()
 
 
-RETRIEVE_CALL = {"content": None, "tool_calls": [{
-    "id": "call_1", "type": "function",
-    "function": {"name": "retrieve", "arguments": json.dumps({"query": "walrus"})}}]}
+RETRIEVE_CALL = {
+    "content": None,
+    "tool_calls": [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "retrieve", "arguments": json.dumps({"query": "walrus"})},
+        }
+    ],
+}
 
 
 @pytest.fixture()
@@ -361,10 +431,12 @@ def endpoint(monkeypatch: pytest.MonkeyPatch, serve) -> Callable[..., FakeServer
     return start
 
 
-def test_a_real_client_gets_429_then_a_tool_call_and_answers(walrus: Index,
-                                                             endpoint) -> None:
-    script = [(429, b'{"error": {"message": "slow down"}}'), (200, completion(RETRIEVE_CALL)),
-              (200, completion({"content": "It sleeps on the ice [1:1:0]."}))]
+def test_a_real_client_gets_429_then_a_tool_call_and_answers(walrus: Index, endpoint) -> None:
+    script = [
+        (429, b'{"error": {"message": "slow down"}}'),
+        (200, completion(RETRIEVE_CALL)),
+        (200, completion({"content": "It sleeps on the ice [1:1:0]."})),
+    ]
     server = endpoint(lambda n, h: script[n])
     graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=5))
 
@@ -377,15 +449,19 @@ def test_a_real_client_gets_429_then_a_tool_call_and_answers(walrus: Index,
 
 
 def test_a_real_client_facing_500_forever_stops_with_an_error_without_the_key(
-        walrus: Index, endpoint) -> None:
+    walrus: Index, endpoint
+) -> None:
     def echo_auth(n: int, handler: BaseHTTPRequestHandler) -> Reply:
         detail = f"upstream failed for {handler.headers.get('Authorization')}"
         return 500, json.dumps({"error": {"message": detail}}).encode()
 
     server = endpoint(echo_auth)
     # The OpenAI client retries by itself (honouring Retry-After): 2 retries, 3 requests.
-    graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=5, retries=2),
-                        checkpointer=InMemorySaver())
+    graph = build_graph(
+        index=walrus,
+        model=chat_model("gpt-4o-mini", timeout=5, retries=2),
+        checkpointer=InMemorySaver(),
+    )
 
     out = graph.invoke({"question": "q?"}, thread(), context=Context())
 
@@ -397,8 +473,7 @@ def test_a_real_client_facing_500_forever_stops_with_an_error_without_the_key(
     assert OPENAI_KEY not in json.dumps(graph.get_state(thread()).values, default=str)
 
 
-def test_a_real_client_given_garbage_json_stops_with_a_clear_error(walrus: Index,
-                                                                   endpoint) -> None:
+def test_a_real_client_given_garbage_json_stops_with_a_clear_error(walrus: Index, endpoint) -> None:
     server = endpoint(lambda n, h: (200, b"{this is not json"))
     graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=5))
 
@@ -407,14 +482,15 @@ def test_a_real_client_given_garbage_json_stops_with_a_clear_error(walrus: Index
     assert len(server.requests) == 1  # not retried: a broken reply is not transient
     assert out["stop_reason"] == "error"
     assert out["error"].startswith(
-        "the model failed: the model endpoint's reply is not valid JSON (JSONDecodeError: ")
+        "the model failed: the model endpoint's reply is not valid JSON (JSONDecodeError: "
+    )
 
 
-def test_a_real_client_facing_a_silent_endpoint_times_out_and_stops(walrus: Index,
-                                                                    endpoint) -> None:
+def test_a_real_client_facing_a_silent_endpoint_times_out_and_stops(
+    walrus: Index, endpoint
+) -> None:
     server = endpoint(lambda n, h: None)
-    graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=0.5,
-                                                       retries=1))
+    graph = build_graph(index=walrus, model=chat_model("gpt-4o-mini", timeout=0.5, retries=1))
     started = time.monotonic()
 
     out = graph.invoke({"question": "q?"}, context=Context())
@@ -423,4 +499,3 @@ def test_a_real_client_facing_a_silent_endpoint_times_out_and_stops(walrus: Inde
     assert len(server.requests) == 2
     assert out["stop_reason"] == "error"
     assert out["error"] == "the model failed: OpenAITimeoutError: Request timed out."
-

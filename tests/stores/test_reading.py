@@ -52,8 +52,7 @@ def test_window_is_clipped_at_the_end_of_the_section(shapes: Index) -> None:
     assert coords(got) == five(3, 4)
 
 
-def test_window_larger_than_the_section_returns_the_whole_section(
-        shapes: Index) -> None:
+def test_window_larger_than_the_section_returns_the_whole_section(shapes: Index) -> None:
     got = shapes.retrieve("Charlie cherries", k=1, window=(10, 10), mode="bm25")
 
     assert coords(got) == five(0, 1, 2, 3, 4)
@@ -84,8 +83,7 @@ def test_zero_window_returns_just_the_hits_in_rank_order(shapes: Index) -> None:
     result = shapes.search("Bravo bananas apples", k=2, window=(0, 0), mode="bm25")
 
     assert coords(result.paragraphs) == five(1, 0)
-    assert coords(result.paragraphs) == [(h.doc_id, h.sec_id, h.para_idx)
-                                         for h in result.hits]
+    assert coords(result.paragraphs) == [(h.doc_id, h.sec_id, h.para_idx) for h in result.hits]
     assert result.hits[0].score > result.hits[1].score
 
 
@@ -107,18 +105,18 @@ def test_k_limits_the_number_of_hits(shapes: Index, k: int) -> None:
     assert len(result.paragraphs) == k
 
 
-def test_k_larger_than_the_collection_returns_every_matching_paragraph(
-        shapes: Index) -> None:
+def test_k_larger_than_the_collection_returns_every_matching_paragraph(shapes: Index) -> None:
     got = shapes.retrieve("paragraph", k=50, mode="bm25")
 
     assert sorted(coords(got)) == [(1, 0, 0), *five(0, 1, 2, 3, 4), (1, ONE, 0)]
 
 
-def test_doc_id_filter_restricts_hits_to_that_document(shapes_index: Index,
-                                                       tmp_path: Path) -> None:
+def test_doc_id_filter_restricts_hits_to_that_document(shapes_index: Index, tmp_path: Path) -> None:
     orchard = tmp_path / "orchard.md"
-    orchard.write_text("# Orchard\n\nGreen apples grow in the orchard.\n\n"
-                       "Red apples are picked in autumn.\n", encoding="utf-8")
+    orchard.write_text(
+        "# Orchard\n\nGreen apples grow in the orchard.\n\nRed apples are picked in autumn.\n",
+        encoding="utf-8",
+    )
     (doc,) = shapes_index.ingest([orchard])
     assert doc.doc_id == 2
 
@@ -142,8 +140,7 @@ def test_unknown_doc_id_raises_an_error_listing_the_valid_ids(shapes: Index) -> 
 
 
 @pytest.mark.parametrize("window", [(-1, 0), (0, -1), (-2, -2)])
-def test_negative_window_raises_value_error(shapes: Index,
-                                            window: tuple[int, int]) -> None:
+def test_negative_window_raises_value_error(shapes: Index, window: tuple[int, int]) -> None:
     with pytest.raises(ValueError, match="window"):
         shapes.retrieve("apples", window=window, mode="bm25")
 
@@ -156,7 +153,8 @@ def test_empty_query_raises_value_error(shapes: Index, query: str) -> None:
 
 @pytest.mark.parametrize("window", [(0, 0), (1, 1)])
 def test_every_retrieved_paragraph_carries_its_coordinates_text_and_kind(
-        shapes: Index, window: tuple[int, int]) -> None:
+    shapes: Index, window: tuple[int, int]
+) -> None:
     got = shapes.retrieve("paragraph", k=7, window=window, mode="bm25")
 
     assert len(got) == 7
@@ -186,9 +184,11 @@ def test_read_section_returns_the_inclusive_range_in_order(shapes: Index) -> Non
     read = shapes.read(1, FIVE, 1, 3)
 
     assert (read.start, read.end) == (1, 3)
-    assert [p.text for p in read.paragraphs] == ["Bravo paragraph about bananas.",
-                                                 "Charlie paragraph about cherries.",
-                                                 "Delta paragraph about dates."]
+    assert [p.text for p in read.paragraphs] == [
+        "Bravo paragraph about bananas.",
+        "Charlie paragraph about cherries.",
+        "Delta paragraph about dates.",
+    ]
     assert coords(read.paragraphs) == five(1, 2, 3)
 
 
@@ -196,8 +196,7 @@ def test_read_section_of_a_single_index_returns_that_paragraph(shapes: Index) ->
     assert coords(shapes.read_section(1, FIVE, 2, 2)) == five(2)
 
 
-def test_read_section_clips_a_negative_start_and_an_end_past_the_section(
-        shapes: Index) -> None:
+def test_read_section_clips_a_negative_start_and_an_end_past_the_section(shapes: Index) -> None:
     read = shapes.read(1, FIVE, -3, 99)
 
     assert (read.start, read.end) == (0, 4)
@@ -213,8 +212,9 @@ def test_read_section_with_start_after_end_is_empty(shapes: Index) -> None:
 
 
 @pytest.mark.parametrize(("start", "end"), [(5, 5), (5, 9), (100, 200)])
-def test_read_section_starting_beyond_the_section_is_empty(shapes: Index,
-                                                           start: int, end: int) -> None:
+def test_read_section_starting_beyond_the_section_is_empty(
+    shapes: Index, start: int, end: int
+) -> None:
     assert shapes.read_section(1, FIVE, start, end) == []
 
 
@@ -229,24 +229,23 @@ def test_read_section_of_an_empty_section_is_empty(shapes: Index, sec_id: int) -
 
 
 @pytest.mark.parametrize(("start", "end"), [(0, 0), (-1, 5), (0, 10**9)])
-def test_read_section_of_a_one_paragraph_section_returns_it(shapes: Index,
-                                                            start: int, end: int) -> None:
+def test_read_section_of_a_one_paragraph_section_returns_it(
+    shapes: Index, start: int, end: int
+) -> None:
     read = shapes.read(1, ONE, start, end)
 
     assert (read.start, read.end) == (0, 0)
     assert [p.text for p in read.paragraphs] == ["Empty\nOne\nOnly paragraph about figs."]
 
 
-def test_read_section_reads_text_before_the_first_heading_from_the_root(
-        shapes: Index) -> None:
+def test_read_section_reads_text_before_the_first_heading_from_the_root(shapes: Index) -> None:
     (para,) = shapes.read_section(1, 0)
 
     assert para.text == "Preamble paragraph before any heading."
 
 
 @pytest.mark.parametrize("sec_id", [5, 99, -1])
-def test_unknown_section_raises_an_error_naming_the_valid_range(shapes: Index,
-                                                                sec_id: int) -> None:
+def test_unknown_section_raises_an_error_naming_the_valid_range(shapes: Index, sec_id: int) -> None:
     with pytest.raises(deepread.CoordinateError, match=r"valid: 0\.\.4"):
         shapes.read_section(1, sec_id, 0, 0)
 
@@ -260,14 +259,18 @@ def test_read_section_of_an_unknown_document_names_the_valid_ids(shapes: Index) 
 
 
 def _json_questions(questions: list[dict]) -> list[str]:
-    picked = [q["question"] for q in questions
-              if any(e["doc"].startswith("library-json") for e in q["evidence"])]
+    picked = [
+        q["question"]
+        for q in questions
+        if any(e["doc"].startswith("library-json") for e in q["evidence"])
+    ]
     assert picked, "the devset has no question about library-json"
     return picked
 
 
 def test_devset_windows_stay_inside_the_hit_section_and_are_contiguous(
-        devset_index: Index, questions: list[dict]) -> None:
+    devset_index: Index, questions: list[dict]
+) -> None:
     for question in _json_questions(questions):
         result = devset_index.search(question, k=5, window=(1, 1))
         assert result.hits, question
@@ -279,7 +282,7 @@ def test_devset_windows_stay_inside_the_hit_section_and_are_contiguous(
             lo, hi = max(0, hit.para_idx - 1), min(n_para - 1, hit.para_idx + 1)
             span = [(hit.doc_id, hit.sec_id, i) for i in range(lo, hi + 1)]
             new = [c for c in span if c not in seen]
-            mine = out[pos:pos + len(new)]
+            mine = out[pos : pos + len(new)]
             # this hit's paragraphs: its own section, consecutive indices, hit included
             assert {(p.doc_id, p.sec_id) for p in mine} <= {(hit.doc_id, hit.sec_id)}
             idxs = [p.para_idx for p in mine]
@@ -292,7 +295,8 @@ def test_devset_windows_stay_inside_the_hit_section_and_are_contiguous(
 
 
 def test_devset_window_text_equals_read_section_of_the_same_span(
-        devset_index: Index, questions: list[dict]) -> None:
+    devset_index: Index, questions: list[dict]
+) -> None:
     question = _json_questions(questions)[0]
     result = devset_index.search(question, k=3, window=(1, 1))
     by_coord = {p.coord: p for p in result.paragraphs}

@@ -15,11 +15,14 @@ def para(i: int, text: str) -> tuple[Hit, Paragraph]:
 
 
 def test_the_reranker_lifts_the_candidate_holding_every_query_word():
-    candidates = [para(0, "Loose neighbour about JSON in general."),
-                  para(1, "Another loose neighbour."),
-                  para(2, "The sort_keys flag sorts dictionary keys when encoding JSON.")]
-    ranked = CoverageReranker().rerank("sort dictionary keys encoding JSON", candidates,
-                                       ["", "", ""], k=2)
+    candidates = [
+        para(0, "Loose neighbour about JSON in general."),
+        para(1, "Another loose neighbour."),
+        para(2, "The sort_keys flag sorts dictionary keys when encoding JSON."),
+    ]
+    ranked = CoverageReranker().rerank(
+        "sort dictionary keys encoding JSON", candidates, ["", "", ""], k=2
+    )
     assert [p.para_idx for _, p in ranked] == [2, 0]
 
 
@@ -31,8 +34,9 @@ def test_the_reranker_keeps_first_stage_order_between_equal_matches():
 
 def test_the_section_title_counts_as_part_of_the_candidate():
     candidates = [para(0, "unrelated words"), para(1, "a name prefixed with an underscore")]
-    ranked = CoverageReranker().rerank("private variables", candidates,
-                                       ["Other", "Private Variables"], k=1)
+    ranked = CoverageReranker().rerank(
+        "private variables", candidates, ["Other", "Private Variables"], k=1
+    )
     assert ranked[0][1].para_idx == 1
 
 
@@ -42,11 +46,14 @@ def test_rerankers_are_chosen_by_name():
 
 
 def test_tables_are_searched_by_their_cell_text():
-    markup = "<table><tr><th>JSON</th><th>Python</th></tr><tr><td>number (int)</td>" \
-             "<td>int</td></tr></table>"
+    markup = (
+        "<table><tr><th>JSON</th><th>Python</th></tr><tr><td>number (int)</td>"
+        "<td>int</td></tr></table>"
+    )
     assert plain_table(markup) == "JSON | Python\nnumber (int) | int"
     assert search_text(markup, "table", "Conversions") == (
-        "Conversions: JSON | Python\nnumber (int) | int")
+        "Conversions: JSON | Python\nnumber (int) | int"
+    )
     assert search_text("Plain.", "text", "") == "Plain."
 
 
@@ -58,16 +65,15 @@ def test_multi_query_retrieve_merges_rankings_in_rank_order(shapes_index):
     for pair in zip(one, two, strict=False):
         for hit in pair:
             if (hit.doc_id, hit.sec_id, hit.para_idx) not in [
-                    (h.doc_id, h.sec_id, h.para_idx) for h in expected]:
+                (h.doc_id, h.sec_id, h.para_idx) for h in expected
+            ]:
                 expected.append(hit)
-    assert [(h.sec_id, h.para_idx) for h in both.hits] == [
-        (h.sec_id, h.para_idx) for h in expected]
+    assert [(h.sec_id, h.para_idx) for h in both.hits] == [(h.sec_id, h.para_idx) for h in expected]
     assert both.query == ["apples", "figs"]
 
 
 def test_multi_query_retrieve_keeps_each_paragraph_once(shapes_index):
-    got = shapes_index.retrieve(["apples", "apples bananas"], k=3, window=(1, 1),
-                                mode="bm25")
+    got = shapes_index.retrieve(["apples", "apples bananas"], k=3, window=(1, 1), mode="bm25")
     coords = [p.coord for p in got]
     assert len(coords) == len(set(coords))
 
@@ -78,8 +84,7 @@ def test_an_empty_query_in_a_list_is_an_error(shapes_index):
 
 
 def test_hybrid_with_reranking_finds_a_precise_devset_fact(devset_index):
-    got = devset_index.retrieve("How do I make json.dumps sort the keys of dictionaries?",
-                                k=5)
+    got = devset_index.retrieve("How do I make json.dumps sort the keys of dictionaries?", k=5)
     assert any("sort_keys" in p.text for p in got)
 
 
@@ -93,8 +98,9 @@ def test_retrieval_modes_all_work_with_the_reranker_off(store, shapes_file):
 
 def test_a_paragraph_that_opens_with_its_heading_is_not_given_the_title_again():
     assert search_text("Office Hours\nMonday 2-3 pm.", "text", "Office Hours") == (
-        "Office Hours\nMonday 2-3 pm.")
+        "Office Hours\nMonday 2-3 pm."
+    )
     assert search_text("Week 3\nMidterm\nIn class.", "text", "Midterm") == (
-        "Week 3\nMidterm\nIn class.")
-    assert search_text("Monday 2-3 pm.", "text", "Office Hours") == (
-        "Office Hours: Monday 2-3 pm.")
+        "Week 3\nMidterm\nIn class."
+    )
+    assert search_text("Monday 2-3 pm.", "text", "Office Hours") == ("Office Hours: Monday 2-3 pm.")

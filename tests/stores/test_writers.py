@@ -70,8 +70,11 @@ def test_two_writers_whose_lists_predate_both_writes_get_two_doc_ids(shared: Sto
 
     assert (alpha.doc_id, beta.doc_id) == (2, 3)
     fresh = shared.view()
-    assert state(fresh) == {"seed.md": body("seed", 3), "alpha.md": body("alpha", 3),
-                            "beta.md": body("beta", 3)}
+    assert state(fresh) == {
+        "seed.md": body("seed", 3),
+        "alpha.md": body("alpha", 3),
+        "beta.md": body("beta", 3),
+    }
     assert_settled(fresh)
 
 
@@ -91,8 +94,7 @@ def test_a_doc_id_claimed_by_a_paused_writer_is_not_given_to_another(shared: Sto
     assert_settled(shared.view())
 
 
-def test_one_new_file_stored_by_two_processes_at_once_becomes_one_document(
-        shared: Store) -> None:
+def test_one_new_file_stored_by_two_processes_at_once_becomes_one_document(shared: Store) -> None:
     a, b = shared.view(), shared.view()
     a.step = pause = Pause("claimed")  # a holds doc_id 1, the file not yet mapped to it
     writer = Writer(lambda: put(a, "same.md", "from-a"))
@@ -111,7 +113,8 @@ def test_one_new_file_stored_by_two_processes_at_once_becomes_one_document(
 
 @pytest.mark.parametrize("existing", [True, False], ids=["stored-before", "new"])
 def test_a_file_being_written_is_refused_to_a_second_writer_which_is_told(
-        shared: Store, existing: bool) -> None:
+    shared: Store, existing: bool
+) -> None:
     if existing:
         put(shared.view(), "same.md", "v1")
     a, b = shared.view(), shared.view()
@@ -172,7 +175,8 @@ def test_a_write_racing_a_removal_is_told_and_the_removal_stands(shared: Store) 
 
 
 def test_opening_the_collection_during_a_write_leaves_that_write_alone(
-        shared: Store, small_batches: None) -> None:
+    shared: Store, small_batches: None
+) -> None:
     seeded(shared)
     a = shared.view()
     a.step = pause = Pause("written")  # 2 of gamma's 5 paragraphs written, hidden
@@ -191,7 +195,8 @@ def test_opening_the_collection_during_a_write_leaves_that_write_alone(
 
 
 def test_a_writer_whose_lease_ran_out_and_was_taken_over_fails_and_commits_nothing(
-        shared: Store, small_batches: None) -> None:
+    shared: Store, small_batches: None
+) -> None:
     put(shared.view(), "doc.md", "v1")
     a = shared.view()
     a.step = pause = Pause("written")
@@ -210,7 +215,8 @@ def test_a_writer_whose_lease_ran_out_and_was_taken_over_fails_and_commits_nothi
 
 
 def test_a_writer_whose_lease_ran_out_unnoticed_still_commits(
-        shared: Store, small_batches: None) -> None:
+    shared: Store, small_batches: None
+) -> None:
     put(shared.view(), "doc.md", "v1")
     a = shared.view()
     a.step = pause = Pause("written")
@@ -241,7 +247,8 @@ def test_a_commit_after_a_takeover_does_not_apply(shared: Store) -> None:
 
 
 def test_a_repairer_whose_clock_jumps_ahead_takes_a_live_lease_and_its_writer_fails_cleanly(
-        shared: Store, small_batches: None) -> None:
+    shared: Store, small_batches: None
+) -> None:
     put(shared.view(), "doc.md", "v1")
     a = shared.view()
     a.step = pause = Pause("written")
@@ -260,7 +267,8 @@ def test_a_repairer_whose_clock_jumps_ahead_takes_a_live_lease_and_its_writer_fa
 
 
 def test_a_writer_whose_clock_jumped_back_loses_its_lease_and_nothing_mixes(
-        shared: Store, small_batches: None) -> None:
+    shared: Store, small_batches: None
+) -> None:
     put(shared.view(), "doc.md", "v1")
     a = shared.view(clock=Clock(shared.clock.now - 3600))  # its leases end in the past
     a.step = pause = Pause("written")
@@ -279,7 +287,8 @@ def test_a_writer_whose_clock_jumped_back_loses_its_lease_and_nothing_mixes(
 
 
 def test_a_repairer_whose_clock_jumps_back_leaves_a_dead_write_until_it_is_due(
-        shared: Store, small_batches: None) -> None:
+    shared: Store, small_batches: None
+) -> None:
     put(shared.view(), "doc.md", "v1")
     a = shared.view()
     a.step = Kill("written")
@@ -304,7 +313,8 @@ COMMITTED = {"committed", "published", "cleaned"}
 
 @pytest.mark.parametrize("step", NEW_STEPS)
 def test_a_writer_of_a_new_document_killed_at_any_step_leaves_it_absent_or_whole(
-        shared: Store, small_batches: None, step: str) -> None:
+    shared: Store, small_batches: None, step: str
+) -> None:
     seeded(shared)
     a = shared.view()
     a.step = Kill(step)
@@ -324,7 +334,8 @@ def test_a_writer_of_a_new_document_killed_at_any_step_leaves_it_absent_or_whole
 
 @pytest.mark.parametrize("step", REWRITE_STEPS)
 def test_a_rewrite_killed_at_any_step_leaves_the_old_version_or_the_new_whole(
-        shared: Store, small_batches: None, step: str) -> None:
+    shared: Store, small_batches: None, step: str
+) -> None:
     put(shared.view(), "doc.md", "v1")
     a = shared.view()
     a.step = Kill(step)
@@ -341,7 +352,8 @@ def test_a_rewrite_killed_at_any_step_leaves_the_old_version_or_the_new_whole(
 
 @pytest.mark.parametrize("step", REMOVE_STEPS)
 def test_a_removal_killed_at_any_step_leaves_the_document_whole_or_gone(
-        shared: Store, step: str) -> None:
+    shared: Store, step: str
+) -> None:
     put(shared.view(), "doc.md", "v1")
     a = shared.view()
     a.step = Kill(step)
@@ -357,7 +369,8 @@ def test_a_removal_killed_at_any_step_leaves_the_document_whole_or_gone(
 
 
 def test_a_reader_sees_documents_stored_and_removed_elsewhere_without_reopening(
-        shared: Store) -> None:
+    shared: Store,
+) -> None:
     reader, writer = shared.view(), shared.view()
     assert reader.documents() == []
 
@@ -371,7 +384,8 @@ def test_a_reader_sees_documents_stored_and_removed_elsewhere_without_reopening(
 
 
 def test_a_document_asked_for_by_id_is_looked_up_when_the_reader_has_not_seen_it(
-        shared: Store) -> None:
+    shared: Store,
+) -> None:
     seeded(shared)
     reader = shared.view()
     assert len(reader.documents()) == 1
@@ -402,8 +416,9 @@ def test_a_reader_never_sees_half_of_a_rewrite(shared: Store, step: str) -> None
     writer.finish()
 
     assert state(reader) == {"doc.md": body("v2", 5)}
-    assert {p.text for _, p in reader.rank("paragraph version", None, k=20, mode="bm25")} \
-        == set(body("v2", 5))
+    assert {p.text for _, p in reader.rank("paragraph version", None, k=20, mode="bm25")} == set(
+        body("v2", 5)
+    )
 
 
 class HalfDeletes:
@@ -424,8 +439,7 @@ class HalfDeletes:
         self._backend.delete(match)
 
 
-def test_a_reader_of_a_version_deleted_under_it_rereads_the_new_one_whole(
-        shared: Store) -> None:
+def test_a_reader_of_a_version_deleted_under_it_rereads_the_new_one_whole(shared: Store) -> None:
     put(shared.view(), "doc.md", "v1")
     put(shared.view(), "doc.md", "v2")  # v1 is now a version with version ids
     reader = shared.view()
@@ -448,7 +462,8 @@ def test_a_reader_of_a_version_deleted_under_it_rereads_the_new_one_whole(
 
 
 def test_creating_a_collection_again_in_the_same_process_uses_the_shard_already_open(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     backend = EdgeBackend(tmp_path / "store" / "c")
     backend.create(4)
 
@@ -480,17 +495,55 @@ def test_a_store_written_before_versions_is_read_then_rewritten_whole(shared: St
     backend = view.backend
     old = body("old", 3)
     backend.set_payload(Match(ids=(0,)), {"schema": 1})
-    backend.upsert([PointData(1 << 34 | 2 << 32, {
-        "record": "document", "doc_id": 1, "slot": 0, "source": "old.md",
-        "document": {"doc_id": 1, "title": "Old", "source": "old.md", "content_hash": "h",
-                     "sections": [{"sec_id": 0, "title": "Old", "level": 0, "parent": None,
-                                   "children": [1]},
-                                  {"sec_id": 1, "title": "Body", "level": 1, "parent": 0,
-                                   "n_para": 3}]}})])
-    backend.upsert([PointData(1 << 34 | i, {
-        "record": "paragraph", "doc_id": 1, "sec_id": 1, "para_idx": i, "text": t,
-        "kind": "text", "slot": 0, "live": 1}, dense=[1.0, 0.5, 0.2, 0.1], bm25_text=t)
-        for i, t in enumerate(old)])
+    backend.upsert(
+        [
+            PointData(
+                1 << 34 | 2 << 32,
+                {
+                    "record": "document",
+                    "doc_id": 1,
+                    "slot": 0,
+                    "source": "old.md",
+                    "document": {
+                        "doc_id": 1,
+                        "title": "Old",
+                        "source": "old.md",
+                        "content_hash": "h",
+                        "sections": [
+                            {
+                                "sec_id": 0,
+                                "title": "Old",
+                                "level": 0,
+                                "parent": None,
+                                "children": [1],
+                            },
+                            {"sec_id": 1, "title": "Body", "level": 1, "parent": 0, "n_para": 3},
+                        ],
+                    },
+                },
+            )
+        ]
+    )
+    backend.upsert(
+        [
+            PointData(
+                1 << 34 | i,
+                {
+                    "record": "paragraph",
+                    "doc_id": 1,
+                    "sec_id": 1,
+                    "para_idx": i,
+                    "text": t,
+                    "kind": "text",
+                    "slot": 0,
+                    "live": 1,
+                },
+                dense=[1.0, 0.5, 0.2, 0.1],
+                bm25_text=t,
+            )
+            for i, t in enumerate(old)
+        ]
+    )
 
     reopened = shared.restart() if shared.engine == "edge" else shared.view()
     assert state(reopened) == {"old.md": old}

@@ -45,8 +45,9 @@ Only paragraph about figs.
 
 
 @contextmanager
-def markdown_index(tmp_path_factory: pytest.TempPathFactory, collection: str,
-                   file_name: str, text: str) -> Iterator[deepread.Index]:
+def markdown_index(
+    tmp_path_factory: pytest.TempPathFactory, collection: str, file_name: str, text: str
+) -> Iterator[deepread.Index]:
     """``text`` written to ``file_name`` in a fresh folder and ingested into a store
     beside it, as collection ``collection``; closed on exit."""
     folder = tmp_path_factory.mktemp(collection)
@@ -63,13 +64,13 @@ def titled(index: deepread.Index, title: str) -> int:
     return next(s.sec_id for s in doc.sections if s.title == title)
 
 
-def run_agent(index: deepread.Index, question: str, thread: str = "t1",
-              **context: object) -> dict:
+def run_agent(index: deepread.Index, question: str, thread: str = "t1", **context: object) -> dict:
     """The final state of one agent run on ``question`` (a context of ``context``'s
     fields, the rest defaults; checkpoints in memory)."""
     graph = build_graph(index=index, checkpointer=InMemorySaver())
-    return graph.invoke({"question": question}, {"configurable": {"thread_id": thread}},
-                        context=Context(**context))
+    return graph.invoke(
+        {"question": question}, {"configurable": {"thread_id": thread}}, context=Context(**context)
+    )
 
 
 def deep_document(doc_id: int, breadth: int = 4) -> Document:

@@ -8,7 +8,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Each top-level source folder of the distribution (``deepread``, ``graphs``, ``nodes`` …).
-PACKAGE_DIRS: tuple[str, ...] = tuple(dict.fromkeys(
-    folder.split("/")[0] for folder in tomllib.loads(
-        (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    )["tool"]["setuptools"]["package-dir"].values()))
+PACKAGE_DIRS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        folder.split("/")[0]
+        for folder in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+            "setuptools"
+        ]["package-dir"].values()
+    )
+)

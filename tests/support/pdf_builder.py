@@ -36,9 +36,18 @@ class Doc:
         self.y = TOP
         return self
 
-    def line(self, text: str, *, x: float = LEFT, y: float | None = None, size: float = 10,
-             bold: bool = False, font: str = "Helvetica", advance: bool = True,
-             leading: float = LEADING) -> Doc:
+    def line(
+        self,
+        text: str,
+        *,
+        x: float = LEFT,
+        y: float | None = None,
+        size: float = 10,
+        bold: bool = False,
+        font: str = "Helvetica",
+        advance: bool = True,
+        leading: float = LEADING,
+    ) -> Doc:
         """One line of text at (x, y); ``y`` defaults to the running position, which then
         moves down ``leading`` × ``size`` (1.25: single spacing; 2.0: double)."""
         self.pdf.set_font(font, "B" if bold else "", size)
@@ -69,20 +78,35 @@ class Doc:
         self.y += points
         return self
 
-    def para(self, text: str, *, size: float = 10, x: float = LEFT, width: float = RIGHT - LEFT,
-             indent: float = 0.0, hang: float = 0.0, space_after: float = 6.0,
-             leading: float = LEADING) -> Doc:
+    def para(
+        self,
+        text: str,
+        *,
+        size: float = 10,
+        x: float = LEFT,
+        width: float = RIGHT - LEFT,
+        indent: float = 0.0,
+        hang: float = 0.0,
+        space_after: float = 6.0,
+        leading: float = LEADING,
+    ) -> Doc:
         """A paragraph wrapped to ``width``: first line indented by ``indent``, the others
         by ``hang`` (a hanging indent, as in a reference list); lines ``leading`` sizes
         apart."""
-        for i, ln in enumerate(self.wrap(text, size=size, width=width, indent=indent,
-                                         hang=hang)):
+        for i, ln in enumerate(self.wrap(text, size=size, width=width, indent=indent, hang=hang)):
             self.line(ln, x=x + (indent if i == 0 else hang), size=size, leading=leading)
         self.y += space_after
         return self
 
-    def wrap(self, text: str, *, size: float = 10, width: float = RIGHT - LEFT,
-             indent: float = 0.0, hang: float = 0.0) -> list[str]:
+    def wrap(
+        self,
+        text: str,
+        *,
+        size: float = 10,
+        width: float = RIGHT - LEFT,
+        indent: float = 0.0,
+        hang: float = 0.0,
+    ) -> list[str]:
         """``text`` broken into the lines :meth:`para` would print (greedy, Helvetica)."""
         self.pdf.set_font("Helvetica", "", size)
         lines: list[str] = []
@@ -115,8 +139,10 @@ class Doc:
         return path
 
 
-WORDS = ("the company reports revenue from its segments and the board reviews each plan "
-         "before the year ends while costs and margins are measured against the budget").split()
+WORDS = (
+    "the company reports revenue from its segments and the board reviews each plan "
+    "before the year ends while costs and margins are measured against the budget"
+).split()
 
 
 def filler(n: int, seed: int = 0) -> str:
@@ -138,8 +164,9 @@ def raw_pdf(objects: list[str]) -> bytes:
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
-    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
-            f"startxref\n{xref}\n%%EOF\n").encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    ).encode()
     return bytes(out)
 
 
@@ -148,14 +175,20 @@ def lines_pdf(pages: list[list[str]]) -> bytes:
     each line set 28 pt below the last: one paragraph per line (a benchmark's
     "filing" or "syllabus" in a few lines)."""
     n = len(pages)
-    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
-               "<< /Type /Pages /Kids [" + " ".join(f"{4 + 2 * i} 0 R" for i in range(n))
-               + f"] /Count {n} >>",
-               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids ["
+        + " ".join(f"{4 + 2 * i} 0 R" for i in range(n))
+        + f"] /Count {n} >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
     for lines in pages:
-        stream = "BT /F1 11 Tf 72 720 Td 28 TL " + " ".join(
-            f"({line}) Tj T*" for line in lines) + " ET"
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1200 792] /Contents "
-                       f"{len(objects) + 2} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
+        stream = (
+            "BT /F1 11 Tf 72 720 Td 28 TL " + " ".join(f"({line}) Tj T*" for line in lines) + " ET"
+        )
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1200 792] /Contents "
+            f"{len(objects) + 2} 0 R /Resources << /Font << /F1 3 0 R >> >> >>"
+        )
         objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
     return raw_pdf(objects)

@@ -63,15 +63,20 @@ class ScriptedHTTPError(Exception):
 
 def call(name: str, args: dict[str, Any] | None = None, id: str | None = None) -> dict[str, Any]:
     """A tool call dict (``type="tool_call"``) with a fresh id unless one is given."""
-    return {"name": name, "args": dict(args or {}), "id": id or f"call_{next(_ids)}",
-            "type": "tool_call"}
+    return {
+        "name": name,
+        "args": dict(args or {}),
+        "id": id or f"call_{next(_ids)}",
+        "type": "tool_call",
+    }
 
 
-def read_call(doc_sec: tuple[int, int], start: int, end: int,
-              **extra: Any) -> dict[str, Any]:
+def read_call(doc_sec: tuple[int, int], start: int, end: int, **extra: Any) -> dict[str, Any]:
     """A ``read_section`` call of paragraphs ``start..end`` of section ``doc_sec``."""
-    return call("read_section", {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start,
-                                 "end": end, **extra})
+    return call(
+        "read_section",
+        {"doc_id": doc_sec[0], "sec_id": doc_sec[1], "start": start, "end": end, **extra},
+    )
 
 
 def section_of(index: Any, title: str) -> tuple[int, int]:
@@ -83,12 +88,19 @@ def section_of(index: Any, title: str) -> tuple[int, int]:
     raise AssertionError(f"no section {title!r}")
 
 
-def ai(*tool_calls: dict[str, Any], content: str = "",
-       usage: tuple[int, int] | None = None, **kwargs: Any) -> AIMessage:
+def ai(
+    *tool_calls: dict[str, Any],
+    content: str = "",
+    usage: tuple[int, int] | None = None,
+    **kwargs: Any,
+) -> AIMessage:
     """An AI message with ``tool_calls`` and, given ``(input, output)``, usage metadata."""
     if usage is not None:
-        kwargs["usage_metadata"] = {"input_tokens": usage[0], "output_tokens": usage[1],
-                                    "total_tokens": usage[0] + usage[1]}
+        kwargs["usage_metadata"] = {
+            "input_tokens": usage[0],
+            "output_tokens": usage[1],
+            "total_tokens": usage[0] + usage[1],
+        }
     return AIMessage(content=content, tool_calls=list(tool_calls), **kwargs)
 
 
@@ -118,14 +130,18 @@ def tool_turns(entries: Sequence[tuple[str, Sequence[str], str | None]]) -> str 
     for role, call_ids, answers in entries:
         if role == "tool":
             if answers not in open_ids:
-                return (f"messages with role 'tool' must be a response to a preceding "
-                        f"message with 'tool_calls' (tool_call_id {answers!r})")
+                return (
+                    f"messages with role 'tool' must be a response to a preceding "
+                    f"message with 'tool_calls' (tool_call_id {answers!r})"
+                )
             open_ids.remove(answers)
             continue
         if open_ids:
-            return ("An assistant message with 'tool_calls' must be followed by tool "
-                    "messages responding to each 'tool_call_id'. The following "
-                    f"tool_call_ids did not have response messages: {', '.join(open_ids)}")
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool "
+                "messages responding to each 'tool_call_id'. The following "
+                f"tool_call_ids did not have response messages: {', '.join(open_ids)}"
+            )
         open_ids = list(call_ids)
     if open_ids:
         return f"tool_call_ids without response messages: {', '.join(open_ids)}"
@@ -136,8 +152,10 @@ def history_problem(messages: Sequence[BaseMessage]) -> str | None:
     """:func:`tool_turns` of LangChain messages (malformed calls are sent as calls too)."""
     entries = []
     for m in messages:
-        ids = [str(c.get("id")) for c in [*getattr(m, "tool_calls", []),
-                                           *getattr(m, "invalid_tool_calls", [])]]
+        ids = [
+            str(c.get("id"))
+            for c in [*getattr(m, "tool_calls", []), *getattr(m, "invalid_tool_calls", [])]
+        ]
         role = {"ai": "assistant", "tool": "tool"}.get(m.type, m.type)
         entries.append((role, ids, getattr(m, "tool_call_id", None)))
     return tool_turns(entries)
@@ -160,23 +178,27 @@ class ScriptedChatModel(BaseChatModel):
         self.bound.append(list(tools))
         return self
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         position = len(self.calls)
         self.calls.append(list(messages))
         if self.strict and (problem := history_problem(messages)):
             raise ScriptedHTTPError(400, f"invalid history: {problem}")
         if position >= len(self.steps) and not (self.cycle and self.steps):
-            raise ScriptExhausted(f"model call {position + 1} but the script has "
-                                  f"{len(self.steps)} step(s)")
+            raise ScriptExhausted(
+                f"model call {position + 1} but the script has {len(self.steps)} step(s)"
+            )
         step = self.steps[position % len(self.steps)]
         if isinstance(step, BaseException):
             raise step
         reply = step(list(messages)) if callable(step) else step
         if not isinstance(reply, AIMessage):
-            raise TypeError(f"script step {position} gave {type(reply).__name__}, "
-                            "not an AIMessage")
+            raise TypeError(f"script step {position} gave {type(reply).__name__}, not an AIMessage")
         return ChatResult(generations=[ChatGeneration(message=reply.model_copy(deep=True))])
 
 
@@ -190,19 +212,34 @@ class StreamingScriptedChatModel(ScriptedChatModel):
     def _llm_type(self) -> str:
         return "scripted-streaming-chat-model"
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                run_manager: CallbackManagerForLLMRun | None = None,
-                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
         reply = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
         assert isinstance(reply, AIMessage)
         text = reply.content if isinstance(reply.content, str) else ""
         for piece in re.findall(r"\S+\s*|\s+", text):
             yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
-        yield ChatGenerationChunk(message=AIMessageChunk(
-            content="", usage_metadata=reply.usage_metadata,
-            tool_call_chunks=[{"name": c["name"], "args": json.dumps(c["args"]),
-                               "id": c["id"], "index": i, "type": "tool_call_chunk"}
-                              for i, c in enumerate(reply.tool_calls)]))
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="",
+                usage_metadata=reply.usage_metadata,
+                tool_call_chunks=[
+                    {
+                        "name": c["name"],
+                        "args": json.dumps(c["args"]),
+                        "id": c["id"],
+                        "index": i,
+                        "type": "tool_call_chunk",
+                    }
+                    for i, c in enumerate(reply.tool_calls)
+                ],
+            )
+        )
 
 
 class CannedVisionModel(BaseChatModel):
@@ -217,8 +254,13 @@ class CannedVisionModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "canned-vision"
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         content = messages[-1].content
         parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
         self.images += [p["image_url"]["url"] for p in parts if p.get("type") == "image_url"]

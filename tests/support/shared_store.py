@@ -145,13 +145,15 @@ class Store:
         if engine == "server":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                self._client = (QdrantClient(url=self._url) if self._url
-                                else OneAtATime(QdrantClient(location=":memory:")))
+                self._client = (
+                    QdrantClient(url=self._url)
+                    if self._url
+                    else OneAtATime(QdrantClient(location=":memory:"))
+                )
 
     def backend(self) -> Backend:
         if self.engine == "server":
-            return ServerBackend(self._url or "http://simulated", self._name,
-                                 client=self._client)
+            return ServerBackend(self._url or "http://simulated", self._name, client=self._client)
         if self._backend is None:
             self._backend = EdgeBackend(self.path)
         return self._backend
@@ -160,8 +162,9 @@ class Store:
         """A process's view: its own cache (and repair at open, if the store exists)."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # local mode: "payload indexes have no effect"
-            return Collection(self.backend(), "c", EMBEDDING, clock=clock or self.clock,
-                              lease_s=self.lease_s)
+            return Collection(
+                self.backend(), "c", EMBEDDING, clock=clock or self.clock, lease_s=self.lease_s
+            )
 
     def restart(self) -> Collection:
         """The view of a process started after the others died: on the embedded engine a
@@ -193,13 +196,17 @@ def put(view: Collection, source: str, tag: str, n: int = 3) -> Document:
     paragraphs = [Paragraph(0, 1, i, t) for i, t in enumerate(texts)]
     rng = np.random.default_rng(zlib.crc32(f"{source}/{tag}".encode()))
     vectors = rng.random((n, DIM)) + 0.01
-    return view.put_document(source, f"{source} ({tag})", sections, paragraphs, vectors,
-                             content_hash=tag)
+    return view.put_document(
+        source, f"{source} ({tag})", sections, paragraphs, vectors, content_hash=tag
+    )
 
 
 def texts(view: Collection, doc: Document) -> list[str]:
-    return [p.text for s in doc.sections
-            for p in view.paragraphs(doc.doc_id, s.sec_id, 0, max(s.n_para - 1, 0))]
+    return [
+        p.text
+        for s in doc.sections
+        for p in view.paragraphs(doc.doc_id, s.sec_id, 0, max(s.n_para - 1, 0))
+    ]
 
 
 def state(view: Collection) -> dict[str, list[str]]:
@@ -222,9 +229,11 @@ def assert_settled(view: Collection) -> None:
     assert all(p.get("document") is not None and not p.get("deleting") for p in points)
     sources = backend.scroll(Match(equals={"record": "source"}), limit=1000)
     assert sorted((s["source"], s["doc_id"]) for s in sources) == sorted(
-        (p["source"], p["doc_id"]) for p in points)
+        (p["source"], p["doc_id"]) for p in points
+    )
     assert backend.count(Match(equals={"record": "paragraph", "live": 1})) == sum(
-        d.n_para for d in view.documents())
+        d.n_para for d in view.documents()
+    )
 
 
 class Writer(threading.Thread):

@@ -29,15 +29,21 @@ Late work loses ten percent a day; every topic is examined in the final.
 """
 
 
-@pytest.mark.parametrize("text", ["March 31st", "Mar. 31", "31 March", "the 31st of March",
-                                  "3/31", "3/31/2023", "31/3"])
+@pytest.mark.parametrize(
+    "text", ["March 31st", "Mar. 31", "31 March", "the 31st of March", "3/31", "3/31/2023", "31/3"]
+)
 def test_every_spelling_of_a_day_is_the_same_term(text: str) -> None:
     assert calendar_days(text) == ["monthday0331"]
 
 
 def test_a_range_names_every_day_in_it() -> None:
     assert calendar_days("away 10/7 - 10/11") == [
-        "monthday1007", "monthday1008", "monthday1009", "monthday1010", "monthday1011"]
+        "monthday1007",
+        "monthday1008",
+        "monthday1009",
+        "monthday1010",
+        "monthday1011",
+    ]
 
 
 def test_two_dates_not_joined_as_a_range_are_just_two_days() -> None:
@@ -48,8 +54,9 @@ def test_a_range_longer_than_a_month_names_only_its_ends() -> None:
     assert calendar_days("1/1 - 12/31") == ["monthday0101", "monthday1231"]
 
 
-@pytest.mark.parametrize("text", ["version 1.2/3", "13/13", "0/5", "grade 95/100",
-                                  "page 4 of 12", "2/30"])
+@pytest.mark.parametrize(
+    "text", ["version 1.2/3", "13/13", "0/5", "grade 95/100", "page 4 of 12", "2/30"]
+)
 def test_numbers_that_cannot_be_a_day_add_no_term(text: str) -> None:
     assert calendar_days(text) == []
 
@@ -68,13 +75,15 @@ def top_bm25_hit(folder: Path, question: str) -> str:
 
 
 def test_a_question_naming_a_day_finds_the_row_written_as_numbers(tmp_path: Path) -> None:
-    assert top_bm25_hit(tmp_path, "What is the topic on March 31st?").startswith(
-        "3/31 Diagnosis")
+    assert top_bm25_hit(tmp_path, "What is the topic on March 31st?").startswith("3/31 Diagnosis")
 
 
 def test_the_row_of_the_day_asked_ranks_first_however_written() -> None:
-    texts = ["Office hours are on Mondays.", "Lectures are recorded.",
-             "Fri, Oct. 8 Automated intervention."]
+    texts = [
+        "Office hours are on Mondays.",
+        "Lectures are recorded.",
+        "Fri, Oct. 8 Automated intervention.",
+    ]
     assert reranked("What happens on October 8th?", texts) == [2, 0]
 
 
@@ -97,8 +106,7 @@ def test_a_question_naming_a_month_finds_the_rows_dated_in_it(tmp_path: Path) ->
 
 def reranked(query: str, texts: list[str], k: int = 2) -> list[int]:
     """Paragraph numbers of the top ``k`` after reranking ``texts`` (first-stage order)."""
-    candidates = [(Hit(1, 1, i, 1.0 / (i + 1)), Paragraph(1, 1, i, t))
-                  for i, t in enumerate(texts)]
+    candidates = [(Hit(1, 1, i, 1.0 / (i + 1)), Paragraph(1, 1, i, t)) for i, t in enumerate(texts)]
     ranked = CoverageReranker().rerank(query, candidates, [""] * len(texts), k=k)
     return [p.para_idx for _, p in ranked]
 
@@ -110,13 +118,18 @@ def test_a_range_asked_is_met_by_a_row_of_any_day_in_it() -> None:
 
 
 def test_a_row_of_a_day_in_the_range_asked_ranks_first() -> None:
-    texts = ["Discussion topics for class are posted each week before class.",
-             "Lectures are recorded.", "Th 9/24 Okada, No-No Boy"]
-    assert reranked("What topics will we discuss in class from 9/23 through 9/30?",
-                    texts) == [2, 0]
+    texts = [
+        "Discussion topics for class are posted each week before class.",
+        "Lectures are recorded.",
+        "Th 9/24 Okada, No-No Boy",
+    ]
+    assert reranked("What topics will we discuss in class from 9/23 through 9/30?", texts) == [2, 0]
 
 
 def test_a_month_named_alone_is_met_by_a_row_dated_in_it() -> None:
-    texts = ["How often the class meets is set by the department.",
-             "Lectures are recorded.", "Fri, Sep. 3 The emerging era of big data"]
+    texts = [
+        "How often the class meets is set by the department.",
+        "Lectures are recorded.",
+        "Fri, Sep. 3 The emerging era of big data",
+    ]
     assert reranked("How many times does the class meet in September?", texts) == [2, 0]

@@ -7,12 +7,22 @@ from deepread.text.terms import content_words, stem, terms
 
 def test_identifiers_stay_whole_and_stop_words_and_short_words_drop():
     assert terms("How does json.dumps use sort_keys in __get__?") == {
-        "json", "dumps", "use", "sort_keys", "__get__"}
+        "json",
+        "dumps",
+        "use",
+        "sort_keys",
+        "__get__",
+    }
 
 
 def test_stemming_keeps_three_letters_so_short_words_are_not_mangled():
     assert [stem(w) for w in ["keys", "sorted", "encoding", "uses", "has"]] == [
-        "key", "sort", "encod", "use", "has"]
+        "key",
+        "sort",
+        "encod",
+        "use",
+        "has",
+    ]
 
 
 def test_content_words_let_a_plural_question_meet_a_singular_text():

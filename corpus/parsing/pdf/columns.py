@@ -52,15 +52,19 @@ def _gutter(lines: list[Line], width: float) -> float | None:
     inf = np.inf
     # Where both columns have text, nothing may cross the gutter.
     lo = np.maximum(np.where(left, mid, inf).min(axis=1), np.where(right, mid, inf).min(axis=1))
-    hi = np.minimum(np.where(left, mid, -inf).max(axis=1),
-                    np.where(right, mid, -inf).max(axis=1))
+    hi = np.minimum(np.where(left, mid, -inf).max(axis=1), np.where(right, mid, -inf).max(axis=1))
     blocked = (crossing & (mid[None, :] > lo[:, None]) & (mid[None, :] < hi[:, None])).any(axis=1)
     # Side by side, not one above the other: nearly every line not crossing is on a side.
     side = (x1[None, :] <= g) | (x0[None, :] >= g)
     not_crossing = ~crossing
     share = (side & not_crossing).sum(axis=1) / np.maximum(not_crossing.sum(axis=1), 1)
-    ok = ((n_left >= MIN_COLUMN_LINES) & (n_right >= MIN_COLUMN_LINES) & (hi > lo)
-          & ~blocked & (share >= 0.9))
+    ok = (
+        (n_left >= MIN_COLUMN_LINES)
+        & (n_right >= MIN_COLUMN_LINES)
+        & (hi > lo)
+        & ~blocked
+        & (share >= 0.9)
+    )
     if not ok.any():
         return None
     score = np.where(ok, np.minimum(n_left, n_right), -1)

@@ -38,10 +38,10 @@ def _toc_rows(rows: list[list[Line]]) -> tuple[list[str], int, float]:
             continue
         worded += 1
         m = _TOC_ROW_END.search(text)
-        if m and WORD.search(text[:m.start()]):
+        if m and WORD.search(text[: m.start()]):
             value = m.group(1)
             number = int(value) if value.isdigit() else 0
-            entries.append((_LEADERS.sub(" ", text[:m.start()]).strip(" .…"), number))
+            entries.append((_LEADERS.sub(" ", text[: m.start()]).strip(" .…"), number))
             top = max(top, max(ln.y1 for ln in row))
     if len(entries) < 5:
         return [], worded, top
@@ -52,8 +52,9 @@ def _toc_rows(rows: list[list[Line]]) -> tuple[list[str], int, float]:
     return [t for t, _ in entries], worded, top
 
 
-def toc_pages(pages: list[PageText], rows: list[list[list[Line]]] | None = None
-              ) -> dict[int, tuple[list[str], float]]:
+def toc_pages(
+    pages: list[PageText], rows: list[list[list[Line]]] | None = None
+) -> dict[int, tuple[list[str], float]]:
     """1-based pages that are a printed table of contents: their entries in order and the
     top of the first entry (a heading above it, "Item 8." over an index, is still one).
 
@@ -79,8 +80,9 @@ def in_contents(p: Para, tocs: dict[int, tuple[list[str], float]]) -> bool:
     return p.page in tocs and p.lines[0].y0 <= tocs[p.page][1] + 1
 
 
-def match_toc(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
-               heads: dict[int, int | None]) -> None:
+def match_toc(
+    paras: list[Para], tocs: dict[int, tuple[list[str], float]], heads: dict[int, int | None]
+) -> None:
     """Mark the blocks that spell the printed contents' entries, in order, as headings.
 
     Linear in entries + blocks: the first block after each contents page is found by a

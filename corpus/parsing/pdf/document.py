@@ -63,19 +63,23 @@ def read_document(path: Path) -> PdfContent:
             pdf = pypdfium2.PdfDocument(str(path), password="")
         except pypdfium2.PdfiumError as exc:
             if getattr(exc, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD:
-                raise PdfError(path, "the PDF is encrypted (password-protected) and cannot be "
-                                     "opened without its password; save an unprotected copy "
-                                     "and parse that") from exc
+                raise PdfError(
+                    path,
+                    "the PDF is encrypted (password-protected) and cannot be "
+                    "opened without its password; save an unprotected copy "
+                    "and parse that",
+                ) from exc
             raise PdfError(path, f"the PDF is corrupt and cannot be read ({exc})") from exc
         try:
             pages = [read_page(pdf.raw, i) for i in range(len(pdf))]
-            metadata = {key.lower(): value for key in _METADATA
-                         if (value := _meta_text(pdf, key))}
-            return PdfContent(pages=pages, outline=_outline(pdf),
-                              title=metadata.get("title"), metadata=metadata)
+            metadata = {key.lower(): value for key in _METADATA if (value := _meta_text(pdf, key))}
+            return PdfContent(
+                pages=pages, outline=_outline(pdf), title=metadata.get("title"), metadata=metadata
+            )
         except (PdfTextError, pypdfium2.PdfiumError) as exc:
-            raise PdfError(path, f"the PDF is corrupt and its text cannot be extracted "
-                                 f"({exc})") from exc
+            raise PdfError(
+                path, f"the PDF is corrupt and its text cannot be extracted ({exc})"
+            ) from exc
         finally:
             pdf.close()
 
@@ -88,13 +92,15 @@ def _check_bytes(path: Path) -> None:
         fh.seek(max(0, size - 2048))
         tail = fh.read()
     if b"%PDF-" not in head:
-        raise PdfError(path, "not a PDF file (no %PDF header); the file is corrupt or of "
-                             "another type")
+        raise PdfError(
+            path, "not a PDF file (no %PDF header); the file is corrupt or of another type"
+        )
     if b"%%EOF" not in tail:
         # Every complete PDF ends with %%EOF; without it the file was cut off (interrupted
         # download or copy), and whatever PDFium recovers would be silently partial.
-        raise PdfError(path, "the PDF is truncated (no %%EOF marker at the end); re-download "
-                             "or re-export it")
+        raise PdfError(
+            path, "the PDF is truncated (no %%EOF marker at the end); re-download or re-export it"
+        )
 
 
 def _norm(text: str) -> str:
@@ -127,4 +133,4 @@ def _meta_text(pdf: pypdfium2.PdfDocument, key: str) -> str | None:
         return None
     buf = ctypes.create_string_buffer(buf_len)
     pdfium_c.FPDF_GetMetaText(pdf.raw, key.encode("ascii"), buf, buf_len)
-    return _norm(buf.raw[:buf_len - 2].decode("utf-16-le", "replace")) or None
+    return _norm(buf.raw[: buf_len - 2].decode("utf-16-le", "replace")) or None

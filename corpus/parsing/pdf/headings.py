@@ -52,10 +52,9 @@ __all__ = ["apply_headings", "sub_headings"]
 _CONTINUED = re.compile(r"\(?\bcontinued\b\)?", re.I)
 
 
-def _candidates(paras: list[Para], pages: list[PageText],
-                skip: set[int] | frozenset[int] = frozenset()
-                ) -> tuple[dict[int, tuple[list[str], float]], set[int],
-                           dict[int, int | None], dict[int, Style]]:
+def _candidates(
+    paras: list[Para], pages: list[PageText], skip: set[int] | frozenset[int] = frozenset()
+) -> tuple[dict[int, tuple[list[str], float]], set[int], dict[int, int | None], dict[int, Style]]:
     """What both heading passes start from: the contents pages, the table-cell lines
     (``beside``), and the paragraphs outside contents pages and ``skip`` that labels or
     typography make headings (``heads``: label level or None; ``styles``)."""
@@ -114,26 +113,35 @@ def _label_with_title(paras: list[Para], heads: dict[int, int | None]) -> None:
     """A bare label heading ("NOTE 1") takes the title printed on the line below it."""
     for i in sorted(heads):
         nxt = i + 1
-        if (nxt in heads and heads[nxt] is None and BARE_LABEL.match(norm(paras[i].raw))
-                and paras[nxt].page == paras[i].page):
+        if (
+            nxt in heads
+            and heads[nxt] is None
+            and BARE_LABEL.match(norm(paras[i].raw))
+            and paras[nxt].page == paras[i].page
+        ):
             paras[i].lines = paras[i].lines + paras[nxt].lines
             paras[nxt].lines = []
             del heads[nxt]
 
 
-def _drop_navigation(paras: list[Para], heads: dict[int, int | None],
-                     styles: dict[int, Style], ranks: dict[tuple[float, bool, bool], int]
-                     ) -> None:
+def _drop_navigation(
+    paras: list[Para],
+    heads: dict[int, int | None],
+    styles: dict[int, Style],
+    ranks: dict[tuple[float, bool, bool], int],
+) -> None:
     """Headings before the first top-level one are a printed sidebar, and so are repeats."""
     order = sorted(heads)
     if not order:
         return
+
     def level(i: int) -> int:
         lvl = heads[i]
         if lvl is not None:
             return lvl
         s = styles[i]
         return ranks[(s.size, s.bold, s.caps)]
+
     top = min(level(i) for i in order)
     first_top = next(i for i in order if level(i) == top)
     chrome = {(key(paras[i].raw), paras[i].size) for i in order if i < first_top}

@@ -25,7 +25,9 @@ _LABEL = re.compile(
     | (?P<note>note)\s+\d{1,2}[a-z]?\b
     | (?P<section>section)\s+\d{1,3}(?:\.\d{1,3})*\b
     | (?P<num>\d{1,2}(?:\.\d{1,2}){0,3})(?:[.)]\s*|\s+)(?=[^\W\d_])
-    )""", re.I | re.X)
+    )""",
+    re.I | re.X,
+)
 _FIXED_LEVEL = {"part": 1, "exhibit": 1, "item": 2, "chapter": 2, "note": 3, "section": 3}
 
 

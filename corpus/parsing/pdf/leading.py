@@ -72,11 +72,19 @@ def leading(pages: list[PageText]) -> Leading:
             continue
         width = max(ln.x1 for ln in page.lines) - min(ln.x0 for ln in page.lines)
         for above, below in pairwise(page.lines):
-            if (abs(above.size - below.size) > 0.25 or abs(above.x0 - below.x0) > 1
-                    or above.x1 - above.x0 < LONG * width):
+            if (
+                abs(above.size - below.size) > 0.25
+                or abs(above.x0 - below.x0) > 1
+                or above.x1 - above.x0 < LONG * width
+            ):
                 continue
             pitch = above.pitch_to(below)
             if 0.5 * above.size < pitch <= MAX_SPACING * above.size:
                 pitches[round(above.size * 2) / 2][round(pitch * 2) / 2] += 1
-    return Leading({size: counts.most_common(1)[0][0] for size, counts in pitches.items()
-                    if counts.total() >= MIN_PAIRS})
+    return Leading(
+        {
+            size: counts.most_common(1)[0][0]
+            for size, counts in pitches.items()
+            if counts.total() >= MIN_PAIRS
+        }
+    )

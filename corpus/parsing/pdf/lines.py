@@ -136,8 +136,9 @@ def _runs(chars: Characters) -> list[_Run]:
     off_line = np.zeros(len(kept), dtype=bool)
     # Neither character's middle lies within the other's height: another baseline. (A
     # superscript's middle lies within its neighbour's box, so it stays on the line.)
-    off_line[1:] = (((mid[1:] < y0[:-1]) | (mid[1:] > y1[:-1]))
-                    & ((mid[:-1] < y0[1:]) | (mid[:-1] > y1[1:])))
+    off_line[1:] = ((mid[1:] < y0[:-1]) | (mid[1:] > y1[:-1])) & (
+        (mid[:-1] < y0[1:]) | (mid[:-1] > y1[1:])
+    )
     backwards = np.zeros(len(kept), dtype=bool)
     backwards[1:] = x0[1:] < x0[:-1] - 1
     wmax = np.zeros(len(kept))
@@ -153,13 +154,24 @@ def _runs(chars: Characters) -> list[_Run]:
     plain_space[1:] &= ~is_space[1:] & ~is_space[:-1]
     n_spaces = np.where(plain_space, 1, n_spaces).astype(np.int64)
     n_spaces[cut] = 0
-    return _assemble(np.flatnonzero(cut), codes[kept], n_spaces, x0, x1, y0, y1, size, mono,
-                     bold, is_space)
+    return _assemble(
+        np.flatnonzero(cut), codes[kept], n_spaces, x0, x1, y0, y1, size, mono, bold, is_space
+    )
 
 
-def _assemble(starts: np.ndarray, codes: np.ndarray, n_spaces: np.ndarray, x0: np.ndarray,
-              x1: np.ndarray, y0: np.ndarray, y1: np.ndarray, size: np.ndarray,
-              mono: np.ndarray, bold: np.ndarray, is_space: np.ndarray) -> list[_Run]:
+def _assemble(
+    starts: np.ndarray,
+    codes: np.ndarray,
+    n_spaces: np.ndarray,
+    x0: np.ndarray,
+    x1: np.ndarray,
+    y0: np.ndarray,
+    y1: np.ndarray,
+    size: np.ndarray,
+    mono: np.ndarray,
+    bold: np.ndarray,
+    is_space: np.ndarray,
+) -> list[_Run]:
     """The runs starting at ``starts``: text with the spaces put back, and their facts."""
     n = len(codes)
     is_start = np.zeros(n, dtype=bool)
@@ -182,30 +194,43 @@ def _assemble(starts: np.ndarray, codes: np.ndarray, n_spaces: np.ndarray, x0: n
     xs = np.repeat(prev_x1, width)
     out_end = np.cumsum(width)
     xs[out_end - 1] = x0
-    out_start = np.concatenate(([0], out_end[starts[1:] - 1])) if len(starts) > 1 else \
-        np.array([0])
+    out_start = np.concatenate(([0], out_end[starts[1:] - 1])) if len(starts) > 1 else np.array([0])
     out_stop = np.concatenate((out_end[starts[1:] - 1], [out_end[-1]]))
     texts = [full[a:b] for a, b in zip(out_start.tolist(), out_stop.tolist(), strict=True)]
     lo_x, hi_x = np.minimum.reduceat(x0, starts), np.maximum.reduceat(x1, starts)
     lo_y, hi_y = np.minimum.reduceat(y0, starts), np.maximum.reduceat(y1, starts)
     visible = ~is_space
     n_vis = np.bincount(run_of, weights=visible, minlength=len(starts))
-    mono_f = np.bincount(run_of, weights=visible & mono, minlength=len(starts)) / \
-        np.maximum(n_vis, 1)
-    bold_f = np.bincount(run_of, weights=visible & bold, minlength=len(starts)) / \
-        np.maximum(n_vis, 1)
+    mono_f = np.bincount(run_of, weights=visible & mono, minlength=len(starts)) / np.maximum(
+        n_vis, 1
+    )
+    bold_f = np.bincount(run_of, weights=visible & bold, minlength=len(starts)) / np.maximum(
+        n_vis, 1
+    )
     # Index of each run's last visible character (-1: none), in one pass over the runs.
     last_vis = np.maximum.reduceat(np.where(visible, np.arange(n), -1), starts)
     bold_end = (last_vis >= 0) & bold[np.maximum(last_vis, 0)]
     run_size = _mode_size(run_of, np.round(size * 2) / 2, visible, mono, len(starts))
-    return [_Run(texts[r], xs[out_start[r]:out_stop[r]], float(lo_x[r]), float(hi_x[r]),
-                 float(lo_y[r]), float(hi_y[r]), max(float(run_size[r]), 0.5) if n_vis[r] else 0.0,
-                 float(mono_f[r]), float(bold_f[r]), bool(bold_end[r]))
-            for r in range(len(starts))]
+    return [
+        _Run(
+            texts[r],
+            xs[out_start[r] : out_stop[r]],
+            float(lo_x[r]),
+            float(hi_x[r]),
+            float(lo_y[r]),
+            float(hi_y[r]),
+            max(float(run_size[r]), 0.5) if n_vis[r] else 0.0,
+            float(mono_f[r]),
+            float(bold_f[r]),
+            bool(bold_end[r]),
+        )
+        for r in range(len(starts))
+    ]
 
 
-def _mode_size(run_of: np.ndarray, half: np.ndarray, visible: np.ndarray, mono: np.ndarray,
-               n_runs: int) -> np.ndarray:
+def _mode_size(
+    run_of: np.ndarray, half: np.ndarray, visible: np.ndarray, mono: np.ndarray, n_runs: int
+) -> np.ndarray:
     """Most common font size of each run's running text (monospace only if nothing else).
 
     Browsers shrink inline code, so the size of a line is that of its prose.
@@ -241,11 +266,23 @@ def _group(runs: list[_Run], shapes: np.ndarray) -> list[Line]:
         text = run.text.rstrip().rstrip("¶").rstrip()
         if not text.strip() or not run.size:
             continue
-        bullet = bool(len(shapes)) and bool(np.any(
-            (sx1 >= run.x0 - 24) & (sx1 <= run.x0) & (smid >= run.y0) & (smid <= run.y1)))
-        line = Line(text=text, x0=run.x0, x1=run.x1, y0=run.y0, y1=run.y1, size=run.size,
-                    mono=run.mono, box=box, bullet=bullet, xs=run.xs[:len(text)],
-                    bold=run.bold, bold_end=run.bold_end)
+        bullet = bool(len(shapes)) and bool(
+            np.any((sx1 >= run.x0 - 24) & (sx1 <= run.x0) & (smid >= run.y0) & (smid <= run.y1))
+        )
+        line = Line(
+            text=text,
+            x0=run.x0,
+            x1=run.x1,
+            y0=run.y0,
+            y1=run.y1,
+            size=run.size,
+            mono=run.mono,
+            box=box,
+            bullet=bullet,
+            xs=run.xs[: len(text)],
+            bold=run.bold,
+            bold_end=run.bold_end,
+        )
         if not members or not _joins(members, line):
             box += 1
             members = []
@@ -270,10 +307,16 @@ def _joins(box: list[Line], line: Line) -> bool:
     pitch = above.pitch_to(line)
     if not (abs(above.size - line.size) <= d and 0 < pitch <= max(above.size, line.size) + d):
         return False
-    return any(line.x0 < other.x1 and line.x1 > other.x0
-               and (abs(other.x0 - line.x0) <= d or abs(other.x1 - line.x1) <= d
-                    or abs((other.x0 + other.x1) - (line.x0 + line.x1)) / 2 <= d)
-               for other in box)
+    return any(
+        line.x0 < other.x1
+        and line.x1 > other.x0
+        and (
+            abs(other.x0 - line.x0) <= d
+            or abs(other.x1 - line.x1) <= d
+            or abs((other.x0 + other.x1) - (line.x0 + line.x1)) / 2 <= d
+        )
+        for other in box
+    )
 
 
 def regroup(lines: list[Line]) -> None:

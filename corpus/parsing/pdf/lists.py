@@ -19,21 +19,21 @@ from dataclasses import dataclass
 
 from deepread.corpus.parsing.pdf.lines import BULLET_GLYPHS, Line
 
-__all__ = ["MARKER_ONLY", "STRONG_BULLET", "WEAK_MARKER", "Marker", "marker_of",
-           "text_column"]
+__all__ = ["MARKER_ONLY", "STRONG_BULLET", "WEAK_MARKER", "Marker", "marker_of", "text_column"]
 
 #: Glyph bullets that never start an ordinary wrapped line, so they may split a box.
 STRONG_BULLET = re.compile(rf"^\s*[{BULLET_GLYPHS}]\s*")
 #: Weaker markers ("- item", "1. item", "(a) item") count only at the start of a box (or
 #: as the next marker of a list), because a wrapped line can begin with a dash or a number.
-WEAK_MARKER = re.compile(
-    r"^\s*(?:[-*–](?=\s)|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)](?=\s))")
+WEAK_MARKER = re.compile(r"^\s*(?:[-*–](?=\s)|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)](?=\s))")
 #: A line that is only a marker: the item's text follows in the next box.
 MARKER_ONLY = re.compile(rf"^\s*(?:[{BULLET_GLYPHS}\-*–]|\(?(?:\d{{1,3}}|[a-zA-Z])[.)])\s*$")
 # One marker, parsed: a glyph, or an optional "(", a number or a letter, and "." or ")".
-_PARSED = re.compile(rf"^\s*(?:(?P<glyph>[{BULLET_GLYPHS}\-*–])(?=\s|$)"
-                     r"|(?P<open>\()?(?:(?P<num>\d{1,3})|(?P<alpha>[a-zA-Z]))"
-                     r"(?P<close>[.)])(?=\s|$))")
+_PARSED = re.compile(
+    rf"^\s*(?:(?P<glyph>[{BULLET_GLYPHS}\-*–])(?=\s|$)"
+    r"|(?P<open>\()?(?:(?P<num>\d{1,3})|(?P<alpha>[a-zA-Z]))"
+    r"(?P<close>[.)])(?=\s|$))"
+)
 
 
 @dataclass(frozen=True, slots=True)

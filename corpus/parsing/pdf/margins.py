@@ -32,7 +32,8 @@ __all__ = ["drop_running_lines"]
 #: How many baselines at the top and at the bottom of a page may hold furniture.
 MARGIN_LINES = 3
 _PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?[-–—]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—]?(?:\s*(?:of|/)\s*(\d{1,4}))?$", re.I)
+    r"^(?:page\s+)?[-–—]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—]?(?:\s*(?:of|/)\s*(\d{1,4}))?$", re.I
+)
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:[,.]\d{3})*")
@@ -87,8 +88,7 @@ def _runs_with_pages(lines: list[tuple[int, str]]) -> bool:
     for position in range(width):
         column = [nums[position] for _, nums in numbered]
         distinct = len(set(column))
-        counts_pages = len({v - index for (index, _), v in zip(numbered, column,
-                                                                 strict=True)}) == 1
+        counts_pages = len({v - index for (index, _), v in zip(numbered, column, strict=True)}) == 1
         if distinct > 1 and not counts_pages and 2 * distinct > len(column):
             return False
     return True
@@ -121,8 +121,11 @@ def _figure_baselines(margin: list[tuple[str, Line]], numbers: dict[int, int]) -
     A label on such a baseline ("Net revenue" left of "1,037  2,091") heads a row of a
     table continued over pages, not a running header, however often it repeats.
     """
-    return {_mid(ln) for _, ln in margin
-            if id(ln) not in numbers and _DIGIT.search(ln.text) and not _LETTER.search(ln.text)}
+    return {
+        _mid(ln)
+        for _, ln in margin
+        if id(ln) not in numbers and _DIGIT.search(ln.text) and not _LETTER.search(ln.text)
+    }
 
 
 def _mid(ln: Line) -> int:
@@ -154,8 +157,9 @@ def drop_running_lines(pages: list[PageText]) -> None:
             texts.setdefault(k, []).append((index, text))
     offset_counts = Counter(numbers.values())
     min_run = 2 if n <= 6 else 3
-    running = {k for k, seen in pages_of.items()
-               if len(seen) >= needed and _runs_with_pages(texts[k])}
+    running = {
+        k for k, seen in pages_of.items() if len(seen) >= needed and _runs_with_pages(texts[k])
+    }
     drop = {i for i, k in words.items() if k in running}
     drop |= {i for i, off in numbers.items() if offset_counts[off] >= min_run}
     for page in pages:

@@ -41,8 +41,7 @@ def apply_outline(paras: list[Para], outline: list[OutlineEntry]) -> bool:
                 break
         if hit is None:
             # The title is not printed as text (or is an image): keep the section anyway.
-            at = next((i for i in range(cursor, len(paras)) if paras[i].page >= page),
-                      len(paras))
+            at = next((i for i in range(cursor, len(paras)) if paras[i].page >= page), len(paras))
             fake = Line(title, 0, 0, 0, 0, 0, 0, -1, False)
             paras.insert(at, Para(lines=[fake], page=page, kind="heading", level=level))
             cursor = at + 1
@@ -51,8 +50,14 @@ def apply_outline(paras: list[Para], outline: list[OutlineEntry]) -> bool:
         p = paras[i]
         if k < len(p.lines):
             # The heading was grouped with the text under it: split them.
-            rest = Para(lines=p.lines[k:], page=p.page, kind=p.kind, text_x0=p.text_x0,
-                        right_edge=p.right_edge, extra_pages=p.extra_pages)
+            rest = Para(
+                lines=p.lines[k:],
+                page=p.page,
+                kind=p.kind,
+                text_x0=p.text_x0,
+                right_edge=p.right_edge,
+                extra_pages=p.extra_pages,
+            )
             p.lines, p.extra_pages = p.lines[:k], []
             paras.insert(i + 1, rest)
         p.kind, p.level = "heading", level

@@ -24,7 +24,9 @@ __all__ = ["BARE_LABEL", "Para", "key", "norm"]
 #: "NOTE 2" on the next are two headings, not one repeated header).
 BARE_LABEL = re.compile(
     r"^\s*(?:(?:part|item|note|article|chapter|section|schedule|exhibit|week|unit|module)"
-    r"\s+)?(?:[ivx]{1,4}|\d{1,2}(?:\.\d{1,2})*[a-c]?)[.:)]?\s*$", re.I)
+    r"\s+)?(?:[ivx]{1,4}|\d{1,2}(?:\.\d{1,2})*[a-c]?)[.:)]?\s*$",
+    re.I,
+)
 
 
 @dataclass(slots=True)

@@ -44,11 +44,12 @@ _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|extrab", re.I)
 _FIXED_PITCH = 1
 _FORCE_BOLD = 1 << 18
 _FILL_STROKE = 2  # text render mode "fill, then stroke": how many printers fake bold
-_SHAPE_TYPES = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE,
-                pdfium_c.FPDF_PAGEOBJ_FORM)
+_SHAPE_TYPES = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_FORM)
 _NEWLINES = np.array([0x0A, 0x0D, 0x85, 0x2028, 0x2029], dtype=np.uint32)
-_SPACES = np.array([0x09, 0x0B, 0x0C, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F,
-                    0x205F, 0x3000], dtype=np.uint32)
+_SPACES = np.array(
+    [0x09, 0x0B, 0x0C, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000],
+    dtype=np.uint32,
+)
 
 
 class PdfTextError(Exception):
@@ -149,7 +150,7 @@ def _page_text(tp: int, n: int) -> np.ndarray:
     """The page's characters as code points, one per PDFium character index."""
     buf = ctypes.create_string_buffer(2 * (n + 1))
     got = _get_text(tp, 0, n, ctypes.addressof(buf))
-    text = buf.raw[:2 * max(0, got - 1)].decode("utf-16-le", "surrogatepass")
+    text = buf.raw[: 2 * max(0, got - 1)].decode("utf-16-le", "surrogatepass")
     if len(text) == n:
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
     else:  # characters outside the BMP or without Unicode: ask per character
@@ -164,21 +165,29 @@ def _fonts(tp: int, objs: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, ..
     """Size (points), monospace and bold of each text object (``first``: a char of it)."""
     k = len(objs)
     matrices = np.zeros((k, 6), dtype=np.float32)
-    ok = np.fromiter(map(_object_matrix, objs.tolist(),
-                         range(matrices.ctypes.data, matrices.ctypes.data + 24 * k, 24)),
-                     dtype=np.int32, count=k)
+    ok = np.fromiter(
+        map(
+            _object_matrix,
+            objs.tolist(),
+            range(matrices.ctypes.data, matrices.ctypes.data + 24 * k, 24),
+        ),
+        dtype=np.int32,
+        count=k,
+    )
     # The font size is in text space; the object's matrix (which includes the page's CTM)
     # scales it to the points the reader sees.
     scale = np.where(ok != 0, np.hypot(matrices[:, 2], matrices[:, 3]), 1.0)
     scale[scale == 0] = 1.0
-    sizes = np.fromiter(map(_font_size, repeat(tp), first.tolist()), dtype=np.float64,
-                        count=k) * scale
+    sizes = (
+        np.fromiter(map(_font_size, repeat(tp), first.tolist()), dtype=np.float64, count=k) * scale
+    )
     fonts = list(map(_object_font, objs.tolist()))
     modes = list(map(_render_mode, objs.tolist()))
     facts = {f: _font_facts(f) for f in set(fonts)}
     mono = np.array([facts[f][0] for f in fonts], dtype=bool)
-    bold = np.array([facts[f][1] or m == _FILL_STROKE for f, m in zip(fonts, modes,
-                                                                       strict=True)], dtype=bool)
+    bold = np.array(
+        [facts[f][1] or m == _FILL_STROKE for f, m in zip(fonts, modes, strict=True)], dtype=bool
+    )
     return sizes, mono, bold
 
 
@@ -202,14 +211,12 @@ def _fetch_boxes(tp: int, boxes: np.ndarray, which: np.ndarray) -> None:
         return
     tmp = np.zeros((len(which), 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
     base = tmp.ctypes.data
-    for _ in map(_loose_box, repeat(tp), which.tolist(),
-                 range(base, base + 16 * len(which), 16)):
+    for _ in map(_loose_box, repeat(tp), which.tolist(), range(base, base + 16 * len(which), 16)):
         pass
     boxes[which] = tmp
 
 
-def _word_boxes(tp: int, codes: np.ndarray, newline: np.ndarray, space: np.ndarray
-                ) -> np.ndarray:
+def _word_boxes(tp: int, codes: np.ndarray, newline: np.ndarray, space: np.ndarray) -> np.ndarray:
     """Every character's box, asking PDFium only for the first and last of each word.
 
     Lines are cut, cells told apart and spaces restored at gaps, and PDFium puts a space
@@ -233,12 +240,17 @@ def _word_boxes(tp: int, codes: np.ndarray, newline: np.ndarray, space: np.ndarr
     # A "word" whose ends are not on one baseline, left to right, was broken over lines
     # without a mark: ask for each of its characters.
     height = np.maximum(boxes[starts, 1] - boxes[starts, 3], 1e-3)
-    broken = ((np.abs(boxes[ends, 3] - boxes[starts, 3]) > 0.5 * height)
-              | (boxes[ends, 2] < boxes[starts, 0]))
+    broken = (np.abs(boxes[ends, 3] - boxes[starts, 3]) > 0.5 * height) | (
+        boxes[ends, 2] < boxes[starts, 0]
+    )
     if broken.any():
-        whole = np.concatenate([np.arange(a + 1, b) for a, b in
-                                zip(starts[broken].tolist(), ends[broken].tolist(),
-                                    strict=True)] or [np.zeros(0, dtype=np.int64)])
+        whole = np.concatenate(
+            [
+                np.arange(a + 1, b)
+                for a, b in zip(starts[broken].tolist(), ends[broken].tolist(), strict=True)
+            ]
+            or [np.zeros(0, dtype=np.int64)]
+        )
         _fetch_boxes(tp, boxes, whole.astype(np.int64))
         start[whole] = True
         end[whole] = True
@@ -257,8 +269,9 @@ def _word_boxes(tp: int, codes: np.ndarray, newline: np.ndarray, space: np.ndarr
     return boxes
 
 
-def _char_fonts(tp: int, kept: np.ndarray, boxes: np.ndarray, space: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _char_fonts(
+    tp: int, kept: np.ndarray, boxes: np.ndarray, space: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Size, monospace and bold of every kept character.
 
     Asking PDFium which text object each character belongs to is the costliest call left
@@ -270,11 +283,16 @@ def _char_fonts(tp: int, kept: np.ndarray, boxes: np.ndarray, space: np.ndarray
     height = boxes[kept, 1] - boxes[kept, 3]
     bottom = boxes[kept, 3]
     ask = np.ones(len(kept), dtype=bool)
-    ask[1:] = ((np.diff(kept) > 1) | space[kept[:-1]]
-               | (np.abs(np.diff(height)) > 0.05) | (np.abs(np.diff(bottom)) > 0.5))
+    ask[1:] = (
+        (np.diff(kept) > 1)
+        | space[kept[:-1]]
+        | (np.abs(np.diff(height)) > 0.05)
+        | (np.abs(np.diff(bottom)) > 0.5)
+    )
     asked = np.flatnonzero(ask)
-    objs = np.fromiter(map(_text_object, repeat(tp), kept[asked].tolist()), dtype=np.uint64,
-                       count=len(asked))
+    objs = np.fromiter(
+        map(_text_object, repeat(tp), kept[asked].tolist()), dtype=np.uint64, count=len(asked)
+    )
     uniq, first_pos, inverse = np.unique(objs, return_index=True, return_inverse=True)
     sizes_u, mono_u, bold_u = _fonts(tp, uniq, kept[asked[first_pos]])
     # Each character takes the answer of the last asked character at or before it.
@@ -300,8 +318,9 @@ def _characters(tp: int) -> Characters | None:
     skip_space = space & (width <= 0)
     wide = np.flatnonzero(space & (width > 0))
     if len(wide):
-        generated = np.fromiter(map(_is_generated, repeat(tp), wide.tolist()), dtype=np.int32,
-                                count=len(wide))
+        generated = np.fromiter(
+            map(_is_generated, repeat(tp), wide.tolist()), dtype=np.int32, count=len(wide)
+        )
         skip_space[wide[generated != 0]] = True
     kept = np.flatnonzero(~newline & ~skip_space & (codes != 0))
     if not len(kept):
@@ -333,8 +352,14 @@ def _shapes(page: int, count: int) -> np.ndarray:
     k = len(marks)
     bounds = np.zeros((k, 4), dtype=np.float32)
     b = bounds.ctypes.data
-    for _ in map(_object_bounds, marks, range(b, b + 16 * k, 16), range(b + 4, b + 16 * k, 16),
-                 range(b + 8, b + 16 * k, 16), range(b + 12, b + 16 * k, 16)):
+    for _ in map(
+        _object_bounds,
+        marks,
+        range(b, b + 16 * k, 16),
+        range(b + 4, b + 16 * k, 16),
+        range(b + 8, b + 16 * k, 16),
+        range(b + 12, b + 16 * k, 16),
+    ):
         pass
     w, h = bounds[:, 2] - bounds[:, 0], bounds[:, 3] - bounds[:, 1]
     # Bullets are small, roughly square marks; link underlines and rules are flat.

@@ -75,7 +75,8 @@ _WORD = re.compile(r"[^\W\d_]+")
 # by design, so being full says nothing about the next row.
 _CONTENTS_ROW = re.compile(r"(?:(?:\.\s*){3,}|…+\s*)(?:\d{1,4}|[ivxlc]{1,6})$", re.I)
 _USELESS_TITLE = re.compile(
-    r"^(untitled|document\d*|microsoft word\b.*|.*\.(pdf|docx?|html?|tex|txt))$", re.I)
+    r"^(untitled|document\d*|microsoft word\b.*|.*\.(pdf|docx?|html?|tex|txt))$", re.I
+)
 
 
 def read_pdf(path: Path) -> ParsedDocument:
@@ -83,17 +84,21 @@ def read_pdf(path: Path) -> ParsedDocument:
     content = read_document(path)
     pages = content.pages
     if not any(_WORD.search(ln.text) for page in pages for ln in page.lines):
-        raise PdfError(path, "the PDF has no extractable text; it looks scanned or image-only. "
-                             "Run OCR on it first (e.g. `ocrmypdf in.pdf out.pdf`) and parse "
-                             "the result.")
+        raise PdfError(
+            path,
+            "the PDF has no extractable text; it looks scanned or image-only. "
+            "Run OCR on it first (e.g. `ocrmypdf in.pdf out.pdf`) and parse "
+            "the result.",
+        )
     drop_running_lines(pages)
     for page in pages:
         page.lines[:] = reading_order(page.lines, page.width)
     spacing = leading(pages)
     paras: list[Para] = []
     for i, page in enumerate(pages, start=1):
-        paras.extend(_join_indented(_merge_labels(list(_segment(page.lines, i, page.width))),
-                                    spacing))
+        paras.extend(
+            _join_indented(_merge_labels(list(_segment(page.lines, i, page.width))), spacing)
+        )
     paras = _merge_code(paras)
     paras = _join_page_breaks(paras)
     if not (content.outline and apply_outline(paras, content.outline)):
@@ -105,11 +110,16 @@ def read_pdf(path: Path) -> ParsedDocument:
     blocks = [_to_block(p, vocab) for p in paras]
     blocks = _absorb_lone_figures([b for b in blocks if b.text])
     blocks = attach_captions(pdf_captions(blocks))
-    return ParsedDocument(title=_title(content.title, blocks), blocks=blocks, pages=len(pages),
-                          metadata=content.metadata)
+    return ParsedDocument(
+        title=_title(content.title, blocks),
+        blocks=blocks,
+        pages=len(pages),
+        metadata=content.metadata,
+    )
 
 
 # --- blocks -----------------------------------------------------------------------------
+
 
 def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
     """Split a page's lines into paragraphs, list items, code blocks and tables."""
@@ -121,8 +131,9 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
     members = {i for t in figures for i in t.members}
     taken = {id(lines[i]) for i in members}
     starts = {t.start: t for t in figures}
-    tables = {t.start: t for t in find_tables(lines)
-              if not members.intersection(range(t.start, t.end))}
+    tables = {
+        t.start: t for t in find_tables(lines) if not members.intersection(range(t.start, t.end))
+    }
     skip_to = 0
     # The last list item's marker and its x: a line starting with the next marker there
     # is the next item, even inside a box (see pdf/lists.py).
@@ -136,12 +147,18 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
             cur, pending_marker, last = None, False, None
             if i in starts:
                 fig = starts[i]
-                yield Para(lines=[lines[m] for m in fig.members], page=page, kind="table",
-                           rows=fig.rows, caption=_caption(lines, fig.members, taken, width))
+                yield Para(
+                    lines=[lines[m] for m in fig.members],
+                    page=page,
+                    kind="table",
+                    rows=fig.rows,
+                    caption=_caption(lines, fig.members, taken, width),
+                )
             else:
                 table = tables[i]
-                yield Para(lines=lines[table.start:table.end], page=page, kind="table",
-                           rows=table.rows)
+                yield Para(
+                    lines=lines[table.start : table.end], page=page, kind="table", rows=table.rows
+                )
                 skip_to = table.end
             continue
         if i in members:
@@ -149,18 +166,33 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
         strong = STRONG_BULLET.match(ln.text) is not None
         new_box = cur is None or ln.box != cur.lines[-1].box
         marker = marker_of(ln.text)
-        nxt = (marker is not None and last is not None and last[0].followed_by(marker)
-               and abs(ln.x0 - last[1]) <= 0.25 * ln.size)
+        nxt = (
+            marker is not None
+            and last is not None
+            and last[0].followed_by(marker)
+            and abs(ln.x0 - last[1]) <= 0.25 * ln.size
+        )
         # A list's first marker ("1)", "a.", a dash) after a line that ended ("…the
         # following:") opens the list even inside a box; a wrapped line never starts so.
-        nxt = nxt or (marker is not None and marker.ordinal <= 1 and cur is not None
-                      and _SENTENCE_END.search(cur.lines[-1].text) is not None)
-        item = (ln.bullet or strong or nxt
-                or (new_box and WEAK_MARKER.match(ln.text) is not None))
-        if (cur is None or new_box or ln.bullet or strong or nxt
-                or abs(ln.size - cur.lines[-1].size) > 1
-                or _weight_changes(cur.lines[-1], ln) or _label_starts(cur.lines[-1], ln)
-                or _label_ends(cur, ln, right) or _indent_starts(cur, ln)):
+        nxt = nxt or (
+            marker is not None
+            and marker.ordinal <= 1
+            and cur is not None
+            and _SENTENCE_END.search(cur.lines[-1].text) is not None
+        )
+        item = ln.bullet or strong or nxt or (new_box and WEAK_MARKER.match(ln.text) is not None)
+        if (
+            cur is None
+            or new_box
+            or ln.bullet
+            or strong
+            or nxt
+            or abs(ln.size - cur.lines[-1].size) > 1
+            or _weight_changes(cur.lines[-1], ln)
+            or _label_starts(cur.lines[-1], ln)
+            or _label_ends(cur, ln, right)
+            or _indent_starts(cur, ln)
+        ):
             if cur is not None and pending_marker:
                 # A box holding only "•" or "1." is the marker of the item that follows.
                 cur.lines.append(ln)
@@ -169,9 +201,13 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
                 continue
             if cur is not None:
                 yield cur
-            cur = Para(lines=[ln], page=page, kind="list_item" if item else "text",
-                       text_x0=text_column(ln) if item else ln.x0,
-                       right_edge=_right_edge(lines, ln, right, edges))
+            cur = Para(
+                lines=[ln],
+                page=page,
+                kind="list_item" if item else "text",
+                text_x0=text_column(ln) if item else ln.x0,
+                right_edge=_right_edge(lines, ln, right, edges),
+            )
             pending_marker = MARKER_ONLY.match(ln.text) is not None
             if item and marker is not None:
                 last = (marker, ln.x0)
@@ -183,8 +219,7 @@ def _segment(lines: list[Line], page: int, width: float) -> Iterator[Para]:
         yield cur
 
 
-def _caption(lines: list[Line], members: list[int], taken: set[int], width: float
-             ) -> str | None:
+def _caption(lines: list[Line], members: list[int], taken: set[int], width: float) -> str | None:
     """A table's title: the short title-like lines right above it (bold, centred, caps).
 
     A statement reads "Consolidated Statements of Cash Flows / ($ in millions)" above its
@@ -193,13 +228,19 @@ def _caption(lines: list[Line], members: list[int], taken: set[int], width: floa
     inside = set(members)
     top = max(lines[i].y1 for i in members)
     size = lines[members[0]].size
-    above = sorted((ln for i, ln in enumerate(lines) if i not in inside and ln.y0 >= top - 1),
-                   key=lambda ln: ln.y0)
+    above = sorted(
+        (ln for i, ln in enumerate(lines) if i not in inside and ln.y0 >= top - 1),
+        key=lambda ln: ln.y0,
+    )
     picked: list[Line] = []
     edge = top
     for ln in above:
-        if (ln.y0 - edge > 3 * max(size, ln.size) or len(ln.text) > 100 or id(ln) in taken
-                or any(c.isdigit() for c in ln.text[-3:])):
+        if (
+            ln.y0 - edge > 3 * max(size, ln.size)
+            or len(ln.text) > 100
+            or id(ln) in taken
+            or any(c.isdigit() for c in ln.text[-3:])
+        ):
             break
         centred = abs((ln.x0 + ln.x1) / 2 - width / 2) < 0.1 * width
         if not (ln.bold >= 0.6 or centred or ln.text.isupper()):
@@ -217,9 +258,11 @@ def _label_starts(above: Line, line: Line) -> bool:
     """``line`` opens a labelled part ("Item 1. Business" under "PART I") after a line
     that ended (a bare label, a sentence); "…discussed in / Item 7 of this report" does
     not."""
-    return strong_label(line.text) and (BARE_LABEL.match(above.text) is not None
-                                        or strong_label(above.text)
-                                        or _SENTENCE_END.search(above.text) is not None)
+    return strong_label(line.text) and (
+        BARE_LABEL.match(above.text) is not None
+        or strong_label(above.text)
+        or _SENTENCE_END.search(above.text) is not None
+    )
 
 
 def _indent_starts(cur: Para, line: Line) -> bool:
@@ -231,8 +274,11 @@ def _indent_starts(cur: Para, line: Line) -> bool:
     above = cur.lines[-1]
     if above.mono >= 0.5:
         return False
-    if (cur.kind == "list_item" and len(cur.lines) == 1
-            and abs(line.x0 - cur.text_x0) <= 0.5 * line.size):
+    if (
+        cur.kind == "list_item"
+        and len(cur.lines) == 1
+        and abs(line.x0 - cur.text_x0) <= 0.5 * line.size
+    ):
         return False
     moved = abs(line.x0 - above.x0) > 0.8 * line.size
     if len(cur.lines) < 2 and not moved:
@@ -245,8 +291,12 @@ def _indent_starts(cur: Para, line: Line) -> bool:
 def _label_ends(cur: Para, line: Line, right: float) -> bool:
     """``cur`` is a short labelled line standing alone ("Note 2 - Revenue"): its title."""
     first = cur.lines[0]
-    return (len(cur.lines) == 1 and strong_label(first.text) and first.x1 < 0.7 * right
-            and line.x1 > first.x1)
+    return (
+        len(cur.lines) == 1
+        and strong_label(first.text)
+        and first.x1 < 0.7 * right
+        and line.x1 > first.x1
+    )
 
 
 def _weight_changes(above: Line, line: Line) -> bool:
@@ -264,8 +314,7 @@ def _weight_changes(above: Line, line: Line) -> bool:
     return line.bold >= 0.9 and above.bold < 0.5 and not above.bold_end
 
 
-def _right_edge(lines: list[Line], line: Line, page_right: float,
-                cache: dict[int, float]) -> float:
+def _right_edge(lines: list[Line], line: Line, page_right: float, cache: dict[int, float]) -> float:
     """Right edge of the text column ``line`` is in: the farthest line starting near it.
 
     Paragraphs of a page start at a few x positions; ``cache`` (by whole point) keeps the
@@ -273,8 +322,9 @@ def _right_edge(lines: list[Line], line: Line, page_right: float,
     """
     at = round(line.x0)
     if at not in cache:
-        cache[at] = max((ln.x1 for ln in lines if abs(ln.x0 - at) < 40 and ln.x1 > at),
-                        default=page_right)
+        cache[at] = max(
+            (ln.x1 for ln in lines if abs(ln.x0 - at) < 40 and ln.x1 > at), default=page_right
+        )
     return cache[at]
 
 
@@ -294,17 +344,29 @@ def _merge_labels(paras: list[Para]) -> list[Para]:
     for p in paras:
         prev = out[-1] if out else None
         # prev is one line, or the cells of one row so far ("Th", "9/23").
-        if (prev is not None and prev.kind in ("text", "list_item") and p.kind == "text"
-                and all(_same_baseline(ln, p.lines[0]) for ln in prev.lines)
-                and p.lines[0].x0 > prev.lines[-1].x1):
+        if (
+            prev is not None
+            and prev.kind in ("text", "list_item")
+            and p.kind == "text"
+            and all(_same_baseline(ln, p.lines[0]) for ln in prev.lines)
+            and p.lines[0].x0 > prev.lines[-1].x1
+        ):
             label, beside = prev.lines[-1], p.lines[0]
             if len(prev.lines) == 1 and len(p.lines) == 1 and BARE_LABEL.match(label.text):
                 gap = " " * max(1, round((beside.x0 - label.x1) / max(label.size * 0.25, 1)))
-                prev.lines[0] = Line(f"{label.text}{gap}{beside.text}", label.x0, beside.x1,
-                                     min(label.y0, beside.y0), max(label.y1, beside.y1),
-                                     label.size, 0.0, label.box, label.bullet,
-                                     bold=min(label.bold, beside.bold),
-                                     bold_end=beside.bold_end)
+                prev.lines[0] = Line(
+                    f"{label.text}{gap}{beside.text}",
+                    label.x0,
+                    beside.x1,
+                    min(label.y0, beside.y0),
+                    max(label.y1, beside.y1),
+                    label.size,
+                    0.0,
+                    label.box,
+                    label.bullet,
+                    bold=min(label.bold, beside.bold),
+                    bold_end=beside.bold_end,
+                )
                 prev.kind = "text"
                 continue
             if _is_cell(label, beside):
@@ -327,9 +389,14 @@ def _is_cell(label: Line, beside: Line) -> bool:
     no numbered label ("Section 1.2" heads the clause beside it), in the size and weight
     of the text beside it (a bold run-in heading left of its text stays a heading)."""
     text = label.text.strip()
-    return (len(text) <= _CELL_CHARS and BARE_LABEL.match(text) is None
-            and not strong_label(text) and abs(label.size - beside.size) <= 1
-            and not _weight_changes(label, beside) and label.mono < 0.5)
+    return (
+        len(text) <= _CELL_CHARS
+        and BARE_LABEL.match(text) is None
+        and not strong_label(text)
+        and abs(label.size - beside.size) <= 1
+        and not _weight_changes(label, beside)
+        and label.mono < 0.5
+    )
 
 
 def _same_baseline(a: Line, b: Line) -> bool:
@@ -352,8 +419,12 @@ def _join_indented(paras: list[Para], spacing: Leading) -> list[Para]:
     out: list[Para] = []
     for p in paras:
         prev = out[-1] if out else None
-        if (prev is not None and prev.kind in ("text", "list_item") and p.kind == "text"
-                and _runs_on(prev, p.lines[0], spacing)):
+        if (
+            prev is not None
+            and prev.kind in ("text", "list_item")
+            and p.kind == "text"
+            and _runs_on(prev, p.lines[0], spacing)
+        ):
             prev.lines.extend(p.lines)
             continue
         out.append(p)
@@ -385,9 +456,11 @@ def _runs_on(prev: Para, below: Line, spacing: Leading) -> bool:
         return pitch <= spacing.strict(max(above.size, below.size))
     # A hanging indent: every line after the first sits further right.
     first = prev.lines[0]
-    return (below.x0 > first.x0 + 0.5 * below.size
-            and all(abs(ln.x0 - below.x0) < 2 for ln in prev.lines[1:])
-            and not _SENTENCE_END.search(above.text))
+    return (
+        below.x0 > first.x0 + 0.5 * below.size
+        and all(abs(ln.x0 - below.x0) < 2 for ln in prev.lines[1:])
+        and not _SENTENCE_END.search(above.text)
+    )
 
 
 def _is_code(p: Para) -> bool:
@@ -401,8 +474,12 @@ def _merge_code(paras: list[Para]) -> list[Para]:
         if _is_code(p):
             p.kind = "code"
         prev = out[-1] if out else None
-        if (prev is not None and prev.kind == p.kind == "code" and prev.page == p.page
-                and abs(prev.lines[0].x0 - p.lines[0].x0) < 2):
+        if (
+            prev is not None
+            and prev.kind == p.kind == "code"
+            and prev.page == p.page
+            and abs(prev.lines[0].x0 - p.lines[0].x0) < 2
+        ):
             gap = prev.lines[-1].y0 - p.lines[0].y1
             if 0 <= gap < 1.6 * prev.lines[-1].height:
                 blank = Line("", p.lines[0].x0, p.lines[0].x0, 0, 0, p.size, 1.0, -1, False)
@@ -432,8 +509,7 @@ def _continues(prev: Para, nxt: Para) -> bool:
         return False
     if prev.kind == nxt.kind == "code":
         return abs(prev.lines[0].x0 - nxt.lines[0].x0) < 3
-    if ({"code", "table"} & {prev.kind, nxt.kind}
-            or _SENTENCE_END.search(prev.lines[-1].text)):
+    if {"code", "table"} & {prev.kind, nxt.kind} or _SENTENCE_END.search(prev.lines[-1].text):
         return False
     # A paragraph cut by the page break fills its last line; a short last line ("Note",
     # "Example:") means the block really ended there.
@@ -447,8 +523,7 @@ def _to_block(p: Para, vocab: Vocabulary) -> Block:
     if p.kind == "table":
         html = table_html(p.rows or [])
         if p.caption:
-            return Block(kind="table", text=f"{p.caption}\n{html}", page=p.page,
-                         caption=p.caption)
+            return Block(kind="table", text=f"{p.caption}\n{html}", page=p.page, caption=p.caption)
         return Block(kind="table", text=html, page=p.page)
     if p.kind == "code":
         text = "\n".join(ln.text.rstrip() for ln in p.lines).strip("\n")
@@ -507,8 +582,7 @@ def _title(meta: str | None, blocks: list[Block]) -> str | None:
     meta = norm(meta or "")
     if meta and _WORD.search(meta) and not _USELESS_TITLE.match(meta):
         return meta
-    headings = [b for b in blocks
-                if b.kind == "heading" and not CONTENTS_HEADING.match(b.text)]
+    headings = [b for b in blocks if b.kind == "heading" and not CONTENTS_HEADING.match(b.text)]
     if not headings:
         return None
     first_page = [b for b in headings if b.page == headings[0].page and (b.level or 99) >= 3]

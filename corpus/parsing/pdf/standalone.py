@@ -31,8 +31,13 @@ _SHORT_END = re.compile(r"[.,;!?]['\"’”)\]]*$")
 def _standalone_text(text: str) -> bool:
     """Could be a title: short, capitalised, no sentence end (a colon only after <= 4 words)."""
     words = text.split()
-    return (0 < len(words) <= 8 and len(text) <= 60 and text[:1].isupper()
-            and not _SHORT_END.search(text) and (not text.endswith(":") or len(words) <= 4))
+    return (
+        0 < len(words) <= 8
+        and len(text) <= 60
+        and text[:1].isupper()
+        and not _SHORT_END.search(text)
+        and (not text.endswith(":") or len(words) <= 4)
+    )
 
 
 #: Share of the document's text above which a section is searched for weaker cues.
@@ -55,26 +60,41 @@ def in_big_sections(paras: list[Para], heads: dict[int, int | None]) -> set[int]
     return {id(p) for p, s in zip(paras, owner, strict=True) if s in big}
 
 
-def standalone(paras: list[Para], pages: list[PageText],
-                tocs: dict[int, tuple[list[str], float]], beside: set[int],
-                heads: dict[int, int | None], styles: dict[int, Style],
-                only: set[int] | None = None) -> None:
+def standalone(
+    paras: list[Para],
+    pages: list[PageText],
+    tocs: dict[int, tuple[list[str], float]],
+    beside: set[int],
+    heads: dict[int, int | None],
+    styles: dict[int, Style],
+    only: set[int] | None = None,
+) -> None:
     """Mark short lines that stand alone, with extra space above, as headings (in place).
 
     A short first line of a block whose second line starts under it ("Textbook" over its
     paragraph, grouped in one box) is split off first.
     """
+
     def split_title(p: Para, prev: Para | None) -> tuple[Para, int | None] | None:
         if only is not None and id(p) not in only:
             return None
-        if not (p.kind == "text" and len(p.lines) > 1
-                and _standalone_text(norm(p.lines[0].text))
-                and p.lines[0].x1 < 0.6 * max(p.right_edge, 1)
-                and abs(p.lines[1].x0 - p.lines[0].x0) < 2
-                and p.lines[1].x1 >= 0.8 * max(p.right_edge, 1)):
+        if not (
+            p.kind == "text"
+            and len(p.lines) > 1
+            and _standalone_text(norm(p.lines[0].text))
+            and p.lines[0].x1 < 0.6 * max(p.right_edge, 1)
+            and abs(p.lines[1].x0 - p.lines[0].x0) < 2
+            and p.lines[1].x1 >= 0.8 * max(p.right_edge, 1)
+        ):
             return None
-        rest = Para(lines=p.lines[1:], page=p.page, kind="text", text_x0=p.text_x0,
-                    right_edge=p.right_edge, extra_pages=p.extra_pages)
+        rest = Para(
+            lines=p.lines[1:],
+            page=p.page,
+            kind="text",
+            text_x0=p.text_x0,
+            right_edge=p.right_edge,
+            extra_pages=p.extra_pages,
+        )
         p.lines, p.extra_pages = p.lines[:1], []
         if only is not None:
             only.add(id(rest))  # the part split off keeps its paragraph's place
@@ -87,8 +107,14 @@ def standalone(paras: list[Para], pages: list[PageText],
     for i, p in enumerate(paras):
         if only is not None and id(p) not in only:
             continue
-        if (i in heads or p.kind != "text" or len(p.lines) != 1 or in_contents(p, tocs)
-                or id(p.lines[0]) in beside or not _standalone_text(norm(p.raw))):
+        if (
+            i in heads
+            or p.kind != "text"
+            or len(p.lines) != 1
+            or in_contents(p, tocs)
+            or id(p.lines[0]) in beside
+            or not _standalone_text(norm(p.raw))
+        ):
             continue
         prev = paras[i - 1] if i else None
         nxt = paras[i + 1] if i + 1 < len(paras) else None
@@ -106,9 +132,15 @@ def standalone(paras: list[Para], pages: list[PageText],
 _RUN_IN = re.compile(r"^([A-Z][^\W\d_]*(?:[ /&-]+[^\W\d_]{2,}){0,3})([.:])\s+(?=[A-Z\"“]\w)")
 
 
-def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
-            heads: dict[int, int | None], level: int, only: set[int] | None = None) -> None:
+def _run_in(
+    paras: list[Para],
+    tocs: dict[int, tuple[list[str], float]],
+    heads: dict[int, int | None],
+    level: int,
+    only: set[int] | None = None,
+) -> None:
     """Split run-in headings off their paragraphs and mark them (in place)."""
+
     def split(p: Para, prev: Para | None) -> tuple[Para, int | None] | None:
         if only is not None and id(p) not in only:
             return None
@@ -119,8 +151,12 @@ def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
         capitalised = sum(w[:1].isupper() for w in words)
         # After a sentence's end only: a wrapped reference or a sentence cut by a page
         # break starts with capitalised words too.
-        ended = prev is None or not prev.lines or prev.kind != "text" or \
-            SENTENCE_END.search(prev.lines[-1].text.rstrip()) is not None
+        ended = (
+            prev is None
+            or not prev.lines
+            or prev.kind != "text"
+            or SENTENCE_END.search(prev.lines[-1].text.rstrip()) is not None
+        )
         if (len(words) > 2 and capitalised < 0.5 * len(words)) or not ended:
             return None
         first = p.lines[0]
@@ -129,13 +165,41 @@ def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
         # also the contextual header of the paragraph (structure.py), which should read
         # as the page does, "Exams: Two preliminary exams.", not "Exams / Two …".
         printed = m.group(1) + m.group(2)
-        head = Line(printed, first.x0, first.x0, first.y0, first.y1, first.size, first.mono,
-                    first.box, False, first.xs[:len(printed)], first.bold)
-        rest = Line(first.text[cut:], first.x0, first.x1, first.y0, first.y1, first.size,
-                    first.mono, first.box, first.bullet, first.xs[cut:], first.bold,
-                    first.bold_end)
-        body = Para(lines=[rest, *p.lines[1:]], page=p.page, kind="text", text_x0=p.text_x0,
-                    right_edge=p.right_edge, extra_pages=p.extra_pages)
+        head = Line(
+            printed,
+            first.x0,
+            first.x0,
+            first.y0,
+            first.y1,
+            first.size,
+            first.mono,
+            first.box,
+            False,
+            first.xs[: len(printed)],
+            first.bold,
+        )
+        rest = Line(
+            first.text[cut:],
+            first.x0,
+            first.x1,
+            first.y0,
+            first.y1,
+            first.size,
+            first.mono,
+            first.box,
+            first.bullet,
+            first.xs[cut:],
+            first.bold,
+            first.bold_end,
+        )
+        body = Para(
+            lines=[rest, *p.lines[1:]],
+            page=p.page,
+            kind="text",
+            text_x0=p.text_x0,
+            right_edge=p.right_edge,
+            extra_pages=p.extra_pages,
+        )
         p.lines, p.extra_pages = [head], []
         if only is not None:
             only.add(id(body))
@@ -148,8 +212,9 @@ def _run_in(paras: list[Para], tocs: dict[int, tuple[list[str], float]],
 _UNMARKED = -1
 
 
-def _split_pass(paras: list[Para], heads: dict[int, int | None], styles: dict[int, Style],
-                split) -> None:
+def _split_pass(
+    paras: list[Para], heads: dict[int, int | None], styles: dict[int, Style], split
+) -> None:
     """Split paragraphs in one pass (``split(p, prev)`` -> ``(rest, level)`` or ``None``),
     renumbering ``heads`` and ``styles`` once: inserting into the list per split, and
     shifting every index after it, made thousands of run-in headings quadratic."""

@@ -32,8 +32,15 @@ from itertools import pairwise
 
 from deepread.corpus.parsing.pdf.lines import BULLET_GLYPHS, Line
 
-__all__ = ["CELL_GAP", "MIN_ROWS", "FigureTable", "Table", "find_figure_tables", "find_tables",
-           "table_html"]
+__all__ = [
+    "CELL_GAP",
+    "MIN_ROWS",
+    "FigureTable",
+    "Table",
+    "find_figure_tables",
+    "find_tables",
+    "table_html",
+]
 
 #: Fewer rows than this are not called a table (two label/value lines are not one).
 MIN_ROWS = 3
@@ -63,17 +70,18 @@ def find_tables(lines: list[Line]) -> list[Table]:
         columns = [(ln.x0, ln.x1) for ln in cells]
         grid = [_texts(cells)]
         j = k + 1
-        while j < len(rows) and len(rows[j][2]) == len(columns) and _aligned(rows[j][2],
-                                                                             columns):
+        while j < len(rows) and len(rows[j][2]) == len(columns) and _aligned(rows[j][2], columns):
             # Lines between two rows that span every column are rows of wide cells; any
             # other line between them ends the table.
-            wide = [_cut(ln, columns) for ln in lines[last:rows[j][0]]]
+            wide = [_cut(ln, columns) for ln in lines[last : rows[j][0]]]
             if None in wide:
                 break
             grid += [w for w in wide if w is not None]
             grid.append(_texts(rows[j][2]))
-            columns = [(min(a, ln.x0), max(b, ln.x1))
-                       for (a, b), ln in zip(columns, rows[j][2], strict=True)]
+            columns = [
+                (min(a, ln.x0), max(b, ln.x1))
+                for (a, b), ln in zip(columns, rows[j][2], strict=True)
+            ]
             last = rows[j][1]
             j += 1
         if len(grid) >= MIN_ROWS and not all(_BULLET.match(row[0]) for row in grid):
@@ -86,8 +94,9 @@ def find_tables(lines: list[Line]) -> list[Table]:
 
 def table_html(rows: list[list[str]]) -> str:
     """The rows as an HTML ``<table>`` (cells escaped), the form tables are stored in."""
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-                   for row in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
     return f"<table>{body}</table>"
 
 
@@ -109,10 +118,13 @@ def _same_row(left: Line, right: Line) -> bool:
     mid_l, mid_r = (left.y0 + left.y1) / 2, (right.y0 + right.y1) / 2
     # Cells are set apart by more than a word gap: letter-spaced or kerned words that
     # PDFium splits into runs ("Perm" "ission") are not cells.
-    return (abs(mid_l - mid_r) <= 0.4 * max(left.size, right.size)
-            and abs(left.size - right.size) <= 1
-            and right.x0 - left.x1 >= CELL_GAP * max(left.size, right.size)
-            and left.mono < 0.5 and right.mono < 0.5)
+    return (
+        abs(mid_l - mid_r) <= 0.4 * max(left.size, right.size)
+        and abs(left.size - right.size) <= 1
+        and right.x0 - left.x1 >= CELL_GAP * max(left.size, right.size)
+        and left.mono < 0.5
+        and right.mono < 0.5
+    )
 
 
 def _aligned(cells: list[Line], columns: list[tuple[float, float]]) -> bool:
@@ -149,9 +161,12 @@ def _texts(cells: list[Line]) -> list[str]:
 
 #: A cell holding a figure: "1,058", "(1,577)", "$ 4,869", "12.5%", "—", "2023". A closing
 #: parenthesis only closes an opening one: "4)" alone is a list number, not a figure.
-_FIGURE = re.compile(r"^(?:\(\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?\s*\)?"
-                     r"|[\-–—]?\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?)\s*%?$"
-                     r"|^[—–-]{1,2}$|^n/?[am]$|^nm$", re.I)
+_FIGURE = re.compile(
+    r"^(?:\(\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?\s*\)?"
+    r"|[\-–—]?\s*[$€£¥]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*%?)\s*%?$"
+    r"|^[—–-]{1,2}$|^n/?[am]$|^nm$",
+    re.I,
+)
 _CURRENCY = re.compile(r"^[$€£¥]$")
 #: Fewest rows holding figures for a block of rows to be a table of figures: one. A
 #: lone row ("Net sales  $ 11,154  $ 11,151") is still a row, and its cells apart would be
@@ -240,22 +255,29 @@ def find_figure_tables(lines: list[Line]) -> list[FigureTable]:
                 j += 1
                 continue
             # A label-only row continues the table if a figure row follows soon.
-            if (not nxt.values and len(nxt.label) == 1
-                    and lines[nxt.label[0]].x1 < first_col
-                    and len(lines[nxt.label[0]].text) <= 120
-                    and any(_figure_row(lines, r) for r in rows[j + 2:j + 4])):
+            if (
+                not nxt.values
+                and len(nxt.label) == 1
+                and lines[nxt.label[0]].x1 < first_col
+                and len(lines[nxt.label[0]].text) <= 120
+                and any(_figure_row(lines, r) for r in rows[j + 2 : j + 4])
+            ):
                 members.append(j + 1)
                 j += 1
                 continue
             break
         # Header rows just above (years, "Fiscal 2023", column titles) join the table.
-        while k > 0 and _header_row(lines, rows[k - 1], first_col) and \
-                (not tables or rows[k - 1].lines[0] not in tables[-1].members):
+        while (
+            k > 0
+            and _header_row(lines, rows[k - 1], first_col)
+            and (not tables or rows[k - 1].lines[0] not in tables[-1].members)
+        ):
             k -= 1
             members.insert(0, k)
         figure_rows = [rows[m] for m in members if _figure_row(lines, rows[m])]
-        if len(figure_rows) >= MIN_FIGURE_ROWS and (len(figure_rows) < 3
-                                                    or _columns_line_up(lines, figure_rows)):
+        if len(figure_rows) >= MIN_FIGURE_ROWS and (
+            len(figure_rows) < 3 or _columns_line_up(lines, figure_rows)
+        ):
             grid = _grid(lines, [rows[m] for m in members])
             member_lines = sorted(i for m in members for i in rows[m].lines)
             tables.append(FigureTable(member_lines, grid, member_lines[0]))
@@ -290,17 +312,18 @@ def _join_wrapped_cells(lines: list[Line], rows: list[_Row]) -> list[_Row]:
     for i, ln in enumerate(lines):
         if ln.box in boxes:
             boxes[ln.box].append(i)
-    figure_mids = [(k, (lines[r.values[0]].y0 + lines[r.values[0]].y1) / 2)
-                   for k, r in enumerate(rows) if _figure_row(lines, r)]
+    figure_mids = [
+        (k, (lines[r.values[0]].y0 + lines[r.values[0]].y1) / 2)
+        for k, r in enumerate(rows)
+        if _figure_row(lines, r)
+    ]
     targets: set[int] = set()
     for members in boxes.values():
-        if len(members) < 2 or any(i not in row_of or _is_figure(lines[i].text)
-                                   for i in members):
+        if len(members) < 2 or any(i not in row_of or _is_figure(lines[i].text) for i in members):
             continue
         mids = [(lines[i].y0 + lines[i].y1) / 2 for i in members]
         step = 0.25 * max(lines[i].size for i in members)
-        held = [k for k, mid in figure_mids
-                if max(mids) > mid + step and min(mids) < mid - step]
+        held = [k for k, mid in figure_mids if max(mids) > mid + step and min(mids) < mid - step]
         if len(held) != 1:
             continue
         target = rows[held[0]]
@@ -310,10 +333,8 @@ def _join_wrapped_cells(lines: list[Line], rows: list[_Row]) -> list[_Row]:
         # Left of the row's first figure, the cell is (part of) the label; else a text
         # cell among the values, placed in its column like them.
         first_figure = min(lines[i].x0 for i in target.values if _is_figure(lines[i].text))
-        part = target.label if min(lines[i].x0 for i in members) < first_figure \
-            else target.values
-        if any(i in (target.values if part is target.label else target.label)
-               for i in members):
+        part = target.label if min(lines[i].x0 for i in members) < first_figure else target.values
+        if any(i in (target.values if part is target.label else target.label) for i in members):
             continue  # the box straddles the label and the figures: not one cell
         for k in others:
             for i in rows[k].lines:
@@ -347,8 +368,11 @@ def _figure_row(lines: list[Line], row: _Row) -> bool:
 def _header_row(lines: list[Line], row: _Row, first_col: float) -> bool:
     """Column titles above the figures: short cells, at least one over the figures."""
     texts = [lines[i].text.strip() for i in row.lines]
-    return (len(row.lines) >= 2 and all(len(t) <= 40 for t in texts)
-            and any(lines[i].x1 > first_col for i in row.lines))
+    return (
+        len(row.lines) >= 2
+        and all(len(t) <= 40 for t in texts)
+        and any(lines[i].x1 > first_col for i in row.lines)
+    )
 
 
 def _label_x0(lines: list[Line], row: _Row) -> float | None:
@@ -377,8 +401,13 @@ def _columns(lines: list[Line], rows: list[_Row]) -> list[tuple[float, float]]:
     body rows only: column titles ("2023", "Fiscal 2022") are centred over their figures
     and would make columns of their own.
     """
-    body = [i for r in rows if r.label for i in r.values
-            if not _CURRENCY.match(lines[i].text.strip()) and not _YEAR.match(lines[i].text)]
+    body = [
+        i
+        for r in rows
+        if r.label
+        for i in r.values
+        if not _CURRENCY.match(lines[i].text.strip()) and not _YEAR.match(lines[i].text)
+    ]
     if not body:
         body = [i for r in rows for i in r.values if not _CURRENCY.match(lines[i].text.strip())]
     body.sort(key=lambda i: lines[i].x1)
@@ -393,9 +422,11 @@ def _columns(lines: list[Line], rows: list[_Row]) -> list[tuple[float, float]]:
 
 def _column_of(cols: list[tuple[float, float]], line: Line) -> int:
     """The column a cell belongs to: the one it overlaps most, else the nearest."""
+
     def overlap(c: int) -> float:
         lo, hi = cols[c]
         return min(hi, line.x1) - max(lo, line.x0)
+
     best = max(range(len(cols)), key=overlap)
     if overlap(best) > 0:
         return best

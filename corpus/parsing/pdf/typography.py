@@ -20,8 +20,17 @@ from deepread.corpus.parsing.pdf.lines import Line, PageText
 from deepread.corpus.parsing.pdf.paragraphs import BARE_LABEL, Para, norm
 from deepread.corpus.parsing.pdf.words import WORD
 
-__all__ = ["MAX_LEVEL", "SENTENCE_END", "Style", "beside_cells", "body_style", "candidate",
-           "capitals", "first_lines", "typographic_levels"]
+__all__ = [
+    "MAX_LEVEL",
+    "SENTENCE_END",
+    "Style",
+    "beside_cells",
+    "body_style",
+    "candidate",
+    "capitals",
+    "first_lines",
+    "typographic_levels",
+]
 
 SENTENCE_END = re.compile(r"[.!?;,]['\"’”)\]]*$")
 #: Deepest level a heading gets.
@@ -42,8 +51,11 @@ def body_style(pages: list[PageText]) -> tuple[float, bool]:
 
 def capitals(text: str) -> bool:
     letters = [c for c in text if c.isalpha()]
-    return (len(letters) >= 4 and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
-            and (len(text.split()) >= 2 or len(letters) >= 8))
+    return (
+        len(letters) >= 4
+        and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
+        and (len(text.split()) >= 2 or len(letters) >= 8)
+    )
 
 
 @dataclass(slots=True)
@@ -56,8 +68,9 @@ class Style:
 _BULLET_START = re.compile(r"^\s*[•◦▪▫‣⁃∙●○■□►➢✓✔\-*–]")
 
 
-def candidate(p: Para, body_size: float, body_bold: bool, first_on_page: bool,
-               beside: set[int]) -> tuple[int | None, Style] | None:
+def candidate(
+    p: Para, body_size: float, body_bold: bool, first_on_page: bool, beside: set[int]
+) -> tuple[int | None, Style] | None:
     """``(label level or None, style)`` when ``p`` reads as a heading, else ``None``.
 
     ``beside``: ids of lines that share their baseline with a table-like neighbour (a
@@ -123,8 +136,10 @@ def typographic_levels(styles: list[Style]) -> dict[tuple[float, bool, bool], in
     """
     counts = Counter((s.size, s.bold, s.caps) for s in styles)
     recurring = sorted((s for s, n in counts.items() if n >= 2), key=_prominence)
-    return {s: min(MAX_LEVEL, 3 + sum(_prominence(r) < _prominence(s) for r in recurring))
-            for s in counts}
+    return {
+        s: min(MAX_LEVEL, 3 + sum(_prominence(r) < _prominence(s) for r in recurring))
+        for s in counts
+    }
 
 
 def beside_cells(rows: list[list[list[Line]]]) -> set[int]:

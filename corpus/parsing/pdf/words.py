@@ -59,8 +59,7 @@ def join_lines(lines: list[Line], vocab: Vocabulary) -> str:
             # ("next-/to-last") and anything code-like ("--json-/lines").
             head = m.group(2)
             tail = word.group(0)
-            if (head + tail).casefold() in words and \
-                    f"{head}-{tail}".casefold() not in compounds:
+            if (head + tail).casefold() in words and f"{head}-{tail}".casefold() not in compounds:
                 parts[-1] = parts[-1][:-1]
             parts.append(text)
         elif m:
