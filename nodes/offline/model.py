@@ -334,7 +334,9 @@ class ExtractiveChatModel(BaseChatModel):
         hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
         docs = {d for d, _, _ in hits}
         if before_retrieve:
-            docs = set(scope) if scope else {e.doc_id for e in self.toc}
+            # find_documents ranks what it found: the statement of the best-ranked one
+            # (several filings of one company and period: their statements are alike)
+            docs = {scope[0]} if scope else {e.doc_id for e in self.toc}
             if len(docs) != 1:
                 return None
         # In a filing, a why-question's MD&A discussion of the metric and a disclosure

@@ -113,6 +113,28 @@ def test_a_statement_too_large_to_read_is_not_replaced_by_the_note_after_it(fili
     assert made[0] == ("retrieve", None)
 
 
+def test_with_filings_of_one_company_found_the_best_ranked_ones_statement_comes_first(
+    tmp_path,
+):
+    paths = []
+    for name in ("acme_2023_10k.md", "acme_2023_annual.md", "beta_2023_10k.md"):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(FILING_MD.replace("CASH_FLOW_TABLE", ""), encoding="utf-8")
+    question = "Has Acme's quick ratio improved between 2022 and 2023?"
+    with deepread.Index.open(store=tmp_path / "store", collection="three") as idx:
+        idx.ingest(paths)
+        best, other = (m.doc_id for m in idx.find_documents(question))
+
+        out = run_agent(idx, question, "three")
+        sheet = titled(idx, "Consolidated Balance Sheets")
+
+    first, second = out["tool_calls"][:2]
+    assert first["name"] == "find_documents"
+    assert second["name"] == "read_section"
+    assert (second["args"]["doc_id"], second["args"]["sec_id"]) == (best, sheet)
+    assert other != best
+
+
 def test_with_two_filings_in_view_the_search_comes_before_the_statement(tmp_path):
     # Which filing's balance sheet is meant is not known before a retrieve.
     paths = []
