@@ -26,6 +26,24 @@ from deepread.text.hygiene import brief, clean_query
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 
 
+def turn_fields() -> dict[str, Any]:
+    """The per-turn fields as a turn starts them (new lists and dicts each call)."""
+    return {
+        "rounds": 0,
+        "stop_reason": "",
+        "error": None,
+        "answer": "",
+        "citations": [],
+        "dropped_citations": 0,
+        "tool_calls": [],
+        "usage": {},
+        "sufficiency": "",
+        "checks": 0,
+        "retry_reason": "",
+        "check_usage": {},
+    }
+
+
 def fresh_turn(state: AgentState) -> dict[str, Any]:
     """The start of a turn: the question (as the newest human message), where the turn
     starts, and its per-turn fields afresh; the thread's messages and read regions carry
@@ -49,23 +67,7 @@ def fresh_turn(state: AgentState) -> dict[str, Any]:
             )
         question = str(messages[-1].content)
     turn_start = len(messages) if new else max(0, len(messages) - 1)
-    return {
-        "messages": new,
-        "question": question,
-        "turn_start": turn_start,
-        "rounds": 0,
-        "stop_reason": "",
-        "error": None,
-        "answer": "",
-        "citations": [],
-        "dropped_citations": 0,
-        "tool_calls": [],
-        "usage": {},
-        "sufficiency": "",
-        "checks": 0,
-        "retry_reason": "",
-        "check_usage": {},
-    }
+    return {"messages": new, "question": question, "turn_start": turn_start} | turn_fields()
 
 
 class QuestionTooLong(ValueError):
@@ -97,22 +99,7 @@ def check_length(state: AgentState, context: Context) -> None:
 def refused_turn(state: AgentState) -> dict[str, Any]:
     """The start of a turn whose question was refused: its per-turn fields afresh and
     nothing of the question added to the thread's messages."""
-    return {
-        "question": "",
-        "turn_start": len(state.get("messages", [])),
-        "rounds": 0,
-        "stop_reason": "",
-        "error": None,
-        "answer": "",
-        "citations": [],
-        "dropped_citations": 0,
-        "tool_calls": [],
-        "usage": {},
-        "sufficiency": "",
-        "checks": 0,
-        "retry_reason": "",
-        "check_usage": {},
-    }
+    return {"question": "", "turn_start": len(state.get("messages", []))} | turn_fields()
 
 
 def make_toc(resources: Resources):
