@@ -24,7 +24,12 @@ what it is. This module matches the two:
   the best, the best of each name given (two companies: both), and those within
   :data:`KEEP` of the best score (two years of one company), at most
   :data:`MAX_DOCUMENTS`, best first. A question that names nothing (SyllabusQA's "When
-  are office hours?") matches nothing: it is asked of the whole library.
+  are office hours?") matches nothing: it is asked of the whole library;
+* *best first* is by how a document's period covers the question's, then by score:
+  of the documents close to the best score, a question spanning several years is
+  answered first by the report of the latest (a periodic report also reports the
+  periods before it), a question giving a year and no quarter by the year's report
+  before a quarter's release, a question giving a quarter by that quarter's documents.
 
 The index is built from the cards in memory and updated document by document (a new
 document adds its words; nothing else is read again); a search reads only the postings
@@ -285,7 +290,7 @@ class DocumentSearch:
             for m in ranked
             if any(w in periods and w in self._entries[m.doc_id].key for w in m.words)
         ]
-        pool = dated or ranked
+        pool = self._by_coverage(dated or ranked, periods)
         # Each name the question gives brings its best document (two companies: both),
         # then the others close to the best score (two years of one company).
         chosen = [pool[0]]
@@ -294,9 +299,38 @@ class DocumentSearch:
                 chosen += (
                     [m for m in pool if word in m.words] or [m for m in ranked if word in m.words]
                 )[:1]
-        chosen += [m for m in pool if m.score >= KEEP * pool[0].score]
+        best = max(m.score for m in pool)
+        chosen += [m for m in pool if m.score >= KEEP * best]
         kept = list({m.doc_id: m for m in chosen}.values())[:MAX_DOCUMENTS]
-        return sorted(kept, key=lambda m: (-m.score, m.doc_id))
+        return [m for m in pool if m in kept] + [m for m in kept if m not in pool]
+
+    def _by_coverage(self, matches: list[Match], periods: set[str]) -> list[Match]:
+        """``matches`` (best first) with those close to the best score (within
+        :data:`KEEP`) ordered by how their period covers the question's, then by score.
+
+        A periodic report also reports the periods before it, as comparatives: a
+        question spanning several years ("from FY2015 to FY2016") is answered by the
+        report of the latest of them, which comes first. A question giving a year and
+        no quarter asks about the year: a document of one quarter of it (a Q4 earnings
+        release beside the 10-K) covers less of it and comes after; one giving a
+        quarter, the documents of that quarter first."""
+        if not matches:
+            return matches
+        years = {w for w in periods if _YEAR.fullmatch(w)}
+        quarters = {w for w in periods if _QUARTER_WORD.match(w)}
+        latest = max(years) if len(years) > 1 else None
+        best = max(m.score for m in matches)
+
+        def covers(m: Match) -> tuple[bool, bool, bool]:
+            key = self._entries[m.doc_id].key
+            narrower = (
+                not (quarters & key)
+                if quarters
+                else bool(years) and any(_QUARTER_WORD.match(w) for w in key)
+            )
+            return (m.score < KEEP * best, latest is not None and latest not in key, narrower)
+
+        return sorted(matches, key=lambda m: (covers(m), -m.score, m.doc_id))
 
     def holds(self, word: str) -> bool:
         """Whether some document's key or front holds ``word`` (or abbreviates to it)."""

@@ -60,6 +60,34 @@ def test_a_question_about_two_years_finds_both_filings():
     assert set(found("How did Acme's revenue change from FY2018 to FY2019?")[:2]) == {1, 2}
 
 
+def test_a_question_spanning_two_years_reads_the_later_report_first():
+    # The 2019 report also reports 2018, as its comparative year.
+    assert found("How did Acme's revenue change from FY2018 to FY2019?")[0] == 2
+    assert found("Did Acme's revenue grow between 2019 and 2018?")[0] == 2
+
+
+RELEASE = plain(
+    7,
+    "Beta Industries fourth quarter and full year 2019 results",
+    "BETA_2019Q4_EARNINGS.pdf",
+    lines=("Beta Industries reports fourth quarter and full year 2019 results",),
+)
+
+
+def test_a_year_the_question_gives_puts_the_years_report_before_a_quarters_release():
+    # The annual report stored after the release (a higher doc_id: ties go the other way).
+    annual = filing(8, "Beta Industries, Inc.", "June 30, 2019", "BETA_2019_10K.pdf")
+    docs = [RELEASE, annual, *(d for d in DOCS if d.doc_id != 3)]
+
+    assert found("What was Beta Industries' capital expenditure in FY2019?", docs) == [8, 7]
+
+
+def test_a_quarter_the_question_gives_puts_that_quarters_release_first():
+    docs = [RELEASE, *DOCS]
+
+    assert found("What were Beta Industries' sales in the fourth quarter of 2019?", docs)[0] == 7
+
+
 def test_a_question_about_two_companies_finds_both():
     assert set(found("Compare the revenue of Acme and Beta Industries in 2019.")) >= {2, 3}
 
