@@ -12,8 +12,9 @@ tools as an LLM would:
 1. when the question asks for a financial quantity and a section of the document in
    view is titled as the statement it is computed from (:mod:`deepread.nodes.offline.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
-   first, with its subtree, as an analyst turns to it (with several documents in view,
-   after step 2, in the hits' documents); before it, in a filing, the MD&A discussion
+   first, with its subtree, as an analyst turns to it (of several documents found, in
+   the best-ranked that has it; with several documents in view and none found, after
+   step 2, in the hits' documents); before it, in a filing, the MD&A discussion
    of a metric the question asks the causes of, or the section disclosing a topic it
    asks about (legal proceedings, acquisitions, …), with at most half the budget;
 2. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
@@ -27,7 +28,8 @@ tools as an LLM would:
    what is left of a 1,500-token observation budget, else the window around the hit
    that does — sized by the real tokens of its paragraphs
    (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at all —
-   until the budget is spent;
+   until the budget is spent (the budget counts what the reading tools show, not
+   ``find_documents``' cards: they are the library's TOC, which it does not count either);
 4. answer by quoting the shown paragraph closest to the question in meaning and those
    sharing most of its words, each cited — each quote one line, its own citation-like
    markers escaped, so a document cannot plant a quote or a citation in the answer.
@@ -282,8 +284,13 @@ class ExtractiveChatModel(BaseChatModel):
 
     def budget_left(self, results: Sequence[BaseMessage]) -> int:
         """Observation tokens left of the budget after the tool results ``results``
-        (the sufficiency check sizes its extra read by it too)."""
-        return self.observation_budget - sum(count_tokens(message_text(m)) for m in results)
+        (the sufficiency check sizes its extra read by it too). The budget is for
+        reading: ``find_documents``' cards are the library's TOC, which the budget does
+        not count either — a question asked of a library reads as much of its documents
+        as one scoped to them."""
+        return self.observation_budget - sum(
+            count_tokens(message_text(m)) for m in results if Observation.of(m).documents is None
+        )
 
     def _next_page_fits(self, retrieved: list[Observation], results: list[ToolMessage]) -> bool:
         """Whether to ask the search for its next results page: once, after the first
@@ -312,9 +319,10 @@ class ExtractiveChatModel(BaseChatModel):
         """The next read: the financial statements the question needs (read with their
         subtrees), then the hits' sections in rank order, then (``titles``) the TOC's
         sections of their documents by title, each sized to the budget left.
-        ``before_retrieve``: only the statements, of the one document in view — the
-        one ``find_documents`` found (``scope``), else the one the TOC shows (with
-        several, which document is meant is not known before a retrieve)."""
+        ``before_retrieve``: only the statements and disclosures, of one document —
+        the best-ranked of those ``find_documents`` found (``scope``) that has one,
+        else the one the TOC shows (with several, which document is meant is not
+        known before a retrieve)."""
         read: list[_Read] = [
             (c["args"].get("doc_id"), c["args"].get("sec_id"))
             for m in turn
@@ -334,28 +342,20 @@ class ExtractiveChatModel(BaseChatModel):
         hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
         docs = {d for d, _, _ in hits}
         if before_retrieve:
-            # find_documents ranks what it found: the statement of the best-ranked one
-            # (several filings of one company and period: their statements are alike)
-            docs = {scope[0]} if scope else {e.doc_id for e in self.toc}
-            if len(docs) != 1:
-                return None
-        # In a filing, a why-question's MD&A discussion of the metric and a disclosure
-        # topic's section (legal proceedings, acquisitions, geographic information)
-        # first (nodes/offline/statements.py), with at most half the budget: the search after
-        # them must still have room, its hits are what the question's own words match.
-        room = left - self.observation_budget // 2
-        if room - FRAME >= 20:
-            got = self._in_order(self._disclosure_reads(question, docs), read, room, shown)
-            if got:
-                return got
-        # A question about a financial quantity: the statement it is computed from
-        # first, as an analyst turns to it (nodes/offline/statements.py); none for any other
-        # question or document.
-        got = self._in_order(self._statement_reads(question, docs, shown_rows), read, left, shown)
+            # Only the statements and disclosures, of one document: the one the TOC
+            # shows, or of those find_documents found (``scope``, best first) the
+            # best-ranked that has one — several filings of one company and period have
+            # alike statements, and an earnings release has no acquisitions note.
+            in_view = scope or list(dict.fromkeys(e.doc_id for e in self.toc))
+            if not scope and len(in_view) != 1:
+                return None  # which document is meant is not known before a retrieve
+            for doc_id in in_view:
+                if self._first_trees(question, {doc_id}):
+                    return self._first_read(question, {doc_id}, read, left, shown, shown_rows)
+            return None
+        got = self._first_read(question, docs, read, left, shown, shown_rows)
         if got:
             return got
-        if before_retrieve:
-            return None
         # Then the hits' own sections, then the sections of their documents whose
         # titles are closest to the question, as a reader picks them from the TOC.
         by_title = self.sections_by_title(question, docs) if titles else []
@@ -365,6 +365,37 @@ class ExtractiveChatModel(BaseChatModel):
                 if got:
                     return got
         return None
+
+    def _first_read(
+        self,
+        question: str,
+        docs: set[int],
+        read: Collection[_Read],
+        left: int,
+        shown: set[tuple[int, int, int]],
+        shown_rows: list[ShownParagraph],
+    ) -> dict[str, int] | None:
+        """The next read of what ``docs`` hold that the question turns to first.
+
+        In a filing, a why-question's MD&A discussion of the metric and a disclosure
+        topic's section (legal proceedings, acquisitions, geographic information)
+        (nodes/offline/statements.py), with at most half the budget: the search after
+        them must still have room, its hits are what the question's own words match.
+        Then, for a question about a financial quantity, the statement it is computed
+        from, as an analyst turns to it; none for any other question or document."""
+        room = left - self.observation_budget // 2
+        if room - FRAME >= 20:
+            got = self._in_order(self._disclosure_reads(question, docs), read, room, shown)
+            if got:
+                return got
+        return self._in_order(self._statement_reads(question, docs, shown_rows), read, left, shown)
+
+    def _first_trees(self, question: str, docs: set[int]) -> bool:
+        """Whether ``docs`` hold a disclosure or statement the question turns to (read
+        or not)."""
+        return bool(
+            self._disclosure_reads(question, docs) or self._statement_reads(question, docs, [])
+        )
 
     def _in_order(
         self,

@@ -10,6 +10,7 @@ from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.offline.model import NOTICE, ExtractiveChatModel, toc_entries
 from deepread.nodes.state import answer_metadata
+from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import tool_schemas
 
 
@@ -80,3 +81,22 @@ def test_a_model_that_cannot_judge_is_never_asked_to(shapes):
 
     prompts = [str(m.content) for messages in model.calls for m in messages]
     assert prompts and not any("Reply SUPPORTED if" in p for p in prompts)
+
+
+def test_the_documents_found_do_not_count_against_its_reading_budget():
+    # find_documents' cards are the library's TOC: a question asked of a library reads
+    # as much of its documents as one scoped to them.
+    policy = ExtractiveChatModel()
+    found = ToolMessage(
+        content="(1) Acme Corporation — Form 10-K, fiscal year 2023 | file=acme.pdf\n" * 20,
+        tool_call_id="find",
+        artifact=Observation(documents=[1]).artifact(),
+    )
+    read = ToolMessage(
+        content="[1:2:0] Cash on hand was sufficient.",
+        tool_call_id="read",
+        artifact=Observation().artifact(),
+    )
+
+    assert policy.budget_left([found]) == policy.observation_budget
+    assert policy.budget_left([found, read]) < policy.observation_budget

@@ -5,6 +5,7 @@ before for a question that asks for no financial quantity."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from support.documents import markdown_index, run_agent, titled
@@ -158,3 +159,31 @@ def test_with_two_filings_in_view_the_search_comes_before_the_statement(tmp_path
         for d in (1, 2)
         if m.type == "tool"
     )
+
+
+def test_with_filings_found_a_statement_comes_from_the_best_ranked_one_that_has_it(tmp_path):
+    # An earnings release ranked first has no balance sheet: the next filing's is read.
+    release = FILING_MD.split("## Consolidated Balance Sheets")[0].replace(
+        "# Annual report", "# Acme results for 2022 and 2023"
+    )
+    annual = FILING_MD.replace("CASH_FLOW_TABLE", "")
+    beta = annual.replace("# Annual report", "# Beta annual report")
+    annual = annual.replace("# Annual report", "# Acme annual report")
+    paths = [tmp_path / f"{n}.md" for n in ("acme_2022_2023_release", "acme_2023_report", "beta")]
+    for path, text in zip(paths, (release, annual, beta), strict=True):
+        path.write_text(text, encoding="utf-8")
+    question = "Has Acme's quick ratio improved between 2022 and 2023?"
+    with deepread.Index.open(store=tmp_path / "store", collection="three") as idx:
+        idx.ingest(paths)
+        found = [m.doc_id for m in idx.find_documents(question)]
+        by_file = {Path(d.source).name: d.doc_id for d in idx.documents()}
+
+        report = idx.document(by_file["acme_2023_report.md"])
+        sheet = next(s.sec_id for s in report.sections if s.title == "Consolidated Balance Sheets")
+
+        out = run_agent(idx, question, "three")
+
+    assert found == [by_file["acme_2022_2023_release.md"], report.doc_id]
+    second = out["tool_calls"][1]
+    assert second["name"] == "read_section"
+    assert (second["args"]["doc_id"], second["args"]["sec_id"]) == (report.doc_id, sheet)
