@@ -39,7 +39,15 @@ question is scored on what it was shown; its support could only have gone up. Co
 the chosen pair with a real run (``DEEPREAD_SUPPORT_THRESHOLD=… DEEPREAD_UNUSED_TERM_SUPPORT=…
 deepread eval …``).
 
-Run:  python bench/abstention.py --out EVAL_OUT --store STORE --collection NAME
+With ``--halves`` (SyllabusQA, issue 25) it also asks whether a signal carries over to
+documents nobody tuned on: the questions are split by :func:`syllabus_halves.halves`
+(tuning half, kept-out half), each signal's separation (ROC AUC: the chance an
+unanswerable question scores below an answerable one) is given per half, and each
+signal's threshold — and the check's best (τ, τᵤ, answer type) — is chosen on the
+tuning half (most caught at ≤ 0.10 false abstention) and applied unchanged to the
+kept-out half.
+
+Run:  python bench/abstention.py --out EVAL_OUT --store STORE --collection NAME [--halves]
 Writes bench/out/abstention-<collection>.json.
 """
 
@@ -267,6 +275,65 @@ def trade_off(per: list[dict], answer_type: bool) -> tuple[list[list[object]], d
     return rows, best
 
 
+def auc(pairs: list[tuple[bool, float]]) -> float | None:
+    """The chance an unanswerable question's signal is below an answerable one's (ties
+    half): how well abstaining below a threshold can separate them at all."""
+    answerable = np.array([v for a, v in pairs if a])
+    unanswerable = np.array([v for a, v in pairs if not a])
+    if not len(answerable) or not len(unanswerable):
+        return None
+    below = (unanswerable[:, None] < answerable[None, :]).mean()
+    tied = (unanswerable[:, None] == answerable[None, :]).mean()
+    return round(float(below + tied / 2), 3)
+
+
+#: The false-abstention ceiling a setting is chosen under on the tuning half.
+HALVES_CEILING = 0.10
+
+
+def by_halves(per: list[dict], names: list[str]) -> tuple[list[list[object]], dict]:
+    """Each signal (and the check) tuned on the tuning half, applied to the kept-out
+    half: rows ``[signal, AUC tuning, AUC kept, threshold, tuning caught / false, kept
+    caught / false]``."""
+    from syllabus_halves import halves
+
+    tuning, kept = halves([p["doc"] for p in per])
+    tune = [p for p in per if p["doc"] in tuning]
+    held = [p for p in per if p["doc"] in kept]
+
+    def applied(ps: list[dict], abstain) -> tuple[float, float]:
+        un = [abstain(p) for p in ps if not p["answerable"]]
+        an = [abstain(p) for p in ps if p["answerable"]]
+        return sum(un) / len(un), sum(an) / len(an)
+
+    rows: list[list[object]] = []
+    out: dict = {"tuning": sorted(tuning), "kept": sorted(kept)}
+    for name in names:
+        t, false, caught = sweep([(p["answerable"], p[name]) for p in tune], HALVES_CEILING)
+        k_caught, k_false = applied(held, lambda p, name=name, t=t: p[name] < t)
+        a_tune = auc([(p["answerable"], p[name]) for p in tune])
+        a_kept = auc([(p["answerable"], p[name]) for p in held])
+        rows.append(
+            [name, a_tune, a_kept, round(t, 3), cell(caught, false), cell(k_caught, k_false)]
+        )
+        out[name] = {"auc": [a_tune, a_kept], "threshold": t, "kept": [k_caught, k_false]}
+    for answer_type in (False, True):
+        _, best = trade_off(tune, answer_type)
+        b = best.get(str(HALVES_CEILING))
+        if not b:
+            continue
+        tau, tu = b["support_threshold"], b["unused_term_support"]
+        k_caught, k_false = applied(
+            held, lambda p, tau=tau, tu=tu, on=answer_type: abstains(p, tau, tu, on)
+        )
+        label = (
+            f"the check (τ {tau}, τᵤ {tu or 'off'}, answer type {'on' if answer_type else 'off'})"
+        )
+        rows.append([label, "", "", "", cell(b["caught"], b["false"]), cell(k_caught, k_false)])
+        out[label] = {"tuning": [b["caught"], b["false"]], "kept": [k_caught, k_false]}
+    return rows, out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -275,6 +342,11 @@ def main() -> int:
     ap.add_argument("--variant", default="deepread")
     ap.add_argument("--store", required=True)
     ap.add_argument("--collection", required=True)
+    ap.add_argument(
+        "--halves",
+        action="store_true",
+        help="tune on one half of the documents, apply to the other",
+    )
     args = ap.parse_args()
     # the last record per question, as the run's summary counts a resumed run
     records = list(read_records(trajectory_path(Path(args.out), args.variant)).values())
@@ -290,6 +362,7 @@ def main() -> int:
                     "type": r.get("type") or "",
                     "answerable": answerable,
                     "abstained": r["stop_reason"] == "no_evidence",
+                    "doc": r["gold"].get("doc") or "",
                     **features(r, index, stats, vectors),
                 }
             )
@@ -393,9 +466,29 @@ def main() -> int:
             ],
         )
     )
+    halves_out = None
+    if args.halves:
+        rows, halves_out = by_halves(per, names)
+        print(
+            f"\nBy halves: tuned on the tuning half (≤ {HALVES_CEILING} false abstention), "
+            "applied to the half kept out of tuning; abstains on unanswerable / answerable:"
+        )
+        print(
+            table(
+                ["signal", "AUC tuning", "AUC kept out", "threshold", "tuning half", "kept out"],
+                rows,
+            )
+        )
     write_json(
         f"abstention-{args.collection}",
-        {"machine": m, "run": str(args.out), "sweep": found, "check": best, "questions": per},
+        {
+            "machine": m,
+            "run": str(args.out),
+            "sweep": found,
+            "check": best,
+            "halves": halves_out,
+            "questions": per,
+        },
     )
     return 0
 
