@@ -183,6 +183,7 @@ class _Entry:
     front: frozenset[str]
     names: list[list[str]]
     signature: tuple[str, str, int]
+    quarters: frozenset[str]  # the quarter words of its key ("q4" of "2023Q4")
 
 
 class DocumentSearch:
@@ -209,8 +210,13 @@ class DocumentSearch:
                 continue
             if old is not None:
                 self._remove(doc.doc_id, old)
+            key_words = frozenset(words(key))
             entry = _Entry(
-                frozenset(words(key)), frozenset(words(front)), _key_names(key), signature
+                key_words,
+                frozenset(words(front)),
+                _key_names(key),
+                signature,
+                frozenset(w for w in key_words if _QUARTER_WORD.match(w)),
             )
             self._entries[doc.doc_id] = entry
             for word in entry.key | entry.front:
@@ -322,13 +328,11 @@ class DocumentSearch:
         best = max(m.score for m in matches)
 
         def covers(m: Match) -> tuple[bool, bool, bool]:
-            key = self._entries[m.doc_id].key
+            entry = self._entries[m.doc_id]
             narrower = (
-                not (quarters & key)
-                if quarters
-                else bool(years) and any(_QUARTER_WORD.match(w) for w in key)
+                not (quarters & entry.quarters) if quarters else bool(years and entry.quarters)
             )
-            return (m.score < KEEP * best, latest is not None and latest not in key, narrower)
+            return (m.score < KEEP * best, latest is not None and latest not in entry.key, narrower)
 
         return sorted(matches, key=lambda m: (covers(m), -m.score, m.doc_id))
 
