@@ -40,6 +40,7 @@ from deepread.stores.schema import (
     KIND_DOCUMENT,
     KIND_PARAGRAPH,
     KIND_SOURCE,
+    LEGACY_SLOT,
     MAX_DOC_ID,
     MAX_PARAGRAPHS,
     Match,
@@ -84,6 +85,12 @@ def _paragraph(payload: dict[str, Any]) -> Paragraph:
         label=payload.get("label"),
         image=payload.get("image"),
     )
+
+
+#: The fields of a document point that say which version of it is committed.
+_VERSION_FIELDS = ("doc_id", "version", "slot", "deleting")
+#: Document records fetched whole in one request.
+_FETCH = 256
 
 
 def _visible(row: dict[str, Any]) -> bool:
@@ -189,16 +196,43 @@ class Collection:
         return list(documents.values())
 
     def _load(self, seen: object) -> dict[int, Document]:
-        rows = self.backend.scroll(
-            Match(equals={"record": KIND_DOCUMENT}), limit=MAX_DOC_ID, order_by="doc_id"
+        """Every committed document, reading again only the records whose committed
+        version changed since the last load: the versions of all are listed (a few
+        fields per document), the records of new and rewritten ones fetched whole. A
+        record keeps its Document object while its version stands, so what is made
+        from it (cards, titles, the document search) can be kept too."""
+        listed = self.backend.scroll(
+            Match(equals={"record": KIND_DOCUMENT}),
+            limit=MAX_DOC_ID,
+            order_by="doc_id",
+            fields=list(_VERSION_FIELDS),
         )
+        known, known_versions = self._documents or {}, self._versions
         documents: dict[int, Document] = {}
         versions: dict[int, str] = {}
-        for row in rows:
-            if _visible(row):
-                doc = Document.from_dict(row["document"])
-                documents[doc.doc_id] = doc
-                versions[doc.doc_id] = str(committed_version(row))
+        changed: list[int] = []
+        for row in listed:
+            version = committed_version(row)
+            if version is None or row.get("deleting"):
+                continue
+            doc_id = int(row["doc_id"])
+            # A schema-1 slot names one of two places, not one write: read it again.
+            if (
+                doc_id in known
+                and known_versions.get(doc_id) == version
+                and not version.startswith(LEGACY_SLOT)
+            ):
+                documents[doc_id], versions[doc_id] = known[doc_id], version
+            else:
+                changed.append(doc_id)
+        for start in range(0, len(changed), _FETCH):
+            ids: list[int | str] = [document_point_id(d) for d in changed[start : start + _FETCH]]
+            for row in self.backend.get(ids):
+                if _visible(row):
+                    doc = Document.from_dict(row["document"])
+                    documents[doc.doc_id] = doc
+                    versions[doc.doc_id] = str(committed_version(row))
+        documents = dict(sorted(documents.items()))
         with self._lock:
             self._documents, self._versions, self._seen = documents, versions, seen
         return documents

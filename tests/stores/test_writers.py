@@ -383,6 +383,29 @@ def test_a_reader_sees_documents_stored_and_removed_elsewhere_without_reopening(
         reader.document(1)
 
 
+def test_a_reader_reads_again_only_the_records_written_since_it_last_read(
+    shared: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer, reader = shared.view(), shared.view()
+    alpha, beta = put(writer, "alpha.md", "alpha"), put(writer, "beta.md", "beta")
+    before = {d.doc_id: d for d in reader.documents()}
+    read: list[int] = []
+    from_dict = collection_module.Document.from_dict
+    monkeypatch.setattr(
+        collection_module.Document,
+        "from_dict",
+        staticmethod(lambda data: read.append(data["doc_id"]) or from_dict(data)),
+    )
+
+    gamma = put(writer, "gamma.md", "gamma")
+    put(writer, "beta.md", "beta again")  # rewritten: a new version of the same doc_id
+    after = {d.doc_id: d for d in reader.documents()}
+
+    assert sorted(read) == sorted([gamma.doc_id, beta.doc_id])
+    assert after[alpha.doc_id] is before[alpha.doc_id]  # the same record, kept
+    assert texts(reader, after[beta.doc_id]) == body("beta again", 3)
+
+
 def test_a_document_asked_for_by_id_is_looked_up_when_the_reader_has_not_seen_it(
     shared: Store,
 ) -> None:
