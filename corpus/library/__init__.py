@@ -6,8 +6,9 @@ document's card (:mod:`~deepread.corpus.library.titles`: its identifying title, 
 name, kind, period, pages, top-level sections, made from the front matter ingest kept,
 :mod:`~deepread.corpus.library.front`) and the document search over the cards
 (:mod:`~deepread.corpus.library.search`). Both are made when the collection is read and
-follow it as documents come and go: the banners and titles from every document's front
-matter (a few kilobytes each, in memory), the search index document by document.
+follow it as documents come and go, document by document: the cards made again only for
+the documents a change reaches (:mod:`~deepread.corpus.library.cards`), the search index
+for the documents written.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import replace
 
+from deepread.corpus.library.cards import Cards
 from deepread.corpus.library.search import DocumentSearch, Match, proper_names
-from deepread.corpus.library.titles import cards
 from deepread.stores.records import Card, Document
 
 __all__ = ["Library", "Match", "proper_names"]
@@ -30,6 +31,8 @@ class Library:
         self._lock = threading.Lock()
         self._stored: list[Document] = []  # the records the cards were made from
         self._titled: dict[int, Document] = {}
+        self._cards = Cards()
+        self._made_from: dict[int, Document] = {}  # the record each titled one was made from
         self._search = DocumentSearch()
 
     def _refresh(self, stored: Sequence[Document]) -> None:
@@ -40,8 +43,18 @@ class Library:
             a is b for a, b in zip(stored, self._stored, strict=True)
         ):
             return
-        made = cards(stored)
-        self._titled = {d.doc_id: titled(d, made[d.doc_id]) for d in stored}
+        made = self._cards.update(stored)
+        old = self._titled
+        # A document whose record and card are the ones it had keeps its titled object.
+        self._titled = {
+            d.doc_id: was
+            if (was := old.get(d.doc_id)) is not None
+            and was.card == made[d.doc_id]
+            and self._made_from.get(d.doc_id) is d
+            else titled(d, made[d.doc_id])
+            for d in stored
+        }
+        self._made_from = {d.doc_id: d for d in stored}
         self._search.update(self._titled.values())
         self._stored = list(stored)
 

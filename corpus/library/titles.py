@@ -166,6 +166,20 @@ def _lines_of(doc: Document) -> list[str]:
     return [doc.title, *front.metadata.values(), *front.lines, *front.headings]
 
 
+def printed(doc: Document) -> tuple[frozenset[str], frozenset[str]]:
+    """What a document prints on its first page, as banners count it: its lines
+    (:func:`norm`) and their word pairs."""
+    keys = frozenset(k for k in map(norm, _lines_of(doc)) if k)
+    return keys, frozenset(g for k in keys for g in _grams(k))
+
+
+def captions(doc: Document) -> frozenset[str]:
+    """The captions a document prints under a value ("(Exact name of registrant…)"),
+    as banners count them: whether others print them too names a form's field."""
+    lines = doc.front.lines if doc.front else ()
+    return frozenset(norm(m[0]) for line in lines if (m := _CAPTION.match(line)))
+
+
 @dataclass(slots=True)
 class Banners:
     """What the documents of a collection share: how many print each line, and each
@@ -177,13 +191,22 @@ class Banners:
 
     @classmethod
     def of(cls, documents: Sequence[Document]) -> Banners:
-        lines: Counter[str] = Counter()
-        grams: Counter[str] = Counter()
+        banners = cls(0, Counter(), Counter())
         for doc in documents:
-            keys = {k for k in map(norm, _lines_of(doc)) if k}
-            lines.update(keys)
-            grams.update({g for k in keys for g in _grams(k)})
-        return cls(len(documents), lines, grams)
+            banners.add(*printed(doc))
+        return banners
+
+    def add(self, lines: frozenset[str], grams: frozenset[str]) -> None:
+        """Count a document printing ``lines`` and ``grams`` (:func:`printed`)."""
+        self.documents += 1
+        self.lines.update(lines)
+        self.grams.update(grams)
+
+    def remove(self, lines: frozenset[str], grams: frozenset[str]) -> None:
+        """Count out a document :meth:`add` counted."""
+        self.documents -= 1
+        self.lines.subtract(lines)
+        self.grams.subtract(grams)
 
     @property
     def floor(self) -> int:
@@ -379,21 +402,3 @@ def card_of(doc: Document, banners: Banners) -> Card:
         pages=front.pages if front else None,
         sections=sections,
     )
-
-
-def cards(documents: Sequence[Document]) -> dict[int, Card]:
-    """The cards of a collection's documents, each title telling its document apart."""
-    banners = Banners.of(documents)
-    made = {d.doc_id: card_of(d, banners) for d in documents}
-    seen = Counter(norm(c.title) for c in made.values())
-    for doc_id, card in made.items():
-        if seen[norm(card.title)] > 1:  # a re-filing, a copy: the file name tells them
-            made[doc_id] = Card(
-                f"{card.title} ({card.file})",
-                card.file,
-                card.kind,
-                card.period,
-                card.pages,
-                card.sections,
-            )
-    return made

@@ -11,7 +11,8 @@ from __future__ import annotations
 from support.library import filing, plain
 
 from deepread.corpus.library import Library
-from deepread.corpus.library.titles import Banners, cards
+from deepread.corpus.library.cards import cards
+from deepread.corpus.library.titles import Banners
 from deepread.stores.records import Document, Section
 
 LIBRARY = [

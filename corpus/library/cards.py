@@ -1,0 +1,99 @@
+"""The cards of a collection's documents, kept across its changes.
+
+A document's card (:func:`~deepread.corpus.library.titles.card_of`) depends on the
+other documents only through the banners (:class:`~deepread.corpus.library.titles.
+Banners`): how many documents print each of its lines, captions and word pairs — and
+only up to the counts that decide, 2 ("printed elsewhere") and ``min(3, N)`` ("a
+banner"). :class:`Cards` keeps each document's printed lines and the counts; a change
+(documents stored, rewritten, removed) updates the counts by the documents that came and
+went, and makes again only the cards of new documents and of those printing a line or
+word pair whose count moved below or up to 3. A write to a library of a thousand filings
+remade every card (0.8 s); now it makes the new document's and the few whose banners it
+changed. :func:`cards` makes every card at once.
+
+Titles still the same after that (a 10-K and its re-filing, two copies) get their file
+names appended (:func:`distinct`): a collection-wide step, cheap on made cards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from deepread.corpus.library.titles import Banners, captions, card_of, norm, printed
+from deepread.stores.records import Card, Document
+
+
+def cards(documents: Sequence[Document]) -> dict[int, Card]:
+    """The cards of a collection's documents, each title telling its document apart."""
+    return Cards().update(documents)
+
+
+def distinct(made: dict[int, Card]) -> dict[int, Card]:
+    """``made`` with the titles two documents share told apart by their file names."""
+    seen = Counter(norm(c.title) for c in made.values())
+    return {
+        doc_id: replace(card, title=f"{card.title} ({card.file})")
+        if seen[norm(card.title)] > 1  # a re-filing, a copy: the file name tells them
+        else card
+        for doc_id, card in made.items()
+    }
+
+
+@dataclass(slots=True)
+class _Kept:
+    """One document as its card was last made: the record it was made from (held, so
+    its identity is not reused) and what it prints."""
+
+    doc: Document
+    lines: frozenset[str]
+    grams: frozenset[str]
+    looked_up: frozenset[str]  # its lines and captions, whose counts its card reads
+    card: Card | None = None
+
+
+class Cards:
+    """Cards of one collection, made again only where its changes reach (module doc).
+    Not thread-safe: :class:`~deepread.corpus.library.Library` calls it under its lock."""
+
+    def __init__(self) -> None:
+        self._banners = Banners(0, Counter(), Counter())
+        self._kept: dict[int, _Kept] = {}
+
+    def update(self, documents: Sequence[Document]) -> dict[int, Card]:
+        """The cards of ``documents`` (the collection as it is now), by doc_id. A
+        document is the same while its record is the same object (the store keeps a
+        record's object while its committed version stands)."""
+        banners = self._banners
+        was = min(banners.documents, 3)
+        # The lines and word pairs whose counts moved below or up to 3, the most a
+        # card reads of them: only the cards of documents printing one can change.
+        moved_lines: set[str] = set()
+        moved_grams: set[str] = set()
+        now = {d.doc_id: d for d in documents}
+        for doc_id, kept in list(self._kept.items()):
+            if now.get(doc_id) is not kept.doc:  # removed, or written again
+                banners.remove(kept.lines, kept.grams)
+                moved_lines.update(k for k in kept.lines if banners.lines[k] < 3)
+                moved_grams.update(g for g in kept.grams if banners.grams[g] < 3)
+                del self._kept[doc_id]
+        for doc in documents:
+            if doc.doc_id not in self._kept:
+                lines, grams = printed(doc)
+                moved_lines.update(k for k in lines if banners.lines[k] < 3)
+                moved_grams.update(g for g in grams if banners.grams[g] < 3)
+                banners.add(lines, grams)
+                self._kept[doc.doc_id] = _Kept(doc, lines, grams, lines | captions(doc))
+        everyone = min(banners.documents, 3) != was  # "min(3, N)" itself moved
+        made: dict[int, Card] = {}
+        for doc_id, kept in self._kept.items():
+            if (
+                kept.card is None
+                or everyone
+                or not kept.looked_up.isdisjoint(moved_lines)
+                or not kept.grams.isdisjoint(moved_grams)
+            ):
+                kept.card = card_of(kept.doc, banners)
+            made[doc_id] = kept.card
+        return distinct(made)
