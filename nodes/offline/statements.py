@@ -179,6 +179,11 @@ def statement_sections(
     best: dict[tuple[int, str], tuple[int, int, int]] = {}
     for doc_id, sections in outlines.items():
         for sec in sections:
+            if sec.parent is None:
+                # The root: its title is the document's (in a library, its identifying
+                # title, which may be a statement's heading), and its subtree the
+                # whole document — never a statement of it.
+                continue
             statement = title_statement(sec.title)
             if statement is None or statement not in wanted:
                 continue

@@ -187,3 +187,30 @@ def test_with_filings_found_a_statement_comes_from_the_best_ranked_one_that_has_
     second = out["tool_calls"][1]
     assert second["name"] == "read_section"
     assert (second["args"]["doc_id"], second["args"]["sec_id"]) == (report.doc_id, sheet)
+
+
+def test_a_document_titled_by_its_statements_heading_reads_that_statement_not_itself(tmp_path):
+    # The first headings are printed by all three documents: banners. The two reports'
+    # next line, the balance sheet's heading, becomes their title — the root section's
+    # title too.
+    full = FILING_MD.replace("CASH_FLOW_TABLE", "")
+    texts = {
+        "notes_2023.md": full.split("## Consolidated Balance Sheets")[0],
+        "acme_2023_report.md": full,
+        "beta_2023_report.md": full,
+    }
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    question = "Has Acme's quick ratio improved between 2022 and 2023?"
+    with deepread.Index.open(store=tmp_path / "store", collection="three") as idx:
+        idx.ingest([tmp_path / name for name in texts])
+        acme = next(d for d in idx.documents() if d.source.endswith("acme_2023_report.md"))
+        sheet = next(
+            s.sec_id for s in acme.sections[1:] if s.title == "Consolidated Balance Sheets"
+        )
+
+        out = run_agent(idx, question, "three")
+
+    assert acme.title.startswith("Consolidated Balance Sheets")
+    second = out["tool_calls"][1]
+    assert (second["args"]["doc_id"], second["args"]["sec_id"]) == (acme.doc_id, sheet)
