@@ -38,8 +38,6 @@ def build(out: Path) -> None:
     for package in setuptools["packages"]:
         folder = source_folder(package, package_dir)
         if not (folder / "__init__.py").is_file():
-            if not any(folder.glob("*.py")):
-                continue  # a folder of data files (the tokenizer): no modules to check
             sys.exit(f"package {package}: no {folder / '__init__.py'}")
         target = out / Path(*package.split("."))
         target.mkdir(parents=True, exist_ok=True)
