@@ -218,6 +218,12 @@ class Index:
         self._collection.document(doc_id)  # the error for an unknown id; finds new ones
         return self._library.document(self._collection.documents(), doc_id)
 
+    def versions(self) -> dict[int, str]:
+        """Each document's committed version, by doc_id, as of now: it changes whenever
+        the document is written again (a re-ingest, another process's write) — what a
+        thread's memory of what it was shown is checked against (nodes/state.py)."""
+        return self._collection.versions()
+
     def toc(self, doc_id: int | Sequence[int] | None = None) -> list[Document]:
         """Documents with their section trees; one document or several by id."""
         if doc_id is None:

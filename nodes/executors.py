@@ -40,11 +40,13 @@ from deepread.nodes.resources import Resources
 from deepread.nodes.state import (
     AgentState,
     Regions,
+    changed_documents,
     merge_regions,
     pending_tool_calls,
     region_doc,
     regions_of,
     scoped,
+    shown_versions,
     subtract_regions,
     view,
 )
@@ -193,9 +195,15 @@ def make_executor(resources: Resources, tool: str):
         # The memory of the collection this turn reads (nodes/state.py: view); what this
         # call shows is written back under the same scope.
         scope = state.get("scope") or resources.scope(context)
-        memory = view(state.get("read_regions"), scope)
+        index = resources.index(context)
+        # Documents written again since their paragraphs were shown (another process,
+        # mid-turn): what was shown of them is not what they hold; left out of the
+        # memory this call sees, so they are shown again (nodes/state.py).
+        versions = index.versions()
+        changed = changed_documents(state, scope, versions) if state.get("read_regions") else set()
+        memory = view(state.get("read_regions"), scope, without=changed)
         env = ToolEnv(
-            resources.index(context),
+            index,
             context,
             read_docs=list(dict.fromkeys(region_doc(k) for k in memory)),
             shown=shown_memory(state, memory),
@@ -217,6 +225,11 @@ def make_executor(resources: Resources, tool: str):
             update["read_regions"] = scoped(
                 regions_of([p.coord for p in outcome.paragraphs]), scope
             )
+            shown_docs = {p.coord[0] for p in outcome.paragraphs}
+            if shown_docs:
+                update["read_versions"] = shown_versions(
+                    state, scope, shown_docs, versions, changed
+                )
             if state.get("bounded") and outcome.widens:
                 update["space"] = outcome.widens
         report(write, call, answer)

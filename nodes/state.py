@@ -2,9 +2,10 @@
 
 Per thread, persisted across turns: the messages, the read-region memory (what the model
 has already been shown, per collection and ``(doc_id, sec_id)`` as merged inclusive
-intervals: keys ``scope/doc:sec``, see :func:`region_scope`). Per turn (reset by the
-``toc`` node): the collection read (``scope``), the TOC injected, rounds used, and the
-outputs.
+intervals: keys ``scope/doc:sec``, see :func:`region_scope`) and the version of each
+document it was shown from (``read_versions``: a document written again is shown
+again). Per turn (reset by the ``toc`` node): the collection read (``scope``), the TOC
+injected, rounds used, and the outputs.
 """
 
 from __future__ import annotations
@@ -53,10 +54,11 @@ def region_key(doc_id: int, sec_id: int, scope: str) -> str:
     return f"{scope}/{section_key(doc_id, sec_id)}"
 
 
-def view(regions: Regions | None, scope: str) -> Regions:
+def view(regions: Regions | None, scope: str, without: set[int] | None = None) -> Regions:
     """The memory of one collection, keyed ``doc:sec`` (what the nodes work with).
 
-    Keys of other scopes are left out, and so are the unscoped ``doc:sec`` keys that
+    Keys of other scopes are left out (and those of the documents ``without``: changed
+    since they were shown, :func:`changed_documents`), and so are the unscoped ``doc:sec`` keys that
     threads written before memory was scoped hold: which collection they meant is not
     known, so they count as not shown — such a paragraph is shown again when asked for,
     and cited only once it is (never a pointer to another collection's text).
@@ -65,7 +67,7 @@ def view(regions: Regions | None, scope: str) -> Regions:
     return {
         k[len(prefix) :]: [list(iv) for iv in v]
         for k, v in (regions or {}).items()
-        if k.startswith(prefix)
+        if k.startswith(prefix) and not (without and region_doc(k) in without)
     }
 
 
@@ -86,10 +88,93 @@ def merge_intervals(intervals: list[list[int]]) -> list[list[int]]:
 
 
 def merge_regions(current: Regions | None, update: Regions | None) -> Regions:
-    """Reducer: the union of two read-region maps."""
+    """Reducer: the union of two read-region maps; a key ``update`` maps to ``None`` is
+    forgotten (:func:`forget`)."""
     out = {k: [list(iv) for iv in v] for k, v in (current or {}).items()}
     for key, intervals in (update or {}).items():
+        if intervals is None:
+            out.pop(key, None)
+            continue
         out[key] = merge_intervals(out.get(key, []) + [list(iv) for iv in intervals])
+    return out
+
+
+# -- which version of a document its read regions were shown from -----------------------
+#
+# A document written again under its doc_id (a re-ingest of a changed file, another
+# process's write) or removed and its doc_id given to a new one keeps its coordinates,
+# not its text: the memory of what the model was shown of it no longer says what the
+# model saw. ``read_versions`` records, per ``scope/doc``, the committed version of the
+# document (``Index.versions``) its paragraphs were shown from; a turn forgets the
+# memory of every document whose version is no longer that one (the ``toc`` node), so
+# its paragraphs are shown again, never pointed at as "shown above". Within a turn, an
+# executor that finds a document changed since it was shown leaves its memory out of
+# what it sees and marks its version mixed (:data:`MIXED`), which the next turn forgets.
+
+#: A document shown from two versions within one turn: forgotten at the next turn.
+MIXED = ""
+
+
+def version_key(doc_id: int, scope: str) -> str:
+    """The key of a document in ``read_versions``: ``scope/doc``."""
+    return f"{scope}/{doc_id}"
+
+
+def merge_versions(
+    current: dict[str, str] | None, update: dict[str, str | None] | None
+) -> dict[str, str]:
+    """Reducer: ``current`` updated by ``update``; a key mapped to ``None`` is dropped."""
+    out = dict(current or {})
+    for key, version in (update or {}).items():
+        if version is None:
+            out.pop(key, None)
+        else:
+            out[key] = version
+    return out
+
+
+def changed_documents(state: Any, scope: str, versions: dict[int, str]) -> set[int]:
+    """The documents of ``scope`` the thread's memory holds regions of whose version now
+    (``versions``: doc_id → committed version; absent when removed) is not the one they
+    were shown from — or was never recorded (a thread from before versions were)."""
+    shown = state.get("read_versions") or {}
+    prefix = f"{scope}/"
+    docs = {region_doc(k) for k in state.get("read_regions") or {} if k.startswith(prefix)}
+    return {
+        d
+        for d in docs
+        if (seen := shown.get(version_key(d, scope))) in (None, MIXED) or seen != versions.get(d)
+    }
+
+
+def forget(state: Any, scope: str, docs: set[int]) -> dict[str, Any]:
+    """The state update forgetting what the memory holds of ``docs`` in ``scope``."""
+    if not docs:
+        return {}
+    prefix = f"{scope}/"
+    regions = {
+        k: None
+        for k in state.get("read_regions") or {}
+        if k.startswith(prefix) and region_doc(k) in docs
+    }
+    return {
+        "read_regions": regions,
+        "read_versions": {version_key(d, scope): None for d in docs},
+    }
+
+
+def shown_versions(
+    state: Any, scope: str, docs: set[int], versions: dict[int, str], changed: set[int]
+) -> dict[str, str]:
+    """The ``read_versions`` update for ``docs`` just shown from ``versions``: their
+    version, or :data:`MIXED` for a document shown before from another version this turn
+    (``changed``) or recorded with another."""
+    shown = state.get("read_versions") or {}
+    out: dict[str, str] = {}
+    for d in docs:
+        key, now = version_key(d, scope), versions.get(d, MIXED)
+        seen = shown.get(key)
+        out[key] = MIXED if d in changed or (seen is not None and seen != now) else now
     return out
 
 
@@ -252,6 +337,8 @@ class AgentState(InputState, OutputState, total=False):
     rounds: int
     #: The thread's read-region memory, keys ``scope/doc:sec`` (:func:`region_key`).
     read_regions: Annotated[Regions, merge_regions]
+    #: The version of each document (``scope/doc``) its read regions were shown from.
+    read_versions: Annotated[dict[str, str], merge_versions]
     #: The collection this turn reads (:func:`region_scope`), set by the ``toc`` node:
     #: the part of ``read_regions`` the turn's nodes see (:func:`view`).
     scope: str

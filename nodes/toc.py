@@ -20,7 +20,7 @@ from deepread.corpus.toc_text import RenderedToc, render_toc, section_line
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.space import initial_space, render_space
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState
+from deepread.nodes.state import AgentState, changed_documents, forget
 from deepread.text.hygiene import brief, clean_query
 
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
@@ -117,6 +117,11 @@ def make_toc(resources: Resources):
         fresh = fresh_turn(state) | {"scope": resources.scope(context)}
         question = fresh["question"]
         index = resources.index(context)
+        # What the memory holds of documents written again or removed since they were
+        # shown is forgotten: their paragraphs are shown again (nodes/state.py).
+        fresh |= forget(
+            state, fresh["scope"], changed_documents(state, fresh["scope"], index.versions())
+        )
         documents = index.toc(context.documents) if context.documents else index.toc()
         rendered = render_toc(documents, context.toc_budget)
         space: list[int] = []

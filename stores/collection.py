@@ -284,6 +284,13 @@ class Collection:
             )
         return doc
 
+    def versions(self) -> dict[int, str]:
+        """The committed version of every document, as of now (:meth:`documents`): a
+        write of a document gives it a new one; a removed document has none."""
+        self.documents()
+        with self._lock:
+            return dict(self._versions)
+
     def _version(self, doc_id: int) -> str | None:
         version = self._versions.get(doc_id)
         if version is None and self._refresh(doc_id) is not None:
