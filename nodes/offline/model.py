@@ -350,10 +350,11 @@ class ExtractiveChatModel(BaseChatModel):
             if not scope and len(in_view) != 1:
                 return None  # which document is meant is not known before a retrieve
             for doc_id in in_view:
-                if self._first_trees(question, {doc_id}):
-                    return self._first_read(question, {doc_id}, read, left, shown, shown_rows)
+                trees = self._first_trees(question, {doc_id})
+                if any(trees):
+                    return self._first_read(trees, read, left, shown, shown_rows)
             return None
-        got = self._first_read(question, docs, read, left, shown, shown_rows)
+        got = self._first_read(self._first_trees(question, docs), read, left, shown, shown_rows)
         if got:
             return got
         # Then the hits' own sections, then the sections of their documents whose
@@ -368,34 +369,43 @@ class ExtractiveChatModel(BaseChatModel):
 
     def _first_read(
         self,
-        question: str,
-        docs: set[int],
+        trees: tuple[list[list[tuple[int, int]]], list[list[tuple[int, int]]]],
         read: Collection[_Read],
         left: int,
         shown: set[tuple[int, int, int]],
         shown_rows: list[ShownParagraph],
     ) -> dict[str, int] | None:
-        """The next read of what ``docs`` hold that the question turns to first.
+        """The next read of ``trees`` (:meth:`_first_trees`: what the question turns to
+        first).
 
         In a filing, a why-question's MD&A discussion of the metric and a disclosure
         topic's section (legal proceedings, acquisitions, geographic information)
         (nodes/offline/statements.py), with at most half the budget: the search after
         them must still have room, its hits are what the question's own words match.
         Then, for a question about a financial quantity, the statement it is computed
-        from, as an analyst turns to it; none for any other question or document."""
+        from, as an analyst turns to it — until a table of the statement has been
+        shown: a statement is its table, the sections after it are notes or the next
+        statement."""
+        disclosures, statements = trees
         room = left - self.observation_budget // 2
         if room - FRAME >= 20:
-            got = self._in_order(self._disclosure_reads(question, docs), read, room, shown)
+            got = self._in_order(disclosures, read, room, shown)
             if got:
                 return got
-        return self._in_order(self._statement_reads(question, docs, shown_rows), read, left, shown)
+        unread = [
+            tree
+            for tree in statements
+            if not any(r.kind == "table" and (r.doc_id, r.sec_id) in tree for r in shown_rows)
+        ]
+        return self._in_order(unread, read, left, shown)
 
-    def _first_trees(self, question: str, docs: set[int]) -> bool:
-        """Whether ``docs`` hold a disclosure or statement the question turns to (read
-        or not)."""
-        return bool(
-            self._disclosure_reads(question, docs) or self._statement_reads(question, docs, [])
-        )
+    def _first_trees(
+        self, question: str, docs: set[int]
+    ) -> tuple[list[list[tuple[int, int]]], list[list[tuple[int, int]]]]:
+        """The disclosures and the statements of ``docs`` the question turns to first,
+        read or not, each as the sections to read in order (none for any other question
+        or document)."""
+        return self._disclosure_reads(question, docs), self._statement_trees(question, docs)
 
     def _in_order(
         self,
@@ -433,27 +443,19 @@ class ExtractiveChatModel(BaseChatModel):
             return None
         return {"doc_id": doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
 
-    def _statement_reads(
-        self, question: str, docs: set[int], shown: list[ShownParagraph]
-    ) -> list[list[tuple[int, int]]]:
+    def _statement_trees(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:
         """The financial statements the question needs, in ``docs``, each as the
-        sections to read in order: its section and its descendants — until a table of
-        the statement has been shown: a statement is its table, the sections after it
-        are notes or the next statement."""
+        sections to read in order: its section and its descendants."""
         assert self.sections is not None
         # The whole outline: a statement is a deep heading a bounded TOC may collapse
         # (a reader would open it with open_toc).
         outlines = {d: self.sections.outline(d) for d in docs}
-        out: list[list[tuple[int, int]]] = []
-        for doc_id, sec_id in statement_sections(question, outlines, self.sections.subtree_tokens):
-            tree = self.sections.subtree(doc_id, sec_id)
-            if not any(
-                r.kind == "table" and (r.doc_id, r.sec_id) == (doc_id, s)
-                for r in shown
-                for s in tree
-            ):
-                out.append([(doc_id, s) for s in tree])
-        return out
+        return [
+            [(doc_id, s) for s in self.sections.subtree(doc_id, sec_id)]
+            for doc_id, sec_id in statement_sections(
+                question, outlines, self.sections.subtree_tokens
+            )
+        ]
 
     def _disclosure_reads(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:
         """The filing sections besides the statements the question turns to
