@@ -32,7 +32,6 @@ class Library:
         self._stored: list[Document] = []  # the records the cards were made from
         self._titled: dict[int, Document] = {}
         self._cards = Cards()
-        self._made_from: dict[int, Document] = {}  # the record each titled one was made from
         self._search = DocumentSearch()
 
     def _refresh(self, stored: Sequence[Document]) -> None:
@@ -44,17 +43,16 @@ class Library:
         ):
             return
         made = self._cards.update(stored)
-        old = self._titled
+        before, old = {d.doc_id: d for d in self._stored}, self._titled
         # A document whose record and card are the ones it had keeps its titled object.
         self._titled = {
             d.doc_id: was
-            if (was := old.get(d.doc_id)) is not None
+            if before.get(d.doc_id) is d
+            and (was := old.get(d.doc_id)) is not None
             and was.card == made[d.doc_id]
-            and self._made_from.get(d.doc_id) is d
             else titled(d, made[d.doc_id])
             for d in stored
         }
-        self._made_from = {d.doc_id: d for d in stored}
         self._search.update(self._titled.values())
         self._stored = list(stored)
 
