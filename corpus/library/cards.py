@@ -3,13 +3,13 @@
 A document's card (:func:`~deepread.corpus.library.titles.card_of`) depends on the
 other documents only through the banners (:class:`~deepread.corpus.library.titles.
 Banners`): how many documents print each of its lines, captions and word pairs — and
-only up to the counts that decide, 2 ("printed elsewhere") and ``min(3, N)`` ("a
-banner"). :class:`Cards` keeps each document's printed lines and the counts; a change
-(documents stored, rewritten, removed) updates the counts by the documents that came and
-went, and makes again only the cards of new documents and of those printing a line or
-word pair whose count moved below or up to 3. A write to a library of a thousand filings
-remade every card (0.8 s); now it makes the new document's and the few whose banners it
-changed. :func:`cards` makes every card at once.
+only up to the counts that decide, 2 ("printed elsewhere") and ``min(BANNER_FLOOR, N)``
+("a banner"; the floor is 3). :class:`Cards` keeps each document's printed lines and the
+counts; a change (documents stored, rewritten, removed) updates the counts by the
+documents that came and went, and makes again only the cards of new documents and of
+those printing a line or word pair whose count moved below or up to the floor. A write
+to a library of a thousand filings remade every card (0.8 s); now it makes the new
+document's and the few whose banners it changed. :func:`cards` makes every card at once.
 
 Titles still the same after that (a 10-K and its re-filing, two copies) get their file
 names appended (:func:`distinct`): a collection-wide step, cheap on made cards.
@@ -21,7 +21,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from deepread.corpus.library.titles import Banners, captions, card_of, norm, printed
+from deepread.corpus.library.titles import (
+    BANNER_FLOOR,
+    Banners,
+    captions,
+    card_of,
+    norm,
+    printed,
+)
 from deepread.stores.records import Card, Document
 
 
@@ -66,26 +73,27 @@ class Cards:
         document is the same while its record is the same object (the store keeps a
         record's object while its committed version stands)."""
         banners = self._banners
-        was = min(banners.documents, 3)
-        # The lines and word pairs whose counts moved below or up to 3, the most a
-        # card reads of them: only the cards of documents printing one can change.
+        was = min(banners.documents, BANNER_FLOOR)
+        # The lines and word pairs whose counts moved below or up to the banner floor,
+        # the most a card reads of them: only the cards of documents printing one can
+        # change.
         moved_lines: set[str] = set()
         moved_grams: set[str] = set()
         now = {d.doc_id: d for d in documents}
         for doc_id, kept in list(self._kept.items()):
             if now.get(doc_id) is not kept.doc:  # removed, or written again
                 banners.remove(kept.lines, kept.grams)
-                moved_lines.update(k for k in kept.lines if banners.lines[k] < 3)
-                moved_grams.update(g for g in kept.grams if banners.grams[g] < 3)
+                moved_lines.update(k for k in kept.lines if banners.lines[k] < BANNER_FLOOR)
+                moved_grams.update(g for g in kept.grams if banners.grams[g] < BANNER_FLOOR)
                 del self._kept[doc_id]
         for doc in documents:
             if doc.doc_id not in self._kept:
                 lines, grams = printed(doc)
-                moved_lines.update(k for k in lines if banners.lines[k] < 3)
-                moved_grams.update(g for g in grams if banners.grams[g] < 3)
+                moved_lines.update(k for k in lines if banners.lines[k] < BANNER_FLOOR)
+                moved_grams.update(g for g in grams if banners.grams[g] < BANNER_FLOOR)
                 banners.add(lines, grams)
                 self._kept[doc.doc_id] = _Kept(doc, lines, grams, lines | captions(doc))
-        everyone = min(banners.documents, 3) != was  # "min(3, N)" itself moved
+        everyone = min(banners.documents, BANNER_FLOOR) != was  # the floor itself moved
         made: dict[int, Card] = {}
         for doc_id, kept in self._kept.items():
             if (

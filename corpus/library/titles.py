@@ -166,6 +166,11 @@ def _lines_of(doc: Document) -> list[str]:
     return [doc.title, *front.metadata.values(), *front.lines, *front.headings]
 
 
+#: A line printed on the first pages of this many documents (fewer in a smaller
+#: collection: all of them) is a banner; printed by two, it is printed elsewhere.
+BANNER_FLOOR = 3
+
+
 def printed(doc: Document) -> tuple[frozenset[str], frozenset[str]]:
     """What a document prints on its first page, as banners count it: its lines
     (:func:`norm`) and their word pairs."""
@@ -210,7 +215,7 @@ class Banners:
 
     @property
     def floor(self) -> int:
-        return min(3, self.documents)
+        return min(BANNER_FLOOR, self.documents)
 
     def printed_elsewhere(self, line: str) -> bool:
         """Printed on the first pages of other documents too (a form's caption)."""
