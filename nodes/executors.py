@@ -200,7 +200,7 @@ def make_executor(resources: Resources, tool: str):
         # mid-turn): what was shown of them is not what they hold; left out of the
         # memory this call sees, so they are shown again (nodes/state.py).
         versions = index.versions()
-        changed = changed_documents(state, scope, versions) if state.get("read_regions") else set()
+        changed = changed_documents(state, scope, versions)
         memory = view(state.get("read_regions"), scope, without=changed)
         env = ToolEnv(
             index,
