@@ -308,7 +308,10 @@ class DocumentSearch:
         best = max(m.score for m in pool)
         chosen += [m for m in pool if m.score >= KEEP * best]
         kept = list({m.doc_id: m for m in chosen}.values())[:MAX_DOCUMENTS]
-        return [m for m in pool if m in kept] + [m for m in kept if m not in pool]
+        # In the pool's order (by period coverage), then those a name brought from
+        # outside it.
+        order = {m.doc_id: i for i, m in enumerate(pool)}
+        return sorted(kept, key=lambda m: order.get(m.doc_id, len(pool)))
 
     def _by_coverage(self, matches: list[Match], periods: set[str]) -> list[Match]:
         """``matches`` (best first) with those close to the best score (within
