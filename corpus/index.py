@@ -24,12 +24,14 @@ from deepread.corpus.files import IngestFailure
 from deepread.corpus.ingest import IngestError, IngestResult, Progress, ingest_files
 from deepread.corpus.library import Library, Match
 from deepread.environment.settings import current as current_settings
-from deepread.stores.backend import RetrievalMode, StoreError, UsageError
+from deepread.records.documents import Document, Paragraph
+from deepread.records.errors import StoreError, UsageError
+from deepread.records.reads import Retrieved, SectionRead
+from deepread.stores.backend import RetrievalMode
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import embeddings_id, resolve_embeddings
-from deepread.stores.location import open_backend
-from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
-from deepread.stores.records import Document, Paragraph
+from deepread.stores.location import list_collections, open_backend
+from deepread.stores.reading import read_section, retrieve
 from deepread.stores.rerank import Reranker, resolve_reranker
 from deepread.text.hygiene import clean_query
 
@@ -91,6 +93,14 @@ class Index:
             mode,
             resolve_reranker(reranker if reranker is not None else settings.rerank),
         )
+
+    @staticmethod
+    def list_collections(
+        store: str, *, api_key: str | None = None, timeout: float = 30.0
+    ) -> list[str]:
+        """The names of the collections ``store`` holds, without opening any (none for a
+        store not yet made); ``api_key`` and ``timeout`` are for a Qdrant server URL."""
+        return list_collections(store, api_key=api_key, timeout=timeout)
 
     @property
     def collection(self) -> Collection:

@@ -24,12 +24,11 @@ from deepread.corpus.files import IngestFailure, expand_paths, sha256_file
 from deepread.corpus.library.front import front_matter
 from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import ParseError, Structured
-from deepread.stores.backend import CoordinateError, StoreError, UsageError
+from deepread.records.documents import Document
+from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import EmbeddingModelError, embed_texts
-from deepread.stores.records import Document
 from deepread.stores.search_text import search_text
-from deepread.stores.writers import WriteConflict
 
 #: Collections this large get their vector index built at the end of an ingest; below it,
 #: brute-force search is already faster than the build (~1 s per 1k paragraphs here).

@@ -69,7 +69,7 @@ from deepread.nodes.tools.specs import (
     parse_args,
     reason,
 )
-from deepread.stores.backend import StoreError, TransientStoreError
+from deepread.records.errors import StoreError, TransientStoreError
 from deepread.text.hygiene import brief
 
 HANDLERS: dict[str, Handler] = {

@@ -36,7 +36,7 @@ from deepread.nodes.state import AgentState, pending_tool_calls
 from deepread.nodes.toc import QuestionTooLong, fresh_turn, refused_turn
 from deepread.nodes.tools.observation import error_message
 from deepread.nodes.tools.specs import reason
-from deepread.stores.backend import StoreError, TransientStoreError
+from deepread.records.errors import StoreError, TransientStoreError
 
 #: Where a failed turn ends.
 FINALIZE = "finalize"

@@ -31,8 +31,8 @@ from deepread.nodes.context import ContextError
 from deepread.nodes.offline.model import ExtractiveChatModel
 from deepread.nodes.open_collections import OPEN, Key
 from deepread.nodes.state import index_scope, region_scope
-from deepread.stores.backend import StoreError
-from deepread.stores.location import check_collection_name, list_collections
+from deepread.records.errors import StoreError
+from deepread.records.locations import check_collection_name
 from deepread.text.redaction import redact_url
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,7 +54,7 @@ def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
         if not create:
             check_collection_name(collection)
             settings = current_settings()
-            known = list_collections(
+            known = Index.list_collections(
                 store, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
             )
             if collection not in known:

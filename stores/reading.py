@@ -14,33 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Collection as Coords
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import cast
 
-from deepread.stores.backend import CoordinateError, RetrievalMode, UsageError
+from deepread.records.documents import Hit, Paragraph
+from deepread.records.errors import CoordinateError, UsageError
+from deepread.records.reads import Retrieved, SectionRead
+from deepread.stores.backend import RetrievalMode
 from deepread.stores.collection import Collection
-from deepread.stores.records import Hit, Paragraph
 from deepread.stores.rerank import Reranker
-
-
-@dataclass(slots=True)
-class Retrieved:
-    """What :func:`retrieve` returns: the ranked hits and the expanded paragraphs."""
-
-    query: str | list[str]
-    hits: list[Hit] = field(default_factory=list)
-    paragraphs: list[Paragraph] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class SectionRead:
-    """What :func:`read_section` returns: the clipped range and its paragraphs."""
-
-    doc_id: int
-    sec_id: int
-    start: int
-    end: int
-    paragraphs: list[Paragraph] = field(default_factory=list)
 
 
 def _n_para(collection: Collection, doc_id: int, sec_id: int) -> int:

@@ -217,7 +217,7 @@ def eval_collection(dataset: Path, format: str | None) -> str:
 def cmd_synth(args: argparse.Namespace) -> int:
     from deepread.evaluation.synth import synthesize
     from deepread.models.chat import ModelConfigError, chat_model
-    from deepread.stores.backend import UsageError
+    from deepread.records.errors import UsageError
 
     name = args.model or default_model("model") or ""
     if not name:

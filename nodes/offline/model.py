@@ -66,6 +66,7 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepread.corpus.framing import escape, title_text
+from deepread.corpus.vectors import local_vectors
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
@@ -76,7 +77,6 @@ from deepread.nodes.offline.statements import disclosure_sections, statement_sec
 from deepread.nodes.state import ANSWER_METADATA
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
-from deepread.stores.embeddings import local_embeddings
 from deepread.text.markup import plain
 from deepread.text.terms import terms
 from deepread.text.tokens import count_tokens
@@ -477,7 +477,7 @@ class ExtractiveChatModel(BaseChatModel):
         if not entries:
             return []
         titles = _title_vectors(tuple(" ".join(e.title.split()) for e in entries))
-        query = local_embeddings().embed_array([asked(question)])[0]
+        query = local_vectors([asked(question)])[0]
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
@@ -590,7 +590,7 @@ def _closest(
     ``query`` by the local MiniLM model."""
     items = list(texts.items())
     bare = [plain(text) or "." for _, text in items]
-    vectors = local_embeddings().embed_array([query, *bare])  # L2-normalised
+    vectors = local_vectors([query, *bare])  # L2-normalised
     return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
@@ -604,9 +604,7 @@ def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
     the rounds and questions that show the same TOC (keyed by a hash of the titles,
     which are not held)."""
-    return _title_memo.get_or_make(
-        (len(titles), hash(titles)), lambda: local_embeddings().embed_array(list(titles))
-    )
+    return _title_memo.get_or_make((len(titles), hash(titles)), lambda: local_vectors(list(titles)))
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from deepread.nodes.offline.read_plan import subtree
-from deepread.stores.records import Section
+from deepread.records.documents import Section
 
 INCOME, BALANCE, CASH_FLOW = "income statement", "balance sheet", "cash flow statement"
 

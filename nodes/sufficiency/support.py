@@ -157,13 +157,13 @@ def lexical_check(
 def dense_support(question: str, evidence: list[str]) -> float:
     """The best cosine similarity between what ``question`` asks and one of the
     ``evidence`` paragraphs (markup removed), by the local MiniLM model."""
-    from deepread.stores.embeddings import local_embeddings
+    from deepread.corpus.vectors import local_vectors
 
     texts = [plain(t) for t in evidence]
     texts = [t for t in texts if t]
     if not texts:
         return 0.0
-    vectors = local_embeddings().embed_array([asked(question), *texts])  # L2-normalised
+    vectors = local_vectors([asked(question), *texts])  # L2-normalised
     return float((vectors[1:] @ vectors[0]).max())
 
 

@@ -11,7 +11,7 @@ from deepread.nodes.offline.statements import (
     topic_sections,
     why_asked,
 )
-from deepread.stores.records import Section
+from deepread.records.documents import Section
 
 
 def outline(*rows: tuple[str, int | None]) -> list[Section]:
