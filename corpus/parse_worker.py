@@ -22,6 +22,7 @@ import threading
 from importlib import import_module
 from pathlib import Path
 
+from deepread.corpus.files import failure_reason
 from deepread.corpus.parsing import ParseError, Structured, parse_file
 
 
@@ -34,8 +35,6 @@ def parse_in_worker(path: Path) -> Structured:
     except ParseError:
         raise
     except Exception as exc:  # reported as that file's failure by the ingest
-        from deepread.corpus.ingest import failure_reason
-
         raise ParseError(path, failure_reason(exc)) from None
 
 
