@@ -43,6 +43,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from deepread.corpus.index import Index
+from deepread.extractive.policy import extractive_policy
 from deepread.graphs.served import served_factory, served_schema
 from deepread.nodes.check import make_check
 from deepread.nodes.compact import make_compact
@@ -100,7 +101,7 @@ def build_graph(
     unknown = set(tools) - set(TOOL_NAMES)
     if unknown or not tools:
         raise ValueError(f"tools must be a non-empty subset of {TOOL_NAMES}, got {tools}")
-    resources = Resources(index=index, model=model)
+    resources = Resources(index=index, model=model, default_model=extractive_policy)
     builder = StateGraph(
         AgentState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )

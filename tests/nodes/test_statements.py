@@ -4,7 +4,7 @@ other question or document gets nothing."""
 
 from __future__ import annotations
 
-from deepread.nodes.offline.statements import (
+from deepread.extractive.statements import (
     BALANCE,
     CASH_FLOW,
     INCOME,
