@@ -40,8 +40,8 @@ def parse_in_worker(path: Path) -> Structured:
 
 def _ready() -> None:
     from deepread.corpus.parsing import docx, html, markdown, text  # noqa: F401
-    from deepread.corpus.parsing.offline import _PARTITIONERS, partitioner
     from deepread.corpus.parsing.pdf import reader  # noqa: F401
+    from deepread.corpus.parsing.unstructured_setup import _PARTITIONERS, partitioner
 
     for kind in _PARTITIONERS:
         partitioner(kind)

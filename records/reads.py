@@ -14,7 +14,7 @@ from deepread.records.documents import Hit, Paragraph
 
 @dataclass(slots=True)
 class Retrieved:
-    """What :func:`retrieve` returns: the ranked hits and the expanded paragraphs."""
+    """What ``Index.retrieve`` returns: the ranked hits and the expanded paragraphs."""
 
     query: str | list[str]
     hits: list[Hit] = field(default_factory=list)
@@ -23,7 +23,7 @@ class Retrieved:
 
 @dataclass(slots=True)
 class SectionRead:
-    """What :func:`read_section` returns: the clipped range and its paragraphs."""
+    """What ``Index.read_section`` returns: the clipped range and its paragraphs."""
 
     doc_id: int
     sec_id: int

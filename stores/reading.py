@@ -1,10 +1,10 @@
 """The two reading primitives of DeepRead, exactly as Algorithm 1 states them.
 
-* :func:`retrieve` — rank paragraphs, take the top ``k`` hits, expand each hit by the
+* :func:`retrieve_windows` — rank paragraphs, take the top ``k`` hits, expand each hit by the
   scanning window ``(up, down)`` *inside its own section* (clipped to
   ``[0, n_para-1]``), concatenate in hit order and keep each coordinate's first
   occurrence (lines 7–22, Eq. 11–14).
-* :func:`read_section` — clip ``[start, end]`` to ``[0, n_para-1]`` and return the
+* :func:`read_range` — clip ``[start, end]`` to ``[0, n_para-1]`` and return the
   contiguous paragraphs in order (lines 23–27, Eq. 15).
 
 Coordinates are 0-based here (the paper counts from 1); ranges are inclusive.
@@ -36,7 +36,7 @@ def _section_title(collection: Collection, doc_id: int, sec_id: int) -> str:
     return sections[sec_id].title if 0 < sec_id < len(sections) else ""
 
 
-def retrieve(
+def retrieve_windows(
     collection: Collection,
     query: str | Sequence[str],
     dense: list[float] | Sequence[list[float] | None] | None,
@@ -117,7 +117,7 @@ def retrieve(
     return out
 
 
-def read_section(
+def read_range(
     collection: Collection, doc_id: int, sec_id: int, start: int, end: int
 ) -> SectionRead:
     """Algorithm 1, lines 23–27: the clipped, inclusive range, in order."""

@@ -137,7 +137,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from deepread.corpus.ingest import IngestError
+    from deepread.corpus.pipeline import IngestError
     from deepread.evaluation.config import EvalConfig
     from deepread.evaluation.dataset import DatasetError
     from deepread.evaluation.runner import EvalError, run_eval
