@@ -15,7 +15,6 @@ model's back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 from uuid import uuid4
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -25,9 +24,11 @@ from deepread.corpus.index import Index
 from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
+from deepread.nodes.messages import answer_metadata, final_answer, turn_messages
 from deepread.nodes.model_input.prompt import NOTICE_KEY
+from deepread.nodes.read_memory import view
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, answer_metadata, final_answer, turn_messages, view
+from deepread.nodes.state import AgentNode, AgentState
 from deepread.nodes.sufficiency.answer_type import missing
 from deepread.nodes.sufficiency.support import (
     EXTRA_READ_BUDGET,
@@ -99,7 +100,7 @@ def lacks_answer_type(
     )
 
 
-def make_check(resources: Resources, can_read: bool = True):
+def make_check(resources: Resources, can_read: bool = True) -> AgentNode:
     """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
     is one, and a mode without the tool must not get one behind its back)."""
 
@@ -140,7 +141,7 @@ def make_check(resources: Resources, can_read: bool = True):
                 usage[key] = usage.get(key, 0) + value
         return got
 
-    def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]) -> dict[str, Any]:
+    def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]) -> AgentState:
         """The abstention replacing ``answer``, under the same label when it had one."""
         text = abstention(index, coords, answer_metadata(answer).get("label") or "")
         return {
@@ -149,7 +150,7 @@ def make_check(resources: Resources, can_read: bool = True):
             "sufficiency": "insufficient",
         }
 
-    def first_pass(state: AgentState, context: Context, usage: dict[str, int]) -> dict[str, Any]:
+    def first_pass(state: AgentState, context: Context, usage: dict[str, int]) -> AgentState:
         last = final_answer(turn_messages(state))
         if last is None or state.get("stop_reason") in ("error", "budget"):
             return {"sufficiency": "unchecked"}
@@ -188,7 +189,7 @@ def make_check(resources: Resources, can_read: bool = True):
         request = AIMessage(content="", tool_calls=[call], additional_kwargs={NOTICE_KEY: REQUEST})
         return {"messages": [request], "retry_reason": verdict.reason}
 
-    def second_pass(state: AgentState, context: Context, usage: dict[str, int]) -> dict[str, Any]:
+    def second_pass(state: AgentState, context: Context, usage: dict[str, int]) -> AgentState:
         turn = turn_messages(state)
         asked = _request_index(turn)
         last = final_answer(turn[asked + 1 :]) if asked is not None else None
@@ -212,7 +213,7 @@ def make_check(resources: Resources, can_read: bool = True):
         return abstain(index, last, kept or before)
 
     @resources.leasing
-    def check(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def check(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         context = runtime.context or Context()
         checks = state.get("checks", 0)
         if not context.check_sufficiency:
