@@ -233,24 +233,34 @@ def test_a_5mb_single_line_is_split_into_bounded_paragraphs_losing_nothing(
     assert " ".join(p.text for p in doc.paragraphs) == huge_line.strip()
 
 
-# The ingest of the 5 MB line, alone in a fresh process: its peak memory (``ru_maxrss``,
-# the process's high-water mark) is then this ingest's own. In the test process the
-# mark was already raised by the tests before, and the growth read from it was ~0.
+# The ingest of the 5 MB line, alone in a fresh process: its peak memory is then this
+# ingest's own. In the test process the high-water mark was already raised by the tests
+# before, and the growth read from it was ~0. The child reads its peak from VmHWM (Linux:
+# the peak RSS of the process's own memory, new at exec), not from ru_maxrss, which a
+# child inherits from the process it was forked from: under pytest-xdist that was the
+# worker's whole peak, and the growth read 0 again.
 _INGEST_MEASURED = textwrap.dedent("""
-    import json, resource, sys, time
+    import json, sys, time
+    from pathlib import Path
     sys.path.insert(0, sys.argv[3])
     from deepread import Index
     from support.stores import HashEmbeddings
 
+    def peak_mib():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+        raise RuntimeError("no VmHWM in /proc/self/status")
+
     idx = Index.open(store=sys.argv[1], collection="docs",
                      embeddings=HashEmbeddings(), reranker="none")
-    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    peak_before = peak_mib()
     started = time.process_time()
     (doc,) = idx.ingest([sys.argv[2]])
     cpu_s = time.process_time() - started
-    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
+    grown_mib = peak_mib() - peak_before
     idx.close()
-    print(json.dumps({"cpu_s": cpu_s, "grown_mib": grown_kib / 1024, "n_para": doc.n_para}))
+    print(json.dumps({"cpu_s": cpu_s, "grown_mib": grown_mib, "n_para": doc.n_para}))
 """)
 
 
