@@ -72,9 +72,9 @@ from deepread.extractive.statements import disclosure_sections, statement_sectio
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
+from deepread.nodes.messages import ANSWER_METADATA
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.read_plan import FRAME, Sections, fit
-from deepread.nodes.state import ANSWER_METADATA
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
 from deepread.text.markup import plain

@@ -35,13 +35,11 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
-from deepread.nodes.resources import Resources
-from deepread.nodes.state import (
-    AgentState,
+from deepread.nodes.messages import pending_tool_calls
+from deepread.nodes.read_memory import (
     Regions,
     changed_documents,
     merge_regions,
-    pending_tool_calls,
     region_doc,
     regions_of,
     scoped,
@@ -49,6 +47,8 @@ from deepread.nodes.state import (
     subtract_regions,
     view,
 )
+from deepread.nodes.resources import Resources
+from deepread.nodes.state import AgentNode, AgentState
 from deepread.nodes.tools.contract import Handler, Outcome, ToolEnv, render
 from deepread.nodes.tools.find_documents import find_documents
 from deepread.nodes.tools.follow_reference import follow_reference
@@ -155,12 +155,12 @@ def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv) -> Tool
     return result_message(call, content, observation)
 
 
-def make_executor(resources: Resources, tool: str):
+def make_executor(resources: Resources, tool: str) -> AgentNode:
     """The node of ``tool``: answers the first pending call, which is one of ``tool``'s."""
     handler = HANDLERS[tool]
 
     @resources.leasing
-    def execute(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def execute(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         context = runtime.context or Context()
         write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
         call = pending(state, context)[0]
@@ -188,7 +188,7 @@ def make_executor(resources: Resources, tool: str):
             read_docs=list(dict.fromkeys(region_doc(k) for k in memory)),
             shown=shown_memory(state, memory),
         )
-        update: dict[str, Any] = {}
+        update: AgentState = {}
         try:
             if call.get("refused"):  # past the reply's max_tool_calls: answered, not run
                 raise ToolArgumentError(str(call["refused"]))
@@ -219,7 +219,7 @@ def make_executor(resources: Resources, tool: str):
     return execute
 
 
-def invalid_call(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+def invalid_call(state: AgentState, runtime: Runtime[Context]) -> AgentState:
     """The node answering a call no executor takes, with why and what is on offer."""
     call = pending(state, runtime.context)[0]
     runtime.stream_writer(

@@ -9,9 +9,7 @@ from pathlib import Path
 import deepread
 
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
-REDRAW = (
-    'python -c "import deepread; print(deepread.build_graph().get_graph().draw_mermaid())"'
-)
+REDRAW = 'python -c "import deepread; print(deepread.build_graph().get_graph().draw_mermaid())"'
 
 
 def test_the_architecture_drawing_is_the_built_graphs_own():

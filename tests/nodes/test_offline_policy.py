@@ -9,7 +9,7 @@ from support.scripted import ScriptedChatModel, ai, read_call, section_of
 from deepread.extractive.policy import NOTICE, ExtractiveChatModel, toc_entries
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.state import answer_metadata
+from deepread.nodes.messages import answer_metadata
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import tool_schemas
 
