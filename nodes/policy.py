@@ -31,6 +31,7 @@ from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.context import Context
 from deepread.nodes.messages import turn_messages
 from deepread.nodes.model_input.prompt import model_input, notice
+from deepread.nodes.repeats import REPEATS_BEFORE_ANSWER, repeated_failures
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentNode, AgentState
 from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
@@ -133,6 +134,11 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES) -> Ag
             # The notice goes with this one call only; no tools are on offer now.
             reply = without_tool_calls(ask(model, [*history, budget], context))
             update["stop_reason"] = "budget"
+        elif (repeats := repeated_failures(turn_messages(state))) >= REPEATS_BEFORE_ANSWER:
+            # A policy that keeps sending a call that fails on its arguments answers with
+            # what it has rather than spend its rounds on one failure (nodes/repeats.py).
+            stop = notice("repeats", load("repeats").replace("{repeats}", str(repeats + 1)))
+            reply = without_tool_calls(ask(model, [*history, stop], context))
         else:
             reply = ask(model.bind_tools(tool_schemas(tuple(offered))), history, context)
         update["messages"] = [with_call_ids(reply)]
