@@ -157,6 +157,27 @@ def test_the_factory_refuses_a_bad_client_context_before_building_anything():
         agent.graph(runtime)
 
 
+@pytest.mark.parametrize(
+    ("context", "configurable"),
+    [({}, {"collection": "alpha"}), ({"collection": "alpha"}, {"collection": "beta"})],
+)
+def test_the_factory_refuses_a_run_whose_config_names_another_collection(context, configurable):
+    """A run's ``checkpoint`` reaches ``configurable`` after its context was made (issue
+    38): a collection there is never the one the graph opens, so none may differ."""
+    runtime = _ExecutionRuntime(
+        access_context="threads.create_run", user=None, store=None, context=context
+    )
+    with pytest.raises(PolicyError, match="set it in the context only"):
+        agent.graph(runtime, {"configurable": {**configurable, "thread_id": "t"}})
+
+
+def test_the_factory_accepts_a_config_that_repeats_the_contexts_collection():
+    runtime = _ExecutionRuntime(
+        access_context="threads.create_run", user=None, store=None, context={"collection": "a"}
+    )
+    assert agent.graph(runtime, {"configurable": {"collection": "a"}}) is agent.graph(runtime)
+
+
 def test_the_factory_returns_one_graph_under_the_policy_for_runs_and_reads():
     run = _ExecutionRuntime(
         access_context="threads.create_run", user=None, store=None, context={"k": 3}
