@@ -449,7 +449,8 @@ def test_a_user_id_with_a_final_newline_is_no_user(
 def _run_path(server_url: str, user: str, where: str) -> str:
     if where == "stateless":
         return "/runs/wait"
-    return f"/threads/{http(server_url, user).post('/threads', json={}).json()['thread_id']}/runs/wait"
+    thread = http(server_url, user).post("/threads", json={}).json()["thread_id"]
+    return f"/threads/{thread}/runs/wait"
 
 
 @pytest.mark.parametrize("where", ["stateless", "thread"])
