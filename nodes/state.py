@@ -10,6 +10,7 @@ injected, rounds used, and the outputs.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from pathlib import Path
 from typing import Annotated, Any, cast
@@ -210,7 +211,14 @@ def region_doc(key: str) -> int:
 
 
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
-    return any(a <= para_idx <= b for a, b in regions.get(section_key(doc_id, sec_id), []))
+    """Whether ``para_idx`` lies in one of the section's intervals — sorted and merged,
+    as :func:`merge_regions` keeps them — found by bisection: a check of every cited
+    paragraph costs a logarithm of the intervals, not their number (issue 38)."""
+    intervals = regions.get(section_key(doc_id, sec_id))
+    if not intervals:
+        return False
+    i = bisect.bisect_right(intervals, para_idx, key=lambda iv: iv[0]) - 1
+    return i >= 0 and intervals[i][0] <= para_idx <= intervals[i][1]
 
 
 def regions_of(coords: list[tuple[int, int, int]]) -> Regions:
@@ -310,6 +318,9 @@ class OutputState(TypedDict, total=False):
     answer: str
     citations: list[Citation]
     dropped_citations: int
+    #: Citation marks past the paragraphs an answer's citations are read to
+    #: (nodes/citations.py, MAX_CITATIONS): not checked, counted in dropped_citations.
+    citations_past_cap: int
     stop_reason: str  # "answered" | "budget" | "no_evidence" | "error"
     #: The sufficiency check's verdict (nodes/sufficiency/support.py): "supported",
     #: "insufficient" (the answer abstains), "uncited", "unchecked" or "off".

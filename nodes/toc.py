@@ -35,6 +35,7 @@ def turn_fields() -> dict[str, Any]:
         "answer": "",
         "citations": [],
         "dropped_citations": 0,
+        "citations_past_cap": 0,
         "tool_calls": [],
         "usage": {},
         "sufficiency": "",
