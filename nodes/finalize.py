@@ -5,8 +5,9 @@ one the sufficiency check asked for, or the check's abstention). Its citations a
 ``[doc_id:sec_id:para_idx]`` marks the model was shown (:mod:`deepread.nodes.citations`);
 any other mark is dropped and counted, and so are the marks past the
 :data:`~deepread.nodes.citations.MAX_CITATIONS` paragraphs an answer is read to
-(``citations_past_cap`` says how many of those there were). The answer message in ``messages`` gets them in
-its ``response_metadata["citations"]``, so a chat view has them with the answer.
+(``citations_past_cap`` says how many of those there were). The answer message in
+``messages`` gets them in its ``response_metadata["citations"]``, so a chat view has
+them with the answer.
 """
 
 from __future__ import annotations

@@ -259,7 +259,8 @@ def test_parsing_citations_stops_at_the_cap_and_counts_the_marks_past_it() -> No
 
     assert cited.coords == [(1, 1, i) for i in range(MAX_CITATIONS)]
     assert cited.past_cap == 500 + 2  # repeats past the cap are counted, not looked up
-    assert parse_citations("[1:1:2-4] [1:1:3] [1:1:0]") == [(1, 1, 2), (1, 1, 3), (1, 1, 4), (1, 1, 0)]
+    in_order = [(1, 1, 2), (1, 1, 3), (1, 1, 4), (1, 1, 0)]
+    assert parse_citations("[1:1:2-4] [1:1:3] [1:1:0]") == in_order
 
 
 def test_was_read_looks_a_paragraph_up_among_many_intervals_by_bisection() -> None:
