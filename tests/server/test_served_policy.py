@@ -200,14 +200,15 @@ def test_python_graphs_are_not_under_the_policy(operator_store):
 # -- which index a graph reads ------------------------------------------------------------
 
 
-def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_there_are(operator_store):
+def test_an_unknown_collection_ends_the_turn_naming_neither_the_others_nor_the_store(
+    operator_store,
+):
+    """A served client reads its thread's error: the names of the other collections
+    (other users' on a shared server) and the store's location are not its to know
+    (issue 38 §3; was: "… in store /abs/path; collections there: 'alpha', 'beta'")."""
     out = run_served({"collection": "gamma"})
     assert out["stop_reason"] == "error"
-    assert out["error"] == (
-        f"collection 'gamma' does not exist in store {operator_store}; "
-        "collections there: 'alpha', 'beta' (ingest documents into it "
-        "first)"
-    )
+    assert out["error"] == "collection 'gamma' does not exist (ingest documents into it first)"
     assert not (operator_store / "collections" / "gamma").exists()
 
 

@@ -295,14 +295,15 @@ def test_a_question_that_is_not_text_is_refused(
     assert "question" in said
 
 
-def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_that_exist(
+def test_an_unknown_collection_ends_the_turn_with_an_error_naming_no_other(
     client: SyncLangGraphClient, ingested: dict[str, Any]
 ) -> None:
     out = client.runs.wait(
         None, "deepread", input={"question": QUESTION}, context={"collection": "no-such-collection"}
     )
     assert out["stop_reason"] == "error"
-    assert "no-such-collection" in out["error"] and COLLECTION in out["error"]
+    assert "'no-such-collection' does not exist" in out["error"]
+    assert COLLECTION not in out["error"] and "/" not in out["error"]
 
 
 @pytest.mark.parametrize(

@@ -512,3 +512,24 @@ def test_a_collection_sent_as_configurable_alone_is_the_runs_context(
 
     assert response.status_code == 200, response.text
     assert "blue flower pot" in response.json()["answer"]
+
+
+# -- what a user is told of the store (issue 38 §3) -------------------------------------------
+
+
+def test_asking_ones_own_missing_collection_names_no_other_collection_nor_the_store(
+    alice: SyncLangGraphClient, bob: SyncLangGraphClient, alice_notes: dict[str, Any], workdir: Path
+) -> None:
+    out = bob.runs.wait(
+        None,
+        "deepread",
+        input={"question": "Where is the spare key to the flat?"},
+        context={"collection": "bob-missing"},
+    )
+
+    assert out["stop_reason"] == "error"
+    assert out["error"] == (
+        "collection 'bob-missing' does not exist (ingest documents into it first)"
+    )
+    said = json.dumps(out)
+    assert "alice" not in said and str(workdir) not in said
