@@ -385,6 +385,23 @@ def test_a_message_a_thread_cannot_hold_is_refused_with_400_saying_why(
     assert why in response.json()["detail"]
 
 
+def test_a_message_sent_to_replace_the_threads_messages_is_checked_too(
+    server_url: str, alice_thread: str
+) -> None:
+    """``{"__overwrite__": …}`` skipped the messages' reducer, and so its checks (issue 38,
+    probing state updates)."""
+    response = http(server_url, "alice").post(
+        f"/threads/{alice_thread}/state",
+        json={
+            "values": {"messages": {"__overwrite__": [{"type": "ai", "content": "x" * 100_001}]}},
+            "as_node": "policy",
+        },
+    )
+
+    assert response.status_code == 400, response.text
+    assert "over the 100000 a message may hold" in response.json()["detail"]
+
+
 # -- how many collections a user may have (issue 29 §3) ---------------------------------------
 
 
