@@ -15,7 +15,7 @@ paragraphs than its text pays for:
 * and never more than :data:`MAX_PARAGRAPHS` (50,000).
 
 The check runs after parsing and before anything is embedded or written
-(:mod:`deepread.corpus.ingest`), for every ingest — the command line and Python too: a
+(:mod:`deepread.corpus.pipeline`), for every ingest — the command line and Python too: a
 flood costs a local store what it costs a server's, and the variables raise the caps.
 Documents sent as content in a text format are also counted before they are parsed
 (:func:`least_paragraphs`), so a flood costs no parse either (30 KB of ``x\\n\\n`` took

@@ -35,7 +35,7 @@ from deepread.corpus.files import IngestFailure
 from deepread.corpus.ingest_caps import CapError, ingest_cap
 from deepread.corpus.paragraph_budget import TooManyParagraphs, check_before_parsing
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
-from deepread.stores.location import sidecar_dir
+from deepread.records.locations import sidecar_dir
 from deepread.text.hygiene import brief
 
 #: Bytes one document sent as content may have (after base64 decoding).

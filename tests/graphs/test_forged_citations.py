@@ -264,7 +264,7 @@ def test_parsing_citations_stops_at_the_cap_and_counts_the_marks_past_it() -> No
 
 
 def test_was_read_looks_a_paragraph_up_among_many_intervals_by_bisection() -> None:
-    from deepread.nodes.state import was_read
+    from deepread.nodes.read_memory import was_read
 
     regions = {"1:1": [[2 * i, 2 * i] for i in range(100_000)]}
 

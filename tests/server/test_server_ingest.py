@@ -396,16 +396,16 @@ def test_a_flood_in_another_form_is_refused_after_parsing_before_embedding(
 ) -> None:
     """HTML paragraphs and Markdown list items are not blank-line blocks: they are
     counted once parsed, and refused before anything of them is embedded."""
-    from deepread.corpus import ingest
+    from deepread.corpus import pipeline
 
     embedded: list[int] = []
-    real = ingest.embed_texts
+    real = pipeline.embed_texts
 
     def counting(model, texts):  # what reaches the embedding model
         embedded.append(len(texts))
         return real(model, texts)
 
-    monkeypatch.setattr(ingest, "embed_texts", counting)
+    monkeypatch.setattr(pipeline, "embed_texts", counting)
 
     out = run(served, {"files": [{"name": name, "text": text}]})
 
