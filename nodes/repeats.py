@@ -28,27 +28,27 @@ def call_key(call: dict[str, Any]) -> str:
     return json.dumps([call.get("name"), call.get("args")], sort_keys=True, default=str)
 
 
-def _calls(messages: Sequence[BaseMessage]) -> dict[str, str]:
-    """Call id → call key, for every call the AI messages of ``messages`` made."""
-    out: dict[str, str] = {}
-    for message in messages:
-        if isinstance(message, AIMessage):
-            for call in [*message.tool_calls, *message.invalid_tool_calls]:
-                out[str(call.get("id"))] = call_key(dict(call))
-    return out
-
-
 def _final_failures(messages: Sequence[BaseMessage]) -> list[tuple[str, str]]:
-    """(call key, error) of each call of ``messages`` answered with a final error, in order."""
-    keys = _calls(messages)
-    out = []
-    for message in messages:
-        if isinstance(message, ToolMessage) and message.status == "error":
-            observation = Observation.of(message)
-            key = keys.get(message.tool_call_id)
-            if observation.final and key is not None:
-                out.append((key, observation.error or str(message.content)))
-    return out
+    """(call key, error) of each call of ``messages`` answered with a final error, in order.
+
+    Most turns have none: the calls' keys are made only when one failed."""
+    failed = [
+        (message.tool_call_id, observation.error or str(message.content))
+        for message in messages
+        if isinstance(message, ToolMessage) and message.status == "error"
+        if (observation := Observation.of(message)).final
+    ]
+    if not failed:
+        return []
+    ids = {call_id for call_id, _ in failed}
+    keys = {
+        str(call.get("id")): call_key(dict(call))
+        for message in messages
+        if isinstance(message, AIMessage)
+        for call in [*message.tool_calls, *message.invalid_tool_calls]
+        if call.get("id") in ids
+    }
+    return [(keys[call_id], error) for call_id, error in failed if call_id in keys]
 
 
 def earlier_failure(messages: Sequence[BaseMessage], call: dict[str, Any]) -> str | None:
