@@ -10,9 +10,10 @@ as a follow-up.
 
 For each pair, one thread of the agent graph (the extractive policy, no LLM, an
 in-memory checkpointer) is asked the first question, then the second. Of the second
-turn it reports: *evidence read* (≥ half the gold sentence's 24-character shingles in
-what the turn's tool results showed) and *evidence in the answer* (the same test on the
-answer's text). Run it with two installs side by side (before/after) on the same data:
+turn it reports: *evidence found* (≥ half the gold sentence's 24-character shingles in
+the paragraphs the turn's tool results showed or pointed back at as shown above) and
+*evidence in the answer* (the same test on the answer's text). Run it with two installs
+side by side (before/after) on the same data:
 
     python bench/followups.py --label after
     /path/to/other/.venv/bin/python bench/followups.py --label before
@@ -34,6 +35,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 import deepread
 from deepread.evaluation.shingles import is_read
+from deepread.nodes.tools.observation import Observation
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 
@@ -45,7 +47,10 @@ def second_turn(graph, thread: str, first: str, second: str) -> tuple[str, str]:
     before = len(graph.get_state(config).values["messages"])
     out = graph.invoke({"question": second}, config)
     turn = graph.get_state(config).values["messages"][before:]
-    shown = "\n".join(str(m.content) for m in turn if isinstance(m, ToolMessage))
+    # What the turn's results showed or pointed back at ("(shown above)": found again).
+    shown = "\n".join(
+        p.text for m in turn if isinstance(m, ToolMessage) for p in Observation.of(m).paragraphs
+    )
     answers = [m for m in turn if isinstance(m, AIMessage) and not m.tool_calls]
     return shown, out.get("answer") or (str(answers[-1].content) if answers else "")
 
@@ -100,7 +105,7 @@ def main() -> None:
     print(machine_line(m))
     print(
         table(
-            ["set", "pairs", "evidence read", "evidence in the answer", "ratio", "seconds"],
+            ["set", "pairs", "evidence found", "evidence in the answer", "ratio", "seconds"],
             rows,
         )
     )
