@@ -204,8 +204,11 @@ class ExtractiveChatModel(BaseChatModel):
         key_words`), a read to ``max_read_paragraphs``."""
         for call in reply.tool_calls:
             args = call["args"]
-            if call["name"] in (RETRIEVE, FIND_DOCUMENTS) and isinstance(args.get("query"), str):
-                args["query"] = key_words(args["query"], self.max_query_chars)
+            if call["name"] in (RETRIEVE, FIND_DOCUMENTS):
+                if isinstance(args.get("query"), str):
+                    args["query"] = key_words(args["query"], self.max_query_chars)
+                elif isinstance(args.get("query"), list):
+                    args["query"] = [key_words(q, self.max_query_chars) for q in args["query"]]
             if call["name"] == READ_SECTION:
                 args["end"] = min(args["end"], max(args["start"], 0) + self.max_read_paragraphs - 1)
         return reply
@@ -228,7 +231,13 @@ class ExtractiveChatModel(BaseChatModel):
             if found is not None and found.unheld:
                 return self._reply(question, results, unheld_answer(found.unheld))
             scope = (found.documents or None) if found is not None else None
-        search = {"query": asked(question)} | (
+        # A follow-up is searched both by its own words and in its conversation: the two
+        # rankings are fused, so what it names itself keeps its place.
+        own = message_text(messages[start]) if messages else ""
+        query: str | list[str] = (
+            asked(question) if own == question else [asked(own), asked(question)]
+        )
+        search = {"query": query} | (
             {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {}
         )
         if RETRIEVE not in self.offered:  # Read-only: pick the section from the TOC

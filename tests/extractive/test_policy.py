@@ -139,13 +139,15 @@ def test_a_failed_document_search_is_not_sent_again(shapes):
     assert "doc_id" not in reply.tool_calls[0]["args"]  # the whole collection
 
 
-def turn_queries(out: dict, since: int) -> list[str]:
-    return [
+def turn_queries(out: dict, since: int) -> list[list[str]]:
+    """Each retrieve call's queries (one, or several searched together)."""
+    queries = [
         c["args"].get("query", "")
         for m in out["messages"][since:]
         for c in getattr(m, "tool_calls", [])
         if c["name"] == "retrieve"
     ]
+    return [q if isinstance(q, list) else [q] for q in queries]
 
 
 def test_a_follow_up_is_searched_with_what_the_conversation_is_about(devset_index):
@@ -156,7 +158,9 @@ def test_a_follow_up_is_searched_with_what_the_conversation_is_about(devset_inde
     out = graph.invoke({"question": "And how do I make it raise an error instead?"}, thread)
 
     queries = turn_queries(out, len(first["messages"]))
-    assert queries and all("NaN" in q for q in queries)
+    # searched by its own words and, fused with them, in its conversation
+    assert queries and all(any("NaN" in q for q in call) for call in queries)
+    assert all(any("NaN" not in q and "error" in q for q in call) for call in queries)
     assert "ValueError" in out["answer"]  # how it raises (json.dump or JSONEncoder allow_nan)
 
 
@@ -168,4 +172,4 @@ def test_a_new_topic_is_searched_by_its_own_words(devset_index):
     out = graph.invoke({"question": "What does object_hook do in json.loads?"}, thread)
 
     queries = turn_queries(out, len(first["messages"]))
-    assert queries and not any("NaN" in q for q in queries)
+    assert queries and not any("NaN" in q for call in queries for q in call)
