@@ -248,12 +248,21 @@ def _message_chars(message: BaseMessage) -> int:
     return size
 
 
+def oversize(message: BaseMessage) -> str | None:
+    """Why ``message`` is longer than a thread's messages may be
+    (``DEEPREAD_MAX_MESSAGE_CHARS``), or ``None`` when it is not."""
+    cap = current_settings().max_message_chars
+    size = _message_chars(message)
+    if size <= cap:
+        return None
+    return f"{size} characters, over the {cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
+
+
 def checked_messages(update: Messages) -> list[BaseMessage]:
     """``update`` as messages, each checked: a form LangChain cannot read (a tool message
     without the id of the call it answers) and a message longer than
     ``DEEPREAD_MAX_MESSAGE_CHARS`` are a :class:`MessageError` naming it."""
     items = update if isinstance(update, list) else [update]
-    cap = current_settings().max_message_chars
     out: list[BaseMessage] = []
     for i, item in enumerate(items):
         try:
@@ -266,12 +275,9 @@ def checked_messages(update: Messages) -> list[BaseMessage]:
             ) from None
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise MessageError(f"messages[{i}]: not a message: {exc}") from None
-        size = _message_chars(message)
-        if size > cap:
-            raise MessageError(
-                f"messages[{i}]: {size} characters, over the "
-                f"{cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
-            )
+        too_long = oversize(message)
+        if too_long:
+            raise MessageError(f"messages[{i}]: {too_long}")
         out.append(message)
     return out
 

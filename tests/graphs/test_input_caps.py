@@ -318,3 +318,44 @@ def test_a_weighted_memo_keeps_at_most_its_weight_and_never_an_oversized_value()
         memo.get_or_make(name, lambda size=size: [0] * size)
 
     assert memo.keys() == ["b", "c"]
+
+
+# -- a model reply longer than a message may be ---------------------------------------------
+
+
+def test_a_model_reply_over_the_message_cap_ends_the_turn_as_an_error(shapes) -> None:
+    huge = "x" * 1_000_001  # one over DEEPREAD_MAX_MESSAGE_CHARS's default
+    graph = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(content=huge)]),
+        checkpointer=InMemorySaver(),
+    )
+
+    out = run(graph, "Which fruit?")
+
+    assert out["stop_reason"] == "error"
+    assert out["error"] == (
+        "the model failed: MessageError: the model's reply is 1000001 characters, over "
+        "the 1000000 a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
+    )
+    kept = graph.get_state(THREAD).values["messages"]
+    assert not any(isinstance(m, AIMessage) and len(m.content) > 1000 for m in kept)
+    # The thread goes on: the next turn is answered.
+    graph_next = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(content="Figs.")]),
+        checkpointer=graph.checkpointer,
+    )
+    assert run(graph_next, "Which fruit?")["stop_reason"] == "answered"
+
+
+def test_tool_calls_over_the_message_cap_end_the_turn_before_any_runs(shapes) -> None:
+    forged = ai(call("retrieve", {"query": "fig " * 300_000}))
+    model = ScriptedChatModel(steps=[forged])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    out = run(graph, "Which fruit?")
+
+    assert out["stop_reason"] == "error" and "DEEPREAD_MAX_MESSAGE_CHARS" in out["error"]
+    assert results(graph) == []  # no call was left pending, none was run
+    assert len(model.calls) == 1
