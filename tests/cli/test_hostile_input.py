@@ -259,8 +259,11 @@ def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(
     ("kwargs", "says"),
     [
         ({"query": None}, "the query must be text or a list of texts, not NoneType"),
-        ({"query": "harbour", "k": 0}, "k must be a whole number of at least 1 (got 0)"),
-        ({"query": "harbour", "k": 2.5}, "k must be a whole number of at least 1 (got 2.5)"),
+        ({"query": "harbour", "k": 0}, f"k must be a whole number from 1 to {2**63 - 1} (got 0)"),
+        (
+            {"query": "harbour", "k": 2.5},
+            f"k must be a whole number from 1 to {2**63 - 1} (got 2.5)",
+        ),
     ],
 )
 def test_a_bad_query_or_k_from_python_is_a_usage_error_naming_it(
@@ -324,6 +327,12 @@ def test_a_question_with_a_lone_surrogate_is_answered(hostile, hostile_ingest):
         (("eval", "qa.jsonl", "--workers", "0"), "--workers must be at least 1"),
         (("ingest", "docs", "--workers", "0"), "--workers must be at least 1"),
         (("eval", "qa.jsonl", "--max-rounds", "0"), "--max-rounds must be at least 1"),
+        (("read", str(2**64), "0"), f"DOC must be at most {2**63 - 1} (got {2**64})"),
+        (("read", "1", str(2**64)), f"SEC must be at most {2**63 - 1}"),
+        (("read", "1", "1", "0", str(2**64)), f"END must be at most {2**63 - 1}"),
+        (("toc", "--doc", str(2**64)), f"--doc must be at most {2**63 - 1}"),
+        (("search", "x", "--k", str(2**64)), f"--k must be at most {2**63 - 1}"),
+        (("search", "x", "--window", str(2**64), "0"), f"--window must be at most {2**63 - 1}"),
     ],
 )
 def test_an_integer_option_out_of_range_exits_2_naming_it(tmp_path, capsys, argv, message):
@@ -332,6 +341,28 @@ def test_an_integer_option_out_of_range_exits_2_naming_it(tmp_path, capsys, argv
     assert code == 2
     assert message in err
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (("read", str(2**63 - 1), "0"), f"no document {2**63 - 1} in collection 'default'"),
+        (("read", str(2**40), "0"), f"no document {2**40} in collection 'default'"),
+        (("toc", "--doc", str(2**40)), f"no document {2**40} in collection 'default'"),
+        (("search", "harbour", "--doc", str(2**40)), f"no document {2**40}"),
+        (("rm", str(2**40)), f"no document {2**40}"),
+        (("rm", str(2**64)), f"doc_id must be a whole number from 0 to {2**63 - 1}"),
+    ],
+)
+def test_a_doc_id_no_document_can_have_exits_2_as_unknown(
+    hostile, hostile_ingest, capsys, argv, says
+):
+    # Within the integer range but past the ids the store gives: not there, like doc 7.
+    code, _, err = run(capsys, *argv, "--store", hostile[1])
+
+    assert code == 2, err
+    assert says in err
+    assert "could not be used" not in err and "Helper" not in err
 
 
 @pytest.mark.parametrize("question", ["", "   ", "\x00\ud800"])
