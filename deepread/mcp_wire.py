@@ -78,15 +78,15 @@ def checked_line(line: str) -> str | JSONRPCError | None:
         parsed = json.loads(line)
     except (ValueError, RecursionError) as exc:
         why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        return _error(PARSE_ERROR, "Parse error", f"the line is not JSON: {why}")
+        return _error(PARSE_ERROR, "Parse error", f"the line cannot be read as JSON: {why}")
     cleaned = without_surrogates(parsed)
     request_id = cleaned.get("id") if isinstance(cleaned, dict) else None
     try:
-        if isinstance(cleaned, dict) and "method" in cleaned and "id" in cleaned:
-            # With an id of another kind, the message would pass as a notification
-            # (which nobody answers): it is a request with a bad id.
-            if not usable_id(request_id):
-                raise ValueError("the id is neither a string nor a whole number")
+        # With an id of another kind, the message would pass as a notification (which
+        # nobody answers): it is a request with a bad id.
+        request = isinstance(cleaned, dict) and {"method", "id"} <= cleaned.keys()
+        if request and not usable_id(request_id):
+            raise ValueError("the id is neither a string nor a whole number")
         jsonrpc_message_adapter.validate_python(cleaned, by_name=False)
     except (ValidationError, ValueError, RecursionError):
         return _error(

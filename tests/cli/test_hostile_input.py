@@ -103,6 +103,50 @@ def test_terminal_text_shows_controls_and_bidi_overrides_as_escapes():
     assert terminal_text("\ud800") == "\\ud800"  # would not even encode
 
 
+#: Characters that show as nothing: zero-width space, non-joiner and joiner, word
+#: joiner, invisible separator, byte order mark, Mongolian vowel separator, a tag
+#: character, the combining grapheme joiner and the Hangul fillers.
+INVISIBLE = "\u200b\u200c\u200d\u2060\u2063\ufeff\u180e\U000e0041\u034f\u115f\u3164\uffa0"
+
+
+def test_terminal_text_shows_invisible_characters_as_escapes():
+    shown = terminal_text(f"Acme{INVISIBLE}Corp")
+
+    assert shown == (
+        "Acme\\u200b\\u200c\\u200d\\u2060\\u2063\\ufeff\\u180e\\U000e0041"
+        "\\u034f\\u115f\\u3164\\uffa0Corp"
+    )
+    assert terminal_text("Donau\u00addampf") == "Donaudampf"  # a hyphenation hint only
+    assert terminal_text("보고서 — Отчёт ❤️ 😀") == "보고서 — Отчёт ❤️ 😀"  # letters stay
+
+
+@pytest.fixture(scope="module")
+def invisible_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A document whose heading and paragraph hold invisible characters."""
+    root = tmp_path_factory.mktemp("invisible")
+    (root / "acme.md").write_text(
+        f"# Acme{INVISIBLE} rules\n\nThe harbour{INVISIBLE} ledger lists every vessel.\n",
+        encoding="utf-8",
+    )
+    with deepread.Index.open(store=root / "store") as idx:
+        idx.ingest([root / "acme.md"])
+    return root / "store"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("toc",), ("docs",), ("search", "harbour ledger"), ("read", "1", "1")],
+    ids=["toc", "docs", "search", "read"],
+)
+def test_reading_commands_print_no_raw_invisible_character(invisible_store, capsys, argv):
+    code, out, err = run(capsys, *argv, "--store", invisible_store)
+
+    assert code == 0, err
+    leaked = sorted({f"U+{ord(c):04X}" for c in out + err if c in INVISIBLE})
+    assert not leaked, f"raw invisible characters {leaked} in {out!r}"
+    assert "\\u200b" in out
+
+
 def test_ingest_prints_no_raw_control_character(hostile_ingest):
     assert hostile_ingest.returncode == 0, hostile_ingest.stderr
     assert_terminal_safe(hostile_ingest.stdout + hostile_ingest.stderr)

@@ -233,6 +233,11 @@ def test_synth_prompt_and_reply_parsing():
     assert parse_pairs("no json here") == []
 
 
+def test_a_synth_reply_nested_too_deeply_gives_no_pairs_not_a_recursion_error():
+    # A model's reply is data: nested past Python's recursion limit, it holds no pairs.
+    assert parse_pairs('{"qas": ' + "[" * 100_000 + "]" * 100_000 + "}") == []
+
+
 # -- evidence ----------------------------------------------------------------------------
 
 
