@@ -175,6 +175,30 @@ def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv) -> Tool
     return result_message(call, content, observation)
 
 
+def answer_refused(calls: list[dict[str, Any]], write: Any) -> dict[str, Any] | None:
+    """When the first of ``calls`` (those pending) is past the reply's
+    ``max_tool_calls``, the update answering it and every other such call at once —
+    they are all at the end of the reply, all answered "not run" — else ``None``.
+
+    One step for all of them: a step each made a reply of 600 calls cost 8.8 s and one
+    of 1,000 end the run with LangGraph's recursion limit, outside any node."""
+    if not calls or not calls[0].get("refused"):
+        return None
+    answers = []
+    for call in (c for c in calls if c.get("refused")):
+        write(
+            {
+                "event": "tool_call",
+                "id": call.get("id"),
+                "name": call.get("name"),
+                "args": call.get("args"),
+            }
+        )
+        answers.append(error_message(call, str(call["refused"])))
+        report(write, call, answers[-1])
+    return {"messages": answers}
+
+
 def make_executor(resources: Resources, tool: str):
     """The node of ``tool``: answers the first pending call, which is one of ``tool``'s."""
     handler = HANDLERS[tool]
@@ -183,7 +207,11 @@ def make_executor(resources: Resources, tool: str):
     def execute(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         context = runtime.context or Context()
         write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
-        call = pending(state, context)[0]
+        calls = pending(state, context)
+        refused = answer_refused(calls, write)
+        if refused is not None:
+            return refused
+        call = calls[0]
         write(
             {
                 "event": "tool_call",
@@ -210,8 +238,6 @@ def make_executor(resources: Resources, tool: str):
         )
         update: dict[str, Any] = {}
         try:
-            if call.get("refused"):  # past the reply's max_tool_calls: answered, not run
-                raise ToolArgumentError(str(call["refused"]))
             args = parse_args(tool, call.get("args"), ToolLimits.of(context))
             outcome = handler(args, env)
             answer = shown_to_model(call, outcome, env)
@@ -241,7 +267,11 @@ def make_executor(resources: Resources, tool: str):
 
 def invalid_call(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The node answering a call no executor takes, with why and what is on offer."""
-    call = pending(state, runtime.context)[0]
+    calls = pending(state, runtime.context)
+    refused = answer_refused(calls, runtime.stream_writer)
+    if refused is not None:
+        return refused
+    call = calls[0]
     runtime.stream_writer(
         {
             "event": "tool_call",

@@ -248,9 +248,19 @@ def _message_chars(message: BaseMessage) -> int:
     return size
 
 
+#: Tool calls one message may hold. Past ``max_tool_calls`` (16) they are answered "not
+#: run", but every one is answered, with a message of its own: 50,000 one-word calls fit
+#: in a megabyte and cost 71 s of a worker to answer (issue 38).
+MAX_CALLS_PER_MESSAGE = 1000
+
+
 def oversize(message: BaseMessage) -> str | None:
-    """Why ``message`` is longer than a thread's messages may be
-    (``DEEPREAD_MAX_MESSAGE_CHARS``), or ``None`` when it is not."""
+    """Why ``message`` is larger than a thread's messages may be
+    (``DEEPREAD_MAX_MESSAGE_CHARS``; :data:`MAX_CALLS_PER_MESSAGE`), or ``None``."""
+    if isinstance(message, AIMessage):
+        calls = len(message.tool_calls) + len(message.invalid_tool_calls)
+        if calls > MAX_CALLS_PER_MESSAGE:
+            return f"{calls} tool calls, over the {MAX_CALLS_PER_MESSAGE} a message may hold"
     cap = current_settings().max_message_chars
     size = _message_chars(message)
     if size <= cap:
