@@ -30,7 +30,7 @@ from deepread.corpus.library.titles import (
     norm,
     printed,
 )
-from deepread.stores.records import Card, Document
+from deepread.records.documents import Card, Document
 from deepread.text.invisible import visible
 
 

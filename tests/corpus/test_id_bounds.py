@@ -17,7 +17,7 @@ from support.scripted import ScriptedChatModel, ai, call
 import deepread
 from deepread.graphs.agent import build_graph
 from deepread.langchain_tools import tools
-from deepread.stores.backend import CoordinateError, StoreError, UsageError
+from deepread.records.errors import CoordinateError, StoreError, UsageError
 
 TOP = 2**63 - 1
 BEYOND = [-1, 2**63, 2**64, -(2**70)]
