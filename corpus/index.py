@@ -65,7 +65,9 @@ def doc_ids(value: int | Sequence[int] | None) -> list[int] | None:
 
 
 def edge(name: str, value: object) -> int:
-    """A read's ``start`` or ``end``: any whole number (it is clipped to the section)."""
+    """A read's section, ``start`` or ``end``: any whole number (the range is clipped to
+    the section; a section that is not there is a ``CoordinateError`` naming those that
+    are)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise UsageError(f"{name} must be a whole number (got {brief(value)})")
     return value
@@ -380,7 +382,9 @@ class Index:
         return read_range(
             self._collection,
             whole("doc_id", doc_id),
-            whole("sec_id", sec_id),
+            # Any whole number: sections are looked up in the document's tree, not the
+            # engine, and one that is not there is named with the valid range.
+            edge("sec_id", sec_id),
             edge("start", start),
             edge("end", end),
         )
