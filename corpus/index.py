@@ -33,10 +33,44 @@ from deepread.stores.embeddings import embeddings_id, resolve_embeddings
 from deepread.stores.location import list_collections, open_backend
 from deepread.stores.reading import read_range, retrieve_windows
 from deepread.stores.rerank import Reranker, resolve_reranker
-from deepread.text.hygiene import clean_query
+from deepread.text.hygiene import brief, clean_query
 
 if TYPE_CHECKING:
     from deepread.corpus.retriever import DeepReadRetriever
+
+#: The largest id or count the Index takes: what a signed 64-bit integer holds. Every
+#: id, section, ``k`` and window is checked against it here, where all callers (the
+#: CLI, the tools, MCP, users' Python) come through: past it the engine failed to
+#: convert the number and the caller was told the store "could not be used", with its
+#: internals and path (issue 38).
+MAX_WHOLE = 2**63 - 1
+
+
+def whole(name: str, value: object, least: int = 0) -> int:
+    """``value`` when it is a whole number from ``least`` to :data:`MAX_WHOLE`, else a
+    :class:`UsageError` naming ``name`` and the range (``True`` is not a number here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_WHOLE:
+        raise UsageError(
+            f"{name} must be a whole number from {least} to {MAX_WHOLE} (got {brief(value)})"
+        )
+    return value
+
+
+def doc_ids(value: int | Sequence[int] | None) -> list[int] | None:
+    """The doc_ids of a scope (one, several, or ``None`` for all), each :func:`whole`."""
+    if value is None:
+        return None
+    many = value if isinstance(value, Sequence) and not isinstance(value, str) else [value]
+    return [whole("doc_id", d) for d in many]
+
+
+def edge(name: str, value: object) -> int:
+    """A read's section, ``start`` or ``end``: any whole number (the range is clipped to
+    the section; a section that is not there is a ``CoordinateError`` naming those that
+    are)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{name} must be a whole number (got {brief(value)})")
+    return value
 
 
 class Index:
@@ -211,7 +245,7 @@ class Index:
         """Delete a document and its paragraphs, all or nothing; a document another
         process is writing at that moment is a
         :class:`~deepread.stores.writers.WriteConflict` (nothing removed)."""
-        self._collection.delete_document(doc_id)
+        self._collection.delete_document(whole("doc_id", doc_id))
 
     # -- reading --------------------------------------------------------------------
 
@@ -225,6 +259,7 @@ class Index:
         identifying title and card); ``CoordinateError`` (a ``KeyError``) naming the
         documents there are when it is not in the collection. A document stored since
         this index was opened, by this process or another, is found."""
+        doc_id = whole("doc_id", doc_id)
         self._collection.document(doc_id)  # the error for an unknown id; finds new ones
         return self._library.document(self._collection.documents(), doc_id)
 
@@ -238,8 +273,7 @@ class Index:
         """Documents with their section trees; one document or several by id."""
         if doc_id is None:
             return self.documents()
-        ids = [doc_id] if isinstance(doc_id, int) else list(doc_id)
-        return [self.document(i) for i in ids]
+        return [self.document(i) for i in doc_ids(doc_id) or []]
 
     def find_documents(self, query: str, documents: Sequence[int] | None = None) -> list[Match]:
         """The documents ``query`` names — its companies, courses, years, forms matched
@@ -248,7 +282,7 @@ class Index:
         query = clean_query(query) if isinstance(query, str) else query
         if not isinstance(query, str) or not query.strip():
             raise UsageError("the query is empty")
-        return self._library.find(self._collection.documents(), query, documents)
+        return self._library.find(self._collection.documents(), query, doc_ids(documents))
 
     def card_holds(self, word: str) -> tuple[bool, bool]:
         """Whether some document's card holds ``word`` (an abbreviation of its key's
@@ -299,9 +333,17 @@ class Index:
         queries = [query] if isinstance(query, str) else list(query)
         if not queries or not all(isinstance(q, str) and q.strip() for q in queries):
             raise UsageError("the query is empty")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise UsageError(f"k must be a whole number of at least 1 (got {k!r})")
-        doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
+        whole("k", k, least=1)
+        if (
+            not isinstance(window, Sequence)
+            or len(window) != 2
+            or not all(isinstance(w, int) and not isinstance(w, bool) for w in window)
+            or not all(0 <= w <= MAX_WHOLE for w in window)
+        ):
+            raise UsageError(
+                f"window sizes must be whole numbers from 0 to {MAX_WHOLE} (got {brief(window)})"
+            )
+        scope = doc_ids(doc_id)
         mode = mode or self.mode
         vectors = [None if mode == "bm25" else self._embeddings.embed_query(q) for q in queries]
         return retrieve_windows(
@@ -309,8 +351,8 @@ class Index:
             query if isinstance(query, str) else queries,
             vectors[0] if isinstance(query, str) else vectors,
             k=k,
-            window=window,
-            doc_ids=doc_ids,
+            window=(window[0], window[1]),
+            doc_ids=scope,
             mode=mode,
             reranker=self.reranker,
             exclude=frozenset(exclude),
@@ -337,7 +379,15 @@ class Index:
 
     def read(self, doc_id: int, sec_id: int, start: int = 0, end: int = 10**9) -> SectionRead:
         """:meth:`read_section` with the clipped range reported."""
-        return read_range(self._collection, doc_id, sec_id, start, end)
+        return read_range(
+            self._collection,
+            whole("doc_id", doc_id),
+            # Any whole number: sections are looked up in the document's tree, not the
+            # engine, and one that is not there is named with the valid range.
+            edge("sec_id", sec_id),
+            edge("start", start),
+            edge("end", end),
+        )
 
     def as_retriever(
         self, k: int = 5, window: tuple[int, int] = (0, 0), documents: Sequence[int] | None = None

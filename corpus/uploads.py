@@ -7,7 +7,9 @@ a path: the same parser, the same "unchanged" skip by content hash, the same per
 failure lines. Sending a name again replaces that document.
 
 What is refused, each as that file's failure naming the field: a name with a folder part,
-a control character, a hidden name or an unsupported type; neither or both of ``text`` and
+a control character, a character that shows as nothing or as a blank other than a space
+(a Hangul filler U+3164, a zero-width or em space: deepread.text.invisible), a hidden name
+or an unsupported type; neither or both of ``text`` and
 ``content_base64``; bytes that are not base64; content over the per-file cap; content that
 would take the collection's upload folder over its quota (bytes and files); a document of
 more paragraphs than its text pays for (:mod:`deepread.corpus.paragraph_budget`). More files than
@@ -37,6 +39,7 @@ from deepread.corpus.paragraph_budget import TooManyParagraphs, check_before_par
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
 from deepread.records.locations import sidecar_dir
 from deepread.text.hygiene import brief
+from deepread.text.invisible import blank_looking
 
 #: Bytes one document sent as content may have (after base64 decoding).
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -113,11 +116,13 @@ def _check_name(name: Any) -> str:
         raise ValueError(f"name: at most {MAX_NAME} characters")
     if name != Path(name).name or "\\" in name or name in (".", ".."):
         raise ValueError(f"name: {brief(name)} must be a bare file name, without folders")
-    if any(unicodedata.category(c) in _INVISIBLE for c in name):
+    blank = blank_looking(name)
+    if blank or any(unicodedata.category(c) in _INVISIBLE for c in name):
         raise ValueError(
-            f"name: {brief(name)} must not hold control or invisible "
+            f"name: {brief(name)} must not hold control, invisible or blank-looking "
             "characters (a line break, NUL, escape, a bidi override, a lone "
-            "surrogate…)"
+            "surrogate, a zero-width or non-ASCII space, a Hangul filler…)"
+            + (f"; it holds {', '.join(blank[:5])}" if blank else "")
         )
     if name.startswith("."):
         raise ValueError(f"name: {name!r} must not start with '.'")

@@ -123,8 +123,14 @@ def serve(args: argparse.Namespace) -> int:
     except (StoreError, ValueError) as exc:
         print(f"deepread mcp: {exc}", file=sys.stderr)
         return 3 if isinstance(exc, StoreError) else 2
+    import anyio
+
+    from deepread.mcp_wire import serve_stdio
+
     with index:
-        build_server(index, k=args.k, window=tuple(args.window), documents=args.doc).run("stdio")
+        server = build_server(index, k=args.k, window=tuple(args.window), documents=args.doc)
+        # Not server.run("stdio"): every line must get an answer (deepread/mcp_wire.py).
+        anyio.run(serve_stdio, server)
     return 0
 
 

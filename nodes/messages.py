@@ -35,12 +35,31 @@ def _message_chars(message: BaseMessage) -> int:
     return size
 
 
+#: Tool calls one message may hold. Past ``max_tool_calls`` (16) they are answered "not
+#: run", but every one is answered, with a message of its own: 50,000 one-word calls fit
+#: in a megabyte and cost 71 s of a worker to answer (issue 38).
+MAX_CALLS_PER_MESSAGE = 1000
+
+
+def oversize(message: BaseMessage) -> str | None:
+    """Why ``message`` is larger than a thread's messages may be
+    (``DEEPREAD_MAX_MESSAGE_CHARS``; :data:`MAX_CALLS_PER_MESSAGE`), or ``None``."""
+    if isinstance(message, AIMessage):
+        calls = len(message.tool_calls) + len(message.invalid_tool_calls)
+        if calls > MAX_CALLS_PER_MESSAGE:
+            return f"{calls} tool calls, over the {MAX_CALLS_PER_MESSAGE} a message may hold"
+    cap = current_settings().max_message_chars
+    size = _message_chars(message)
+    if size <= cap:
+        return None
+    return f"{size} characters, over the {cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
+
+
 def checked_messages(update: Messages) -> list[BaseMessage]:
     """``update`` as messages, each checked: a form LangChain cannot read (a tool message
     without the id of the call it answers) and a message longer than
     ``DEEPREAD_MAX_MESSAGE_CHARS`` are a :class:`MessageError` naming it."""
     items = update if isinstance(update, list) else [update]
-    cap = current_settings().max_message_chars
     out: list[BaseMessage] = []
     for i, item in enumerate(items):
         try:
@@ -53,12 +72,9 @@ def checked_messages(update: Messages) -> list[BaseMessage]:
             ) from None
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise MessageError(f"messages[{i}]: not a message: {exc}") from None
-        size = _message_chars(message)
-        if size > cap:
-            raise MessageError(
-                f"messages[{i}]: {size} characters, over the "
-                f"{cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
-            )
+        too_long = oversize(message)
+        if too_long:
+            raise MessageError(f"messages[{i}]: {too_long}")
         out.append(message)
     return out
 

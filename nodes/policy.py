@@ -29,7 +29,7 @@ from deepread.corpus.index import Index
 from deepread.corpus.references import mentions, resolver_for
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.context import Context
-from deepread.nodes.messages import turn_messages
+from deepread.nodes.messages import MessageError, oversize, turn_messages
 from deepread.nodes.model_input.prompt import model_input, notice
 from deepread.nodes.repeats import REPEATS_BEFORE_ANSWER, repeated_failures
 from deepread.nodes.resources import Resources
@@ -89,11 +89,27 @@ def references_on_offer(
     return any(resolver.resolves(m, context.documents) for m in found)
 
 
+def fitting(reply: AIMessage) -> AIMessage:
+    """``reply`` when a thread may hold it; else a :class:`MessageError` saying why.
+
+    The ``messages`` reducer refuses a message over ``DEEPREAD_MAX_MESSAGE_CHARS``, but
+    it runs outside any node: a reply it refused would end the run with a traceback
+    instead of the turn with ``stop_reason="error"``. Checked here, an over-long reply
+    (text or tool-call arguments) is a failed model call like any other.
+    """
+    too_long = oversize(reply)
+    if too_long:
+        raise MessageError(f"the model's reply is {too_long}")
+    return reply
+
+
 def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES) -> AgentNode:
     """The policy node, offering the model ``tools`` (a subset for ablation modes)."""
 
     def ask(model: Any, messages: list[BaseMessage], context: Context) -> AIMessage:
-        return invoke_with_retry(model, messages, context.model_retries, context.model_timeout)
+        return fitting(
+            invoke_with_retry(model, messages, context.model_retries, context.model_timeout)
+        )
 
     def answer_again(state: AgentState, context: Context) -> AgentState:
         """The second answer the sufficiency check asked for, without tools."""

@@ -234,8 +234,10 @@ class Collection:
 
     def _refresh(self, doc_id: int) -> Document | None:
         """Read document ``doc_id`` from the store again (another process may have
-        stored, replaced or removed it); ``None`` if it is not a committed document."""
-        if not self.backend.exists():
+        stored, replaced or removed it); ``None`` if it is not a committed document —
+        as one whose id no document can have is not (not asked of the engine, which
+        cannot hold its point id)."""
+        if not 0 <= doc_id <= MAX_DOC_ID or not self.backend.exists():
             return None
         rows = self.backend.get([document_point_id(doc_id)])
         row = rows[0] if rows else None

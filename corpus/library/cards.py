@@ -11,8 +11,9 @@ those printing a line or word pair whose count moved below or up to the floor. A
 to a library of a thousand filings remade every card (0.8 s); now it makes the new
 document's and the few whose banners it changed. :func:`cards` makes every card at once.
 
-Titles still the same after that (a 10-K and its re-filing, two copies) get their file
-names appended (:func:`distinct`): a collection-wide step, cheap on made cards.
+Titles still the same after that (a 10-K and its re-filing, two copies, an impostor) are
+flagged with the documents that share them and their file names (:func:`distinct`): a
+collection-wide step, cheap on made cards.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from deepread.corpus.library.titles import (
     printed,
 )
 from deepread.records.documents import Card, Document
+from deepread.text.invisible import visible
 
 
 def cards(documents: Sequence[Document]) -> dict[int, Card]:
@@ -37,15 +39,36 @@ def cards(documents: Sequence[Document]) -> dict[int, Card]:
     return Cards().update(documents)
 
 
+def same_title(title: str) -> str:
+    """A title as a reader compares it: invisible characters and compatibility forms
+    (fullwidth letters) do not tell two titles apart, nor do case and punctuation."""
+    return norm(visible(title))
+
+
 def distinct(made: dict[int, Card]) -> dict[int, Card]:
-    """``made`` with the titles two documents share told apart by their file names."""
-    seen = Counter(norm(c.title) for c in made.values())
-    return {
-        doc_id: replace(card, title=f"{card.title} ({card.file})")
-        if seen[norm(card.title)] > 1  # a re-filing, a copy: the file name tells them
-        else card
-        for doc_id, card in made.items()
-    }
+    """``made`` with the titles documents share flagged: ``Title (same title as doc 3;
+    file: x.pdf)``.
+
+    A re-filing and a copy share a title, and so does an impostor — a filing whose first
+    page claims another company's name, form and year. Which one is genuine cannot be
+    told from the documents; each is marked with the others that claim its title and
+    its own file name, wherever it is listed (``deepread docs``, the TOC, the document
+    search), so that neither passes for the only one.
+    """
+    sharing: dict[str, list[int]] = {}
+    for doc_id, card in sorted(made.items()):
+        sharing.setdefault(same_title(card.title), []).append(doc_id)
+    out: dict[int, Card] = {}
+    for doc_id, card in made.items():
+        others = [d for d in sharing[same_title(card.title)] if d != doc_id]
+        if not others:
+            out[doc_id] = card
+            continue
+        which = f"doc {others[0]}" if len(others) == 1 else "docs " + ", ".join(map(str, others))
+        out[doc_id] = replace(
+            card, title=f"{card.title} (same title as {which}; file: {card.file})"
+        )
+    return out
 
 
 @dataclass(slots=True)

@@ -2,7 +2,7 @@
 
 Arguments that are not valid UTF-8 are decoded from their bytes
 (:func:`deepread.text.hygiene.decode_argument`), except those naming files, which keep
-the bytes the system gave; integer options below their least value and an empty
+the bytes the system gave; integer options outside their range and an empty
 ``--store`` are usage errors (exit 2) before any work.
 """
 
@@ -34,6 +34,11 @@ MINIMUMS: dict[str, tuple[str, int]] = {
     "doc_ids": ("DOC", 0),
     "doc": ("--doc", 0),
 }
+#: The largest value of every integer option: what the Index takes
+#: (``deepread.corpus.index.MAX_WHOLE``, not imported: the face stays light until a
+#: command runs). Past it the engine could not convert the number and the command
+#: said the store "could not be used" (exit 3).
+MAXIMUM = 2**63 - 1
 #: Arguments that name files: kept as the bytes the system gave (a file name need not
 #: be valid UTF-8); every other text argument is decoded and cleaned.
 PATH_ARGUMENTS = frozenset({"paths", "store", "out", "dataset", "checkpointer"})
@@ -66,6 +71,8 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
         for v in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(v, int) and v < least:
                 parser.error(f"{flag} must be at least {least} (got {v})")
+            if isinstance(v, int) and v > MAXIMUM:
+                parser.error(f"{flag} must be at most {MAXIMUM} (got {v})")
     store = getattr(args, "store", None)
     if store is not None and not store.strip():
         parser.error("--store is empty; pass a store directory or a Qdrant URL")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from deepread.evaluation.dataset import UNTYPED, Dataset, DatasetError, Evidence, Question
+from deepread.text.hygiene import brief
 
 DEEPREAD, FINANCEBENCH, SYLLABUSQA = "deepread", "financebench", "syllabusqa"
 SPANS = tuple(f"answer_span_{i}" for i in range(1, 6))
@@ -41,6 +42,16 @@ def _question(data: Any, where: str) -> Question:
     missing = [k for k in ("id", "question", "answer") if k not in data]
     if missing:
         raise DatasetError(f"{where}: missing key(s) {', '.join(missing)}")
+    item_id, answer = data["id"], data["answer"]
+    # An id keys the item's records (a resumed run finds them by it) and is read back as
+    # text: a string or a whole number; an object or null would be keyed by its repr.
+    if isinstance(item_id, bool) or not isinstance(item_id, str | int):
+        raise DatasetError(
+            f"{where}: 'id' must be a string or a whole number, got {brief(item_id)}"
+        )
+    # A gold answer may be written as a number (42); null or an object is no answer.
+    if isinstance(answer, bool) or not isinstance(answer, str | int | float):
+        raise DatasetError(f"{where}: 'answer' must be text (or a number), got {brief(answer)}")
     evidence = []
     for i, item in enumerate(data.get("evidence") or []):
         if not isinstance(item, dict) or not isinstance(item.get("quote"), str):
@@ -54,9 +65,9 @@ def _question(data: Any, where: str) -> Question:
             )
         )
     return Question(
-        id=str(data["id"]),
-        question=str(data["question"]),
-        answer=str(data["answer"]),
+        id=str(item_id),
+        question=_text(data, "question", where),
+        answer=str(answer),
         type=str(data.get("type") or UNTYPED),
         evidence=tuple(evidence),
         doc=str(data.get("doc") or ""),
@@ -80,6 +91,8 @@ def json_lines(path: Path) -> list[tuple[int, Any]]:
             out.append((n, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+        except RecursionError:  # arrays or objects nested past Python's recursion limit
+            raise DatasetError(f"{path}:{n}: JSON nested too deeply") from None
     return out
 
 

@@ -31,7 +31,7 @@ def read_records(path: Path, repair: bool = False) -> dict[str, dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # torn, or nested past the limit
             broken += 1
             continue
         if isinstance(record, dict) and "id" in record:

@@ -4,8 +4,9 @@ One :class:`~deepread.Index` is opened per collection and shared by all worker t
 (the embedded engine admits one opener per process; reads are thread-safe), and one
 compiled graph per agent mode is shared likewise. Every finished question is appended
 to its mode's trajectory file at once, so a killed run resumes where it stopped: ids
-whose last record has the same configuration and did not end in a model error are
-skipped (and only judged, when a judge is configured now and was not then).
+whose last record has the same configuration and the same item (question and gold) and
+did not end in a model error are skipped (and only judged, when a judge is configured
+now and was not then).
 """
 
 from __future__ import annotations
@@ -417,11 +418,29 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     return _Mode(spec, spec.variant(config.expand), settings, run_flat_mode)
 
 
-def _finished(record: dict[str, Any] | None, settings: dict[str, Any]) -> TypeGuard[dict[str, Any]]:
+def _item(q: Question) -> dict[str, Any]:
+    """What a record keeps of the dataset item it answers: its question and gold."""
+    gold = q.to_dict()
+    return {
+        "id": q.id,
+        "type": q.type,
+        "question": q.question,
+        "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable") if k in gold},
+    }
+
+
+def _finished(
+    record: dict[str, Any] | None, settings: dict[str, Any], q: Question
+) -> TypeGuard[dict[str, Any]]:
+    """Whether ``record`` answers ``q`` as it now is, with ``settings``, without a model
+    error: a resumed run skips it. An item whose question or gold (answer, evidence,
+    document) changed under the same id is answered again — the old answer was to
+    another question, or is scored against another gold (issue 38)."""
     return (
         record is not None
         and record.get("settings") == settings
         and record.get("stop_reason") != "error"
+        and all(record.get(k) == v for k, v in _item(q).items())
     )
 
 
@@ -456,7 +475,7 @@ def _run(
         done = read_records(trajectory_path(out, mode.variant), repair=True)
         for q in questions:
             old = done.get(q.id)
-            if not _finished(old, mode.settings):
+            if not _finished(old, mode.settings, q):
                 tasks.append((mode, q, None))
             elif judge is not None and old["metrics"].get("judge") is None:
                 tasks.append((mode, q, old))  # answered before without a judge: judge only
@@ -467,12 +486,8 @@ def _run(
         if old is not None:
             return _judge(old, judge)
         start = time.perf_counter()
-        gold = q.to_dict()
         record: dict[str, Any] = {
-            "id": q.id,
-            "type": q.type,
-            "question": q.question,
-            "gold": {k: gold[k] for k in ("answer", "evidence", "doc", "answerable") if k in gold},
+            **_item(q),
             "mode": mode.spec.name,
             "variant": mode.variant,
             "settings": mode.settings,

@@ -60,7 +60,7 @@ def parse_pairs(reply: str) -> list[tuple[str, str]]:
         return []
     try:
         data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # not JSON, or nested past the limit
         return []
     items = data.get("qas") if isinstance(data, dict) else None
     return [

@@ -102,6 +102,50 @@ def test_terminal_text_shows_controls_and_bidi_overrides_as_escapes():
     assert terminal_text("\ud800") == "\\ud800"  # would not even encode
 
 
+#: Characters that show as nothing: zero-width space, non-joiner and joiner, word
+#: joiner, invisible separator, byte order mark, Mongolian vowel separator, a tag
+#: character, the combining grapheme joiner and the Hangul fillers.
+INVISIBLE = "\u200b\u200c\u200d\u2060\u2063\ufeff\u180e\U000e0041\u034f\u115f\u3164\uffa0"
+
+
+def test_terminal_text_shows_invisible_characters_as_escapes():
+    shown = terminal_text(f"Acme{INVISIBLE}Corp")
+
+    assert shown == (
+        "Acme\\u200b\\u200c\\u200d\\u2060\\u2063\\ufeff\\u180e\\U000e0041"
+        "\\u034f\\u115f\\u3164\\uffa0Corp"
+    )
+    assert terminal_text("Donau\u00addampf") == "Donaudampf"  # a hyphenation hint only
+    assert terminal_text("보고서 — Отчёт ❤️ 😀") == "보고서 — Отчёт ❤️ 😀"  # letters stay
+
+
+@pytest.fixture(scope="module")
+def invisible_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A document whose heading and paragraph hold invisible characters."""
+    root = tmp_path_factory.mktemp("invisible")
+    (root / "acme.md").write_text(
+        f"# Acme{INVISIBLE} rules\n\nThe harbour{INVISIBLE} ledger lists every vessel.\n",
+        encoding="utf-8",
+    )
+    with deepread.Index.open(store=root / "store") as idx:
+        idx.ingest([root / "acme.md"])
+    return root / "store"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("toc",), ("docs",), ("search", "harbour ledger"), ("read", "1", "1")],
+    ids=["toc", "docs", "search", "read"],
+)
+def test_reading_commands_print_no_raw_invisible_character(invisible_store, capsys, argv):
+    code, out, err = run(capsys, *argv, "--store", invisible_store)
+
+    assert code == 0, err
+    leaked = sorted({f"U+{ord(c):04X}" for c in out + err if c in INVISIBLE})
+    assert not leaked, f"raw invisible characters {leaked} in {out!r}"
+    assert "\\u200b" in out
+
+
 def test_ingest_prints_no_raw_control_character(hostile_ingest):
     assert hostile_ingest.returncode == 0, hostile_ingest.stderr
     assert_terminal_safe(hostile_ingest.stdout + hostile_ingest.stderr)
@@ -258,8 +302,11 @@ def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(
     ("kwargs", "says"),
     [
         ({"query": None}, "the query must be text or a list of texts, not NoneType"),
-        ({"query": "harbour", "k": 0}, "k must be a whole number of at least 1 (got 0)"),
-        ({"query": "harbour", "k": 2.5}, "k must be a whole number of at least 1 (got 2.5)"),
+        ({"query": "harbour", "k": 0}, f"k must be a whole number from 1 to {2**63 - 1} (got 0)"),
+        (
+            {"query": "harbour", "k": 2.5},
+            f"k must be a whole number from 1 to {2**63 - 1} (got 2.5)",
+        ),
     ],
 )
 def test_a_bad_query_or_k_from_python_is_a_usage_error_naming_it(
@@ -323,6 +370,12 @@ def test_a_question_with_a_lone_surrogate_is_answered(hostile, hostile_ingest):
         (("eval", "qa.jsonl", "--workers", "0"), "--workers must be at least 1"),
         (("ingest", "docs", "--workers", "0"), "--workers must be at least 1"),
         (("eval", "qa.jsonl", "--max-rounds", "0"), "--max-rounds must be at least 1"),
+        (("read", str(2**64), "0"), f"DOC must be at most {2**63 - 1} (got {2**64})"),
+        (("read", "1", str(2**64)), f"SEC must be at most {2**63 - 1}"),
+        (("read", "1", "1", "0", str(2**64)), f"END must be at most {2**63 - 1}"),
+        (("toc", "--doc", str(2**64)), f"--doc must be at most {2**63 - 1}"),
+        (("search", "x", "--k", str(2**64)), f"--k must be at most {2**63 - 1}"),
+        (("search", "x", "--window", str(2**64), "0"), f"--window must be at most {2**63 - 1}"),
     ],
 )
 def test_an_integer_option_out_of_range_exits_2_naming_it(tmp_path, capsys, argv, message):
@@ -331,6 +384,28 @@ def test_an_integer_option_out_of_range_exits_2_naming_it(tmp_path, capsys, argv
     assert code == 2
     assert message in err
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (("read", str(2**63 - 1), "0"), f"no document {2**63 - 1} in collection 'default'"),
+        (("read", str(2**40), "0"), f"no document {2**40} in collection 'default'"),
+        (("toc", "--doc", str(2**40)), f"no document {2**40} in collection 'default'"),
+        (("search", "harbour", "--doc", str(2**40)), f"no document {2**40}"),
+        (("rm", str(2**40)), f"no document {2**40}"),
+        (("rm", str(2**64)), f"doc_id must be a whole number from 0 to {2**63 - 1}"),
+    ],
+)
+def test_a_doc_id_no_document_can_have_exits_2_as_unknown(
+    hostile, hostile_ingest, capsys, argv, says
+):
+    # Within the integer range but past the ids the store gives: not there, like doc 7.
+    code, _, err = run(capsys, *argv, "--store", hostile[1])
+
+    assert code == 2, err
+    assert says in err
+    assert "could not be used" not in err and "Helper" not in err
 
 
 @pytest.mark.parametrize("question", ["", "   ", "\x00\ud800"])

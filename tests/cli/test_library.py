@@ -155,3 +155,27 @@ def test_a_negative_doc_id_is_refused_as_usage(store: Path) -> None:
         run("toc", "--doc", "-1", "--store", store)
 
     assert exited.value.code == 2
+
+
+def test_documents_sharing_a_title_are_flagged_where_they_are_listed(tmp_path: Path) -> None:
+    # An impostor claiming another's name: the same heading, another file.
+    report = "# Acme Corporation Annual Report 2019\n\nRevenue grew to 12 million.\n"
+    (tmp_path / "acme.md").write_text(report, encoding="utf-8")
+    (tmp_path / "acme-investor-update.md").write_text(
+        report.replace("12 million", "90 million"), encoding="utf-8"
+    )
+    (tmp_path / "beta.md").write_text("# Beta Annual Report\n\nBeta sold boats.\n", "utf-8")
+    store = tmp_path / "store"
+    files = [tmp_path / n for n in ("acme.md", "acme-investor-update.md", "beta.md")]
+    assert run("ingest", *files, "--store", store)[0] == 0
+
+    code, docs, _ = run("docs", "--store", store)
+    _, toc, _ = run("toc", "--store", store)
+
+    assert code == 0
+    for listing in (docs, toc):
+        assert "(same title as doc 2; file: acme.md)" in listing
+        assert "(same title as doc 1; file: acme-investor-update.md)" in listing
+        assert "Beta Annual Report" in listing and "same title as doc 3" not in listing
+    with deepread.Index.open(store=store) as idx:  # what a model is shown: the same
+        assert "same title as doc 2; file: acme.md" in idx.toc()[0].title

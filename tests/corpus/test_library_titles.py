@@ -84,8 +84,32 @@ def test_an_amended_filing_with_the_same_name_and_year_gets_a_title_of_its_own()
 def test_two_copies_with_the_same_title_are_told_apart_by_their_file_names():
     copy = filing(6, "ACME CORPORATION", "December 31, 2019", "copy of ACME 2019.pdf")
     got = titles([*LIBRARY, copy])
-    assert got[2].endswith("(ACME_2019_10K.pdf)") and got[6].endswith("(copy of ACME 2019.pdf)")
+    # Neither is known to be the original: both say so, and which file each is.
+    assert got[2].endswith("(same title as doc 6; file: ACME_2019_10K.pdf)")
+    assert got[6].endswith("(same title as doc 2; file: copy of ACME 2019.pdf)")
     assert len(set(got.values())) == 5
+
+
+def test_an_impostor_claiming_a_listed_name_is_flagged_beside_the_one_it_copies():
+    # A filing whose front page claims ACME's name, year and form, under its own file.
+    impostor = filing(9, "ACME CORPORATION", "December 31, 2019", "acme-2019-annual.pdf")
+    three = filing(10, "ACME CORPORATION", "December 31, 2019", "acme 10k.pdf")
+    got = titles([*LIBRARY, impostor, three])
+
+    assert got[9].endswith("(same title as docs 2, 10; file: acme-2019-annual.pdf)")
+    assert got[2].endswith("(same title as docs 9, 10; file: ACME_2019_10K.pdf)")
+
+
+def test_titles_equal_but_for_invisible_or_wide_characters_are_flagged_the_same():
+    # "ACME" with a zero-width space inside, and in fullwidth letters: the same name to
+    # a reader, so the same title.
+    hidden = filing(6, "AC\u200bME CORPORATION", "December 31, 2019", "acme2019.pdf")
+    wide = filing(7, "ＡＣＭＥ CORPORATION", "December 31, 2019", "acme-fy2019.pdf")
+    got = titles([*LIBRARY, hidden, wide])
+
+    assert "same title as docs 6, 7" in got[2]
+    assert "same title as docs 2, 7; file: acme2019.pdf" in got[6]
+    assert "same title as docs 2, 6; file: acme-fy2019.pdf" in got[7]
 
 
 def test_a_document_with_no_usable_title_anywhere_is_named_by_its_file():

@@ -132,6 +132,57 @@ def test_dataset_reads_the_devset_shape_and_names_bad_lines(tmp_path, devset):
         load_dataset(bad)
 
 
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "bad.jsonl:2: JSON nested too deeply"),
+        ('{"id": {"a": 1}, "question": "q", "answer": "a"}', "bad.jsonl:2: 'id' must be a string"),
+        ('{"id": true, "question": "q", "answer": "a"}', "bad.jsonl:2: 'id' must be a string"),
+        (
+            '{"id": "b", "question": null, "answer": "a"}',
+            "bad.jsonl:2: 'question' must be a non-empty",
+        ),
+        (
+            '{"id": "b", "question": "  ", "answer": "a"}',
+            "bad.jsonl:2: 'question' must be a non-empty",
+        ),
+        (
+            '{"id": "b", "question": ["q"], "answer": "a"}',
+            "bad.jsonl:2: 'question' must be a non-empty",
+        ),
+        ('{"id": "b", "question": "q", "answer": null}', "bad.jsonl:2: 'answer' must be text"),
+        ('{"id": "b", "question": "q", "answer": {"x": 1}}', "bad.jsonl:2: 'answer' must be text"),
+    ],
+)
+def test_a_bad_line_is_an_error_naming_it(tmp_path, line, says):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "question": "q", "answer": 42}\n' + line + "\n", encoding="utf-8")
+
+    with pytest.raises(DatasetError) as caught:
+        load_dataset(bad)
+
+    assert str(caught.value).startswith(str(tmp_path / says))
+
+
+def test_ids_that_are_whole_numbers_and_numeric_answers_are_read_as_text(tmp_path):
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"id": 7, "question": "How many?", "answer": 42}\n', encoding="utf-8")
+
+    [q] = load_dataset(good)
+
+    assert (q.id, q.answer) == ("7", "42")
+
+
+def test_a_trajectory_line_nested_too_deeply_is_dropped_as_broken(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"id": "a", "v": 1}\n' + "[" * 100_000 + "]" * 100_000 + "\n")
+
+    got = read_records(path, repair=True)
+
+    assert list(got) == ["a"]
+    assert path.read_text() == '{"id": "a", "v": 1}\n'
+
+
 def test_records_keep_the_last_line_per_id_and_drop_a_torn_one(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text('{"id": "a", "v": 1}\n{"id": "a", "v": 2, "r": "inf"}\n{"id": "b", "v"')
@@ -180,6 +231,11 @@ def test_synth_prompt_and_reply_parsing():
         ("Q1", "A1")
     ]
     assert parse_pairs("no json here") == []
+
+
+def test_a_synth_reply_nested_too_deeply_gives_no_pairs_not_a_recursion_error():
+    # A model's reply is data: nested past Python's recursion limit, it holds no pairs.
+    assert parse_pairs('{"qas": ' + "[" * 100_000 + "]" * 100_000 + "}") == []
 
 
 # -- evidence ----------------------------------------------------------------------------

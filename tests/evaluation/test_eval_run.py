@@ -188,6 +188,50 @@ def test_a_killed_run_resumes_with_the_unfinished_questions(corpus, tmp_path):
     assert run(corpus, tmp_path, modes=("deepread",), k=3).ran == 2
 
 
+def test_a_resumed_run_re_answers_an_item_whose_question_or_gold_changed(corpus, tmp_path):
+    idx, _ = corpus
+    dataset = tmp_path / "questions.jsonl"
+
+    def write(items: list[dict[str, Any]]) -> None:
+        dataset.write_text("".join(json.dumps(q) + "\n" for q in items), encoding="utf-8")
+
+    def again() -> tuple[int, int]:
+        result = run((idx, dataset), tmp_path / "out", modes=("deepread",))
+        return result.ran, result.skipped
+
+    write(QUESTIONS)
+    assert again() == (2, 0)
+    write([{**QUESTIONS[0], "answer": "Bravo, about bananas"}, QUESTIONS[1]])  # gold changed
+    assert again() == (1, 1)
+    assert records(tmp_path / "out", "deepread")["q1"]["gold"]["answer"] == "Bravo, about bananas"
+    write(
+        [QUESTIONS[0] | {"answer": "Bravo, about bananas"}, {**QUESTIONS[1], "question": "Figs?"}]
+    )
+    assert again() == (1, 1)
+    assert records(tmp_path / "out", "deepread")["q2"]["question"] == "Figs?"
+    evidence = [{"doc": "shapes.md", "quote": "Only paragraph about figs."}]
+    write(
+        [
+            QUESTIONS[0] | {"answer": "Bravo, about bananas"},
+            {**QUESTIONS[1], "question": "Figs?", "evidence": evidence},
+        ]
+    )
+    assert again() == (1, 1)  # the gold evidence is part of the item too
+    assert again() == (0, 2)  # nothing changed: nothing re-runs
+
+
+def test_eval_of_a_line_nested_too_deeply_exits_2_naming_it(tmp_path, capsys):
+    dataset = tmp_path / "deep.jsonl"
+    dataset.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+
+    code = cli.main(["eval", str(dataset), "--store", str(tmp_path / "store")])
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{dataset}:1: JSON nested too deeply" in err
+    assert "Traceback" not in err and "RecursionError" not in err
+
+
 def test_an_interrupted_run_starts_no_further_question_and_keeps_the_finished_ones(
     corpus, tmp_path
 ):

@@ -10,6 +10,7 @@ calls.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -173,6 +174,42 @@ def test_calls_past_the_per_reply_cap_are_answered_not_run(shapes) -> None:
         "Error: not run: at most 2 tool calls of one reply are run "
         "and this one made 5; call it again in the next round"
     )
+
+
+def test_hundreds_of_calls_in_one_reply_are_answered_in_one_step(shapes) -> None:
+    # Each call past the cap took a graph step of its own: 600 calls cost 8.8 s, and
+    # past ~1,000 the run died with GraphRecursionError, outside any node (issue 38).
+    calls = [call("retrieve" if i % 2 else "no_such_tool", {"query": "fig"}) for i in range(1000)]
+    model = ScriptedChatModel(steps=[ai(*calls), ai(content="Done.")])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    started = time.monotonic()
+    out = run(graph, "Which fruit?")
+    took = time.monotonic() - started
+
+    answers = results(graph)
+    assert out["stop_reason"] == "answered"
+    assert [a.tool_call_id for a in answers] == [c["id"] for c in calls]  # each once, in order
+    assert all(a.content.startswith("Error: not run: at most 16 tool calls") for a in answers[16:])
+    assert took < 20, f"{took:.1f} s"
+
+
+def test_a_reply_of_more_calls_than_a_message_may_hold_ends_the_turn(shapes) -> None:
+    # 50,000 one-word calls fit in a megabyte; each answered, they cost a worker 71 s.
+    calls = [call("retrieve", {"query": "fig"}) for _ in range(1001)]
+    graph = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(*calls)]),
+        checkpointer=InMemorySaver(),
+    )
+
+    out = run(graph, "Which fruit?")
+
+    assert out["stop_reason"] == "error"
+    assert out["error"].endswith("1001 tool calls, over the 1000 a message may hold")
+    assert results(graph) == []
+    with pytest.raises(MessageError, match="1001 tool calls, over the 1000"):
+        graph.update_state(THREAD, {"messages": [ai(*calls)]}, as_node="policy")
 
 
 def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
@@ -396,3 +433,44 @@ def test_the_documents_in_space_are_united_in_linear_time() -> None:
 
     assert united == list(range(150_000))
     assert spent < 2.0, f"{spent:.1f} CPU seconds"
+
+
+# -- a model reply longer than a message may be ---------------------------------------------
+
+
+def test_a_model_reply_over_the_message_cap_ends_the_turn_as_an_error(shapes) -> None:
+    huge = "x" * 1_000_001  # one over DEEPREAD_MAX_MESSAGE_CHARS's default
+    graph = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(content=huge)]),
+        checkpointer=InMemorySaver(),
+    )
+
+    out = run(graph, "Which fruit?")
+
+    assert out["stop_reason"] == "error"
+    assert out["error"] == (
+        "the model failed: MessageError: the model's reply is 1000001 characters, over "
+        "the 1000000 a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
+    )
+    kept = graph.get_state(THREAD).values["messages"]
+    assert not any(isinstance(m, AIMessage) and len(m.content) > 1000 for m in kept)
+    # The thread goes on: the next turn is answered.
+    graph_next = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(content="Figs.")]),
+        checkpointer=graph.checkpointer,
+    )
+    assert run(graph_next, "Which fruit?")["stop_reason"] == "answered"
+
+
+def test_tool_calls_over_the_message_cap_end_the_turn_before_any_runs(shapes) -> None:
+    forged = ai(call("retrieve", {"query": "fig " * 300_000}))
+    model = ScriptedChatModel(steps=[forged])
+    graph = build_graph(index=shapes, model=model, checkpointer=InMemorySaver())
+
+    out = run(graph, "Which fruit?")
+
+    assert out["stop_reason"] == "error" and "DEEPREAD_MAX_MESSAGE_CHARS" in out["error"]
+    assert results(graph) == []  # no call was left pending, none was run
+    assert len(model.calls) == 1

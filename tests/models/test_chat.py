@@ -280,3 +280,89 @@ def test_an_openai_model_without_a_key_or_endpoint_says_what_to_set(monkeypatch)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ModelConfigError, match="needs OPENAI_API_KEY"):
         chat_model("openai:gpt-4o-mini")
+
+
+# -- a reply longer than a thread's messages may be ------------------------------------------
+
+
+class Huge(QuietHandler):
+    """An OpenAI-like endpoint whose every reply is 1,000,001 characters of text, streamed
+    (one chunk) when the request asks for a stream."""
+
+    def do_POST(self) -> None:
+        import json
+
+        text = "x" * 1_000_001
+        body = json.loads(self.body())
+        self.server.owner.requests.append(body)
+        if body.get("stream"):
+            chunk = {
+                "id": "c1",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "gpt-4o-mini",
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}}],
+            }
+            end = {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            data = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(end)}\n\ndata: [DONE]\n\n"
+            content_type = "text/event-stream"
+        else:
+            data = json.dumps(
+                {
+                    "id": "c1",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "gpt-4o-mini",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": text},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
+            )
+            content_type = "application/json"
+        payload = data.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def test_ask_whose_model_replies_a_megabyte_exits_4_naming_the_cap(walrus_store, monkeypatch):
+    server = LocalServer(Huge)
+    try:
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith("OPENAI_") and not name.lower().endswith("_proxy")
+        }
+        env |= {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test-huge"}
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "deepread.cli",
+                "ask",
+                "Where does the walrus sleep?",
+                "--store",
+                str(walrus_store),
+                "--model",
+                "gpt-4o-mini",
+                "--json",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        server.close()
+
+    assert done.returncode == 4, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert "1000001 characters, over the 1000000 a message may hold" in done.stderr
+    assert len(server.requests) == 1  # a failed reply is not asked again

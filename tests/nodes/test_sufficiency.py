@@ -315,3 +315,24 @@ def test_an_uncited_answer_is_reported_as_uncited_and_not_rewritten(shapes):
     assert (out["stop_reason"], out["sufficiency"]) == ("answered", "uncited")
     assert out["answer"] == "Done."
     assert len(model.calls) == 1
+
+
+def test_a_second_answer_over_the_message_cap_keeps_the_first(shapes, five):
+    # The second answer is written into the thread by no node: the first one stands, as
+    # when the second call fails (a reply the thread would refuse is a failed call).
+    d, s = five
+    first = f"It is about apples [{d}:{s}:0]."
+    model = ScriptedChatModel(
+        steps=[
+            ai(read(five, 0, 0)),
+            ai(content=first),
+            ai(content="INSUFFICIENT: the cited paragraph is about Alpha, not Delta."),
+            ai(content="x" * 1_000_001),
+        ]
+    )
+
+    out = ask(shapes, model, "Which fruit does the Delta paragraph name?", support_threshold=0.0)
+
+    assert out["stop_reason"] != "error"
+    assert "x" * 1000 not in out["answer"]
+    assert len(model.calls) == 4

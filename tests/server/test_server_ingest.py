@@ -327,6 +327,41 @@ def test_a_name_with_a_control_character_is_refused(served, tmp_path, name: str)
     assert not (tmp_path / "store" / "uploads").exists()
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u3164.md",  # Hangul filler: a letter that shows as nothing
+        "acme\u3164report.md",
+        "\u115f\u1160.md",
+        "half\uffa0width.md",
+        "zero\u200bwidth.md",
+        "joined\u2060.md",
+        "cgj\u034f.md",
+        "selector\ufe0f.md",
+        "em\u2003space.md",  # a space of another width: "em space.md" to the eye
+        "ideographic\u3000space.md",
+        "no-break\u00a0space.md",
+        "braille\u2800blank.md",
+    ],
+)
+def test_a_name_with_a_blank_looking_character_is_refused(served, tmp_path, name: str) -> None:
+    out = run(served, {"files": [{"name": name, "text": "# T\n\nText.\n"}]})
+
+    [failure] = out["failures"]
+    assert failure["reason"].startswith("files[0].name: ")
+    assert "invisible or blank-looking" in failure["reason"]
+    assert out["documents"] == []
+    assert not (tmp_path / "store" / "uploads").exists()
+
+
+def test_a_name_in_any_script_with_plain_spaces_is_taken(served) -> None:
+    out = run(served, {"files": [{"name": "보고서 2024 Отчёт.md", "text": "# T\n\nText.\n"}]})
+
+    assert out["failures"] == [] and [d["source"] for d in out["documents"]] == [
+        "보고서 2024 Отчёт.md"
+    ]
+
+
 def test_more_paths_than_the_cap_refuses_the_run_in_one_line(served) -> None:
     out = run(served, {"paths": [f"doc{i}.md" for i in range(100_000)]})
 
