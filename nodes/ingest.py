@@ -73,6 +73,9 @@ class IngestInput(TypedDict, total=False):
 
 class IngestOutput(TypedDict, total=False):
     documents: list[dict[str, Any]]
+    #: Files holding the same bytes as a stored document whose file still holds them:
+    #: nothing stored for them ({"path", "doc_id", "source"}).
+    duplicates: list[dict[str, Any]]
     failures: list[dict[str, str]]
     unsupported: list[str]
     error: str
@@ -218,6 +221,14 @@ def make_ingest(resources: Resources, *, served: bool = False):
                     "tokens": d.n_tok,
                 }
                 for d in documents
+            ],
+            "duplicates": [
+                {
+                    "path": shown(c.path),
+                    "doc_id": c.document.doc_id,
+                    "source": shown(c.document.source),
+                }
+                for c in (result.duplicates if result else [])
             ],
             "failures": failures,
             "unsupported": [str(p) for p in unsupported],

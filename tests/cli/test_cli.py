@@ -421,3 +421,18 @@ def test_the_find_documents_step_line_names_the_documents_found():
         "← find_documents: Documents the query names, best first: (3) 3M 10-K 2022; "
         "(5) 3M 10-Q Q2 2023"
     ]
+
+
+def test_ingest_prints_the_title_docs_shows(tmp_path: Path, capsys):
+    for name, text in (("a.md", "Apples are red."), ("b.md", "Pears are green.")):
+        (tmp_path / name).write_text(f"# Notes\n\n{text}\n", encoding="utf-8")
+    store = tmp_path / "store"
+
+    code, out, _ = run(capsys, "ingest", tmp_path / "a.md", tmp_path / "b.md", "--store", store)
+    docs = run_json(capsys, "docs", "--store", store)["documents"]
+
+    assert code == 0
+    assert [line.split(" — ")[0] for line in out.splitlines()] == [
+        f"({d['doc_id']}) {d['title']}" for d in docs
+    ]
+    assert [d["title"] for d in docs] != ["Notes", "Notes"]

@@ -174,3 +174,38 @@ def test_a_negative_doc_id_is_refused_as_usage(store: Path) -> None:
         run("toc", "--doc", "-1", "--store", store)
 
     assert exited.value.code == 2
+
+
+def test_a_copy_is_named_as_one_and_rm_of_its_path_leaves_the_original(
+    store: Path, tmp_path: Path
+) -> None:
+    # The copy once re-pointed the stored document to itself: rm of the copy removed
+    # the original's document (issue 36).
+    copy = tmp_path / "tides-copy.md"
+    copy.write_bytes((tmp_path / "tides.md").read_bytes())
+
+    code, out, _ = run("ingest", copy, "--store", store, "--collection", "shapes")
+    assert code == 0
+    assert out == f"{copy} [same as doc 2: {(tmp_path / 'tides.md').resolve()}] not stored\n"
+
+    code, _, err = run("rm", copy, "--store", store, "--collection", "shapes")
+    assert code == 2 and f"no document was ingested from '{copy}'" in err, err
+    with deepread.Index.open(store=store, collection="shapes") as idx:
+        assert [(d.doc_id, Path(d.source).name) for d in idx.documents()] == [
+            (1, "shapes.md"),
+            (2, "tides.md"),
+        ]
+
+
+def test_ingest_json_names_copies(store: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "notes-copy.md"
+    copy.write_bytes((tmp_path / "notes.md").read_bytes())
+
+    code, out, _ = run("ingest", copy, "--store", store, "--collection", "notes", "--json")
+
+    assert code == 0
+    data = json.loads(out)
+    assert data["documents"] == []
+    assert data["duplicates"] == [
+        {"path": str(copy), "doc_id": 1, "source": str((tmp_path / "notes.md").resolve())}
+    ]
