@@ -17,6 +17,7 @@ from typing import Annotated, Any, cast
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
 from langchain_core.messages.utils import convert_to_messages
 from langgraph.graph.message import Messages, add_messages
+from pydantic import Field
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.environment.settings import current as current_settings
@@ -291,10 +292,27 @@ class Citation(TypedDict):
 
 
 class InputState(TypedDict, total=False):
-    """What a caller passes in: a question (or chat messages ending with one)."""
+    """What a caller passes in: a question (or chat messages ending with one).
 
-    question: str
-    messages: Annotated[list[AnyMessage], add_checked_messages]
+    Each field's description is what Studio's input form shows beside it (the JSON
+    schema of ``input_schema``)."""
+
+    question: Annotated[
+        str,
+        Field(
+            description="The question to answer from the collection's documents, in plain "
+            "words; the thread remembers what earlier turns read. Empty: the newest user "
+            "message in messages is the question."
+        ),
+    ]
+    messages: Annotated[
+        list[AnyMessage],
+        Field(
+            description="Chat messages to add to the thread before the turn (a chat view's "
+            "input); the last user message is the question when question is empty."
+        ),
+        add_checked_messages,
+    ]
 
 
 class OutputState(TypedDict, total=False):
