@@ -31,9 +31,9 @@ from langchain_core.messages import HumanMessage
 from deepread.corpus.vision import model_name
 from deepread.models.chat import message_text
 from deepread.prompts import load
+from deepread.records.documents import Paragraph, Section
 from deepread.stores.cache import ModelCache, sha256
-from deepread.stores.records import Paragraph, Section
-from deepread.stores.search_text import plain_table
+from deepread.text.markup import plain_table
 from deepread.text.tokens import count_tokens
 
 log = logging.getLogger(__name__)

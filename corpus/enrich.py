@@ -18,8 +18,8 @@ from deepread.corpus.describe import DescribeBudget, describe_sections
 from deepread.corpus.parsing import ParseError, Structured, parse_file
 from deepread.corpus.parsing.structure import build_structure
 from deepread.corpus.vision import describe_figures, resolve_model
+from deepread.records.locations import sidecar_dir
 from deepread.stores.cache import ModelCache
-from deepread.stores.location import sidecar_dir
 from deepread.text.tokens import count_tokens_batch
 
 ModelLike = BaseChatModel | str | None

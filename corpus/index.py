@@ -21,15 +21,17 @@ from langchain_core.embeddings import Embeddings
 from deepread.corpus.describe import DescribeBudget
 from deepread.corpus.enrich import IngestModels, ModelLike
 from deepread.corpus.files import IngestFailure
-from deepread.corpus.ingest import IngestError, IngestResult, Progress, ingest_files
 from deepread.corpus.library import Library, Match
+from deepread.corpus.pipeline import IngestError, IngestResult, Progress, ingest_files
 from deepread.environment.settings import current as current_settings
-from deepread.stores.backend import RetrievalMode, StoreError, UsageError
+from deepread.records.documents import Document, Paragraph
+from deepread.records.errors import StoreError, UsageError
+from deepread.records.reads import Retrieved, SectionRead
+from deepread.stores.backend import RetrievalMode
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import embeddings_id, resolve_embeddings
-from deepread.stores.location import open_backend
-from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
-from deepread.stores.records import Document, Paragraph
+from deepread.stores.location import list_collections, open_backend
+from deepread.stores.reading import read_range, retrieve_windows
 from deepread.stores.rerank import Reranker, resolve_reranker
 from deepread.text.hygiene import clean_query
 
@@ -91,6 +93,14 @@ class Index:
             mode,
             resolve_reranker(reranker if reranker is not None else settings.rerank),
         )
+
+    @staticmethod
+    def list_collections(
+        store: str, *, api_key: str | None = None, timeout: float = 30.0
+    ) -> list[str]:
+        """The names of the collections ``store`` holds, without opening any (none for a
+        store not yet made); ``api_key`` and ``timeout`` are for a Qdrant server URL."""
+        return list_collections(store, api_key=api_key, timeout=timeout)
 
     @property
     def collection(self) -> Collection:
@@ -272,7 +282,7 @@ class Index:
         if not word:
             return False
         return bool(
-            retrieve(
+            retrieve_windows(
                 self._collection,
                 word,
                 None,
@@ -314,7 +324,7 @@ class Index:
         doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
         mode = mode or self.mode
         vectors = [None if mode == "bm25" else self._embeddings.embed_query(q) for q in queries]
-        return retrieve(
+        return retrieve_windows(
             self._collection,
             query if isinstance(query, str) else queries,
             vectors[0] if isinstance(query, str) else vectors,
@@ -347,7 +357,7 @@ class Index:
 
     def read(self, doc_id: int, sec_id: int, start: int = 0, end: int = 10**9) -> SectionRead:
         """:meth:`read_section` with the clipped range reported."""
-        return read_section(self._collection, doc_id, sec_id, start, end)
+        return read_range(self._collection, doc_id, sec_id, start, end)
 
     def as_retriever(
         self, k: int = 5, window: tuple[int, int] = (0, 0), documents: Sequence[int] | None = None

@@ -27,7 +27,7 @@ and worker processes are for the command line and Python (corpus/parse_ahead.py)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -46,7 +46,7 @@ from deepread.corpus.uploads import (
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 from deepread.text.hygiene import brief
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"
@@ -152,7 +152,13 @@ def _too_long(paths: list[str]) -> tuple[list[str], list[dict[str, str]]]:
     ]
 
 
-def make_ingest(resources: Resources, *, served: bool = False):
+class IngestNode(Protocol):
+    """The ingest node: files in, what was stored and what failed out."""
+
+    def __call__(self, state: IngestInput, runtime: Runtime[IngestContext]) -> IngestOutput: ...
+
+
+def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
     """The node; ``served``: paths only under ``DEEPREAD_INGEST_ROOT``, none without it."""
 
     @resources.leasing

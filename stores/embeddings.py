@@ -22,7 +22,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from deepread.environment.quiet_import import import_onnxruntime
-from deepread.stores.backend import UsageError
+from deepread.records.errors import UsageError
 
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model

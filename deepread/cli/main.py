@@ -49,9 +49,8 @@ def run(args: argparse.Namespace) -> int:
     from deepread.environment.settings import SettingsError
     from deepread.models.chat import ModelConfigError
     from deepread.nodes.context import ContextError
-    from deepread.stores.backend import CoordinateError, StoreError, UsageError
-    from deepread.stores.location import check_store_directory, is_url
-    from deepread.stores.writers import WriteConflict
+    from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
+    from deepread.records.locations import check_store_directory, is_url
 
     try:
         if getattr(args, "store", None) and not is_url(args.store):

@@ -20,11 +20,9 @@ import sys
 from typing import Any
 
 from deepread.cli.steps import step_lines
+from deepread.nodes.names import ANSWERING_NODE, FINALIZE
 from deepread.terminal import say, terminal_text
 from deepread.text.hygiene import clean_query
-
-#: The node whose model writes the answer (graphs/agent.py).
-ANSWERING_NODE = "policy"
 
 
 class TurnPrinter:
@@ -112,7 +110,7 @@ def run_turn(
             continue
         for node, update in chunk.items():
             printer.update(update or {})
-            if node == "finalize":  # the outputs; the chat stays in the thread
+            if node == FINALIZE:  # the outputs; the chat stays in the thread
                 output = {k: v for k, v in (update or {}).items() if k != "messages"}
     printer.finish(str(output.get("answer") or ""))
     # As the graph took it (nodes/toc.py: cleaned, stripped).

@@ -40,7 +40,7 @@ from deepread.evaluation.report import write_reports
 from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
 from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
-from deepread.nodes.state import index_scope, view
+from deepread.nodes.read_memory import index_scope, view
 from deepread.text.redaction import redact_url
 from deepread.text.tokens import count_tokens
 
@@ -252,9 +252,9 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     """The per-question runner of one mode (graph built, chunk index ready)."""
     config, index, resolver, model = setup.config, setup.index, setup.resolver, setup.model
     if spec.is_agent:
+        from deepread.extractive.policy import ExtractiveChatModel
         from deepread.graphs.agent import build_graph
         from deepread.nodes.context import Context
-        from deepread.nodes.offline.model import ExtractiveChatModel
 
         window = list(EXPAND_WINDOW if config.expand else (0, 0))
         # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy

@@ -79,7 +79,7 @@ def test_a_document_line_lists_no_empty_sections_when_its_tree_follows():
     # it anyway (issue 36).
     from dataclasses import replace
 
-    from deepread.stores.records import Card
+    from deepread.records.documents import Card
 
     doc = deep_document(1, breadth=2)
     doc = replace(

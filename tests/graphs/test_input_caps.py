@@ -19,8 +19,8 @@ from support.scripted import ScriptedChatModel, ai, call, section_of
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
+from deepread.nodes.messages import MessageError, add_checked_messages
 from deepread.nodes.model_input import notes
-from deepread.nodes.state import MessageError, add_checked_messages
 from deepread.nodes.tools.specs import ToolArgumentError, ToolLimits, parse_args
 
 THREAD = {"configurable": {"thread_id": "t"}}

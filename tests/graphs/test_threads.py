@@ -31,7 +31,7 @@ from support.scripted import (
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.history import NOT_RUN, repair
-from deepread.nodes.state import index_scope, region_key
+from deepread.nodes.read_memory import index_scope, region_key
 
 CONFIG = {"configurable": {"thread_id": "t"}}
 

@@ -9,7 +9,7 @@ from support.scripted import ScriptedChatModel, ai, call, last_tool_message
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.state import regions_of
+from deepread.nodes.read_memory import regions_of
 from deepread.nodes.tools.observation import (
     POINTER,
     extent,
@@ -19,7 +19,7 @@ from deepread.nodes.tools.observation import (
 )
 from deepread.nodes.tools.retrieve import by_section
 from deepread.prompts import load
-from deepread.stores.records import Document, Paragraph, Section
+from deepread.records.documents import Document, Paragraph, Section
 
 QUERY = "which paragraph talks about cherries and elderberries"
 

@@ -10,14 +10,14 @@ tools as an LLM would:
    steps' quotes come from several documents, the answer says which document each comes
    from;
 1. when the question asks for a financial quantity and a section of the document in
-   view is titled as the statement it is computed from (:mod:`deepread.nodes.offline.
+   view is titled as the statement it is computed from (:mod:`deepread.extractive.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
    first, with its subtree, as an analyst turns to it (of several documents found, in
    the best-ranked that has it; with several documents in view and none found, after
    step 2, in the hits' documents); before it, in a filing, the MD&A discussion
    of a metric the question asks the causes of, or the section disclosing a topic it
    asks about (legal proceedings, acquisitions, …), with at most half the budget;
-2. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
+2. ``retrieve`` what the question asks (:func:`~deepread.text.questions.asked`: its
    questions, not the instructions around them);
 3. ``read_section`` the sections of the hits in rank order; then, when the budget left
    holds another results page as large as the first, ``retrieve`` the same query again
@@ -27,7 +27,7 @@ tools as an LLM would:
    documents whose TOC titles are most similar to the question, each whole if it fits
    what is left of a 1,500-token observation budget, else the window around the hit
    that does — sized by the real tokens of its paragraphs
-   (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at all —
+   (:mod:`deepread.nodes.read_plan`), so a table is read whole or not at all —
    until the budget is spent (the budget counts what the reading tools show, not
    ``find_documents``' cards: they are the library's TOC, which it does not count either);
 4. answer by quoting the shown paragraph closest to the question in meaning and those
@@ -66,19 +66,21 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepread.corpus.framing import escape, title_text
+from deepread.corpus.index import Index
+from deepread.corpus.vectors import local_vectors
+from deepread.extractive.statements import disclosure_sections, statement_sections
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
+from deepread.nodes.messages import ANSWER_METADATA
 from deepread.nodes.model_input.prompt import is_notice
-from deepread.nodes.offline.query import asked
-from deepread.nodes.offline.read_plan import FRAME, Sections, fit
-from deepread.nodes.offline.statements import disclosure_sections, statement_sections
-from deepread.nodes.state import ANSWER_METADATA
+from deepread.nodes.read_plan import FRAME, Sections, fit
+from deepread.nodes.repeats import earlier_failure
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
-from deepread.stores.embeddings import local_embeddings
 from deepread.text.markup import plain
-from deepread.text.terms import terms
+from deepread.text.questions import asked
+from deepread.text.terms import key_words, terms
 from deepread.text.tokens import count_tokens
 
 NOTICE = (
@@ -190,27 +192,27 @@ class ExtractiveChatModel(BaseChatModel):
                 }
             )
         reply = policy._within_limits(policy._next(messages))
+        if any(earlier_failure(messages, dict(c)) is not None for c in reply.tool_calls):
+            # The same call already failed on its arguments (nodes/repeats.py): it would
+            # again, so the policy answers with what it has instead of sending it.
+            reply = policy._reply(*_turn(messages))
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     def _within_limits(self, reply: AIMessage) -> AIMessage:
-        """``reply`` with its calls cut to what a call may ask for: a query to its first
-        ``max_query_chars`` characters (at a word), a read to ``max_read_paragraphs``."""
+        """``reply`` with its calls cut to what a call may ask for: a query over
+        ``max_query_chars`` characters to its key words (:func:`~deepread.text.terms.
+        key_words`), a read to ``max_read_paragraphs``."""
         for call in reply.tool_calls:
             args = call["args"]
-            if call["name"] == RETRIEVE and len(args["query"]) > self.max_query_chars:
-                cut = args["query"][: self.max_query_chars]
-                args["query"] = cut.rsplit(" ", 1)[0] if " " in cut else cut
+            if call["name"] in (RETRIEVE, FIND_DOCUMENTS) and isinstance(args.get("query"), str):
+                args["query"] = key_words(args["query"], self.max_query_chars)
             if call["name"] == READ_SECTION:
                 args["end"] = min(args["end"], max(args["start"], 0) + self.max_read_paragraphs - 1)
         return reply
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:
-        asks = [
-            i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)
-        ]
-        start = asks[-1] if asks else 0
-        question = message_text(messages[start]) if messages else ""
-        results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
+        start = _turn_start(messages)
+        question, results = _turn(messages)
         step = len(results)
         if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
             return self._reply(question, results)
@@ -219,11 +221,13 @@ class ExtractiveChatModel(BaseChatModel):
         scope: list[int] | None = None
         if FIND_DOCUMENTS in self.offered:
             found = next((o for o in map(Observation.of, results) if o.documents is not None), None)
-            if found is None:
+            tried = any(m.name == FIND_DOCUMENTS for m in results)
+            if found is None and not tried:
                 return _call(FIND_DOCUMENTS, {"query": asked(question)}, step)
-            if found.unheld:
+            # A search that failed is not sent again: the whole library is searched.
+            if found is not None and found.unheld:
                 return self._reply(question, results, unheld_answer(found.unheld))
-            scope = found.documents or None
+            scope = (found.documents or None) if found is not None else None
         search = {"query": asked(question)} | (
             {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {}
         )
@@ -380,7 +384,7 @@ class ExtractiveChatModel(BaseChatModel):
 
         In a filing, a why-question's MD&A discussion of the metric and a disclosure
         topic's section (legal proceedings, acquisitions, geographic information)
-        (nodes/offline/statements.py), with at most half the budget: the search after
+        (extractive/statements.py), with at most half the budget: the search after
         them must still have room, its hits are what the question's own words match.
         Then, for a question about a financial quantity, the statement it is computed
         from, as an analyst turns to it — until a table of the statement has been
@@ -459,7 +463,7 @@ class ExtractiveChatModel(BaseChatModel):
 
     def _disclosure_reads(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:
         """The filing sections besides the statements the question turns to
-        (:func:`~deepread.nodes.offline.statements.disclosure_sections`), each with its
+        (:func:`~deepread.extractive.statements.disclosure_sections`), each with its
         subtree in reading order."""
         assert self.sections is not None
         outlines = {d: self.sections.outline(d) for d in docs}
@@ -477,7 +481,7 @@ class ExtractiveChatModel(BaseChatModel):
         if not entries:
             return []
         titles = _title_vectors(tuple(" ".join(e.title.split()) for e in entries))
-        query = local_embeddings().embed_array([asked(question)])[0]
+        query = local_vectors([asked(question)])[0]
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
@@ -590,7 +594,7 @@ def _closest(
     ``query`` by the local MiniLM model."""
     items = list(texts.items())
     bare = [plain(text) or "." for _, text in items]
-    vectors = local_embeddings().embed_array([query, *bare])  # L2-normalised
+    vectors = local_vectors([query, *bare])  # L2-normalised
     return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
@@ -604,9 +608,20 @@ def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
     the rounds and questions that show the same TOC (keyed by a hash of the titles,
     which are not held)."""
-    return _title_memo.get_or_make(
-        (len(titles), hash(titles)), lambda: local_embeddings().embed_array(list(titles))
-    )
+    return _title_memo.get_or_make((len(titles), hash(titles)), lambda: local_vectors(list(titles)))
+
+
+def _turn_start(messages: list[BaseMessage]) -> int:
+    """Where the turn starts: the newest message the user asked (not a notice)."""
+    asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)]
+    return asks[-1] if asks else 0
+
+
+def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
+    """The turn's question and the tool results it has had so far."""
+    start = _turn_start(messages)
+    question = message_text(messages[start]) if messages else ""
+    return question, [m for m in messages[start:] if isinstance(m, ToolMessage)]
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:
@@ -616,3 +631,10 @@ def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:
             {"name": name, "args": args, "id": f"extractive-{step}-{name}", "type": "tool_call"}
         ],
     )
+
+
+def extractive_policy(index: Index, limits: Any) -> ExtractiveChatModel:
+    """The extractive policy reading ``index``, its calls cut to the run's ``limits``
+    (a Context): the default model the graphs give their nodes
+    (:class:`~deepread.nodes.resources.Resources`, ``default_model``)."""
+    return ExtractiveChatModel(index=index).within(limits)
