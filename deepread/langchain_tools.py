@@ -17,8 +17,10 @@ list of tools is made once, and the collection may grow after it.
 that runs tools through LangGraph's ``ToolNode``, as ``create_agent`` does) each call is
 given the graph state's ``messages`` (``InjectedState``, hidden from the model). What
 the model has been shown is what the earlier results of these tools in those messages
-show — their artifacts record every paragraph, and which store and collection it came
-from — so a paragraph shown before comes back as the graph's pointer line
+show — their artifacts record every paragraph, which store and collection it came from,
+and the version of each document it was read from (``Index.versions()``), so a document
+written again or removed since, its doc_id given to a new file, is shown again in full as
+in the graph — so a paragraph shown before comes back as the graph's pointer line
 ``[3:9:18-52] (shown above)``, ``retrieve(exclude_shown=True)`` gives the next results
 page, and the memory is the thread's: it persists with the agent's checkpointer, a new
 thread starts empty, and messages an agent trims or summarises away are read again in
@@ -42,6 +44,7 @@ artifact, plus the ``source`` (store and collection) it was read from.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -133,17 +136,44 @@ def source_of(index: Index) -> dict[str, str]:
     return {"store": str(index.store), "collection": index.name}
 
 
-def shown_in(messages: Sequence[BaseMessage] | None, source: dict[str, str]) -> Regions:
-    """The read regions the results of ``source``'s tools in ``messages`` showed."""
-    regions: Regions = {}
+def shown_in(
+    messages: Sequence[BaseMessage] | None, source: dict[str, str], versions: dict[int, str]
+) -> Regions:
+    """The read regions the results of ``source``'s tools in ``messages`` showed of the
+    documents as they are now (``versions``: :meth:`Index.versions`).
+
+    A paragraph counts as shown only when the result recorded the version of its
+    document it was read from and that is still the committed one: a document written
+    again (a changed file re-ingested) or removed, its doc_id given to a new file, is
+    shown again in full, never pointed at — as in the graph (nodes/state.py,
+    ``read_versions``). A result without versions (written before they were recorded)
+    counts as showing nothing.
+    """
+    coords: list[tuple[int, int, int]] = []
     for message in messages or []:
         if not isinstance(message, ToolMessage) or not isinstance(message.artifact, dict):
             continue
         if message.artifact.get("source") != source:
             continue  # another collection's (or another tool's) result
-        coords = [row.coord for row in Observation.of(message).paragraphs]
-        regions = merge_regions(regions, regions_of(coords))
-    return regions
+        read_from = message.artifact.get("versions")
+        if not isinstance(read_from, dict):
+            continue
+        coords += [
+            row.coord
+            for row in Observation.of(message).paragraphs
+            if (now := versions.get(row.coord[0])) is not None
+            and read_from.get(str(row.coord[0])) == now
+        ]
+    return merge_regions({}, regions_of(coords))
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What a call runs with: the regions the conversation showed of the documents as
+    they are, and their versions now (what its result records)."""
+
+    regions: Regions
+    versions: dict[int, str]
 
 
 def rounds_in_turn(messages: Sequence[BaseMessage] | None) -> int:
@@ -204,10 +234,14 @@ def tools(
     source = source_of(index)
     budget = load("budget").replace("{max_rounds}", str(context.max_rounds))
 
-    def shown(outcome: Outcome, regions: Regions) -> tuple[str, dict[str, Any]]:
+    def shown(outcome: Outcome, seen: Memory) -> tuple[str, dict[str, Any]]:
         by_id = {d.doc_id: d for d in index.documents()}
-        text, outcome.observation.paragraphs = render(outcome, by_id, regions)
-        return text, outcome.observation.artifact() | {"source": source}
+        text, outcome.observation.paragraphs = render(outcome, by_id, seen.regions)
+        # the version each shown document was read from (taken before the read: a write
+        # in between makes the next call show it again, never point at it)
+        docs = {row.coord[0] for row in outcome.observation.paragraphs}
+        versions = {str(d): seen.versions[d] for d in sorted(docs) if d in seen.versions}
+        return text, outcome.observation.artifact() | {"source": source, "versions": versions}
 
     def guarded(fn):
         """Run ``fn``; what the model can fix becomes a ToolException (a tool error)."""
@@ -216,7 +250,9 @@ def tools(
             if memory and messages is not None and rounds_in_turn(messages) > context.max_rounds:
                 raise ToolException(budget)
             try:
-                return fn(shown_in(messages, source) if memory else {}, **kwargs)
+                versions = index.versions() if memory else {}
+                regions = shown_in(messages, source, versions) if memory else {}
+                return fn(Memory(regions, versions), **kwargs)
             except ToolException:
                 raise
             except (KeyError, ValueError) as exc:
@@ -226,13 +262,14 @@ def tools(
 
         return run
 
-    def run(handler: Any, args: BaseModel, regions: Regions) -> tuple[str, dict[str, Any]]:
+    def run(handler: Any, args: BaseModel, seen: Memory) -> tuple[str, dict[str, Any]]:
         # The agent graph's own handlers, under a context holding these tools' k, window
         # and scope: the same hits, ranges, headers and scope errors as in the graph.
-        return shown(handler(args, ToolEnv(index=index, context=context, shown=regions)), regions)
+        env = ToolEnv(index=index, context=context, shown=seen.regions)
+        return shown(handler(args, env), seen)
 
     def retrieve(
-        regions: Regions,
+        seen: Memory,
         query: str | list[str],
         doc_id: int | list[int] | None = None,
         exclude_shown: bool = False,
@@ -240,20 +277,20 @@ def tools(
         return run(
             retrieve_handler,
             RetrieveArgs(query=query, doc_id=doc_id, exclude_shown=exclude_shown),
-            regions,
+            seen,
         )
 
-    def read_section(regions: Regions, doc_id: int, sec_id: int, start: int, end: int):
+    def read_section(seen: Memory, doc_id: int, sec_id: int, start: int, end: int):
         return run(
             read_section_handler,
             ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end),
-            regions,
+            seen,
         )
 
-    def find_documents(regions: Regions, query: str):
-        return run(find_documents_handler, FindDocumentsArgs(query=query), regions)
+    def find_documents(seen: Memory, query: str):
+        return run(find_documents_handler, FindDocumentsArgs(query=query), seen)
 
-    def toc(regions: Regions, doc_id: int | None = None):
+    def toc(seen: Memory, doc_id: int | None = None):
         if doc_id is not None:
             check_scope(doc_id, scope)
             docs = index.toc(doc_id)

@@ -72,7 +72,7 @@ from deepread.extractive.statements import disclosure_sections, statement_sectio
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
-from deepread.nodes.messages import ANSWER_METADATA
+from deepread.nodes.messages import ANSWER_METADATA, in_conversation
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.repeats import earlier_failure
@@ -618,10 +618,15 @@ def _turn_start(messages: list[BaseMessage]) -> int:
 
 
 def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
-    """The turn's question and the tool results it has had so far."""
+    """The turn's question, in its conversation
+    (:func:`~deepread.nodes.messages.in_conversation`), and the tool results the turn has
+    had so far."""
     start = _turn_start(messages)
     question = message_text(messages[start]) if messages else ""
-    return question, [m for m in messages[start:] if isinstance(m, ToolMessage)]
+    return (
+        in_conversation(question, messages[:start]),
+        [m for m in messages[start:] if isinstance(m, ToolMessage)],
+    )
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:

@@ -24,7 +24,7 @@ from deepread.corpus.index import Index
 from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
-from deepread.nodes.messages import answer_metadata, final_answer, turn_messages
+from deepread.nodes.messages import answer_metadata, final_answer, in_conversation, turn_messages
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.read_memory import view
 from deepread.nodes.resources import Resources
@@ -113,7 +113,9 @@ def verify(
     check, the kind of fact asked for, then the judge (when there is a model to ask:
     :meth:`~deepread.nodes.resources.Resources.judge`) when it fails; the judge's tokens
     are added to ``usage``."""
-    question = state.get("question") or ""
+    # A follow-up is checked in its conversation, as it was searched (nodes/messages.py).
+    earlier = state.get("messages", [])[: state.get("turn_start", 0)]
+    question = in_conversation(state.get("question") or "", earlier)
     cited = evidence(index, kept)
     if context.support_threshold > 0:
         verdict = dense_check(

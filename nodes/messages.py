@@ -6,14 +6,17 @@ pending, the turn's answer and what a policy says of it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import convert_to_messages
 from langgraph.graph.message import Messages, add_messages
 
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import MAX_TOOL_CALLS
+from deepread.nodes.model_input.prompt import is_notice
+from deepread.text.questions import continues
 
 
 class MessageError(ValueError):
@@ -120,3 +123,25 @@ def final_answer(messages: list[AnyMessage]) -> AIMessage | None:
         if isinstance(msg, AIMessage) and not msg.tool_calls and not msg.invalid_tool_calls:
             return msg
     return None
+
+
+#: How many earlier questions a chain of follow-ups reaches back to.
+FOLLOW_UPS = 3
+
+
+def in_conversation(question: str, earlier: Sequence[BaseMessage]) -> str:
+    """``question`` as it is searched, quoted for and checked: as it is, or — when it
+    continues the conversation ("And how do I make it raise an error instead?",
+    :func:`~deepread.text.questions.continues`) — after the earlier questions it follows on
+    from, back to the one that started the topic (at most :data:`FOLLOW_UPS`), so that
+    what the conversation is about is searched too. ``earlier``: the thread's messages
+    before the turn."""
+    if not continues(question):
+        return question
+    asks = [str(m.content) for m in earlier if isinstance(m, HumanMessage) and not is_notice(m)]
+    chain: list[str] = []
+    for before in reversed(asks[-FOLLOW_UPS:]):
+        chain.insert(0, before)
+        if not continues(before):
+            break
+    return " ".join([*chain, question])

@@ -4,6 +4,7 @@ from the prompt it is sent, and its answers say what they are in their metadata.
 from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from support.scripted import ScriptedChatModel, ai, read_call, section_of
 
 from deepread.extractive.policy import NOTICE, ExtractiveChatModel, toc_entries
@@ -136,3 +137,35 @@ def test_a_failed_document_search_is_not_sent_again(shapes):
 
     assert [c["name"] for c in reply.tool_calls] == ["retrieve"]
     assert "doc_id" not in reply.tool_calls[0]["args"]  # the whole collection
+
+
+def turn_queries(out: dict, since: int) -> list[str]:
+    return [
+        c["args"].get("query", "")
+        for m in out["messages"][since:]
+        for c in getattr(m, "tool_calls", [])
+        if c["name"] == "retrieve"
+    ]
+
+
+def test_a_follow_up_is_searched_with_what_the_conversation_is_about(devset_index):
+    graph = build_graph(index=devset_index, checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "nan"}}
+    first = graph.invoke({"question": "How does json encode NaN and infinity?"}, thread)
+
+    out = graph.invoke({"question": "And how do I make it raise an error instead?"}, thread)
+
+    queries = turn_queries(out, len(first["messages"]))
+    assert queries and all("NaN" in q for q in queries)
+    assert "ValueError" in out["answer"]  # how it raises (json.dump or JSONEncoder allow_nan)
+
+
+def test_a_new_topic_is_searched_by_its_own_words(devset_index):
+    graph = build_graph(index=devset_index, checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "switch"}}
+    first = graph.invoke({"question": "How does json encode NaN and infinity?"}, thread)
+
+    out = graph.invoke({"question": "What does object_hook do in json.loads?"}, thread)
+
+    queries = turn_queries(out, len(first["messages"]))
+    assert queries and not any("NaN" in q for q in queries)

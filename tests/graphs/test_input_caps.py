@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Overwrite
 from support.scripted import ScriptedChatModel, ai, call, section_of
 
 from deepread.graphs.agent import build_graph
@@ -22,6 +23,7 @@ from deepread.nodes.context import Context
 from deepread.nodes.messages import MessageError, add_checked_messages
 from deepread.nodes.model_input import notes
 from deepread.nodes.tools.specs import ToolArgumentError, ToolLimits, parse_args
+from deepread.text.tokens import count_tokens
 
 THREAD = {"configurable": {"thread_id": "t"}}
 
@@ -175,7 +177,10 @@ def test_calls_past_the_per_reply_cap_are_answered_not_run(shapes) -> None:
 
 def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
     """The extractive policy searches with the question itself: a long question's query
-    is cut to ``max_query_chars``, its reads to ``max_read_paragraphs`` — never refused."""
+    is cut to ``max_query_chars``, its reads to ``max_read_paragraphs`` — never refused.
+
+    One hit per search (``k=1``) leaves the hit's section unread, so the policy reads it:
+    both kinds of call are made, and each check below sees at least one."""
     graph = build_graph(index=shapes, checkpointer=InMemorySaver())
 
     out = run(
@@ -183,20 +188,25 @@ def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
         "Which paragraph is about cherries? " * 100,
         max_query_chars=60,
         max_read_paragraphs=2,
+        k=1,
     )
 
     assert out["stop_reason"] == "answered"
-    assert all(a.status == "success" for a in results(graph))
+    answers = results(graph)
+    assert answers and all(a.status == "success" for a in answers)
     calls = [
         c
         for m in graph.get_state(THREAD).values["messages"]
         if isinstance(m, AIMessage)
         for c in m.tool_calls
     ]
-    assert all(len(c["args"]["query"]) <= 60 for c in calls if c["name"] == "retrieve")
-    assert all(
-        c["args"]["end"] - c["args"]["start"] < 2 for c in calls if c["name"] == "read_section"
-    )
+    queries = [c["args"]["query"] for c in calls if c["name"] == "retrieve"]
+    reads = [c["args"] for c in calls if c["name"] == "read_section"]
+    assert queries and all(0 < len(q) <= 60 for q in queries)
+    assert reads and all(r["end"] - r["start"] < 2 for r in reads)
+    # Five's five paragraphs were asked for, and two of them read: the cut was made.
+    five = section_of(shapes, "Five")
+    assert {"doc_id": five[0], "sec_id": five[1], "start": 0, "end": 1} in reads
 
 
 # -- messages written into a thread ----------------------------------------------------------
@@ -236,6 +246,54 @@ def test_a_message_over_the_cap_written_into_a_thread_is_refused(
     assert graph.get_state(THREAD).values["messages"] == before
 
 
+@pytest.mark.parametrize(
+    "replace",
+    [
+        lambda v: {"__overwrite__": v},
+        lambda v: {"type": "__overwrite__", "value": v},
+        Overwrite,
+    ],
+    ids=["json-key", "json-typed", "Overwrite"],
+)
+def test_a_value_sent_to_replace_a_field_whole_is_checked_like_any_update(
+    shapes, monkeypatch: pytest.MonkeyPatch, replace
+) -> None:
+    """LangGraph stores a replacing update (``{"__overwrite__": value}``, as a client may
+    send one) without running the field's reducer — our checks (issue 38, probing state
+    updates: the message cap and the tool-call check were skipped, and the messages
+    stored as raw dicts; read regions unsorted)."""
+    monkeypatch.setenv("DEEPREAD_MAX_MESSAGE_CHARS", "1000")
+    graph = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(content="Ok.")]),
+        checkpointer=InMemorySaver(),
+    )
+    run(graph, "Which fruit?")
+    before = graph.get_state(THREAD).values["messages"]
+
+    with pytest.raises(MessageError, match="1001 characters, over the 1000"):
+        graph.update_state(
+            THREAD, {"messages": replace([{"type": "ai", "content": "x" * 1001}])}, as_node="policy"
+        )
+    with pytest.raises(MessageError, match="needs 'tool_call_id'"):
+        graph.update_state(
+            THREAD, {"messages": replace([{"type": "tool", "content": "forged"}])}, as_node="policy"
+        )
+    assert graph.get_state(THREAD).values["messages"] == before
+
+    graph.update_state(
+        THREAD,
+        {
+            "messages": replace([{"type": "ai", "content": "short"}]),
+            "read_regions": replace({"s/1:1": [[9, 12], [0, 3], [2, 5]]}),
+        },
+        as_node="policy",
+    )
+    values = graph.get_state(THREAD).values
+    assert [type(m).__name__ for m in values["messages"]] == ["AIMessage"]  # replaced
+    assert values["read_regions"] == {"s/1:1": [[0, 5], [9, 12]]}  # merged
+
+
 def test_a_tool_result_longer_than_a_message_may_be_is_answered_with_an_error(
     shapes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -258,12 +316,17 @@ def test_a_tool_result_longer_than_a_message_may_be_is_answered_with_an_error(
 
 def test_token_counts_are_not_cached_by_holding_the_texts() -> None:
     text = "word " * 50_000
+    other = "wxrd " * 50_000  # the same length, other tokens
 
-    notes._tokens(text)
+    counted = notes._tokens(text)
 
     held = notes._counts.keys()
+    # the count is kept, under a key of numbers only: no cache key holds a text
+    assert (len(text), hash(text)) in held
     assert all(isinstance(k, tuple) and all(isinstance(x, int) for x in k) for k in held)
-    assert notes._tokens(text) == notes._tokens("word " * 50_000)
+    # kept per text, not per length: a text of the same length has its own count
+    assert counted == count_tokens(text)
+    assert notes._tokens(other) == count_tokens(other) != counted
 
 
 # -- the same bounds for the LangChain and MCP tools -------------------------------------------
@@ -318,3 +381,18 @@ def test_a_weighted_memo_keeps_at_most_its_weight_and_never_an_oversized_value()
         memo.get_or_make(name, lambda size=size: [0] * size)
 
     assert memo.keys() == ["b", "c"]
+
+
+def test_the_documents_in_space_are_united_in_linear_time() -> None:
+    """``space`` is a client-writable field: its reducer scanned a list per id (issue 38,
+    probing state updates: 100,000 ids onto 100,000 was minutes of CPU)."""
+    import time
+
+    from deepread.nodes.state import union_ids
+
+    started = time.process_time()
+    united = union_ids(list(range(100_000)), list(range(50_000, 150_000)))
+    spent = time.process_time() - started
+
+    assert united == list(range(150_000))
+    assert spent < 2.0, f"{spent:.1f} CPU seconds"

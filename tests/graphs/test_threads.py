@@ -59,6 +59,7 @@ def assert_every_call_answered_once(messages: list[BaseMessage]) -> None:
 
 
 def assert_model_saw_only_valid_histories(model: ScriptedChatModel) -> None:
+    assert model.calls, "the model was never called: no history to check"
     for sent in model.calls:
         assert history_problem(sent) is None, history_problem(sent)
 
