@@ -171,6 +171,11 @@ class Index:
         thread, starting no process. A file another process is writing at the same
         moment is reported as failed, naming it; nothing of it is stored by this call.
 
+        Documents come back as :meth:`documents` lists them: under the title that
+        identifies each among the others, with its card. A file holding the same bytes
+        as a stored document whose file still holds them is a copy: nothing is stored
+        and it is not in the list (:meth:`ingest_report` names it in ``duplicates``).
+
         A file whose content is unchanged since its last ingest is skipped, unless
         ``force``: then it is parsed and stored again under its doc_id, as after an
         upgrade whose parser or search terms changed (a store keeps what the version that
@@ -219,7 +224,7 @@ class Index:
             describe_budget=describe_budget,
         )
         try:
-            return ingest_files(
+            result = ingest_files(
                 self._collection,
                 self._embeddings,
                 paths,
@@ -230,6 +235,21 @@ class Index:
             )
         finally:
             models.close()
+        return self._titled(result)
+
+    def _titled(self, result: IngestResult) -> IngestResult:
+        """``result`` with its documents as :meth:`documents` gives them — under their
+        identifying titles, with their cards — so ``ingest`` names a document as ``docs``
+        does ("(8) Previous topic" was the parsed title of "Classes (tutorial-classes.pdf)").
+        A document another process removed meanwhile keeps its stored record."""
+        if not (result.documents or result.skipped or result.duplicates):
+            return result
+        titled = {d.doc_id: d for d in self.documents()}
+        result.documents = [titled.get(d.doc_id, d) for d in result.documents]
+        result.skipped = [titled.get(d.doc_id, d) for d in result.skipped]
+        for copy in result.duplicates:
+            copy.document = titled.get(copy.document.doc_id, copy.document)
+        return result
 
     def optimize(self) -> None:
         """Build the vector index of what was written since the last build.

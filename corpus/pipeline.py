@@ -10,6 +10,13 @@ process is writing at the same moment (:class:`~deepread.stores.writers.WriteCon
 A document is replaced all at once or not at all. A document of more paragraphs than its
 text pays for (:mod:`deepread.corpus.paragraph_budget`) is refused, as its failure line,
 before anything of it is embedded.
+
+A file holding the same bytes as a stored document is not stored twice (its hits would
+come back twice). When the stored document's own file still holds those bytes, the new
+file is a copy: it is reported as one (:class:`Duplicate`, "same as doc 3") and nothing
+is written — the document stays the original's, so removing the copy's path later finds
+nothing to remove. When that file is gone or changed, the new one is where the document
+moved to: the document is named by its new path, its doc_id kept.
 """
 
 from __future__ import annotations
@@ -46,9 +53,10 @@ GROUP_PARAGRAPHS = 4_096
 #: cost what one call for all did (68 s against 67 s for 1,024 texts, loaded machine).
 EMBED_SLICE = 256
 
-#: Called as ``progress(event, path, done, total)``; events: "skip", "parsed", "stored",
-#: "failed", "optimize" (once, before building the vector index of a large collection),
-#: and "page" while a paged document (a PDF) is embedded: ``done`` of its ``total`` pages.
+#: Called as ``progress(event, path, done, total)``; events: "skip", "same" (a copy of a
+#: stored document's file: nothing stored), "parsed", "stored", "failed", "optimize"
+#: (once, before building the vector index of a large collection), and "page" while a
+#: paged document (a PDF) is embedded: ``done`` of its ``total`` pages.
 Progress = Callable[[str, Path, int, int], None]
 
 
@@ -70,14 +78,33 @@ class IngestError(RuntimeError):
 
 
 @dataclass(slots=True)
+class Duplicate:
+    """A file holding the same bytes as ``document``, whose own file still holds them: a
+    copy, not stored (``document`` keeps its source)."""
+
+    path: str
+    document: Document
+
+
+@dataclass(slots=True)
 class IngestResult:
     """What one ingest call did, file by file."""
 
     documents: list[Document] = field(default_factory=list)
     skipped: list[Document] = field(default_factory=list)
     failures: list[IngestFailure] = field(default_factory=list)
+    #: Copies of stored documents' files (this call's included): nothing stored for them.
+    duplicates: list[Duplicate] = field(default_factory=list)
     #: Files found in the folders given whose type deepread does not read (not failures).
     unsupported: list[Path] = field(default_factory=list)
+
+
+def still_holds(source: str, digest: str) -> bool:
+    """Whether the file at ``source`` (a stored document's) still has content ``digest``."""
+    try:
+        return sha256_file(Path(source)) == digest
+    except OSError:  # gone, unreadable, or a name the store had to escape
+        return False
 
 
 def search_texts(structured: Structured) -> list[str]:
@@ -132,6 +159,8 @@ class _Pipeline:
         files, failures = expand_paths(paths, unsupported)
         result = IngestResult(failures=list(failures), unsupported=unsupported)
         todo: list[tuple[Path, str]] = []
+        firsts: dict[str, Path] = {}  # digest -> the file of this call that holds it
+        copies: list[tuple[Path, str]] = []  # copies of a file of this call
         for path in files:
             source = str(path.resolve())
             try:
@@ -140,13 +169,22 @@ class _Pipeline:
                 result.failures.append(IngestFailure(str(path), exc.strerror or str(exc)))
                 continue
             known = self._collection.find_source(source)
+            if known is None and digest in firsts:
+                copies.append((path, digest))  # resolved once the first is stored
+                continue
             if known is None:
-                # The same bytes under another path are the same document — a file moved
-                # or copied, a store copied with the files beside it: not parsed, embedded
-                # and stored twice (its hits would come back twice); it is named by the
-                # path it was last ingested from. (None: another process stored this path
-                # meanwhile, or removed the other document: the file is stored as new.)
+                # The same bytes under another path are the same document: not parsed,
+                # embedded and stored twice (its hits would come back twice). A copy
+                # beside the original is reported as one and stores nothing; a file moved
+                # (the original gone or changed) names the document by its new path.
+                # (None: another process stored this path meanwhile, or removed the
+                # other document: the file is stored as new.)
                 same = self._collection.find_content(digest)
+                if same is not None and still_holds(same.source, digest):
+                    result.duplicates.append(Duplicate(str(path), same))
+                    if self._progress:
+                        self._progress("same", path, len(result.duplicates), len(files))
+                    continue
                 if same is not None:
                     try:
                         known = self._collection.move_source(same.doc_id, source)
@@ -161,6 +199,7 @@ class _Pipeline:
                     self._progress("skip", path, len(result.skipped), len(files))
                 continue
             todo.append((path, digest))
+            firsts.setdefault(digest, path)
         # Files are parsed ahead (a thread, or worker processes) while this process
         # embeds and writes, in the order given (corpus/parse_ahead.py).
         # (An OCR model reads PDFs in this process: its client and cache are not shared.)
@@ -195,11 +234,28 @@ class _Pipeline:
                     group.append((taken, path, digest, structured))
                     size += len(structured.paragraphs)
                 self._store_group(group, result, len(todo))
+        self._resolve_copies(copies, firsts, result)
         if result.documents and self._collection.count_paragraphs() >= OPTIMIZE_AT:
             if self._progress:
                 self._progress("optimize", Path(self._collection.name), len(todo), len(todo))
             self._collection.backend.optimize()
         return result
+
+    def _resolve_copies(
+        self, copies: list[tuple[Path, str]], firsts: dict[str, Path], result: IngestResult
+    ) -> None:
+        """Copies of a file this call stored: duplicates of its document; of one that
+        failed: failures too (nothing of those bytes is stored)."""
+        stored = {d.content_hash: d for d in result.documents + result.skipped}
+        for path, digest in copies:
+            if digest in stored:
+                result.duplicates.append(Duplicate(str(path), stored[digest]))
+                if self._progress:
+                    self._progress("same", path, len(result.duplicates), len(copies))
+            else:
+                result.failures.append(
+                    IngestFailure(str(path), f"same bytes as {firsts[digest]}, which failed")
+                )
 
     def _failed(
         self, result: IngestResult, path: Path, exc: Exception, done: int, total: int

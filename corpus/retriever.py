@@ -24,6 +24,16 @@ if TYPE_CHECKING:
     from deepread.records.documents import Document, Paragraph
 
 
+def checked_window(value: Any) -> tuple[int, int]:
+    """``value`` as ``(up, down)``, two whole numbers >= 0; else a ``ValueError``."""
+    window = tuple(value) if isinstance(value, (list, tuple)) else ()
+    if len(window) != 2 or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in window
+    ):
+        raise ValueError(f"window must be (up, down) with both >= 0, got {value!r}")
+    return (window[0], window[1])
+
+
 class DeepReadRetriever(BaseRetriever):
     """Paragraphs of a deepread collection as LangChain Documents, in Algorithm-1 order.
 
@@ -46,17 +56,28 @@ class DeepReadRetriever(BaseRetriever):
     @field_validator("window")
     @classmethod
     def _window(cls, value: tuple[int, int]) -> tuple[int, int]:
-        if min(value) < 0:
-            raise ValueError(f"window must be (up, down) with both >= 0, got {value}")
-        return value
+        return checked_window(value)
 
     def _get_relevant_documents(
         self,
         query: str,
         *,
         run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        window: tuple[int, int] | None = None,
+        documents: list[int] | None = None,
     ) -> list[LCDocument]:
-        result = self.index.search(query, k=self.k, window=self.window, doc_id=self.documents)
+        """The paragraphs of ``query``'s hits. ``k``, ``window`` and ``documents`` given
+        to one call (``retriever.invoke(query, k=1)``, as LangChain's standard retriever
+        tests call it) apply to that call only; the retriever's own otherwise."""
+        if window is not None:
+            window = checked_window(window)  # a bad one refused as at construction
+        result = self.index.search(
+            query,
+            k=self.k if k is None else k,  # Index.search refuses k < 1 or not a whole number
+            window=self.window if window is None else window,
+            doc_id=self.documents if documents is None else documents,
+        )
         scores = {(h.doc_id, h.sec_id, h.para_idx): h.score for h in result.hits}
         docs = {d.doc_id: d for d in self.index.documents()}
         return [to_document(p, docs.get(p.doc_id), scores.get(p.coord)) for p in result.paragraphs]

@@ -191,7 +191,9 @@ class Context(_ValidatedContext):
         default="",
         metadata=_describe(
             _NAME + "OpenAI-compatible server's own name ('llama3.1:8b' via "
-            "OPENAI_BASE_URL). Empty: the offline extractive policy (no LLM).",
+            "OPENAI_BASE_URL). Empty: the offline extractive policy (no LLM). On a server "
+            "only the operator sets it, unless it offers clients a choice "
+            "(DEEPREAD_SERVE_MODELS): then one of those.",
             json_schema_extra={"langgraph_nodes": list(MODEL_NODES)},
         ),
     )
@@ -240,14 +242,16 @@ class Context(_ValidatedContext):
     model_retries: Annotated[int, Limits(ge=0)] = field(
         default=3,
         metadata=_describe(
-            "Retries of a transient model error (429, 5xx, timeout), with exponential backoff."
+            "Retries of a transient model error (429, 5xx, timeout), with exponential "
+            "backoff. On a server only the operator sets it."
         ),
     )
     model_timeout: Annotated[float, Limits(ge=0.0)] = field(
         default=120.0,
         metadata=_describe(
             "Seconds one model response may take in all, retries included; then the turn "
-            "ends with stop_reason 'error'. 0: no deadline."
+            "ends with stop_reason 'error'. 0: no deadline. On a server only the operator "
+            "sets it."
         ),
     )
     follow_references: bool = field(
@@ -360,17 +364,21 @@ class IngestContext(_ValidatedContext):
         default="",
         metadata=_describe(
             "Vision model that reads PDF pages as images into Markdown (the paper's OCR "
-            "route). Empty: the PDF text layer."
+            "route). Empty: the PDF text layer. On a server only the operator sets it."
         ),
     )
     vision_model: str = field(
-        default="", metadata=_describe("Vision model that describes figures (cached). Empty: none.")
+        default="",
+        metadata=_describe(
+            "Vision model that describes figures (cached). Empty: none. On a server only "
+            "the operator sets it."
+        ),
     )
     describe_model: str = field(
         default="",
         metadata=_describe(
             "Chat model writing a one-line summary per section for the TOC (cached, "
-            "budgeted). Empty: none."
+            "budgeted). Empty: none. On a server only the operator sets it."
         ),
     )
 

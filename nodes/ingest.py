@@ -27,10 +27,11 @@ and worker processes are for the command line and Python (corpus/parse_ahead.py)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
+from pydantic import Field
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.corpus.files import expand_paths
@@ -57,22 +58,40 @@ NO_ROOT = (
 
 
 class IngestFile(TypedDict, total=False):
-    """A document sent as content: its file name and exactly one of the two contents."""
+    """A document sent as content: its file name and exactly one of the two contents
+    (each field's description is what Studio's input form shows)."""
 
-    name: str
-    text: str
-    content_base64: str
+    name: Annotated[
+        str,
+        Field(description="File name with its type's suffix (.pdf .docx .html .md .txt)."),
+    ]
+    text: Annotated[str, Field(description="The document's text (Markdown, HTML or plain).")]
+    content_base64: Annotated[
+        str, Field(description="The file's bytes in base64 (a PDF, a .docx), instead of text.")
+    ]
 
 
 class IngestInput(TypedDict, total=False):
     """Paths on the machine running the graph, and/or documents sent as content."""
 
-    paths: list[str]
-    files: list[IngestFile]
+    paths: Annotated[
+        list[str],
+        Field(
+            description="Files or folders on the machine running the graph. On a server "
+            f"only under the folder the operator allows ({ROOT_ENV}); else send files."
+        ),
+    ]
+    files: Annotated[
+        list[IngestFile],
+        Field(description="Documents sent as content: a name and its text or base64 bytes."),
+    ]
 
 
 class IngestOutput(TypedDict, total=False):
     documents: list[dict[str, Any]]
+    #: Files holding the same bytes as a stored document whose file still holds them:
+    #: nothing stored for them ({"path", "doc_id", "source"}).
+    duplicates: list[dict[str, Any]]
     failures: list[dict[str, str]]
     unsupported: list[str]
     error: str
@@ -224,6 +243,14 @@ def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
                     "tokens": d.n_tok,
                 }
                 for d in documents
+            ],
+            "duplicates": [
+                {
+                    "path": shown(c.path),
+                    "doc_id": c.document.doc_id,
+                    "source": shown(c.document.source),
+                }
+                for c in (result.duplicates if result else [])
             ],
             "failures": failures,
             "unsupported": [str(p) for p in unsupported],

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Protocol, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
+from pydantic import Field
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.nodes.checked_channel import Checked
@@ -43,10 +44,27 @@ class Citation(TypedDict):
 
 
 class InputState(TypedDict, total=False):
-    """What a caller passes in: a question (or chat messages ending with one)."""
+    """What a caller passes in: a question (or chat messages ending with one).
 
-    question: str
-    messages: Annotated[list[AnyMessage], Checked(list, add_checked_messages)]
+    Each field's description is what Studio's input form shows beside it (the JSON
+    schema of ``input_schema``)."""
+
+    question: Annotated[
+        str,
+        Field(
+            description="The question to answer from the collection's documents, in plain "
+            "words; the thread remembers what earlier turns read. Empty: the newest user "
+            "message in messages is the question."
+        ),
+    ]
+    messages: Annotated[
+        list[AnyMessage],
+        Field(
+            description="Chat messages to add to the thread before the turn (a chat view's "
+            "input); the last user message is the question when question is empty."
+        ),
+        Checked(list, add_checked_messages),
+    ]
 
 
 class OutputState(TypedDict, total=False):

@@ -112,14 +112,15 @@ class Card:
 
     def describe(self, max_sections: int = 6) -> str:
         """The card after the title, one line: ``file=… | kind, period | pages=N |
-        sections: A; B; C``."""
+        sections: A; B; C`` (at most ``max_sections`` of them; 0: no sections part — it
+        read "sections: ; +1 more" in a TOC's document line, issue 36)."""
         parts = [f"file={self.file}"]
         what = ", ".join(p for p in (self.kind, self.period) if p and p not in self.title)
         if what:
             parts.append(what)
         if self.pages:
             parts.append(f"pages={self.pages}")
-        if self.sections:
+        if self.sections and max_sections > 0:  # 0: the sections are listed elsewhere
             shown = list(self.sections[:max_sections])
             more = len(self.sections) - len(shown)
             parts.append("sections: " + "; ".join(shown) + (f"; +{more} more" if more else ""))

@@ -44,6 +44,30 @@ MAXIMUM = 2**63 - 1
 PATH_ARGUMENTS = frozenset({"paths", "store", "out", "dataset", "checkpointer"})
 
 
+def doc_ids(text: str) -> list[int]:
+    """One ``--doc`` value: a doc_id or a comma-separated list of them (``4``, ``4,7``)."""
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a doc_id or doc_ids separated by commas (4 or 4,7), not {text!r}"
+        ) from None
+
+
+def add_doc_option(p: argparse.ArgumentParser) -> None:
+    """``--doc``: one value per flag, each an id or a comma-separated list, gathered.
+
+    Not ``nargs="+"``: that swallowed the positional after it (``ask --doc 4 "What does
+    sort_keys do?"`` took the question as a second doc_id, "invalid int value")."""
+    p.add_argument(
+        "--doc",
+        type=doc_ids,
+        action="extend",
+        metavar="ID",
+        help="only these doc_ids: --doc 4, --doc 4,7 or --doc 4 --doc 7",
+    )
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with its usage errors (which quote the arguments) terminal-safe."""
 

@@ -12,6 +12,7 @@ import argparse
 import uuid
 from typing import Any
 
+from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE, emit, fail, open_index, store_of
 from deepread.cli.turn import TurnPrinter, run_turn
 from deepread.terminal import say
@@ -19,7 +20,7 @@ from deepread.terminal import say
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
     """``--doc``, ``--model``, ``--checkpointer``: what ``ask`` and ``chat`` share."""
-    p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    add_doc_option(p)
     p.add_argument(
         "--model",
         default=None,

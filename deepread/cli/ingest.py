@@ -83,7 +83,7 @@ class IngestProgress:
 
         self.collection = collection
         self.quiet = quiet
-        self.counts = {"stored": 0, "skip": 0}
+        self.counts = {"stored": 0, "skip": 0, "same": 0}
         self.bar = tqdm(
             desc="ingest", unit="file", disable=quiet or not sys.stderr.isatty(), file=sys.stderr
         )
@@ -99,12 +99,12 @@ class IngestProgress:
             if not self.bar.disable:
                 self.bar.set_postfix_str(f"embedding {name} p. {done}/{total}", refresh=True)
             return
-        if event in ("stored", "skip"):
+        if event in self.counts:
             self.counts[event] += 1
         self.bar.total = total
         if event == "optimize":
             say(f"building the vector index of collection {self.collection!r}…", err=True)
-        elif event in ("stored", "failed", "skip"):
+        elif event in ("stored", "failed", "skip", "same"):
             self.bar.n = done
             self.bar.set_postfix_str(f"{event} {name}", refresh=True)
         elif not self.bar.disable:
@@ -151,14 +151,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             # A plain re-run would call the files not yet done "unchanged" and keep
             # their earlier parse: only --force again finishes what was asked.
             fail(
-                f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
-                "files stored again, the others keep their earlier parse; re-run with "
-                "--force to continue"
+                f"interrupted; {counts['stored'] + counts['skip'] + counts['same']} of "
+                f"{len(found)} files stored again, the others keep their earlier parse; "
+                "re-run with --force to continue"
             )
         else:
             fail(
-                f"interrupted; {counts['stored'] + counts['skip']} of {len(found)} "
-                "files stored; re-run to continue"
+                f"interrupted; {counts['stored'] + counts['skip'] + counts['same']} of "
+                f"{len(found)} files stored; re-run to continue"
             )
         return exc.exit_code
     finally:
@@ -180,6 +180,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                     }
                     for d in docs
                 ],
+                "duplicates": [
+                    {"path": c.path, "doc_id": c.document.doc_id, "source": c.document.source}
+                    for c in result.duplicates
+                ],
                 "failures": [{"path": f.path, "reason": f.reason} for f in result.failures],
                 "unsupported": [str(p) for p in result.unsupported],
             }
@@ -191,16 +195,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"({d.doc_id}) {d.title} — {len(d.sections)} sections, {d.n_para} "
                 f"paragraphs, {d.n_tok} tokens [{state}] {d.source}"
             )
+        for c in result.duplicates:  # a copy: the stored document stays the original's
+            say(f"{c.path} [same as doc {c.document.doc_id}: {c.document.source}] not stored")
         for f in result.failures:
             say(f"FAILED {f.path}: {f.reason}", err=True)
         for path in result.unsupported:
             say(f"skipped {path}: not a supported type", err=True)
+        n = len(result.duplicates)
+        copies = f"{n} {'copy' if n == 1 else 'copies'}, " if n else ""
         say(
-            f"{len(result.documents)} stored, {len(result.skipped)} unchanged, "
+            f"{len(result.documents)} stored, {len(result.skipped)} unchanged, {copies}"
             f"{len(result.failures)} failed (collection {args.collection!r})",
             err=True,
         )
-    if not docs and not result.failures:
+    if not docs and not result.failures and not result.duplicates:
         say("no supported files found", err=True)
         return EXIT_USAGE
     return EXIT_PARTIAL if result.failures else EXIT_OK

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import (
     EXIT_OK,
     emit,
@@ -21,7 +22,7 @@ from deepread.terminal import say
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("toc", parents=[common], help="show the table of contents")
-    p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    add_doc_option(p)
     p.add_argument(
         "--budget",
         type=int,
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         metavar=("UP", "DOWN"),
         help="paragraphs to add above/below each hit, inside its section",
     )
-    p.add_argument("--doc", type=int, nargs="+", help="only these doc_ids")
+    add_doc_option(p)
     p.add_argument(
         "--mode", choices=("dense", "bm25", "hybrid"), default=None, help="ranking (default hybrid)"
     )

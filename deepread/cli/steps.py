@@ -11,6 +11,9 @@ from typing import Any
 
 from deepread.cli.common import clip
 
+#: Documents a ``find_documents`` line names; the rest are counted.
+DOCUMENTS_SHOWN = 4
+
 
 def call_line(call: dict[str, Any]) -> str:
     """``→ name(arg=value, …)`` for one tool call."""
@@ -36,8 +39,11 @@ def result_line(msg: Any, obs: Any) -> str:
     if msg.status == "error":
         return f"← {msg.name}: {obs.error or msg.content}"
     rows = obs.paragraphs
-    if not rows and obs.hits is None:  # a text result (a TOC, a resolution)
-        first = next((ln.strip() for ln in str(msg.content).splitlines() if ln.strip()), "")
+    if not rows and obs.hits is None:  # a text result (a TOC, a resolution, documents)
+        lines = [ln.strip() for ln in str(msg.content).splitlines() if ln.strip()]
+        first = lines[0] if lines else ""
+        if obs.documents and len(lines) > 1:
+            return f"← {msg.name}: {first} {documents_found(lines[1:])}"
         return f"← {msg.name}: {first[:100]}{' …' if len(first) > 100 else ''}"
     repeats = sum(r.repeat for r in rows)
     coords = " ".join(f"[{r.doc_id}:{r.sec_id}:{r.para_idx}]" for r in rows[:4])
@@ -47,3 +53,11 @@ def result_line(msg: Any, obs: Any) -> str:
         f"← {msg.name}: {hits}{len(rows)} paragraphs"
         f"{f' ({repeats} already read)' if repeats else ''} {coords}{more}"
     )
+
+
+def documents_found(lines: list[str]) -> str:
+    """The documents a ``find_documents`` result lists, one ``(doc_id) Title`` each (its
+    card's fields after `` | `` left to ``docs``): its first line only introduces them."""
+    shown = [clip(line.split(" | ")[0], 80) for line in lines[:DOCUMENTS_SHOWN]]
+    more = f" … (+{len(lines) - DOCUMENTS_SHOWN} more)" if len(lines) > DOCUMENTS_SHOWN else ""
+    return "; ".join(shown) + more

@@ -22,6 +22,7 @@ from typing import Any
 from deepread.cli.steps import step_lines
 from deepread.nodes.names import ANSWERING_NODE, FINALIZE
 from deepread.terminal import say, terminal_text
+from deepread.text.hygiene import clean_query
 
 
 class TurnPrinter:
@@ -88,7 +89,9 @@ class TurnPrinter:
 def run_turn(
     graph: Any, question: str, config: dict[str, Any], context: Any, printer: TurnPrinter
 ) -> dict[str, Any]:
-    """Streams one question through ``graph``; the ``finalize`` node's outputs.
+    """Streams one question through ``graph``; the ``finalize`` node's outputs, with the
+    question asked (the graph clears its ``question`` once answered, so that a later chat
+    turn is not answered with it: ``ask --json`` printed ``"question": ""``).
 
     One checkpoint per question, not one per step (``durability="exit"``): a 50-round
     run writes 0.08 MB instead of 6.7 MB (docs/benchmarks.md, checkpoints), and a
@@ -110,4 +113,6 @@ def run_turn(
             if node == FINALIZE:  # the outputs; the chat stays in the thread
                 output = {k: v for k, v in (update or {}).items() if k != "messages"}
     printer.finish(str(output.get("answer") or ""))
+    # As the graph took it (nodes/toc.py: cleaned, stripped).
+    output["question"] = clean_query(question).strip()
     return output

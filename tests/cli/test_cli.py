@@ -358,3 +358,81 @@ def test_ask_step_lines_show_tool_results_from_every_node():
         "→ read_section(doc_id=1, sec_id=2)",
         "← read_section: 1 paragraphs [1:2:0]",
     ]
+
+
+# -- papercuts (issue 36) -------------------------------------------------------------
+
+
+def test_ask_doc_takes_ids_and_leaves_the_question_positional(json_store: Path, capsys):
+    # `--doc` once swallowed the question ("argument --doc: invalid int value").
+    data = run_json(capsys, "ask", "--doc", "1", "What does sort_keys do?", "--store", json_store)
+
+    assert data["stop_reason"] == "answered"
+    assert data["question"] == "What does sort_keys do?"
+    assert {c["doc_id"] for c in data["citations"]} == {1}
+
+
+@pytest.mark.parametrize(
+    ("given", "doc"),
+    [(["--doc", "4"], [4]), (["--doc", "4,7"], [4, 7]), (["--doc", "4", "--doc", "7"], [4, 7])],
+)
+def test_doc_takes_one_id_per_flag_or_a_comma_separated_list(given: list[str], doc: list[int]):
+    from deepread.cli.parser import build_parser
+
+    for argv in (["ask", *given, "a question"], ["search", *given, "a query"], ["toc", *given]):
+        args = build_parser().parse_args(argv)
+        assert args.doc == doc, argv
+        assert getattr(args, "question", getattr(args, "query", None)) in (
+            None,
+            "a question",
+            "a query",
+        )
+
+
+def test_a_doc_that_is_not_an_id_is_a_usage_error_naming_the_forms(capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["ask", "--doc", "four", "a question"])
+
+    assert exited.value.code == 2
+    assert "(4 or 4,7), not 'four'" in capsys.readouterr().err
+
+
+def test_ask_json_prints_the_question_asked(json_store: Path, capsys):
+    data = run_json(capsys, "ask", f"  {JSON_QUESTION}\n", "--store", json_store)
+
+    assert data["question"] == JSON_QUESTION
+
+
+def test_the_find_documents_step_line_names_the_documents_found():
+    from langchain_core.messages import ToolMessage
+
+    from deepread.cli.steps import step_lines
+
+    found = ToolMessage(
+        content="Documents the query names, best first:\n"
+        "(3) 3M 10-K 2022 | file=3M_2022_10K.pdf | annual report, FY2022 | holds: 3m, 2022\n"
+        "(5) 3M 10-Q Q2 2023 | file=3M_2023Q2_10Q.pdf | quarterly report | holds: 3m\n",
+        tool_call_id="c1",
+        name="find_documents",
+        artifact={"paragraphs": [], "documents": [3, 5]},
+    )
+
+    assert step_lines({"messages": [found]}) == [
+        "← find_documents: Documents the query names, best first: (3) 3M 10-K 2022; "
+        "(5) 3M 10-Q Q2 2023"
+    ]
+
+
+def test_ingest_prints_the_title_docs_shows(tmp_path: Path, capsys):
+    for name, text in (("a.md", "Apples are red."), ("b.md", "Pears are green.")):
+        (tmp_path / name).write_text(f"# Notes\n\n{text}\n", encoding="utf-8")
+    store = tmp_path / "store"
+
+    code, out, _ = run(capsys, "ingest", tmp_path / "a.md", tmp_path / "b.md", "--store", store)
+    docs = run_json(capsys, "docs", "--store", store)["documents"]
+
+    assert code == 0
+    assert [line.split(" — ")[0] for line in out.splitlines()] == [
+        f"({d['doc_id']}) {d['title']}" for d in docs
+    ]
+    assert [d["title"] for d in docs] != ["Notes", "Notes"]

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -72,10 +73,28 @@ def test_collections_lists_each_with_its_documents_paragraphs_and_size(store: Pa
     assert list(listed) == ["notes", "shapes"]
     assert (listed["shapes"]["documents"], listed["shapes"]["paragraphs"]) == (2, 9)
     assert (listed["notes"]["documents"], listed["notes"]["paragraphs"]) == (1, 1)
-    on_disk = sum(
-        f.stat().st_size for f in (store / "collections" / "shapes").rglob("*") if f.is_file()
-    )
-    assert listed["shapes"]["bytes"] == on_disk > 0
+    assert listed["shapes"]["bytes"] == du(store / "collections" / "shapes") > 0
+
+
+def du(folder: Path) -> int:
+    """What ``du`` says ``folder`` takes on disk, in bytes (allocated blocks)."""
+    out = subprocess.run(
+        ["du", "-s", "--block-size=1", str(folder)], capture_output=True, text=True, check=True
+    ).stdout
+    return int(out.split()[0])
+
+
+def test_collections_counts_the_blocks_a_sparse_file_takes_not_its_apparent_size(
+    store: Path,
+) -> None:
+    # The engine's files are sized far past what they hold: the size is du's, 12.8 MiB,
+    # not 225.5 MiB of apparent sizes (issue 36).
+    with (store / "collections" / "notes" / "sparse.bin").open("wb") as sparse:
+        sparse.truncate(64 * 2**20)
+
+    listed = collections(store)["notes"]["bytes"]
+
+    assert listed == du(store / "collections" / "notes") < 64 * 2**20
 
 
 def test_collections_as_text_is_a_table(store: Path) -> None:
@@ -179,3 +198,38 @@ def test_documents_sharing_a_title_are_flagged_where_they_are_listed(tmp_path: P
         assert "Beta Annual Report" in listing and "same title as doc 3" not in listing
     with deepread.Index.open(store=store) as idx:  # what a model is shown: the same
         assert "same title as doc 2; file: acme.md" in idx.toc()[0].title
+
+
+def test_a_copy_is_named_as_one_and_rm_of_its_path_leaves_the_original(
+    store: Path, tmp_path: Path
+) -> None:
+    # The copy once re-pointed the stored document to itself: rm of the copy removed
+    # the original's document (issue 36).
+    copy = tmp_path / "tides-copy.md"
+    copy.write_bytes((tmp_path / "tides.md").read_bytes())
+
+    code, out, _ = run("ingest", copy, "--store", store, "--collection", "shapes")
+    assert code == 0
+    assert out == f"{copy} [same as doc 2: {(tmp_path / 'tides.md').resolve()}] not stored\n"
+
+    code, _, err = run("rm", copy, "--store", store, "--collection", "shapes")
+    assert code == 2 and f"no document was ingested from '{copy}'" in err, err
+    with deepread.Index.open(store=store, collection="shapes") as idx:
+        assert [(d.doc_id, Path(d.source).name) for d in idx.documents()] == [
+            (1, "shapes.md"),
+            (2, "tides.md"),
+        ]
+
+
+def test_ingest_json_names_copies(store: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "notes-copy.md"
+    copy.write_bytes((tmp_path / "notes.md").read_bytes())
+
+    code, out, _ = run("ingest", copy, "--store", store, "--collection", "notes", "--json")
+
+    assert code == 0
+    data = json.loads(out)
+    assert data["documents"] == []
+    assert data["duplicates"] == [
+        {"path": str(copy), "doc_id": 1, "source": str((tmp_path / "notes.md").resolve())}
+    ]

@@ -72,3 +72,25 @@ def test_titles_are_kept_on_one_line():
     doc = deep_document(1, breadth=1)
     doc.sections[1].title = "A title\nsplit over  lines"
     assert "(1) [1] A title split over lines |" in render_toc([doc]).text
+
+
+def test_a_document_line_lists_no_empty_sections_when_its_tree_follows():
+    # The root's card said "sections: ; +1 more" when the TOC lists the sections below
+    # it anyway (issue 36).
+    from dataclasses import replace
+
+    from deepread.records.documents import Card
+
+    doc = deep_document(1, breadth=2)
+    doc = replace(
+        doc, card=Card("Report 1", "report1.pdf", "Form 10-Q", sections=("Part I", "Part II"))
+    )
+
+    root = render_toc([doc]).text.splitlines()[0]
+
+    assert "sections:" not in root, root
+    assert "file=report1.pdf" in root
+    assert Card("R", "r.pdf", sections=("A",)).describe(max_sections=0) == "file=r.pdf"
+    assert (
+        Card("R", "r.pdf", sections=("A", "B")).describe(1) == "file=r.pdf | sections: A; +1 more"
+    )

@@ -19,6 +19,7 @@ import deepread
 from deepread.graphs import agent, ingest
 from deepread.graphs.served import (
     CAPS,
+    CLIENT_FIELDS,
     PolicyError,
     check_client_context,
     current_policy,
@@ -281,3 +282,38 @@ def test_a_refused_collection_name_is_echoed_bounded() -> None:
         check_collection_name("a" * 1_000_000)
 
     assert len(str(caught.value)) < 300 and "(1000000 characters)" in str(caught.value)
+
+
+# -- Studio's form (issue 36) -------------------------------------------------------------
+
+#: What every operator-only field's description says, so a form's user knows not to set it.
+OPERATOR_ONLY = "On a server only the operator sets it"
+
+
+@pytest.mark.parametrize(
+    ("graph", "schema"), [(agent.served_graph, Context), (ingest.served_graph, IngestContext)]
+)
+def test_the_form_says_which_context_fields_only_the_operator_sets(graph, schema):
+    properties = graph().get_context_jsonschema()["properties"]
+    client = CLIENT_FIELDS[schema]
+
+    operator_only = {name for name in properties if name not in client}
+    assert operator_only  # store, model and the others
+    assert {n for n in properties if OPERATOR_ONLY in properties[n]["description"]} == (
+        operator_only
+    )
+    assert (
+        "model" not in operator_only
+        or "DEEPREAD_SERVE_MODELS" in (properties["model"]["description"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("graph", "fields"),
+    [(agent.served_graph, {"question", "messages"}), (ingest.served_graph, {"paths", "files"})],
+)
+def test_every_input_field_of_the_form_has_a_description(graph, fields):
+    properties = graph().get_input_jsonschema()["properties"]
+
+    assert set(properties) == fields
+    assert all(len(properties[name].get("description", "")) > 20 for name in fields), properties

@@ -155,6 +155,18 @@ def test_the_model_field_says_which_nodes_call_the_model(client: SyncLangGraphCl
     assert "enum" not in model  # this operator offers clients no model
 
 
+def test_studio_form_describes_the_question_and_says_the_model_is_the_operators(
+    client: SyncLangGraphClient,
+) -> None:
+    [assistant] = client.assistants.search(graph_id="deepread")
+
+    schemas = client.assistants.get_schemas(assistant["assistant_id"])
+
+    assert "question to answer" in schemas["input_schema"]["properties"]["question"]["description"]
+    model = schemas["context_schema"]["properties"]["model"]["description"]
+    assert "On a server only the operator sets it" in model
+
+
 def test_ingest_graph_stores_a_sample_page_in_the_named_collection(
     ingested: dict[str, Any],
 ) -> None:

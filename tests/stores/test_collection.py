@@ -581,6 +581,86 @@ def test_a_moved_files_new_path_survives_reopening(
     assert events == ["skip"]
 
 
+def test_a_copy_beside_its_original_stores_nothing_and_leaves_the_original_its_document(
+    open_index: Callable[[str], Index], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A copy once printed "[unchanged]" while re-pointing the stored document to itself,
+    # and a later `rm` of the copy removed the original's document (issue 36).
+    idx = open_index("docs")
+    original = write_md(tmp_path / "report.md", "Report", ["Walruses haul out in spring."])
+    (first,) = idx.ingest([original])
+    copy = tmp_path / "copy-of-report.md"
+    copy.write_bytes(original.read_bytes())
+
+    def no_writes(points: list[PointData]) -> None:
+        raise AssertionError("a copy was stored")
+
+    monkeypatch.setattr(idx.collection.backend, "upsert", no_writes)
+    events: list[str] = []
+    report = idx.ingest_report([copy], progress=lambda event, *_: events.append(event))
+
+    assert (report.documents, report.skipped, report.failures) == ([], [], [])
+    assert [(c.path, c.document.doc_id) for c in report.duplicates] == [(str(copy), 1)]
+    assert report.duplicates[0].document.source == str(original.resolve())
+    assert events == ["same"]
+    assert idx.ingest([copy]) == []
+    assert [(d.doc_id, d.source) for d in idx.documents()] == [
+        (first.doc_id, str(original.resolve()))
+    ]
+
+
+def test_copies_within_one_ingest_are_stored_once(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
+    idx = open_index("docs")
+    a = write_md(tmp_path / "a.md", "A", ["Otters hold hands."])
+    b = tmp_path / "b.md"
+    b.write_bytes(a.read_bytes())
+
+    report = idx.ingest_report([a, b])
+
+    [stored] = report.documents
+    assert stored.source == str(a.resolve())
+    assert [(c.path, c.document.doc_id) for c in report.duplicates] == [(str(b), stored.doc_id)]
+    assert [d.doc_id for d in idx.documents()] == [stored.doc_id]
+
+
+def test_a_copy_of_a_file_that_failed_fails_too(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
+    idx = open_index("docs")
+    bad = tmp_path / "a.pdf"
+    bad.write_bytes(b"%PDF-1.4 not really")
+    (tmp_path / "b.pdf").write_bytes(bad.read_bytes())
+
+    report = idx.ingest_report([bad, tmp_path / "b.pdf"])
+
+    assert report.documents == [] and report.duplicates == []
+    assert [Path(f.path).name for f in report.failures] == ["a.pdf", "b.pdf"]
+    assert report.failures[1].reason == f"same bytes as {bad}, which failed"
+
+
+def test_ingest_returns_the_identifying_titles_documents_lists(
+    open_index: Callable[[str], Index], tmp_path: Path
+) -> None:
+    # Both parse as "Notes": ingest printed that where docs showed the title that tells
+    # them apart (issue 36).
+    idx = open_index("docs")
+    files = [
+        write_md(tmp_path / "a.md", "Notes", ["Apples are red."]),
+        write_md(tmp_path / "b.md", "Notes", ["Pears are green."]),
+    ]
+
+    stored = idx.ingest(files)
+    again = idx.ingest(files)  # unchanged: the same titles
+
+    listed = [(d.doc_id, d.title) for d in idx.documents()]
+    assert [(d.doc_id, d.title) for d in stored] == listed
+    assert [(d.doc_id, d.title) for d in again] == listed
+    assert [title for _, title in listed] != ["Notes", "Notes"]
+    assert all(d.card is not None for d in stored)
+
+
 def test_a_forced_ingest_stores_an_unchanged_file_again_under_its_doc_id(
     open_index: Callable[[str], Index], tmp_path: Path
 ) -> None:

@@ -23,6 +23,11 @@ This module combines the cues; each cue is a module of its own. In order of trus
    throughout), short lines standing alone and run-in titles are the headings
    (:mod:`~deepread.corpus.parsing.pdf.standalone`).
 
+Two kinds of candidate are text, whatever their typography: the lines of an SEC form's
+cover page (:mod:`~deepread.corpus.parsing.pdf.cover`; the line naming the form stays,
+holding the cover) and pieces of a title cut where a line wrapped ("Fair Value at",
+:mod:`~deepread.corpus.parsing.pdf.fragments`).
+
 Headings before the first top-level heading of a label-less document (a printed
 sidebar's "Table of Contents" or "Navigation") are navigation, not structure, and a
 heading repeated at the top of the next pages ("… (continued)") is not a new section.
@@ -31,8 +36,12 @@ heading repeated at the top of the next pages ("… (continued)") is not a new s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from deepread.corpus.parsing.pdf.contents import in_contents, match_toc, toc_pages
+from deepread.corpus.parsing.pdf.cover import FORM_LINE, cover_pages
+from deepread.corpus.parsing.pdf.fragments import fragment
+from deepread.corpus.parsing.pdf.labels import label_kind
 from deepread.corpus.parsing.pdf.lines import PageText, baseline_rows
 from deepread.corpus.parsing.pdf.paragraphs import BARE_LABEL, Para, key, norm
 from deepread.corpus.parsing.pdf.standalone import in_big_sections, standalone
@@ -87,6 +96,7 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
         big = in_big_sections(paras, heads)
         if big:
             standalone(paras, pages, tocs, beside, heads, styles, big)
+    _drop_noise(paras, heads, list(heads))
     match_toc(paras, tocs, heads)
     _label_with_title(paras, heads)
     for i in heads:
@@ -107,6 +117,35 @@ def apply_headings(paras: list[Para], pages: list[PageText]) -> None:
             continue  # a heading repeated over its section's pages
         last_key[level] = k
         p.kind, p.level = "heading", level
+
+
+def _drop_noise(paras: list[Para], heads: dict[int, int | None], known: Iterable[int]) -> None:
+    """Candidates that are an SEC cover's lines or pieces of a wrapped title are text.
+
+    On the cover pages (:func:`~deepread.corpus.parsing.pdf.cover.cover_pages`, found
+    with the headings ``known`` so far) every candidate but a label (Part, Item, Note…)
+    is dropped, numbered ones too (an address: "1 Water Street"), except the line naming
+    the form when no other heading is there (``known`` beyond ``heads``: an outline's):
+    one section holds the cover. Elsewhere a candidate ending on a word that needs
+    another (:func:`~deepread.corpus.parsing.pdf.fragments.fragment`) is dropped.
+    """
+    known = set(known)
+    cover = cover_pages(paras, known)
+
+    def labelled(i: int) -> bool:
+        return label_kind(norm(paras[i].raw)) not in (None, "num")
+
+    on_cover = [i for i in sorted(heads) if paras[i].page in cover and not labelled(i)]
+    named = any(paras[i].page in cover for i in known - set(heads))  # an outline's entry
+    kept = None
+    if on_cover and not named:
+        kept = next((i for i in on_cover if FORM_LINE.match(norm(paras[i].raw))), on_cover[0])
+    for i in on_cover:
+        if i != kept:
+            del heads[i]
+    for i in sorted(heads):
+        if paras[i].page not in cover and not labelled(i) and fragment(norm(paras[i].raw)):
+            del heads[i]
 
 
 def _label_with_title(paras: list[Para], heads: dict[int, int | None]) -> None:
@@ -167,6 +206,8 @@ def sub_headings(paras: list[Para], pages: list[PageText]) -> None:
         outline = {i for i, p in enumerate(paras) if p.kind == "heading"}
         for i in outline:
             heads.pop(i, None)
+    # Where the outline names the cover, none of the cover's lines is a heading.
+    _drop_noise(paras, heads, [*heads, *outline])
     ranks = typographic_levels(list(styles.values()))
     weak = max(ranks.values(), default=2) + 1 - 2
     current = 0
