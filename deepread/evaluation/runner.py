@@ -251,107 +251,121 @@ def _flat_baseline(
 
 def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     """The per-question runner of one mode (graph built, chunk index ready)."""
-    config, index, resolver, model = setup.config, setup.index, setup.resolver, setup.model
-    if spec.is_agent:
-        from deepread.extractive.policy import ExtractiveChatModel
-        from deepread.graphs.agent import build_graph
-        from deepread.nodes.context import Context
+    return _agent_mode(spec, setup) if spec.is_agent else _flat_mode(spec, setup)
 
-        window = list(EXPAND_WINDOW if config.expand else (0, 0))
-        # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy
-        # behind the label the records carry.
-        graph = build_graph(
-            index=index,
-            model=model or ExtractiveChatModel(index=index),
-            tools=spec.tools,
-            name=f"deepread-eval-{spec.name}",
+
+def _agent_mode(spec: ModeSpec, setup: _Setup) -> _Mode:
+    """An agent mode: the graph with the evaluated tools, every question under one context."""
+    from deepread.extractive.policy import ExtractiveChatModel
+    from deepread.graphs.agent import build_graph
+    from deepread.nodes.context import Context
+
+    config, index, model = setup.config, setup.index, setup.model
+    window = list(EXPAND_WINDOW if config.expand else (0, 0))
+    # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy
+    # behind the label the records carry.
+    graph = build_graph(
+        index=index,
+        model=model or ExtractiveChatModel(index=index),
+        tools=spec.tools,
+        name=f"deepread-eval-{spec.name}",
+    )
+    given = {
+        k: v
+        for k, v in (("k", config.k), ("max_rounds", config.max_rounds), ("window", window))
+        if v is not None
+    }
+    # The context every question runs with, the environment's DEEPREAD_<FIELD>
+    # defaults included. Every field it holds goes into the records' settings, so
+    # that a resumed run re-answers its questions when a setting changed (a
+    # DEEPREAD_SUPPORT_THRESHOLD sweep into one --out folder).
+    base = Context(**given)
+    fixed = {f.name: getattr(base, f.name) for f in fields(base) if f.name != "documents"}
+    settings = {
+        "model": setup.model_name,
+        "k": base.k,
+        "window": window,
+        "max_rounds": base.max_rounds,
+        "tools": list(spec.tools),
+        "context": fixed,
+    }
+    if setup.dataset.scoped:
+        settings["scoring"] = SCORING
+        if config.library:
+            settings["library"] = True
+        if setup.flat is not None:
+            settings["flat"] = {"words": WORDS, "step": STEP, "min_budget": MIN_BUDGET}
+
+    def run_agent(q: Question) -> dict[str, Any]:
+        scope = _scope(setup, q)
+        # the given fields only: the graph holds the index, so the context names
+        # no store or collection
+        context = Context(**given, documents=scope)
+        # Each round is a policy step plus executor steps; leave LangGraph room for
+        # max_rounds of them and the final budget answer.
+        run_config: RunnableConfig = {"recursion_limit": 10 * (base.max_rounds + 2)}
+        # the last "values" event is the final state, messages and outputs included
+        last = deque(
+            graph.stream(
+                {"question": q.question}, run_config, context=context, stream_mode="values"
+            ),
+            maxlen=1,
         )
-        given = {
-            k: v
-            for k, v in (("k", config.k), ("max_rounds", config.max_rounds), ("window", window))
-            if v is not None
-        }
-        # The context every question runs with, the environment's DEEPREAD_<FIELD>
-        # defaults included. Every field it holds goes into the records' settings, so
-        # that a resumed run re-answers its questions when a setting changed (a
-        # DEEPREAD_SUPPORT_THRESHOLD sweep into one --out folder).
-        base = Context(**given)
-        fixed = {f.name: getattr(base, f.name) for f in fields(base) if f.name != "documents"}
-        settings = {
-            "model": setup.model_name,
-            "k": base.k,
-            "window": window,
-            "max_rounds": base.max_rounds,
-            "tools": list(spec.tools),
-            "context": fixed,
-        }
-        if setup.dataset.scoped:
-            settings["scoring"] = SCORING
-            if config.library:
-                settings["library"] = True
-            if setup.flat is not None:
-                settings["flat"] = {"words": WORDS, "step": STEP, "min_budget": MIN_BUDGET}
+        values: dict[str, Any] = last[0] if last else {}
+        if "stop_reason" not in values:
+            raise RuntimeError("the graph ended without finalize")
+        record, spend = _agent_record(setup, spec, q, values)
+        flat = _flat_baseline(setup, q, scope, spend)
+        if flat is not None:
+            record["flat"] = flat
+        return record
 
-        def run_agent(q: Question) -> dict[str, Any]:
-            scope = _scope(setup, q)
-            # the given fields only: the graph holds the index, so the context names
-            # no store or collection
-            context = Context(**given, documents=scope)
-            # Each round is a policy step plus executor steps; leave LangGraph room for
-            # max_rounds of them and the final budget answer.
-            run_config: RunnableConfig = {"recursion_limit": 10 * (base.max_rounds + 2)}
-            # the last "values" event is the final state, messages and outputs included
-            last = deque(
-                graph.stream(
-                    {"question": q.question}, run_config, context=context, stream_mode="values"
-                ),
-                maxlen=1,
-            )
-            values: dict[str, Any] = last[0] if last else {}
-            if "stop_reason" not in values:
-                raise RuntimeError("the graph ended without finalize")
-            trace = trace_agent(values, resolver, spec.tools)
-            usage = values.get("usage") or {}
-            reported = bool(usage.get("input_tokens") or usage.get("output_tokens"))
-            spend = char_tokens(trace.observation_chars)
-            metrics = behaviour(values.get("tool_calls") or []) | {
-                "rounds": int(values.get("rounds") or 0),
-                "input_tokens": int(usage.get("input_tokens", 0))
-                if reported
-                else trace.input_tokens_est,
-                "output_tokens": int(usage.get("output_tokens", 0))
-                if reported
-                else trace.output_tokens_est,
-                "tokens_estimated": not reported,
-                "observation_tokens": trace.observation_tokens,
-                "spend": spend,
-            }
-            if setup.dataset.scoped:
-                memory = view(values.get("read_regions"), index_scope(index))
-                shown = pieces(shown_paragraphs(index, memory), resolver)
-            else:
-                shown = _pieces(setup, trace.shown)
-            metrics |= _evidence(setup, q, trace.located, shown)
-            metrics |= abstention(q, values.get("stop_reason"))
-            record = {
-                "answer": values.get("answer") or "",
-                "citations": [
-                    f"{c['doc_id']}:{c['sec_id']}:{c['para_idx']}"
-                    for c in values.get("citations") or []
-                ],
-                "stop_reason": values.get("stop_reason"),
-                "error": values.get("error"),
-                "tool_calls": values.get("tool_calls") or [],
-                "observations": trace.observations,
-                "metrics": metrics,
-            }
-            flat = _flat_baseline(setup, q, scope, spend)
-            if flat is not None:
-                record["flat"] = flat
-            return record
+    return _Mode(spec, spec.variant(config.expand), settings, run_agent)
 
-        return _Mode(spec, spec.variant(config.expand), settings, run_agent)
 
+def _agent_record(
+    setup: _Setup, spec: ModeSpec, q: Question, values: dict[str, Any]
+) -> tuple[dict[str, Any], float]:
+    """The record of one agent run (its final state ``values``) and what it spent."""
+    index, resolver = setup.index, setup.resolver
+    trace = trace_agent(values, resolver, spec.tools)
+    usage = values.get("usage") or {}
+    reported = bool(usage.get("input_tokens") or usage.get("output_tokens"))
+    spend = char_tokens(trace.observation_chars)
+    metrics = behaviour(values.get("tool_calls") or []) | {
+        "rounds": int(values.get("rounds") or 0),
+        "input_tokens": int(usage.get("input_tokens", 0)) if reported else trace.input_tokens_est,
+        "output_tokens": int(usage.get("output_tokens", 0))
+        if reported
+        else trace.output_tokens_est,
+        "tokens_estimated": not reported,
+        "observation_tokens": trace.observation_tokens,
+        "spend": spend,
+    }
+    if setup.dataset.scoped:
+        memory = view(values.get("read_regions"), index_scope(index))
+        shown = pieces(shown_paragraphs(index, memory), resolver)
+    else:
+        shown = _pieces(setup, trace.shown)
+    metrics |= _evidence(setup, q, trace.located, shown)
+    metrics |= abstention(q, values.get("stop_reason"))
+    record: dict[str, Any] = {
+        "answer": values.get("answer") or "",
+        "citations": [
+            f"{c['doc_id']}:{c['sec_id']}:{c['para_idx']}" for c in values.get("citations") or []
+        ],
+        "stop_reason": values.get("stop_reason"),
+        "error": values.get("error"),
+        "tool_calls": values.get("tool_calls") or [],
+        "observations": trace.observations,
+        "metrics": metrics,
+    }
+    return record, spend
+
+
+def _flat_mode(spec: ModeSpec, setup: _Setup) -> _Mode:
+    """A flat-chunk baseline: its chunk index made once, each question ranked over it."""
+    config, index, resolver, model = setup.config, setup.index, setup.resolver, setup.model
     name = chunk_collection(index.name, spec.chunk_size)
     chunks = next((i for i in setup.opened if i.name == name), None)  # one opener each
     if chunks is None:
