@@ -122,10 +122,18 @@ def _load(path: Path, wait: float = 0.0) -> qe.EdgeShard:
         except Exception as exc:  # the engine raises bare Exception
             if not _held(exc):
                 raise _engine_error(exc, path) from exc
+            holder = holder_of(path)
+            if holder is not None and holder.pid == os.getpid():
+                # Another backend of this very process holds it: waiting for ourselves
+                # ends only if some other thread lets go; say so at once instead.
+                raise StoreError(
+                    f"the store {path} is in use by another Index of this process (the "
+                    "embedded engine allows one opener at a time: open a collection once "
+                    "per process and share it, or close the other first)"
+                ) from None
             if time.monotonic() >= deadline:
                 raise _in_use(path, wait) from None
             if not said:
-                holder = holder_of(path)
                 # A store layer that prints: waiting silently would look like a hang.
                 print(
                     f"deepread: waiting for the store {path}, held by "

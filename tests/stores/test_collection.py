@@ -16,6 +16,7 @@ are handed those same vectors (the store, not the model, is under test there).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -483,6 +484,7 @@ def test_a_second_process_is_told_the_store_is_in_use(
         text=True,
         timeout=120,
         check=False,
+        env=os.environ | {"DEEPREAD_STORE_WAIT": "0"},  # (waited for by default)
     )
 
     assert done.returncode == 3, done.stdout + done.stderr
