@@ -20,7 +20,7 @@ from deepread.corpus.library import Library, Match
 from deepread.environment.settings import current as current_settings
 from deepread.stores.backend import RetrievalMode, StoreError, UsageError
 from deepread.stores.collection import Collection
-from deepread.stores.local_model import LOCAL_MODEL_ID, names_local
+from deepread.stores.local_model import LOCAL_MODEL_ID, local_model, names_local
 from deepread.stores.location import open_backend
 from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
 from deepread.stores.records import Document, Paragraph
@@ -74,6 +74,8 @@ class Index:
             self._make_embeddings = embeddings
         else:
             self._embeddings = embeddings  # type: ignore[assignment]  (an Embeddings)
+        # A query's vector without LangChain's Embeddings (the local model: Index.open).
+        self._encode_query: Callable[[str], list[float]] | None = None
         self.store = store
         self.mode: RetrievalMode = mode
         self.reranker = reranker
@@ -110,7 +112,8 @@ class Index:
 
         # The local model is named without being loaded (or LangChain imported): it
         # loads when something is embedded. Any other is resolved now, to learn its id.
-        if isinstance(spec, str) and names_local(spec):
+        local = isinstance(spec, str) and names_local(spec)
+        if local:
             chosen: Embeddings | Callable[[], Embeddings] = model
             model_id = LOCAL_MODEL_ID
         else:
@@ -125,13 +128,18 @@ class Index:
             timeout=settings.qdrant_timeout,
             wait=settings.store_wait,
         )
-        return cls(
+        index = cls(
             Collection(backend, collection, model_id),
             chosen,
             location,
             mode,
             resolve_reranker(reranker if reranker is not None else settings.rerank),
         )
+        if local:
+            # The same process-wide model LocalEmbeddings runs: the same vectors, and a
+            # search never imports LangChain for them (~0.3-0.8 s; issue 36).
+            index._encode_query = lambda text: local_model().embed_query(text)
+        return index
 
     @property
     def collection(self) -> Collection:
@@ -342,7 +350,9 @@ class Index:
             raise UsageError(f"k must be a whole number of at least 1 (got {k!r})")
         doc_ids = [doc_id] if isinstance(doc_id, int) else doc_id
         mode = mode or self.mode
-        vectors = [None if mode == "bm25" else self.embeddings.embed_query(q) for q in queries]
+        encode = self._encode_query if self._embeddings is None else None
+        encode = encode or self.embeddings.embed_query
+        vectors = [None if mode == "bm25" else encode(q) for q in queries]
         return retrieve(
             self._collection,
             query if isinstance(query, str) else queries,

@@ -90,13 +90,15 @@ def _held(exc: Exception) -> bool:
 
 def _in_use(path: Path, waited: float | None = None) -> StoreError:
     holder = holder_of(path)
-    who = f" ({holder.describe()})" if holder else ""
-    after = f" and did not let go of it within {waited:g} s" if waited else ""
+    said = f"the store {path} is in use by another deepread process"
+    if holder is not None:
+        said += f", {holder.describe()}"
+    if waited:
+        said += f", which did not let go of it within {waited:g} s"
     return StoreError(
-        f"the store {path} is in use by another deepread process{who}{after} (the "
-        "embedded engine allows one process at a time; a chat or a served graph holds "
-        "it only while it answers); try again when it is done, set DEEPREAD_STORE_WAIT "
-        "to wait longer, or use a Qdrant server (--store http://…)"
+        f"{said} (the embedded engine allows one process at a time; a chat or a served "
+        "graph holds it only while it answers); try again when it is done, set "
+        "DEEPREAD_STORE_WAIT to wait longer, or use a Qdrant server (--store http://…)"
     )
 
 

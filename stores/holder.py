@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+_SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,30}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,8 @@ def this_command(argv: list[str] | None = None) -> str:
         return "python"
     program = Path(argv[0])
     name = f"python -m {program.parent.name}" if program.name == "__main__.py" else program.name
-    first = next((a for a in argv[1:2] if a and not a.startswith("-") and len(a) <= 40), None)
+    # its subcommand (``chat``, ``dev``), not a path or an option
+    first = next((a for a in argv[1:2] if _SUBCOMMAND.fullmatch(a)), None)
     return f"{name} {first}" if first else name
 
 

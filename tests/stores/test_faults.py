@@ -281,7 +281,7 @@ def test_the_cli_on_a_store_held_by_another_process_waits_then_exits_3_naming_it
     assert waiting.startswith(f"deepread: waiting for the store {path}, held by ")
     assert f"(pid {os.getpid()}) (up to 1 s)" in waiting
     assert gave_up.startswith(f"deepread: the store {path} is in use by another deepread process")
-    assert f"(pid {os.getpid()}) and did not let go of it within 1 s" in gave_up
+    assert f"(pid {os.getpid()}), which did not let go of it within 1 s" in gave_up
     assert "DEEPREAD_STORE_WAIT" in gave_up
     assert waited >= 1
     assert "Traceback" not in done.stderr
