@@ -6,9 +6,9 @@ rebuilds what each question was shown from the coordinates of every observation 
 computes, per question:
 
 - ``support``: the best local-MiniLM cosine between what the question asks
-  (:func:`~deepread.nodes.offline.query.asked`) and a shown paragraph — what the check compares
+  (:func:`~deepread.text.questions.asked`) and a shown paragraph — what the check compares
   with ``support_threshold``, since the extractive answer always quotes the shown
-  paragraph closest in meaning (:mod:`deepread.nodes.offline.model`);
+  paragraph closest in meaning (:mod:`deepread.extractive.policy`);
 - ``unused``: the question's specific words the document never uses
   (:mod:`deepread.nodes.sufficiency.unused_terms`) — with any, the check wants
   ``unused_term_support`` instead;
@@ -66,11 +66,11 @@ from _common import machine, machine_line, table, write_json
 from deepread.corpus.index import Index
 from deepread.evaluation.records import read_records, trajectory_path
 from deepread.nodes.context import Context
-from deepread.nodes.offline.query import asked
 from deepread.nodes.sufficiency.answer_type import missing
 from deepread.nodes.sufficiency.support import content_words
 from deepread.nodes.sufficiency.unused_terms import document_words, unused_terms
 from deepread.stores.embeddings import local_embeddings
+from deepread.text.questions import asked
 
 _COORD = re.compile(r"^(\d+):(\d+):(\d+)(?:-(\d+))?$")
 _TAGS = re.compile(r"<[^>]+>")

@@ -207,8 +207,8 @@ def run_child(folder: Path, once: bool = False) -> dict:
 
 
 def embed_alone(files: list[Path], plain_too: bool = True) -> dict:
-    from deepread.corpus.ingest import search_texts
     from deepread.corpus.parsing import parse_file
+    from deepread.corpus.pipeline import search_texts
     from deepread.stores.embeddings import local_embeddings
 
     model = local_embeddings()

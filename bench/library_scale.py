@@ -46,7 +46,7 @@ import deepread
 from deepread.corpus.library.front import front_matter
 from deepread.corpus.library.titles import Banners, named_field
 from deepread.corpus.parsing import parse_file
-from deepread.stores.records import Document, FrontMatter
+from deepread.records.documents import Document, FrontMatter
 from deepread.text.tokens import count_tokens
 
 DATA = next(

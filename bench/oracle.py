@@ -4,8 +4,8 @@
 budget). This bounds it at the agent's own observation budget: for each question an
 *oracle* reader, told which paragraphs hold each gold span, reads only those, each at
 what ``read_section`` would cost to show it (the paragraph's coordinate line with
-tiktoken, :class:`deepread.nodes.offline.read_plan.Sections`, plus a typical read frame,
-:data:`~deepread.nodes.offline.read_plan.FRAME`, per section),
+tiktoken, :class:`deepread.nodes.read_plan.Sections`, plus a typical read frame,
+:data:`~deepread.nodes.read_plan.FRAME`, per section),
 cheapest span first, until the budget is spent. No search is paid for: it is the most
 any locate-then-read policy of deepread's parse and observation format can read at that
 budget, however well it locates.
@@ -29,7 +29,7 @@ from _runs import agent_and_flat, print_shares, run_parser, run_records
 
 from deepread.corpus.index import Index
 from deepread.evaluation.shingles import is_read, squash
-from deepread.nodes.offline.read_plan import FRAME, Sections
+from deepread.nodes.read_plan import FRAME, Sections
 
 #: A paragraph of a document: (sec_id, para_idx, squashed text, tokens when shown).
 Row = tuple[int, int, str, int]

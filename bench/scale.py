@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 from _common import machine, machine_line, summary_ms, table, write_json
 
+from deepread.records.documents import Paragraph, Section
 from deepread.stores.collection import Collection
 from deepread.stores.edge import EdgeBackend
-from deepread.stores.records import Paragraph, Section
 
 WORDS = (
     "contract payment liability termination clause invoice warranty notice party "

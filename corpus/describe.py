@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepread.prompts import load
+from deepread.records.documents import Paragraph, Section
 from deepread.stores.cache import ModelCache, sha256
-from deepread.stores.records import Paragraph, Section
-from deepread.stores.search_text import plain_table
+from deepread.text.markup import plain_table
 from deepread.text.tokens import count_tokens
 
 if TYPE_CHECKING:  # loaded with a describe model only: DescribeBudget is imported by

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Union
 from deepread.corpus.describe import DescribeBudget
 from deepread.corpus.parsing import ParseError, Structured, parse_file
 from deepread.corpus.parsing.structure import build_structure
+from deepread.records.locations import sidecar_dir
 from deepread.stores.cache import ModelCache
-from deepread.stores.location import sidecar_dir
 from deepread.text.tokens import count_tokens_batch
 
 if TYPE_CHECKING:  # LangChain's chat models load only when a model step is asked for

@@ -6,7 +6,8 @@ from ``stat`` alone, never opened (opening a pipe blocks until someone writes). 
 folder walk passes over because of their type are named to the caller
 (``unsupported``), so a user sees what was left out and why — they are not failures:
 nothing was wrong with them. The content hash decides whether a file changed since its
-last ingest.
+last ingest. A file that fails is reported with one line (:func:`failure_reason`), the
+same whether it failed in this process or in a parse worker.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from deepread.corpus.parsing import SUPPORTED_SUFFIXES
+from deepread.corpus.parsing import SUPPORTED_SUFFIXES, ParseError
 from deepread.corpus.parsing.file_kind import irregular_reason
+from deepread.records.errors import WriteConflict
 
 
 @dataclass(slots=True)
@@ -28,6 +30,17 @@ class IngestFailure:
 
     path: str
     reason: str
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The line a failed file is reported with: the reader's reason, else the error."""
+    if isinstance(exc, ParseError):
+        return exc.reason
+    if isinstance(exc, (OSError, ValueError, WriteConflict)) and str(exc):
+        return str(exc)
+    # An error no reader anticipated (a library's own exception type): name its type so
+    # the line stays useful, e.g. "unexpected XMLSyntaxError: Char 0x0 out of allowed range".
+    return f"unexpected {type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def expand_paths(

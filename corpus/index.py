@@ -14,16 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from deepread.corpus.library import Library, Match
 from deepread.environment.settings import current as current_settings
-from deepread.stores.backend import RetrievalMode, StoreError, UsageError
+from deepread.records.documents import Document, Paragraph
+from deepread.records.errors import StoreError, UsageError
+from deepread.records.reads import Retrieved, SectionRead
+from deepread.stores.backend import RetrievalMode
 from deepread.stores.collection import Collection
 from deepread.stores.local_model import LOCAL_MODEL_ID, local_model, names_local
-from deepread.stores.location import open_backend
-from deepread.stores.reading import Retrieved, SectionRead, read_section, retrieve
-from deepread.stores.records import Document, Paragraph
+from deepread.stores.location import list_collections, open_backend
+from deepread.stores.reading import read_range, retrieve_windows
 from deepread.stores.rerank import Reranker, resolve_reranker
 from deepread.text.hygiene import clean_query
 
@@ -33,14 +35,14 @@ if TYPE_CHECKING:
     from deepread.corpus.describe import DescribeBudget
     from deepread.corpus.enrich import ModelLike
     from deepread.corpus.files import IngestFailure
-    from deepread.corpus.ingest import IngestError, IngestResult, Progress
+    from deepread.corpus.pipeline import IngestError, IngestResult, Progress
     from deepread.corpus.retriever import DeepReadRetriever
 
 #: Names this module offers that load the ingest pipeline (its parsers and model steps)
 #: only when asked for: a command that reads a collection never pays for them (issue 36).
 _INGEST_NAMES = {
-    "IngestError": "deepread.corpus.ingest",
-    "IngestResult": "deepread.corpus.ingest",
+    "IngestError": "deepread.corpus.pipeline",
+    "IngestResult": "deepread.corpus.pipeline",
     "IngestFailure": "deepread.corpus.files",
 }
 
@@ -72,8 +74,8 @@ class Index:
         self._make_embeddings: Callable[[], Embeddings] | None = None
         if callable(embeddings) and not hasattr(embeddings, "embed_query"):
             self._make_embeddings = embeddings
-        else:
-            self._embeddings = embeddings  # type: ignore[assignment]  (an Embeddings)
+        else:  # an Embeddings (a LangChain one need not be callable, nor be a subclass)
+            self._embeddings = cast("Embeddings", embeddings)
         # A query's vector without LangChain's Embeddings (the local model: Index.open).
         self._encode_query: Callable[[str], list[float]] | None = None
         self.store = store
@@ -141,6 +143,14 @@ class Index:
             index._encode_query = lambda text: local_model().embed_query(text)
         return index
 
+    @staticmethod
+    def list_collections(
+        store: str, *, api_key: str | None = None, timeout: float = 30.0
+    ) -> list[str]:
+        """The names of the collections ``store`` holds, without opening any (none for a
+        store not yet made); ``api_key`` and ``timeout`` are for a Qdrant server URL."""
+        return list_collections(store, api_key=api_key, timeout=timeout)
+
     @property
     def collection(self) -> Collection:
         return self._collection
@@ -203,7 +213,7 @@ class Index:
             workers=workers,
         )
         if result.failures:
-            from deepread.corpus.ingest import IngestError
+            from deepread.corpus.pipeline import IngestError
 
             raise IngestError(result.failures, result.documents + result.skipped)
         return result.documents + result.skipped
@@ -222,7 +232,7 @@ class Index:
     ) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
         from deepread.corpus.enrich import IngestModels
-        from deepread.corpus.ingest import ingest_files
+        from deepread.corpus.pipeline import ingest_files
 
         models = IngestModels.build(
             self.store,
@@ -309,7 +319,7 @@ class Index:
         if not word:
             return False
         return bool(
-            retrieve(
+            retrieve_windows(
                 self._collection,
                 word,
                 None,
@@ -353,7 +363,7 @@ class Index:
         encode = self._encode_query if self._embeddings is None else None
         encode = encode or self.embeddings.embed_query
         vectors = [None if mode == "bm25" else encode(q) for q in queries]
-        return retrieve(
+        return retrieve_windows(
             self._collection,
             query if isinstance(query, str) else queries,
             vectors[0] if isinstance(query, str) else vectors,
@@ -386,7 +396,7 @@ class Index:
 
     def read(self, doc_id: int, sec_id: int, start: int = 0, end: int = 10**9) -> SectionRead:
         """:meth:`read_section` with the clipped range reported."""
-        return read_section(self._collection, doc_id, sec_id, start, end)
+        return read_range(self._collection, doc_id, sec_id, start, end)
 
     def as_retriever(
         self, k: int = 5, window: tuple[int, int] = (0, 0), documents: Sequence[int] | None = None

@@ -22,6 +22,7 @@ import threading
 from importlib import import_module
 from pathlib import Path
 
+from deepread.corpus.files import failure_reason
 from deepread.corpus.parsing import ParseError, Structured, parse_file
 
 
@@ -34,15 +35,13 @@ def parse_in_worker(path: Path) -> Structured:
     except ParseError:
         raise
     except Exception as exc:  # reported as that file's failure by the ingest
-        from deepread.corpus.ingest import failure_reason
-
         raise ParseError(path, failure_reason(exc)) from None
 
 
 def _ready() -> None:
     from deepread.corpus.parsing import docx, html, markdown, text  # noqa: F401
-    from deepread.corpus.parsing.offline import _PARTITIONERS, partitioner
     from deepread.corpus.parsing.pdf import reader  # noqa: F401
+    from deepread.corpus.parsing.unstructured_setup import _PARTITIONERS, partitioner
 
     for kind in _PARTITIONERS:
         partitioner(kind)

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from deepread.stores.records import Document, Paragraph
+from deepread.records.documents import Document, Paragraph
 from deepread.text.markup import untagged
 
 _NUM = r"\d{1,3}(?:\.\d{1,3})*"

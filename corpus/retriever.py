@@ -21,7 +21,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
-    from deepread.stores.records import Document, Paragraph
+    from deepread.records.documents import Document, Paragraph
 
 
 class DeepReadRetriever(BaseRetriever):

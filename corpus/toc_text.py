@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deepread.corpus.framing import escape, title_text
-from deepread.stores.records import Document, Section
+from deepread.records.documents import Document, Section
 from deepread.text.tokens import count_tokens
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from deepread.corpus.files import IngestFailure
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
 from deepread.environment.settings import current as current_settings
-from deepread.stores.location import sidecar_dir
+from deepread.records.locations import sidecar_dir
 from deepread.text.hygiene import brief
 
 #: Bytes one document sent as content may have (after base64 decoding).

@@ -36,8 +36,8 @@ from langchain_core.messages import HumanMessage
 
 from deepread.models.chat import message_text
 from deepread.prompts import load
+from deepread.records.documents import Paragraph
 from deepread.stores.cache import ModelCache, sha256
-from deepread.stores.records import Paragraph
 
 if TYPE_CHECKING:
     import pypdfium2

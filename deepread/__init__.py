@@ -23,9 +23,9 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from deepread.graphs.ingest import build_ingest_graph
     from deepread.langchain_tools import tools
     from deepread.nodes.context import Context, ContextError, IngestContext
-    from deepread.stores.backend import CoordinateError, StoreError
-    from deepread.stores.reading import Retrieved, SectionRead
-    from deepread.stores.records import Document, Hit, Paragraph, Section
+    from deepread.records.documents import Document, Hit, Paragraph, Section
+    from deepread.records.errors import CoordinateError, StoreError
+    from deepread.records.reads import Retrieved, SectionRead
 
 #: public name -> module that defines it
 _LAZY = {
@@ -40,14 +40,14 @@ _LAZY = {
     "Context": "deepread.nodes.context",
     "ContextError": "deepread.nodes.context",
     "IngestContext": "deepread.nodes.context",
-    "StoreError": "deepread.stores.backend",
-    "CoordinateError": "deepread.stores.backend",
-    "Retrieved": "deepread.stores.reading",
-    "SectionRead": "deepread.stores.reading",
-    "Document": "deepread.stores.records",
-    "Hit": "deepread.stores.records",
-    "Paragraph": "deepread.stores.records",
-    "Section": "deepread.stores.records",
+    "StoreError": "deepread.records.errors",
+    "CoordinateError": "deepread.records.errors",
+    "Retrieved": "deepread.records.reads",
+    "SectionRead": "deepread.records.reads",
+    "Document": "deepread.records.documents",
+    "Hit": "deepread.records.documents",
+    "Paragraph": "deepread.records.documents",
+    "Section": "deepread.records.documents",
 }
 
 __all__ = [

@@ -69,7 +69,7 @@ from deepread.nodes.tools.specs import (
     reason,
 )
 from deepread.prompts import load
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 
 #: The conversation a tool call is made in: the agent graph state's messages, given by
 #: LangGraph's ToolNode and never shown to the model (None outside a graph).

@@ -112,7 +112,7 @@ def serve(args: argparse.Namespace) -> int:
         )
         return 2
     from deepread.corpus.index import Index
-    from deepread.stores.backend import StoreError
+    from deepread.records.errors import StoreError
 
     try:
         index = Index.open(

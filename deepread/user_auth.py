@@ -47,8 +47,7 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from deepread.environment.settings import current as current_settings
-from deepread.stores.backend import StoreError
-from deepread.stores.location import list_collections
+from deepread.records.errors import StoreError
 from deepread.text.hygiene import brief
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
@@ -145,9 +144,11 @@ def _refuse_chosen_thread_id(thread_id: Any) -> None:
 async def _check_collection_count(user: str, collection: str) -> None:
     """403 when ``collection`` would be a new one past the user's cap."""
     settings = current_settings()
+    from deepread.corpus.index import Index  # the store's door; loaded on first use
+
     try:
         names = await asyncio.to_thread(
-            list_collections,
+            Index.list_collections,
             settings.store,
             api_key=settings.qdrant_api_key,
             timeout=settings.qdrant_timeout,

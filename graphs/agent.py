@@ -43,23 +43,19 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from deepread.corpus.index import Index
+from deepread.extractive.policy import extractive_policy
+from deepread.graphs.routes import after_check, after_policy, next_call
 from deepread.graphs.served import served_factory, served_schema
 from deepread.nodes.check import make_check
 from deepread.nodes.compact import make_compact
 from deepread.nodes.context import Context
-from deepread.nodes.executors import (
-    AFTER_TOOLS,
-    HANDLERS,
-    INVALID_CALL,
-    invalid_call,
-    make_executor,
-    next_call,
-)
+from deepread.nodes.executors import HANDLERS, invalid_call, make_executor
 from deepread.nodes.failure import STORE_RETRY, on_error
 from deepread.nodes.finalize import finalize
+from deepread.nodes.names import CHECK, COMPACT, FINALIZE, INVALID_CALL, POLICY, TOC
 from deepread.nodes.policy import make_policy
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, InputState, OutputState, pending_tool_calls
+from deepread.nodes.state import AgentState, InputState, OutputState
 from deepread.nodes.toc import make_toc
 from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES
 
@@ -67,19 +63,6 @@ from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES
 #: compact, policy and one step per tool call), so this leaves room for ~300 rounds of
 #: one call each.
 RECURSION_LIMIT = 1000
-
-#: The nodes a pending tool call can go to.
-EXECUTORS = (*HANDLERS, INVALID_CALL)
-
-
-def after_policy(state: AgentState) -> str:
-    """To the executor of the first pending call; to the check once the model answered."""
-    return next_call(state) if pending_tool_calls(state.get("messages", [])) else "check"
-
-
-def after_check(state: AgentState) -> str:
-    """To the extra read the check asked for; else the answer is final."""
-    return next_call(state) if pending_tool_calls(state.get("messages", [])) else "finalize"
 
 
 def build_graph(
@@ -100,31 +83,30 @@ def build_graph(
     unknown = set(tools) - set(TOOL_NAMES)
     if unknown or not tools:
         raise ValueError(f"tools must be a non-empty subset of {TOOL_NAMES}, got {tools}")
-    resources = Resources(index=index, model=model)
+    resources = Resources(index=index, model=model, default_model=extractive_policy)
     builder = StateGraph(
         AgentState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
     # LangGraph's node protocols do not list the (state, NodeError) signature its error
     # handlers are called with (langgraph.errors.NodeError).
     builder.set_node_defaults(error_handler=on_error)  # type: ignore[arg-type]
-    builder.add_node("toc", make_toc(resources), retry_policy=STORE_RETRY)
-    builder.add_node("compact", make_compact(resources), retry_policy=STORE_RETRY)
-    builder.add_node("policy", make_policy(resources, tools))
+    builder.add_node(TOC, make_toc(resources), retry_policy=STORE_RETRY)
+    builder.add_node(COMPACT, make_compact(resources), retry_policy=STORE_RETRY)
+    builder.add_node(POLICY, make_policy(resources, tools))
     for tool in HANDLERS:
         builder.add_node(tool, make_executor(resources, tool), retry_policy=STORE_RETRY)
     builder.add_node(INVALID_CALL, invalid_call)
-    builder.add_node(
-        "check", make_check(resources, READ_SECTION in tools), retry_policy=STORE_RETRY
-    )
-    builder.add_node("finalize", finalize)
-    builder.add_edge(START, "toc")
-    builder.add_edge("toc", "compact")
-    builder.add_edge("compact", "policy")
-    builder.add_conditional_edges("policy", after_policy, [*EXECUTORS, "check"])
-    for executor in EXECUTORS:
-        builder.add_conditional_edges(executor, next_call, [*EXECUTORS, AFTER_TOOLS])
-    builder.add_conditional_edges("check", after_check, [*EXECUTORS, "finalize"])
-    builder.add_edge("finalize", END)
+    builder.add_node(CHECK, make_check(resources, READ_SECTION in tools), retry_policy=STORE_RETRY)
+    builder.add_node(FINALIZE, finalize)
+    builder.add_edge(START, TOC)
+    builder.add_edge(TOC, COMPACT)
+    builder.add_edge(COMPACT, POLICY)
+    # Conditional edges: each router's return type names where it may go (graphs/routes.py).
+    builder.add_conditional_edges(POLICY, after_policy)
+    for executor in (*HANDLERS, INVALID_CALL):
+        builder.add_conditional_edges(executor, next_call)
+    builder.add_conditional_edges(CHECK, after_check)
+    builder.add_edge(FINALIZE, END)
     compiled = builder.compile(checkpointer=checkpointer, name=name)
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 

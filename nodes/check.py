@@ -26,7 +26,6 @@ from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import NOTICE_KEY
-from deepread.nodes.offline.query import asked
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, answer_metadata, final_answer, turn_messages, view
 from deepread.nodes.sufficiency.answer_type import missing
@@ -43,6 +42,7 @@ from deepread.nodes.sufficiency.support import (
 )
 from deepread.nodes.sufficiency.unused_terms import document_words, unused_terms
 from deepread.nodes.tools.specs import READ_SECTION
+from deepread.text.questions import asked
 
 #: ``NOTICE_KEY`` value of the check's own read_section request.
 REQUEST = "sufficiency"

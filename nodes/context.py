@@ -28,6 +28,7 @@ from pydantic import Field as Limits
 from pydantic import TypeAdapter, ValidationError
 
 from deepread.environment.settings import current as current_settings
+from deepread.nodes.names import MODEL_NODES
 from deepread.text.hygiene import brief
 
 #: Unknown names and problems listed in one message (the rest are counted).
@@ -174,9 +175,6 @@ _COLLECTION = field(
         "Collection to read from or ingest into (1-64 letters, digits, '_' or '-')."
     ),
 )
-#: The agent graph's nodes that call the chat model: the policy, and the sufficiency
-#: check's judge (graphs/agent.py).
-MODEL_NODES = ("policy", "check")
 _NAME = "Model name: 'gpt-4o-mini', 'openai:gpt-4o-mini', 'ollama:llama3.1:8b' or an "
 
 

@@ -29,7 +29,6 @@ range read, pages, paragraphs, error).
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
@@ -69,7 +68,7 @@ from deepread.nodes.tools.specs import (
     parse_args,
     reason,
 )
-from deepread.stores.backend import StoreError, TransientStoreError
+from deepread.records.errors import StoreError, TransientStoreError
 from deepread.text.hygiene import brief
 
 HANDLERS: dict[str, Handler] = {
@@ -79,11 +78,6 @@ HANDLERS: dict[str, Handler] = {
     FOLLOW_REFERENCE: follow_reference,
     FIND_DOCUMENTS: find_documents,
 }
-
-#: The node that answers a call no executor takes.
-INVALID_CALL = "invalid_call"
-#: Where a round goes once every call is answered.
-AFTER_TOOLS = "compact"
 
 
 def refusal(call: dict[str, Any], offered: list[str]) -> str | None:
@@ -112,20 +106,6 @@ def pending(state: AgentState, context: Context | None) -> list[dict[str, Any]]:
     """The calls left to answer, those past the reply's ``max_tool_calls`` marked
     refused (:func:`~deepread.nodes.state.pending_tool_calls`)."""
     return pending_tool_calls(state.get("messages", []), (context or Context()).max_tool_calls)
-
-
-def next_call(state: AgentState) -> str:
-    """Router: the executor of the first pending call, or ``compact`` once none is left.
-
-    A call past the reply's ``max_tool_calls`` goes to its executor all the same: the
-    cap is the run's context, which the executor has (and a router may not: a state
-    update routes without a run), and the executor answers it with the refusal."""
-    calls = pending_tool_calls(state.get("messages", []), sys.maxsize)
-    if not calls:
-        return AFTER_TOOLS
-    if refusal(calls[0], offered(state)) is not None:
-        return INVALID_CALL
-    return str(calls[0]["name"])
 
 
 def this_round(messages: list[AnyMessage]) -> list[ToolMessage]:

@@ -31,15 +31,13 @@ from langgraph.errors import NodeError
 from langgraph.types import Command, RetryPolicy
 
 from deepread.models.chat import describe
-from deepread.nodes.executors import HANDLERS, INVALID_CALL
+from deepread.nodes.executors import HANDLERS
+from deepread.nodes.names import FINALIZE, INVALID_CALL, POLICY, TOC
 from deepread.nodes.state import AgentState, pending_tool_calls
 from deepread.nodes.toc import QuestionTooLong, fresh_turn, refused_turn
 from deepread.nodes.tools.observation import error_message
 from deepread.nodes.tools.specs import reason
-from deepread.stores.backend import StoreError, TransientStoreError
-
-#: Where a failed turn ends.
-FINALIZE = "finalize"
+from deepread.records.errors import StoreError, TransientStoreError
 
 #: Retry of the nodes that read the store (toc, compact, the executors): three attempts,
 #: 0.5 s then 1 s apart (with jitter), on transient failures of a Qdrant server only.
@@ -50,13 +48,13 @@ STORE_RETRY = RetryPolicy(
 
 def what_failed(node: str, error: BaseException) -> str:
     """One line for the turn's ``error``: which part failed, and why."""
-    if node == "toc" and isinstance(error, (KeyError, ValueError, StoreError)):
+    if node == TOC and isinstance(error, (KeyError, ValueError, StoreError)):
         # At the start of a turn: a bad collection, scope or question, a store in use or
         # gone; the message says which.
         return reason(error)
     if isinstance(error, StoreError):
         return f"the document store failed: {error}"
-    if node == "policy":
+    if node == POLICY:
         return f"the model failed: {describe(error)}"
     if node in HANDLERS or node == INVALID_CALL:
         return f"the {node} tool failed: {type(error).__name__}: {error}"
@@ -82,7 +80,7 @@ def on_error(state: AgentState, error: NodeError) -> Command:
         raise error.error
     line = what_failed(error.node, error.error)
     update: dict[str, Any] = {"stop_reason": "error", "error": line}
-    if error.node == "toc":
+    if error.node == TOC:
         # A refused question stays out of the thread; any other failed start keeps it.
         start = refused_turn if isinstance(error.error, QuestionTooLong) else fresh_turn
         update = start(state) | update

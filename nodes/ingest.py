@@ -45,7 +45,7 @@ from deepread.corpus.uploads import (
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 from deepread.text.hygiene import brief
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"

@@ -34,7 +34,7 @@ from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, turn_messages
 from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
 from deepread.prompts import load
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 
 
 def with_call_ids(reply: AIMessage) -> AIMessage:

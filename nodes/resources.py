@@ -28,14 +28,18 @@ from deepread.corpus.index import Index
 from deepread.environment.settings import current as current_settings
 from deepread.models.chat import chat_model
 from deepread.nodes.context import ContextError
-from deepread.nodes.offline.model import ExtractiveChatModel
 from deepread.nodes.open_collections import OPEN, Key
 from deepread.nodes.state import index_scope, region_scope
-from deepread.stores.backend import StoreError
-from deepread.stores.location import check_collection_name, list_collections
+from deepread.records.errors import StoreError
+from deepread.records.locations import check_collection_name
 from deepread.text.redaction import redact_url
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: The policy a run gets when no model is configured, made with the index it reads and
+#: the run's context: the graphs inject the extractive policy (deepread.extractive), which
+#: sits above the nodes since it drives them through tool calls.
+DefaultModel = Callable[[Index, Any], BaseChatModel]
 
 #: The leases the running node holds, by (store, collection): set by ``Resources.leasing``.
 _HELD: ContextVar[dict[Key, Index] | None] = ContextVar("deepread_leases", default=None)
@@ -54,7 +58,7 @@ def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
         if not create:
             check_collection_name(collection)
             settings = current_settings()
-            known = list_collections(
+            known = Index.list_collections(
                 store, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
             )
             if collection not in known:
@@ -89,10 +93,12 @@ class Resources:
         index: Index | None = None,
         model: BaseChatModel | None = None,
         *,
+        default_model: DefaultModel | None = None,
         create: bool = False,
     ) -> None:
         self._index = index
         self._model = model
+        self._default_model = default_model
         self._create = create
 
     @staticmethod
@@ -148,8 +154,9 @@ class Resources:
 
     def model(self, context) -> BaseChatModel:
         """The policy's chat model: the one fixed at build time, the one the context
-        names, or — no model configured — the offline policy, made with the index it
-        reads (:class:`~deepread.nodes.offline.model.ExtractiveChatModel`)."""
+        names, or — no model configured — the default the graph was built with (the
+        extractive policy, :func:`~deepread.extractive.policy.extractive_policy`), made
+        with the index it reads."""
         if self._model is not None:
             # A policy that cuts its own calls to the run's limits is given them (the
             # offline policy: Context.max_query_chars, max_read_paragraphs).
@@ -164,7 +171,12 @@ class Resources:
                 timeout=context.model_timeout or 120.0,
                 retries=context.model_retries,
             )
-        return ExtractiveChatModel(index=self.index(context)).within(context)
+        if self._default_model is None:
+            raise ContextError(
+                "no chat model: set the context's model (or OPENAI_API_KEY and --model), "
+                "or build the graph with a model"
+            )
+        return self._default_model(self.index(context), context)
 
     def judge(self, context) -> BaseChatModel | None:
         """The model the sufficiency check may ask whether an answer is supported: the

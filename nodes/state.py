@@ -21,7 +21,7 @@ from typing_extensions import TypedDict  # the server's JSON schemas need it on 
 
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import MAX_TOOL_CALLS
-from deepread.stores.location import is_url
+from deepread.records.locations import is_url
 
 Regions = dict[str, list[list[int]]]  # "doc_id:sec_id" -> [[start, end], ...] sorted, merged
 

@@ -20,29 +20,6 @@ from deepread.stores.schema import Match
 RetrievalMode = Literal["dense", "bm25", "hybrid"]
 
 
-class StoreError(RuntimeError):
-    """The store cannot be used (in use, unreachable, incompatible); message says why."""
-
-
-class TransientStoreError(StoreError):
-    """A store failure that may pass if the call is made again: a Qdrant server that
-    answered 5xx, timed out or dropped the connection (the graph's nodes retry it)."""
-
-
-class UsageError(ValueError):
-    """A request that cannot be served as asked (an unknown name, a value out of range,
-    an empty query): the caller's to fix; the message says what is allowed. A
-    ``ValueError``, so callers that caught that still do; the command line maps this
-    class, not every ``ValueError``, to exit code 2."""
-
-
-class CoordinateError(KeyError):
-    """A document or section that does not exist; the message lists what does."""
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
-
-
 @dataclass(slots=True)
 class PointData:
     """A point to write: payload, and optionally its dense vector and BM25 text."""

@@ -27,14 +27,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only: a reader never loads numpy for them (issue 36)
     import numpy as np
 
-from deepread.stores.backend import (
-    Backend,
-    CoordinateError,
-    PointData,
-    RetrievalMode,
-    StoreError,
-)
-from deepread.stores.records import Document, FrontMatter, Hit, Paragraph, Section
+from deepread.records.documents import Document, FrontMatter, Hit, Paragraph, Section
+from deepread.records.errors import CoordinateError, StoreError
+from deepread.stores.backend import Backend, PointData, RetrievalMode
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
     KIND_COLLECTION,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 
 #: A new collection: its segment's files, payload indexes and first log pages (0.5 MB
 #: measured on ext4, 48 MB on tmpfs), with room to spare: (disk, memory filesystem).

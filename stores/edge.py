@@ -50,7 +50,8 @@ except ImportError:  # not POSIX: creation is atomic (rename) but not locked
 
 import qdrant_edge as qe
 
-from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload, StoreError
+from deepread.records.errors import StoreError
+from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload
 from deepread.stores.disk_space import (
     create_estimate,
     ensure_space,

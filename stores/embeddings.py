@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from deepread.stores.backend import UsageError
+from deepread.records.errors import UsageError
 from deepread.stores.local_model import (
     LOCAL_MODEL_ID,
     MODEL_SHA256,

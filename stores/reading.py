@@ -1,10 +1,10 @@
 """The two reading primitives of DeepRead, exactly as Algorithm 1 states them.
 
-* :func:`retrieve` — rank paragraphs, take the top ``k`` hits, expand each hit by the
+* :func:`retrieve_windows` — rank paragraphs, take the top ``k`` hits, expand each hit by the
   scanning window ``(up, down)`` *inside its own section* (clipped to
   ``[0, n_para-1]``), concatenate in hit order and keep each coordinate's first
   occurrence (lines 7–22, Eq. 11–14).
-* :func:`read_section` — clip ``[start, end]`` to ``[0, n_para-1]`` and return the
+* :func:`read_range` — clip ``[start, end]`` to ``[0, n_para-1]`` and return the
   contiguous paragraphs in order (lines 23–27, Eq. 15).
 
 Coordinates are 0-based here (the paper counts from 1); ranges are inclusive.
@@ -14,33 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Collection as Coords
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import cast
 
-from deepread.stores.backend import CoordinateError, RetrievalMode, UsageError
+from deepread.records.documents import Hit, Paragraph
+from deepread.records.errors import CoordinateError, UsageError
+from deepread.records.reads import Retrieved, SectionRead
+from deepread.stores.backend import RetrievalMode
 from deepread.stores.collection import Collection
-from deepread.stores.records import Hit, Paragraph
 from deepread.stores.rerank import Reranker
-
-
-@dataclass(slots=True)
-class Retrieved:
-    """What :func:`retrieve` returns: the ranked hits and the expanded paragraphs."""
-
-    query: str | list[str]
-    hits: list[Hit] = field(default_factory=list)
-    paragraphs: list[Paragraph] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class SectionRead:
-    """What :func:`read_section` returns: the clipped range and its paragraphs."""
-
-    doc_id: int
-    sec_id: int
-    start: int
-    end: int
-    paragraphs: list[Paragraph] = field(default_factory=list)
 
 
 def _n_para(collection: Collection, doc_id: int, sec_id: int) -> int:
@@ -55,7 +36,7 @@ def _section_title(collection: Collection, doc_id: int, sec_id: int) -> str:
     return sections[sec_id].title if 0 < sec_id < len(sections) else ""
 
 
-def retrieve(
+def retrieve_windows(
     collection: Collection,
     query: str | Sequence[str],
     dense: list[float] | Sequence[list[float] | None] | None,
@@ -136,7 +117,7 @@ def retrieve(
     return out
 
 
-def read_section(
+def read_range(
     collection: Collection, doc_id: int, sec_id: int, start: int, end: int
 ) -> SectionRead:
     """Algorithm 1, lines 23–27: the clipped, inclusive range, in order."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from deepread.stores.backend import UsageError
-from deepread.stores.records import Hit, Paragraph
+from deepread.records.documents import Hit, Paragraph
+from deepread.records.errors import UsageError
 from deepread.text.dates import date_terms
 from deepread.text.markup import untagged
 from deepread.text.terms import content_words

@@ -15,25 +15,7 @@ Measured on the devset (recall@5 of hybrid retrieval, docs/benchmarks.md): raw t
 
 from __future__ import annotations
 
-import html
-import re
-
-from deepread.text.markup import untagged
-
-
-def plain_table(markup: str) -> str:
-    """Cell text of an HTML table, cells separated by " | " and rows by newlines."""
-    rows = re.split(r"</tr\s*>", markup, flags=re.IGNORECASE)
-    out = []
-    for row in rows:
-        cells = [
-            html.unescape(untagged(c)).strip()
-            for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)
-        ]
-        cells = [" ".join(c.split()) for c in cells if c.strip()]
-        if cells:
-            out.append(" | ".join(cells))
-    return "\n".join(out)
+from deepread.text.markup import plain_table
 
 
 def search_text(text: str, kind: str, section_title: str) -> str:

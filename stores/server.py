@@ -28,13 +28,8 @@ import httpx
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from deepread.stores.backend import (
-    PointData,
-    RetrievalMode,
-    ScoredPayload,
-    StoreError,
-    TransientStoreError,
-)
+from deepread.records.errors import StoreError, TransientStoreError
+from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_document, bm25_query

@@ -51,7 +51,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from deepread.stores.backend import Backend, CoordinateError, PointData, StoreError
+from deepread.records.errors import CoordinateError, StoreError, WriteConflict
+from deepread.stores.backend import Backend, PointData
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
     KIND_DOCUMENT,
@@ -91,11 +92,6 @@ _HOLDER_FIELDS = (
 )
 
 Step = Callable[[str, int], None]
-
-
-class WriteConflict(RuntimeError):
-    """Another process is writing (or removing) this document right now; nothing of this
-    write was stored. The failure of one file, never of a whole ingest."""
 
 
 class LeaseLost(WriteConflict):

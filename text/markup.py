@@ -4,12 +4,14 @@ Tables are stored as HTML rows (:mod:`deepread.corpus.parsing`), so a paragraph'
 can hold tags. Every reader that compares, counts or quotes its words — the search text,
 the sufficiency check, the extractive policy's quotes, notes, reference detection, the
 evaluation's evidence matching — wants them without the tags; a tag becomes a space so
-that neighbouring cells stay separate words. It sits in ``stores``, the lowest layer,
-so that every layer can use it (the search text included).
+that neighbouring cells stay separate words. It sits in ``text``, below
+every layer that reads paragraphs (the search text included); so does a table's cell text
+(:func:`plain_table`), which search, titles and the flat baselines read.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 #: Any tag ("<td>", "</tr>", "<br/>").
@@ -24,3 +26,18 @@ def untagged(text: str) -> str:
 def plain(text: str) -> str:
     """``text`` without tags, its whitespace collapsed: what a quote shows."""
     return " ".join(untagged(text).split())
+
+
+def plain_table(markup: str) -> str:
+    """Cell text of an HTML table, cells separated by " | " and rows by newlines."""
+    rows = re.split(r"</tr\s*>", markup, flags=re.IGNORECASE)
+    out = []
+    for row in rows:
+        cells = [
+            html.unescape(untagged(c)).strip()
+            for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)
+        ]
+        cells = [" ".join(c.split()) for c in cells if c.strip()]
+        if cells:
+            out.append(" | ".join(cells))
+    return "\n".join(out)

@@ -1,7 +1,7 @@
 """Content words of a text: the one tokeniser behind every lexical-overlap judgement.
 
 The coverage reranker (:mod:`deepread.stores.rerank`), the extractive policy's quote
-choice (:mod:`deepread.nodes.offline.model`), evidence notes and the sufficiency check all
+choice (:mod:`deepread.extractive.policy`), evidence notes and the sufficiency check all
 ask "which of the question's words does this text hold?". They used to carry three
 copies with slightly different stop lists and stemming; one definition keeps their
 verdicts consistent (the reranker's was kept: its recall is the measured default, see

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from deepread.corpus.library.cards import Cards
 from deepread.corpus.library.search import DocumentSearch, Match, proper_names
-from deepread.stores.records import Card, Document
+from deepread.records.documents import Card, Document
 
 __all__ = ["Library", "Match", "proper_names"]
 

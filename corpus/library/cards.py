@@ -29,7 +29,7 @@ from deepread.corpus.library.titles import (
     norm,
     printed,
 )
-from deepread.stores.records import Card, Document
+from deepread.records.documents import Card, Document
 
 
 def cards(documents: Sequence[Document]) -> dict[int, Card]:

@@ -3,7 +3,7 @@
 A library needs each document to say what it is (a company, a form and a period; a
 course and a term). That is printed on its first page and written in its file's own
 metadata, and both are gone once a document is sections and paragraphs in a store. So
-ingest keeps them in the document's record (:class:`~deepread.stores.records.
+ingest keeps them in the document's record (:class:`~deepread.records.documents.
 FrontMatter`): the metadata fields the reader found (a PDF's Title, Subject, Author; a
 DOCX's title), the text lines of the first page — of the first two when the first holds
 fewer than :data:`MIN_LINES` (a cover with a logo and one line) — tables as cell text,
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from deepread.corpus.parsing import Structured
-from deepread.stores.records import FrontMatter, Paragraph
-from deepread.stores.search_text import plain_table
+from deepread.records.documents import FrontMatter, Paragraph
+from deepread.text.markup import plain_table
 
 #: Lines kept at most, and characters: a 10-K cover is ~60 lines, ~4,000 characters.
 MAX_LINES = 80

@@ -48,8 +48,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from deepread.stores.common_words import is_common as common_word
-from deepread.stores.records import Document
+from deepread.corpus.common_words import is_common as common_word
+from deepread.records.documents import Document
 from deepread.text.dates import calendar_days
 from deepread.text.terms import terms
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import PurePath
 
-from deepread.stores.records import Card, Document, FrontMatter
+from deepread.records.documents import Card, Document, FrontMatter
 
 #: Lines read for a title's parts: a cover's name, form and period come early.
 _HEAD = 40

@@ -20,8 +20,8 @@ from lxml import etree
 from deepread.corpus.parsing.blocks import ParsedDocument
 from deepread.corpus.parsing.elements import to_blocks
 from deepread.corpus.parsing.errors import ParseError
-from deepread.corpus.parsing.offline import partitioner
 from deepread.corpus.parsing.structure import MAX_PARAGRAPH_CHARS, split_long
+from deepread.corpus.parsing.unstructured_setup import partitioner
 from deepread.text.hygiene import storable
 
 #: A part at least this large (uncompressed) may hold a text node past libxml2's default

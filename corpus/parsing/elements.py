@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from deepread.corpus.parsing.blocks import Block, BlockKind
 
-if TYPE_CHECKING:  # unstructured is imported only through parsing/offline.py (no ping)
+if TYPE_CHECKING:  # unstructured is imported only through parsing/unstructured_setup.py (no ping)
     from unstructured.documents.elements import Element
 
 # Elements that are page furniture rather than content.

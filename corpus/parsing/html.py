@@ -25,8 +25,8 @@ from deepread.corpus.parsing.figures import (
     resolve_markers,
 )
 from deepread.corpus.parsing.html_chunks import CHUNK_CHARS, html_chunks
-from deepread.corpus.parsing.offline import partitioner
 from deepread.corpus.parsing.text import decode_by_bytes
+from deepread.corpus.parsing.unstructured_setup import partitioner
 from deepread.text.hygiene import storable
 
 _FURNITURE_TAGS = ("nav", "header", "footer", "aside", "script", "style", "noscript", "form")

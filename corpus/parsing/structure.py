@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field
 
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
-from deepread.stores.records import Paragraph, Section
+from deepread.records.documents import Paragraph, Section
 from deepread.text.tokens import count_tokens_batch
 
 #: Longest paragraph kept whole, in characters (~1,000 tiktoken tokens of English). The

@@ -13,7 +13,7 @@ from pathlib import Path
 from deepread.corpus.parsing.blocks import ParsedDocument
 from deepread.corpus.parsing.elements import to_blocks
 from deepread.corpus.parsing.errors import ParseError
-from deepread.corpus.parsing.offline import partitioner
+from deepread.corpus.parsing.unstructured_setup import partitioner
 
 #: Byte-order marks, longest first: the UTF-32-LE mark begins with the UTF-16-LE one.
 _BOMS = (

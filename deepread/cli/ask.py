@@ -74,8 +74,8 @@ def print_citations(output: dict[str, Any], titles: dict[int, Any]) -> None:
 def cmd_ask(args: argparse.Namespace) -> int:
     from deepread.checkpointers import CheckpointerError, open_checkpointer
     from deepread.graphs.agent import build_graph
-    from deepread.stores.backend import UsageError
-    from deepread.stores.location import sidecar_dir
+    from deepread.records.errors import UsageError
+    from deepread.records.locations import sidecar_dir
     from deepread.text.hygiene import clean_query
 
     if not clean_query(args.question).strip():

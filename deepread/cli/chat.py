@@ -213,9 +213,9 @@ class Chat:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from deepread.checkpointers import CheckpointerError, open_checkpointer
-    from deepread.cli.library import require_collection
+    from deepread.cli.collections import require_collection
     from deepread.graphs.agent import build_graph
-    from deepread.stores.location import sidecar_dir
+    from deepread.records.locations import sidecar_dir
     from deepread.text.hygiene import clean_query
 
     make_context(args)  # a bad --model or --doc is exit 2 before anything is opened

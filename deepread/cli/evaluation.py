@@ -137,7 +137,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from deepread.corpus.ingest import IngestError
+    from deepread.corpus.pipeline import IngestError
     from deepread.evaluation.config import EvalConfig
     from deepread.evaluation.dataset import DatasetError
     from deepread.evaluation.runner import EvalError, run_eval
@@ -217,7 +217,7 @@ def eval_collection(dataset: Path, format: str | None) -> str:
 def cmd_synth(args: argparse.Namespace) -> int:
     from deepread.evaluation.synth import synthesize
     from deepread.models.chat import ModelConfigError, chat_model
-    from deepread.stores.backend import UsageError
+    from deepread.records.errors import UsageError
 
     name = args.model or default_model("model") or ""
     if not name:

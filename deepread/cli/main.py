@@ -52,8 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 #: have raised its error, and importing them all (the chat-model and checkpointer
 #: modules among them) cost every command ~1 s before it started (issue 36).
 USAGE_ERRORS = (
-    ("deepread.stores.backend", "UsageError"),
-    ("deepread.stores.backend", "CoordinateError"),
+    ("deepread.records.errors", "UsageError"),
+    ("deepread.records.errors", "CoordinateError"),
     ("deepread.corpus.parsing.errors", "ParseError"),
     ("deepread.nodes.context", "ContextError"),
     ("deepread.environment.settings", "SettingsError"),
@@ -62,8 +62,8 @@ USAGE_ERRORS = (
 )
 #: … and to exit 3: the store cannot be used, or another process writes that document.
 STORE_ERRORS = (
-    ("deepread.stores.backend", "StoreError"),
-    ("deepread.stores.writers", "WriteConflict"),
+    ("deepread.records.errors", "StoreError"),
+    ("deepread.records.errors", "WriteConflict"),
 )
 
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if getattr(args, "store", None):
-            from deepread.stores.location import check_store_directory, is_url
+            from deepread.records.locations import check_store_directory, is_url
 
             if not is_url(args.store):
                 check_store_directory(args.store)  # a file, not a folder: exit 3, nothing written

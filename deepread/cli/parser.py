@@ -12,11 +12,11 @@ import argparse
 from deepread.cli import (
     ask,
     chat,
+    collections,
     completion,
     documents,
     evaluation,
     ingest,
-    library,
     mcp,
     reading,
 )
@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     reading.register(sub, common)
     ask.register(sub, common)
     chat.register(sub, common)
-    library.register(sub, common, Parser(add_help=False, parents=[location, output]))
+    collections.register(sub, common, Parser(add_help=False, parents=[location, output]))
     evaluation.register(sub, common)
     mcp.register(sub, location)
     completion.register(sub, parser)

@@ -20,10 +20,8 @@ import sys
 from typing import Any
 
 from deepread.cli.steps import step_lines
+from deepread.nodes.names import ANSWERING_NODE, FINALIZE
 from deepread.terminal import say, terminal_text
-
-#: The node whose model writes the answer (graphs/agent.py).
-ANSWERING_NODE = "policy"
 
 
 class TurnPrinter:
@@ -109,7 +107,7 @@ def run_turn(
             continue
         for node, update in chunk.items():
             printer.update(update or {})
-            if node == "finalize":  # the outputs; the chat stays in the thread
+            if node == FINALIZE:  # the outputs; the chat stays in the thread
                 output = {k: v for k, v in (update or {}).items() if k != "messages"}
     printer.finish(str(output.get("answer") or ""))
     return output

@@ -31,7 +31,7 @@ from deepread.corpus.index import Index
 from deepread.evaluation.dataset import Question
 from deepread.evaluation.evidence import DocResolver
 from deepread.evaluation.shingles import is_read, shown_text
-from deepread.stores.records import Paragraph
+from deepread.records.documents import Paragraph
 
 ABSTAINED = "no_evidence"
 

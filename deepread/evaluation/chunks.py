@@ -19,9 +19,9 @@ from collections.abc import Callable
 from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.index import Index
-from deepread.stores.embeddings import embed_texts
-from deepread.stores.records import Document, Paragraph, Section
-from deepread.stores.search_text import plain_table
+from deepread.corpus.vectors import vectors
+from deepread.records.documents import Document, Paragraph, Section
+from deepread.text.markup import plain_table
 from deepread.text.tokens import count_tokens, encoding
 
 CHUNK_VERSION = "1"  # bump when the reassembly or cutting changes: chunk indexes rebuild
@@ -120,7 +120,7 @@ def ensure_chunks(
             title=doc.title,
             sections=[section],
             paragraphs=paragraphs,
-            vectors=embed_texts(embeddings, texts),
+            vectors=vectors(embeddings, texts),
             content_hash=digest,
         )
         built += 1

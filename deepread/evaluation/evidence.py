@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from deepread.evaluation.dataset import Evidence
-from deepread.stores.records import Document
+from deepread.records.documents import Document
 from deepread.text.markup import untagged
 
 _SPACE = re.compile(r"\s+")

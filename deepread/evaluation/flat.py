@@ -17,9 +17,9 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepread.corpus.index import Index
 from deepread.evaluation.modes import ModeSpec
+from deepread.extractive.policy import NOTICE
 from deepread.models.chat import invoke_with_retry, message_text
-from deepread.nodes.offline.model import NOTICE
-from deepread.stores.records import Paragraph
+from deepread.records.documents import Paragraph
 from deepread.text.terms import terms
 from deepread.text.tokens import count_tokens
 

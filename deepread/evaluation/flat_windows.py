@@ -22,8 +22,8 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.index import Index
-from deepread.stores.location import sidecar_dir
-from deepread.stores.records import Paragraph
+from deepread.records.documents import Paragraph
+from deepread.records.locations import sidecar_dir
 
 WORDS, STEP = 200, 100
 MIN_BUDGET = 1500  # tokens: the flat baseline never gets less, whatever the agent spent

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deepread.stores.backend import UsageError
+from deepread.records.errors import UsageError
 
 AGENT_TOOLS: dict[str, tuple[str, ...]] = {
     "deepread": ("retrieve", "read_section"),

@@ -252,9 +252,9 @@ def _prepare(spec: ModeSpec, setup: _Setup) -> _Mode:
     """The per-question runner of one mode (graph built, chunk index ready)."""
     config, index, resolver, model = setup.config, setup.index, setup.resolver, setup.model
     if spec.is_agent:
+        from deepread.extractive.policy import ExtractiveChatModel
         from deepread.graphs.agent import build_graph
         from deepread.nodes.context import Context
-        from deepread.nodes.offline.model import ExtractiveChatModel
 
         window = list(EXPAND_WINDOW if config.expand else (0, 0))
         # Fixed here, so that no DEEPREAD_MODEL in the environment swaps the policy

@@ -23,7 +23,7 @@ from deepread.corpus.index import Index
 from deepread.evaluation.chunks import document_markdown
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.prompts import load
-from deepread.stores.backend import UsageError
+from deepread.records.errors import UsageError
 from deepread.text.tokens import encoding
 
 USER_MARK = "<!-- user -->"

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from deepread.corpus.framing import escape, title_text
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
-from deepread.stores.records import Document
+from deepread.records.documents import Document
 from deepread.text.tokens import count_tokens
 
 #: Documents whose TOCs open the space: the distinct documents of the top hits.

@@ -50,11 +50,11 @@ from langchain_core.messages import HumanMessage
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
 from deepread.models.chat import invoke_with_retry, message_text
-from deepread.nodes.offline.query import asked
-from deepread.nodes.offline.read_plan import Sections, fit
+from deepread.nodes.read_plan import Sections, fit
 from deepread.nodes.state import Regions, was_read
 from deepread.prompts import fill
 from deepread.text.markup import plain, untagged
+from deepread.text.questions import asked
 from deepread.text.terms import stem, terms
 
 #: Tokens of the section read in the extra step.
@@ -157,13 +157,13 @@ def lexical_check(
 def dense_support(question: str, evidence: list[str]) -> float:
     """The best cosine similarity between what ``question`` asks and one of the
     ``evidence`` paragraphs (markup removed), by the local MiniLM model."""
-    from deepread.stores.embeddings import local_embeddings
+    from deepread.corpus.vectors import local_vectors
 
     texts = [plain(t) for t in evidence]
     texts = [t for t in texts if t]
     if not texts:
         return 0.0
-    vectors = local_embeddings().embed_array([asked(question), *texts])  # L2-normalised
+    vectors = local_vectors([asked(question), *texts])  # L2-normalised
     return float((vectors[1:] @ vectors[0]).max())
 
 
@@ -237,7 +237,7 @@ def extra_read(
 ) -> dict[str, int] | None:
     """read_section arguments for the section around ``coord`` (or its parent, when
     that section was shown whole already), within ``budget`` tokens counted on its
-    paragraphs (:mod:`deepread.nodes.offline.read_plan`); None when nothing unread fits."""
+    paragraphs (:mod:`deepread.nodes.read_plan`); None when nothing unread fits."""
     doc = index.document(coord[0])
     sections = Sections(index)
     sec_id, para = coord[1], coord[2]

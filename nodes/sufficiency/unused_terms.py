@@ -10,7 +10,7 @@ answer is not there; the sufficiency check then wants closer support
 A question word counts as *unused* when all of these hold:
 
 1. it is **specific**: not among the commonest English words
-   (:mod:`deepread.stores.common_words`). The local MiniLM model's
+   (:mod:`deepread.corpus.common_words`). The local MiniLM model's
    WordPiece vocabulary (shipped in ``stores/minilm/``) lists BERT's whole words in
    descending frequency over its training text (Wikipedia and books): "the" is entry
    1,996, "many" 2,116, "course" 2,607, "phone" 3,042, "lab" 6,845, "apron" is not in
@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import re
 
+from deepread.corpus.common_words import is_common
 from deepread.corpus.index import Index
 from deepread.nodes.lru import Lru
 from deepread.nodes.sufficiency.support import META_WORDS
-from deepread.stores.common_words import is_common
-from deepread.stores.records import Document
+from deepread.records.documents import Document
 from deepread.text.markup import untagged
 from deepread.text.terms import stem, terms
 

@@ -21,7 +21,7 @@ from deepread.corpus.index import Index
 from deepread.nodes.context import Context
 from deepread.nodes.state import Regions
 from deepread.nodes.tools.observation import Observation, ShownParagraph, format_paragraphs
-from deepread.stores.records import Document, Paragraph
+from deepread.records.documents import Document, Paragraph
 
 
 @dataclass(slots=True)

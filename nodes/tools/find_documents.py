@@ -25,7 +25,7 @@ from deepread.corpus.library import proper_names
 from deepread.nodes.tools.contract import Outcome, ToolEnv
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import FindDocumentsArgs
-from deepread.stores.records import Document
+from deepread.records.documents import Document
 
 
 def unheld_names(index: Index, question: str, scope: Sequence[int] | None) -> list[str]:

@@ -18,7 +18,7 @@ from deepread.corpus.references import Target, parse_reference, resolver_for
 from deepread.nodes.tools.contract import Outcome, ToolEnv
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import FollowReferenceArgs, check_scope
-from deepread.stores.records import Paragraph
+from deepread.records.documents import Paragraph
 from deepread.text.hygiene import brief
 from deepread.text.tokens import count_tokens
 

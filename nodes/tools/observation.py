@@ -34,7 +34,7 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.state import Regions, was_read
-from deepread.stores.records import Document, Hit, Paragraph
+from deepread.records.documents import Document, Hit, Paragraph
 
 #: What a pointer line says after its coordinates: these paragraphs were shown in an
 #: earlier result of the conversation (the system prompt says so once).

@@ -25,7 +25,7 @@ from deepread.nodes.state import coords_of
 from deepread.nodes.tools.contract import Outcome, ToolEnv, render
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import RetrieveArgs, check_scope
-from deepread.stores.records import Hit, Paragraph
+from deepread.records.documents import Hit, Paragraph
 from deepread.text.tokens import count_tokens
 
 

@@ -278,7 +278,7 @@ def test_ask_with_thread_continues_the_conversation(json_store: Path, capsys):
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from deepread.graphs.agent import build_graph
-    from deepread.stores.location import sidecar_dir
+    from deepread.records.locations import sidecar_dir
 
     with SqliteSaver.from_conn_string(
         str(sidecar_dir(str(json_store)) / "checkpoints.sqlite")

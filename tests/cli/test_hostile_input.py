@@ -147,7 +147,7 @@ def test_json_output_escapes_controls_and_round_trips_exactly(hostile, hostile_i
 
 
 def test_the_json_encoder_writes_messages_records_paths_and_infinities():
-    from deepread.stores.records import Hit
+    from deepread.records.documents import Hit
 
     data = {
         "answer": AIMessage(
@@ -266,7 +266,7 @@ def test_a_query_with_a_lone_surrogate_or_nul_is_cleaned_before_the_tokenizer(
 def test_a_bad_query_or_k_from_python_is_a_usage_error_naming_it(
     hostile, hostile_ingest, kwargs, says
 ):
-    from deepread.stores.backend import UsageError
+    from deepread.records.errors import UsageError
 
     with deepread.Index.open(store=hostile[1]) as idx, pytest.raises(UsageError) as err:
         idx.retrieve(**kwargs)
@@ -437,7 +437,7 @@ def test_two_ingests_into_one_new_store_at_once_leave_it_whole(tmp_path):
 _CREATE = """
 import sys, time
 from pathlib import Path
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 from deepread.stores.edge import EdgeBackend
 backend = EdgeBackend(Path(sys.argv[1]))
 while time.time() < float(sys.argv[2]):

@@ -10,7 +10,7 @@ import deepread
 from deepread.corpus.parsing import parse_file
 from deepread.corpus.parsing.blocks import Block
 from deepread.corpus.parsing.figures import attach_captions, caption_label, pdf_captions
-from deepread.stores.records import Document, Section
+from deepread.records.documents import Document, Section
 
 HTML = """<html><body><main>
 <h1>Report</h1>

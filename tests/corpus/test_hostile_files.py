@@ -30,10 +30,10 @@ from support.pdf_builder import Doc, filler
 
 from deepread import Index
 from deepread.corpus.enrich import IngestModels
-from deepread.corpus.ingest import IngestResult
 from deepread.corpus.parsing import ParseError, Structured, parse_file
 from deepread.corpus.parsing.structure import MAX_PARAGRAPH_CHARS
-from deepread.stores.backend import StoreError
+from deepread.corpus.pipeline import IngestResult
+from deepread.records.errors import StoreError
 from deepread.stores.collection import Collection
 
 #: Past libxml2's default limits (10,000,000 bytes of text node or input buffer), in

@@ -18,7 +18,7 @@ import pytest
 import deepread
 from deepread.corpus.parse_ahead import ParseAhead, default_workers
 from deepread.corpus.parsing import ParseError, parse_file
-from deepread.stores.backend import UsageError
+from deepread.records.errors import UsageError
 
 
 def folder(tmp_path: Path) -> Path:

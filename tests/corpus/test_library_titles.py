@@ -13,7 +13,7 @@ from support.library import filing, plain
 from deepread.corpus.library import Library
 from deepread.corpus.library.cards import cards
 from deepread.corpus.library.titles import Banners
-from deepread.stores.records import Document, Section
+from deepread.records.documents import Document, Section
 
 LIBRARY = [
     filing(1, "ACME CORPORATION", "December 31, 2018", "ACME_2018_10K.pdf"),

@@ -24,7 +24,7 @@ from deepread.corpus.parsing import parse_file
 from deepread.corpus.references import Mention, Resolver, mentions, parse_reference
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.stores.records import Document, Paragraph, Section
+from deepread.records.documents import Document, Paragraph, Section
 
 REPORT_MD = """\
 # 4. Fruit

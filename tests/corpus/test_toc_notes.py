@@ -11,8 +11,8 @@ from support.scripted import ScriptedChatModel
 import deepread
 from deepread.corpus.describe import DescribeBudget, describe_sections, one_line
 from deepread.nodes.toc import render_toc, section_line
+from deepread.records.documents import Paragraph, Section
 from deepread.stores.cache import ModelCache
-from deepread.stores.records import Paragraph, Section
 from deepread.text.tokens import count_tokens
 
 DOC = "# Guide\n\nIntro words.\n\n## Install\n\nRun pip install.\n\n## Use\n\nCall run().\n"

@@ -12,8 +12,8 @@ from support.scripted import CannedVisionModel
 
 import deepread
 from deepread.corpus.vision import describe_figures, pdf_page_images
+from deepread.records.documents import Paragraph
 from deepread.stores.cache import ModelCache
-from deepread.stores.records import Paragraph
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

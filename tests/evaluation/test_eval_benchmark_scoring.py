@@ -19,7 +19,7 @@ from deepread.evaluation.evidence import DocResolver
 from deepread.evaluation.flat_windows import take, windows
 from deepread.evaluation.formats import read_dataset
 from deepread.evaluation.shingles import is_read, read_share, shingles, squash
-from deepread.stores.records import Document, Paragraph
+from deepread.records.documents import Document, Paragraph
 
 FINANCEBENCH = [
     {

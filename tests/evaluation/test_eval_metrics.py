@@ -24,7 +24,7 @@ from deepread.evaluation.modes import DEFAULT_MODES, parse_mode
 from deepread.evaluation.records import read_records
 from deepread.evaluation.synth import parse_pairs, prompts, user_message
 from deepread.evaluation.trajectory import compact_coords, trace_agent
-from deepread.stores.records import Document
+from deepread.records.documents import Document
 from deepread.text.tokens import count_tokens, encoding
 
 

@@ -21,7 +21,7 @@ from deepread.evaluation import EvalConfig, run_eval
 from deepread.evaluation.chunks import chunk_collection
 from deepread.evaluation.records import trajectory_path
 from deepread.evaluation.synth import synthesize
-from deepread.nodes.offline.model import NOTICE
+from deepread.extractive.policy import NOTICE
 
 VEG_MD = """\
 # Vegetables

@@ -36,10 +36,10 @@ from support.scripted import (
 from support.scripted import read_call as read
 from support.scripted import section_of as section
 
+from deepread.extractive.policy import NOTICE, ExtractiveChatModel, TocEntry
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import NOTICE_KEY
-from deepread.nodes.offline.model import NOTICE, ExtractiveChatModel, TocEntry
 from deepread.nodes.state import index_scope, region_key
 from deepread.nodes.tools.specs import tool_schemas
 

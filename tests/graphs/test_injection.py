@@ -22,8 +22,8 @@ from deepread.nodes.context import Context, IngestContext
 from deepread.nodes.ingest import check_root
 from deepread.nodes.tools.observation import CLOSE, OPEN, format_paragraphs
 from deepread.prompts import load
-from deepread.stores.location import check_collection_name
-from deepread.stores.records import Paragraph
+from deepread.records.documents import Paragraph
+from deepread.records.locations import check_collection_name
 from deepread.text.hygiene import brief
 
 HOSTILE = [

@@ -18,7 +18,7 @@ from support.scripted import ScriptedChatModel, ai
 
 import deepread
 from deepread import cli
-from deepread.stores.records import FrontMatter
+from deepread.records.documents import FrontMatter
 
 BANNER = ["UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "Washington, D.C. 20549", "FORM 10-K"]
 

@@ -10,7 +10,7 @@ import pytest
 from support.documents import markdown_index, run_agent, titled
 
 import deepread
-from deepread.nodes.offline.model import ExtractiveChatModel
+from deepread.extractive.policy import ExtractiveChatModel
 from deepread.nodes.tools.observation import Observation
 from deepread.text.tokens import count_tokens
 

@@ -5,13 +5,13 @@ information); a document without statements gets nothing."""
 
 from __future__ import annotations
 
-from deepread.nodes.offline.statements import (
+from deepread.extractive.statements import (
     disclosure_sections,
     discussion_sections,
     topic_sections,
     why_asked,
 )
-from deepread.stores.records import Section
+from deepread.records.documents import Section
 
 
 def outline(*rows: tuple[str, int | None]) -> list[Section]:

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 from support.scripted import call, section_of, shown_coords
 
 from deepread.nodes.context import Context
-from deepread.nodes.executors import (
-    AFTER_TOOLS,
-    INVALID_CALL,
-    invalid_call,
-    make_executor,
-    next_call,
-)
+from deepread.nodes.executors import invalid_call, make_executor
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import index_scope, merge_regions, view
 
@@ -97,35 +90,3 @@ def test_a_call_no_executor_takes_is_answered_by_invalid_call_with_the_tools_on_
     assert answer.content == (
         "Error: unknown tool 'delete_everything'; the tools are: retrieve, read_section"
     )
-
-
-@pytest.mark.parametrize(
-    ("calls", "offered", "route"),
-    [
-        ([call("retrieve", {"query": "q"})], ("retrieve", "read_section"), "retrieve"),
-        (
-            [call("read_section", {"doc_id": 1, "sec_id": 0})],
-            ("retrieve", "read_section"),
-            "read_section",
-        ),
-        ([call("open_toc", {"doc_id": 1})], ("retrieve", "read_section"), INVALID_CALL),
-        ([call("nonsense", {})], ("retrieve",), INVALID_CALL),
-    ],
-)
-def test_each_pending_call_is_routed_to_the_executor_of_its_tool(calls, offered, route):
-    assert next_call(asked(*calls, offered=offered)) == route
-
-
-def test_calls_are_routed_in_order_and_the_round_ends_when_all_are_answered():
-    first, second = (
-        call("retrieve", {"query": "a"}, id="c1"),
-        call("read_section", {"doc_id": 1, "sec_id": 0}, id="c2"),
-    )
-    state = asked(first, second)
-    answered = ToolMessage(content="ok", tool_call_id="c1", name="retrieve")
-
-    assert next_call(state) == "retrieve"
-    state["messages"].append(answered)
-    assert next_call(state) == "read_section"
-    state["messages"].append(ToolMessage(content="ok", tool_call_id="c2", name="read_section"))
-    assert next_call(state) == AFTER_TOOLS

@@ -10,7 +10,7 @@ from support.scripted import ScriptedChatModel, ai, call, section_of
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.stores.backend import TransientStoreError
+from deepread.records.errors import TransientStoreError
 
 
 def flaky(real: Any, failures: int) -> Any:

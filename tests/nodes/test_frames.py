@@ -19,7 +19,7 @@ from deepread.nodes.tools.observation import (
 )
 from deepread.nodes.tools.retrieve import by_section
 from deepread.prompts import load
-from deepread.stores.records import Document, Paragraph, Section
+from deepread.records.documents import Document, Paragraph, Section
 
 QUERY = "which paragraph talks about cherries and elderberries"
 

@@ -16,9 +16,9 @@ from support.documents import markdown_index
 from support.scripted import ScriptedChatModel, ai, call, last_tool_message, shown_coords
 
 import deepread
+from deepread.extractive.policy import ExtractiveChatModel
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.offline.model import ExtractiveChatModel
 from deepread.nodes.tools.specs import tool_schemas
 
 TOPICS = [

@@ -12,7 +12,7 @@ from deepread.nodes.tools.observation import (
     format_paragraphs,
     result_message,
 )
-from deepread.stores.records import Document, Hit, Paragraph, Section
+from deepread.records.documents import Document, Hit, Paragraph, Section
 
 CALL = {"name": "retrieve", "args": {"query": "q"}, "id": "c1", "type": "tool_call"}
 

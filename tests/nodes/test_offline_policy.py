@@ -6,9 +6,9 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from support.scripted import ScriptedChatModel, ai, read_call, section_of
 
+from deepread.extractive.policy import NOTICE, ExtractiveChatModel, toc_entries
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.offline.model import NOTICE, ExtractiveChatModel, toc_entries
 from deepread.nodes.state import answer_metadata
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import tool_schemas

@@ -19,7 +19,7 @@ from deepread.graphs.ingest import build_ingest_graph
 from deepread.nodes.context import Context
 from deepread.nodes.open_collections import OPEN, OpenCollections
 from deepread.nodes.resources import opener
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 
 NAMES = ["c0", "c1", "c2", "c3", "c4"]
 

@@ -3,7 +3,7 @@ and the statements around them, not instructions addressed to the reader."""
 
 from __future__ import annotations
 
-from deepread.nodes.offline.query import asked, sentences
+from deepread.text.questions import asked, sentences
 
 
 def test_a_role_play_preamble_is_dropped_and_the_question_after_its_lead_in_kept():

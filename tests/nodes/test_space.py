@@ -9,7 +9,7 @@ from support.scripted import ScriptedChatModel, ai, call, last_tool_message, sho
 
 import deepread
 from deepread.nodes.model_input.space import initial_space, render_space
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 
 TOPICS = ["volcanoes", "glaciers", "deserts", "rainforests", "coral reefs", "tundra"]
 

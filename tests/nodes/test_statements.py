@@ -4,7 +4,7 @@ other question or document gets nothing."""
 
 from __future__ import annotations
 
-from deepread.nodes.offline.statements import (
+from deepread.extractive.statements import (
     BALANCE,
     CASH_FLOW,
     INCOME,
@@ -12,7 +12,7 @@ from deepread.nodes.offline.statements import (
     statements_asked,
     title_statement,
 )
-from deepread.stores.records import Section
+from deepread.records.documents import Section
 
 
 def test_a_liquidity_ratio_is_computed_from_the_balance_sheet():

@@ -11,10 +11,10 @@ import pytest
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 from support.scripted import ScriptedChatModel, ScriptedHTTPError, ai, call, shown_coords
 
+from deepread.extractive.policy import NOTICE, ExtractiveChatModel
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import NOTICE_KEY
-from deepread.nodes.offline.model import NOTICE, ExtractiveChatModel
 from deepread.nodes.sufficiency.support import (
     ABSTENTION,
     abstains,

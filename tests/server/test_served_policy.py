@@ -253,7 +253,7 @@ def test_a_refused_value_is_echoed_bounded(context: dict) -> None:
 
 
 def test_a_refused_collection_name_is_echoed_bounded() -> None:
-    from deepread.stores.location import check_collection_name
+    from deepread.records.locations import check_collection_name
 
     with pytest.raises(ValueError) as caught:
         check_collection_name("a" * 1_000_000)

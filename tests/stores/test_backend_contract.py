@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from deepread.stores.backend import Backend, PointData, StoreError
+from deepread.records.errors import StoreError
+from deepread.stores.backend import Backend, PointData
 from deepread.stores.edge import EdgeBackend
 from deepread.stores.schema import Match
 from deepread.stores.server import ServerBackend

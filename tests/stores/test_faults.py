@@ -38,7 +38,7 @@ from deepread.graphs.agent import build_graph
 from deepread.models.chat import chat_model
 from deepread.nodes.context import Context
 from deepread.nodes.state import index_scope, region_key
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 from deepread.stores.server import ServerBackend
 
 API_KEY = "qdrant-SECRET-key-0123456789"

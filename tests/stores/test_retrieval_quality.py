@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 import deepread
-from deepread.stores.records import Hit, Paragraph
+from deepread.records.documents import Hit, Paragraph
 from deepread.stores.rerank import CoverageReranker, resolve_reranker
-from deepread.stores.search_text import plain_table, search_text
+from deepread.stores.search_text import search_text
+from deepread.text.markup import plain_table
 
 
 def para(i: int, text: str) -> tuple[Hit, Paragraph]:

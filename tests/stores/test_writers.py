@@ -32,12 +32,13 @@ from support.shared_store import (
     texts,
 )
 
+from deepread.records.errors import CoordinateError, StoreError, WriteConflict
 from deepread.stores import collection as collection_module
-from deepread.stores.backend import CoordinateError, PointData, StoreError
+from deepread.stores.backend import PointData
 from deepread.stores.edge import EdgeBackend
 from deepread.stores.schema import Match
 from deepread.stores.server import ServerBackend
-from deepread.stores.writers import LeaseLost, WriteConflict
+from deepread.stores.writers import LeaseLost
 
 
 @pytest.fixture(params=["server", "edge"])

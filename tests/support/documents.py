@@ -15,7 +15,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 import deepread
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.stores.records import Document, Section
+from deepread.records.documents import Document, Section
 
 # A document whose shape exercises Algorithm 1's edges: a section with 5 paragraphs,
 # an empty section, a one-paragraph section, nesting, and text before the first heading.

@@ -4,7 +4,7 @@ filings and documents that say little of themselves, for the library tests
 
 from __future__ import annotations
 
-from deepread.stores.records import Document, FrontMatter, Section
+from deepread.records.documents import Document, FrontMatter, Section
 
 BANNER = [
     "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",

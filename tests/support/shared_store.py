@@ -39,10 +39,10 @@ from typing import Any
 import numpy as np
 from qdrant_client import QdrantClient
 
+from deepread.records.documents import Document, Paragraph, Section
 from deepread.stores.backend import Backend
 from deepread.stores.collection import Collection
 from deepread.stores.edge import EdgeBackend
-from deepread.stores.records import Document, Paragraph, Section
 from deepread.stores.schema import Match
 from deepread.stores.server import ServerBackend
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import deepread
-from deepread.stores.records import Hit, Paragraph
+from deepread.records.documents import Hit, Paragraph
 from deepread.stores.rerank import CoverageReranker
 from deepread.text.dates import calendar_days, date_terms, months, with_calendar_days
 

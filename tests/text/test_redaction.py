@@ -14,7 +14,7 @@ import pytest
 
 from deepread.checkpointers import CheckpointerError, open_checkpointer
 from deepread.models.chat import describe
-from deepread.stores.backend import StoreError
+from deepread.records.errors import StoreError
 from deepread.stores.location import list_collections
 from deepread.text.redaction import redact, redact_url
 

@@ -30,7 +30,7 @@ from deepread.nodes.tools.observation import (
     pointer_line,
     section_line,
 )
-from deepread.stores.records import Section
+from deepread.records.documents import Section
 from deepread.text.tokens import count_tokens
 
 #: Tokens of a typical read's frame — the tags and a section line with its title and

@@ -36,8 +36,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
-from deepread.nodes.offline.read_plan import subtree
-from deepread.stores.records import Section
+from deepread.nodes.read_plan import subtree
+from deepread.records.documents import Section
 
 INCOME, BALANCE, CASH_FLOW = "income statement", "balance sheet", "cash flow statement"
 
@@ -263,7 +263,7 @@ _TOPICS = [
 
 def why_asked(question: str) -> bool:
     """Whether the question asks what caused or explains a figure (``question`` as
-    :func:`~deepread.nodes.offline.query.asked` gives it: no instruction sentences)."""
+    :func:`~deepread.text.questions.asked` gives it: no instruction sentences)."""
     return bool(_WHY.search(question))
 
 

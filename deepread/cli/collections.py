@@ -19,7 +19,7 @@ from deepread.cli.common import EXIT_OK, emit, open_index, reading_index, store_
 from deepread.terminal import say
 
 if TYPE_CHECKING:  # annotations only: the CLI loads the store when a command runs
-    from deepread.stores.records import Document
+    from deepread.records.documents import Document
 
 
 def register(
@@ -44,17 +44,19 @@ def register(
 
 
 def known_collections(store: str) -> list[str]:
+    from deepread.corpus.index import Index
     from deepread.environment.settings import current
-    from deepread.stores.location import list_collections
 
     settings = current()
-    return list_collections(store, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
+    return Index.list_collections(
+        store, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
+    )
 
 
 def require_collection(store: str, name: str) -> None:
     """A :class:`UsageError` unless ``name`` exists in ``store`` (nothing is created)."""
-    from deepread.stores.backend import UsageError
-    from deepread.stores.location import check_collection_name
+    from deepread.records.errors import UsageError
+    from deepread.records.locations import check_collection_name
 
     check_collection_name(name)
     known = known_collections(store)
@@ -87,7 +89,7 @@ def human_bytes(n: int | None) -> str:
 
 
 def cmd_collections(args: argparse.Namespace) -> int:
-    from deepread.stores.location import is_url
+    from deepread.records.locations import is_url
 
     store = store_of(args)
     rows: list[dict[str, Any]] = []
@@ -122,7 +124,7 @@ def cmd_collections(args: argparse.Namespace) -> int:
 
 
 def cmd_rm(args: argparse.Namespace) -> int:
-    from deepread.stores.backend import CoordinateError
+    from deepread.records.errors import CoordinateError
     from deepread.text.hygiene import storable
 
     store = store_of(args)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from deepread.stores.backend import CoordinateError
+from deepread.records.errors import CoordinateError
 
 ParagraphKind = str  # "text" | "list_item" | "table" | "figure" | "code" | "caption" | "image"
 

@@ -10,14 +10,14 @@ tools as an LLM would:
    steps' quotes come from several documents, the answer says which document each comes
    from;
 1. when the question asks for a financial quantity and a section of the document in
-   view is titled as the statement it is computed from (:mod:`deepread.nodes.offline.
+   view is titled as the statement it is computed from (:mod:`deepread.extractive.
    statements`: a quick ratio → the balance sheet), ``read_section`` that statement
    first, with its subtree, as an analyst turns to it (of several documents found, in
    the best-ranked that has it; with several documents in view and none found, after
    step 2, in the hits' documents); before it, in a filing, the MD&A discussion
    of a metric the question asks the causes of, or the section disclosing a topic it
    asks about (legal proceedings, acquisitions, …), with at most half the budget;
-2. ``retrieve`` what the question asks (:func:`~deepread.nodes.offline.query.asked`: its
+2. ``retrieve`` what the question asks (:func:`~deepread.text.questions.asked`: its
    questions, not the instructions around them);
 3. ``read_section`` the sections of the hits in rank order; then, when the budget left
    holds another results page as large as the first, ``retrieve`` the same query again
@@ -27,7 +27,7 @@ tools as an LLM would:
    documents whose TOC titles are most similar to the question, each whole if it fits
    what is left of a 1,500-token observation budget, else the window around the hit
    that does — sized by the real tokens of its paragraphs
-   (:mod:`deepread.nodes.offline.read_plan`), so a table is read whole or not at all —
+   (:mod:`deepread.nodes.read_plan`), so a table is read whole or not at all —
    until the budget is spent (the budget counts what the reading tools show, not
    ``find_documents``' cards: they are the library's TOC, which it does not count either);
 4. answer by quoting the shown paragraph closest to the question in meaning and those
@@ -66,18 +66,19 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepread.corpus.framing import escape, title_text
+from deepread.corpus.index import Index
+from deepread.corpus.vectors import local_vectors
+from deepread.extractive.statements import disclosure_sections, statement_sections
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
 from deepread.nodes.model_input.prompt import is_notice
-from deepread.nodes.offline.query import asked
-from deepread.nodes.offline.read_plan import FRAME, Sections, fit
-from deepread.nodes.offline.statements import disclosure_sections, statement_sections
+from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.state import ANSWER_METADATA
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
-from deepread.stores.embeddings import local_embeddings
 from deepread.text.markup import plain
+from deepread.text.questions import asked
 from deepread.text.terms import terms
 from deepread.text.tokens import count_tokens
 
@@ -380,7 +381,7 @@ class ExtractiveChatModel(BaseChatModel):
 
         In a filing, a why-question's MD&A discussion of the metric and a disclosure
         topic's section (legal proceedings, acquisitions, geographic information)
-        (nodes/offline/statements.py), with at most half the budget: the search after
+        (extractive/statements.py), with at most half the budget: the search after
         them must still have room, its hits are what the question's own words match.
         Then, for a question about a financial quantity, the statement it is computed
         from, as an analyst turns to it — until a table of the statement has been
@@ -459,7 +460,7 @@ class ExtractiveChatModel(BaseChatModel):
 
     def _disclosure_reads(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:
         """The filing sections besides the statements the question turns to
-        (:func:`~deepread.nodes.offline.statements.disclosure_sections`), each with its
+        (:func:`~deepread.extractive.statements.disclosure_sections`), each with its
         subtree in reading order."""
         assert self.sections is not None
         outlines = {d: self.sections.outline(d) for d in docs}
@@ -477,7 +478,7 @@ class ExtractiveChatModel(BaseChatModel):
         if not entries:
             return []
         titles = _title_vectors(tuple(" ".join(e.title.split()) for e in entries))
-        query = local_embeddings().embed_array([asked(question)])[0]
+        query = local_vectors([asked(question)])[0]
         order = sorted(range(len(entries)), key=lambda i: -float(titles[i] @ query))
         return [(entries[i].doc_id, entries[i].sec_id, 0) for i in order]
 
@@ -590,7 +591,7 @@ def _closest(
     ``query`` by the local MiniLM model."""
     items = list(texts.items())
     bare = [plain(text) or "." for _, text in items]
-    vectors = local_embeddings().embed_array([query, *bare])  # L2-normalised
+    vectors = local_vectors([query, *bare])  # L2-normalised
     return items[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
@@ -604,9 +605,7 @@ def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     """The (L2-normalised) vectors of a TOC's titles: one batch per TOC, kept across
     the rounds and questions that show the same TOC (keyed by a hash of the titles,
     which are not held)."""
-    return _title_memo.get_or_make(
-        (len(titles), hash(titles)), lambda: local_embeddings().embed_array(list(titles))
-    )
+    return _title_memo.get_or_make((len(titles), hash(titles)), lambda: local_vectors(list(titles)))
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:
@@ -616,3 +615,10 @@ def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:
             {"name": name, "args": args, "id": f"extractive-{step}-{name}", "type": "tool_call"}
         ],
     )
+
+
+def extractive_policy(index: Index, limits: Any) -> ExtractiveChatModel:
+    """The extractive policy reading ``index``, its calls cut to the run's ``limits``
+    (a Context): the default model the graphs give their nodes
+    (:class:`~deepread.nodes.resources.Resources`, ``default_model``)."""
+    return ExtractiveChatModel(index=index).within(limits)

@@ -21,16 +21,15 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.enrich import IngestModels
-from deepread.corpus.files import IngestFailure, expand_paths, sha256_file
+from deepread.corpus.files import IngestFailure, expand_paths, failure_reason, sha256_file
 from deepread.corpus.library.front import front_matter
 from deepread.corpus.parse_ahead import ParseAhead
-from deepread.corpus.parsing import ParseError, Structured
-from deepread.stores.backend import CoordinateError, StoreError, UsageError
+from deepread.corpus.parsing import Structured
+from deepread.records.documents import Document
+from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
 from deepread.stores.collection import Collection
 from deepread.stores.embeddings import EmbeddingModelError, LocalEmbeddings, embed_texts
-from deepread.stores.records import Document
 from deepread.stores.search_text import search_text
-from deepread.stores.writers import WriteConflict
 
 #: Collections this large get their vector index built at the end of an ingest; below it,
 #: brute-force search is already faster than the build (~1 s per 1k paragraphs here).
@@ -58,17 +57,6 @@ Progress = Callable[[str, Path, int, int], None]
 #: parsing, embedding or storing one file is that file's failure line, and the next file
 #: goes on: a malformed .docx once aborted a folder ingest with an lxml traceback.
 RUN_ERRORS: tuple[type[BaseException], ...] = (StoreError, EmbeddingModelError)
-
-
-def failure_reason(exc: BaseException) -> str:
-    """The line a failed file is reported with: the reader's reason, else the error."""
-    if isinstance(exc, ParseError):
-        return exc.reason
-    if isinstance(exc, (OSError, ValueError, WriteConflict)) and str(exc):
-        return str(exc)
-    # An error no reader anticipated (a library's own exception type): name its type so
-    # the line stays useful, e.g. "unexpected XMLSyntaxError: Char 0x0 out of allowed range".
-    return f"unexpected {type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 class IngestError(RuntimeError):
