@@ -13,7 +13,7 @@ import pytest
 from support.pdf_builder import Doc, filler
 
 import deepread
-from deepread.corpus import ingest
+from deepread.corpus import pipeline
 
 PAGES = 6
 
@@ -42,7 +42,7 @@ def ingest_events(
 def test_a_long_pdf_reports_the_pages_its_embedding_reached(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ingest, "EMBED_SLICE", 5)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 5)
 
     events, idx = ingest_events(tmp_path, "pages")
     idx.close()
@@ -59,9 +59,9 @@ def test_a_long_pdf_reports_the_pages_its_embedding_reached(
 def test_slicing_the_embedding_changes_nothing_that_is_stored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ingest, "EMBED_SLICE", 5)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 5)
     _, sliced = ingest_events(tmp_path / "a", "sliced")
-    monkeypatch.setattr(ingest, "EMBED_SLICE", 10_000)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 10_000)
     _, whole = ingest_events(tmp_path / "b", "whole")
 
     with sliced, whole:
