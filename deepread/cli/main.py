@@ -8,6 +8,7 @@ traceback is the report it deserves.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -41,8 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "left_open", False):
         # The command only read and left its index open (common.reading_index): end
         # here, without the interpreter's teardown closing the engine (~0.25 s).
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            # a reader that went away (`| head`) ends it quietly, as run() treats it
+            with contextlib.suppress(BrokenPipeError):
+                stream.flush()
         os._exit(code)
     return code
 
