@@ -34,7 +34,7 @@ from deepread.corpus.framing import CLOSE, OPEN
 from deepread.corpus.index import Index
 from deepread.nodes.context import Context
 from deepread.nodes.executors import HANDLERS, shown_to_model
-from deepread.nodes.state import merge_regions, regions_of
+from deepread.nodes.read_memory import merge_regions, regions_of
 from deepread.nodes.tools.contract import ToolEnv
 from deepread.nodes.tools.observation import POINTER
 from deepread.nodes.tools.specs import parse_args

@@ -52,7 +52,7 @@ from pydantic import BaseModel, Field, ValidationError
 from deepread.corpus.index import Index
 from deepread.corpus.toc_text import render_toc
 from deepread.nodes.context import Context, problems
-from deepread.nodes.state import Regions, merge_regions, regions_of
+from deepread.nodes.read_memory import Regions, merge_regions, regions_of
 from deepread.nodes.tools.contract import Outcome, ToolEnv, render
 from deepread.nodes.tools.find_documents import find_documents as find_documents_handler
 from deepread.nodes.tools.observation import POINTER, Observation

@@ -72,14 +72,15 @@ from deepread.extractive.statements import disclosure_sections, statement_sectio
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
+from deepread.nodes.messages import ANSWER_METADATA, in_conversation
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.read_plan import FRAME, Sections, fit
-from deepread.nodes.state import ANSWER_METADATA
+from deepread.nodes.repeats import earlier_failure
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
 from deepread.text.markup import plain
 from deepread.text.questions import asked
-from deepread.text.terms import terms
+from deepread.text.terms import key_words, terms
 from deepread.text.tokens import count_tokens
 
 NOTICE = (
@@ -191,27 +192,27 @@ class ExtractiveChatModel(BaseChatModel):
                 }
             )
         reply = policy._within_limits(policy._next(messages))
+        if any(earlier_failure(messages, dict(c)) is not None for c in reply.tool_calls):
+            # The same call already failed on its arguments (nodes/repeats.py): it would
+            # again, so the policy answers with what it has instead of sending it.
+            reply = policy._reply(*_turn(messages))
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     def _within_limits(self, reply: AIMessage) -> AIMessage:
-        """``reply`` with its calls cut to what a call may ask for: a query to its first
-        ``max_query_chars`` characters (at a word), a read to ``max_read_paragraphs``."""
+        """``reply`` with its calls cut to what a call may ask for: a query over
+        ``max_query_chars`` characters to its key words (:func:`~deepread.text.terms.
+        key_words`), a read to ``max_read_paragraphs``."""
         for call in reply.tool_calls:
             args = call["args"]
-            if call["name"] == RETRIEVE and len(args["query"]) > self.max_query_chars:
-                cut = args["query"][: self.max_query_chars]
-                args["query"] = cut.rsplit(" ", 1)[0] if " " in cut else cut
+            if call["name"] in (RETRIEVE, FIND_DOCUMENTS) and isinstance(args.get("query"), str):
+                args["query"] = key_words(args["query"], self.max_query_chars)
             if call["name"] == READ_SECTION:
                 args["end"] = min(args["end"], max(args["start"], 0) + self.max_read_paragraphs - 1)
         return reply
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:
-        asks = [
-            i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)
-        ]
-        start = asks[-1] if asks else 0
-        question = message_text(messages[start]) if messages else ""
-        results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
+        start = _turn_start(messages)
+        question, results = _turn(messages)
         step = len(results)
         if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
             return self._reply(question, results)
@@ -220,11 +221,13 @@ class ExtractiveChatModel(BaseChatModel):
         scope: list[int] | None = None
         if FIND_DOCUMENTS in self.offered:
             found = next((o for o in map(Observation.of, results) if o.documents is not None), None)
-            if found is None:
+            tried = any(m.name == FIND_DOCUMENTS for m in results)
+            if found is None and not tried:
                 return _call(FIND_DOCUMENTS, {"query": asked(question)}, step)
-            if found.unheld:
+            # A search that failed is not sent again: the whole library is searched.
+            if found is not None and found.unheld:
                 return self._reply(question, results, unheld_answer(found.unheld))
-            scope = found.documents or None
+            scope = (found.documents or None) if found is not None else None
         search = {"query": asked(question)} | (
             {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {}
         )
@@ -606,6 +609,24 @@ def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     the rounds and questions that show the same TOC (keyed by a hash of the titles,
     which are not held)."""
     return _title_memo.get_or_make((len(titles), hash(titles)), lambda: local_vectors(list(titles)))
+
+
+def _turn_start(messages: list[BaseMessage]) -> int:
+    """Where the turn starts: the newest message the user asked (not a notice)."""
+    asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)]
+    return asks[-1] if asks else 0
+
+
+def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
+    """The turn's question, in its conversation
+    (:func:`~deepread.nodes.messages.in_conversation`), and the tool results the turn has
+    had so far."""
+    start = _turn_start(messages)
+    question = message_text(messages[start]) if messages else ""
+    return (
+        in_conversation(question, messages[:start]),
+        [m for m in messages[start:] if isinstance(m, ToolMessage)],
+    )
 
 
 def _call(name: str, args: dict[str, Any], step: int) -> AIMessage:

@@ -13,8 +13,9 @@ import sys
 from typing import Literal
 
 from deepread.nodes.executors import offered, refusal
+from deepread.nodes.messages import pending_tool_calls
 from deepread.nodes.names import AFTER_TOOLS, CHECK, FINALIZE, INVALID_CALL
-from deepread.nodes.state import AgentState, pending_tool_calls
+from deepread.nodes.state import AgentState
 
 #: The nodes a pending tool call can go to: one executor per tool, and ``invalid_call``.
 Executor = Literal[

@@ -15,7 +15,6 @@ model's back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 from uuid import uuid4
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -25,9 +24,11 @@ from deepread.corpus.index import Index
 from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
+from deepread.nodes.messages import answer_metadata, final_answer, in_conversation, turn_messages
 from deepread.nodes.model_input.prompt import NOTICE_KEY
+from deepread.nodes.read_memory import view
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, answer_metadata, final_answer, turn_messages, view
+from deepread.nodes.state import AgentNode, AgentState
 from deepread.nodes.sufficiency.answer_type import missing
 from deepread.nodes.sufficiency.support import (
     EXTRA_READ_BUDGET,
@@ -99,126 +100,151 @@ def lacks_answer_type(
     )
 
 
-def make_check(resources: Resources, can_read: bool = True):
+def verify(
+    resources: Resources,
+    index: Index,
+    state: AgentState,
+    context: Context,
+    answer: str,
+    kept: list[Coord],
+    usage: dict[str, int],
+) -> Verdict | None:
+    """The verdict on ``answer`` from its cited paragraphs ``kept``: the dense (or lexical)
+    check, the kind of fact asked for, then the judge (when there is a model to ask:
+    :meth:`~deepread.nodes.resources.Resources.judge`) when it fails; the judge's tokens
+    are added to ``usage``."""
+    # A follow-up is checked in its conversation, as it was searched (nodes/messages.py).
+    earlier = state.get("messages", [])[: state.get("turn_start", 0)]
+    question = in_conversation(state.get("question") or "", earlier)
+    cited = evidence(index, kept)
+    if context.support_threshold > 0:
+        verdict = dense_check(
+            question,
+            answer,
+            list(cited.values()),
+            needed_support(index, question, cited, context),
+        )
+    else:
+        titles = " ".join({index.document(d).sections[s].title for d, s, _ in cited})
+        verdict = lexical_check(
+            question, answer, list(cited.values()), context.sufficiency_threshold, titles
+        )
+    if context.answer_type_check:
+        verdict = lacks_answer_type(index, question, cited, verdict)
+    judge_model = None if verdict.supported else resources.judge(context)
+    if judge_model is None:
+        return verdict
+    got, spent = judge(
+        judge_model, question, answer, cited, context.model_retries, context.model_timeout
+    )
+    for key, value in spent.items():
+        if isinstance(value, int):
+            usage[key] = usage.get(key, 0) + value
+    return got
+
+
+def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]) -> AgentState:
+    """The abstention replacing ``answer``, under the same label when it had one."""
+    text = abstention(index, coords, answer_metadata(answer).get("label") or "")
+    return {
+        "messages": [AIMessage(content=text, additional_kwargs={NOTICE_KEY: "no_evidence"})],
+        "stop_reason": "no_evidence",
+        "sufficiency": "insufficient",
+    }
+
+
+def first_pass(
+    resources: Resources,
+    can_read: bool,
+    state: AgentState,
+    context: Context,
+    usage: dict[str, int],
+) -> AgentState:
+    """The check of the turn's first answer: supported, uncited or unchecked as it
+    stands; else one extra read of the first cited section (when the mode can read) and
+    the reason to answer again; else the abstention."""
+    last = final_answer(turn_messages(state))
+    if last is None or state.get("stop_reason") in ("error", "budget"):
+        return {"sufficiency": "unchecked"}
+    answer = message_text(last)
+    if not answer.strip():
+        return {"sufficiency": "unchecked"}
+    regions = view(state.get("read_regions"), state.get("scope") or "")
+    kept = read_citations(answer, regions)
+    if abstains(answer):
+        # The model itself says the documents do not hold the answer: citing nothing,
+        # that is an abstention (a library that holds no document about what was
+        # asked); citing passages, it is an answer about what they do say.
+        if not kept:
+            return {"stop_reason": "no_evidence", "sufficiency": "insufficient"}
+        return {"sufficiency": "unchecked"}
+    if not kept:
+        return {"sufficiency": "uncited"}
+    index = resources.index(context)
+    try:
+        verdict = verify(resources, index, state, context, answer, kept, usage)
+    except Exception:  # a judge outage must not turn into an abstention
+        return {"sufficiency": "unchecked"}
+    if verdict is None or verdict.supported:
+        return {"sufficiency": "supported" if verdict else "unchecked"}
+    args = extra_read(index, regions, kept[0], _extra_budget(last)) if can_read else None
+    if args is None:
+        return abstain(index, last, kept)
+    # the read stays within what one call may return (Context.max_read_paragraphs)
+    args["end"] = min(args["end"], args["start"] + context.max_read_paragraphs - 1)
+    call = {
+        "name": READ_SECTION,
+        "args": args,
+        "type": "tool_call",
+        "id": f"check_{uuid4().hex[:12]}",
+    }
+    request = AIMessage(content="", tool_calls=[call], additional_kwargs={NOTICE_KEY: REQUEST})
+    return {"messages": [request], "retry_reason": verdict.reason}
+
+
+def second_pass(
+    resources: Resources, state: AgentState, context: Context, usage: dict[str, int]
+) -> AgentState:
+    """The check of the answer given after the extra read: kept when supported (or when
+    the check cannot tell), else the abstention, citing what either answer cited."""
+    turn = turn_messages(state)
+    asked = _request_index(turn)
+    last = final_answer(turn[asked + 1 :]) if asked is not None else None
+    if asked is None or last is None:
+        return {"sufficiency": "unchecked"}  # the second answer failed: keep the first
+    first = final_answer(turn[:asked])
+    regions = view(state.get("read_regions"), state.get("scope") or "")
+    index = resources.index(context)
+    answer = message_text(last)
+    kept = read_citations(answer, regions)
+    if abstains(answer):
+        return {"stop_reason": "no_evidence", "sufficiency": "insufficient"}
+    if kept:
+        try:
+            again = verify(resources, index, state, context, answer, kept, usage)
+        except Exception:
+            again = None
+        if again is None or again.supported:
+            return {"sufficiency": "supported" if again else "unchecked"}
+    before = read_citations(message_text(first), regions) if first else []
+    return abstain(index, last, kept or before)
+
+
+def make_check(resources: Resources, can_read: bool = True) -> AgentNode:
     """The ``check`` node; ``can_read``: the mode offers ``read_section`` (the extra read
     is one, and a mode without the tool must not get one behind its back)."""
 
-    def verify(
-        index: Index,
-        state: AgentState,
-        context: Context,
-        answer: str,
-        kept: list[Coord],
-        usage: dict[str, int],
-    ) -> Verdict | None:
-        """The dense (or lexical) check, then the judge (when there is a model to ask:
-        :meth:`~deepread.nodes.resources.Resources.judge`) when it fails."""
-        question = state.get("question") or ""
-        cited = evidence(index, kept)
-        if context.support_threshold > 0:
-            verdict = dense_check(
-                question,
-                answer,
-                list(cited.values()),
-                needed_support(index, question, cited, context),
-            )
-        else:
-            titles = " ".join({index.document(d).sections[s].title for d, s, _ in cited})
-            verdict = lexical_check(
-                question, answer, list(cited.values()), context.sufficiency_threshold, titles
-            )
-        if context.answer_type_check:
-            verdict = lacks_answer_type(index, question, cited, verdict)
-        judge_model = None if verdict.supported else resources.judge(context)
-        if judge_model is None:
-            return verdict
-        got, spent = judge(
-            judge_model, question, answer, cited, context.model_retries, context.model_timeout
-        )
-        for key, value in spent.items():
-            if isinstance(value, int):
-                usage[key] = usage.get(key, 0) + value
-        return got
-
-    def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]) -> dict[str, Any]:
-        """The abstention replacing ``answer``, under the same label when it had one."""
-        text = abstention(index, coords, answer_metadata(answer).get("label") or "")
-        return {
-            "messages": [AIMessage(content=text, additional_kwargs={NOTICE_KEY: "no_evidence"})],
-            "stop_reason": "no_evidence",
-            "sufficiency": "insufficient",
-        }
-
-    def first_pass(state: AgentState, context: Context, usage: dict[str, int]) -> dict[str, Any]:
-        last = final_answer(turn_messages(state))
-        if last is None or state.get("stop_reason") in ("error", "budget"):
-            return {"sufficiency": "unchecked"}
-        answer = message_text(last)
-        if not answer.strip():
-            return {"sufficiency": "unchecked"}
-        regions = view(state.get("read_regions"), state.get("scope") or "")
-        kept = read_citations(answer, regions)
-        if abstains(answer):
-            # The model itself says the documents do not hold the answer: citing nothing,
-            # that is an abstention (a library that holds no document about what was
-            # asked); citing passages, it is an answer about what they do say.
-            if not kept:
-                return {"stop_reason": "no_evidence", "sufficiency": "insufficient"}
-            return {"sufficiency": "unchecked"}
-        if not kept:
-            return {"sufficiency": "uncited"}
-        index = resources.index(context)
-        try:
-            verdict = verify(index, state, context, answer, kept, usage)
-        except Exception:  # a judge outage must not turn into an abstention
-            return {"sufficiency": "unchecked"}
-        if verdict is None or verdict.supported:
-            return {"sufficiency": "supported" if verdict else "unchecked"}
-        args = extra_read(index, regions, kept[0], _extra_budget(last)) if can_read else None
-        if args is None:
-            return abstain(index, last, kept)
-        # the read stays within what one call may return (Context.max_read_paragraphs)
-        args["end"] = min(args["end"], args["start"] + context.max_read_paragraphs - 1)
-        call = {
-            "name": READ_SECTION,
-            "args": args,
-            "type": "tool_call",
-            "id": f"check_{uuid4().hex[:12]}",
-        }
-        request = AIMessage(content="", tool_calls=[call], additional_kwargs={NOTICE_KEY: REQUEST})
-        return {"messages": [request], "retry_reason": verdict.reason}
-
-    def second_pass(state: AgentState, context: Context, usage: dict[str, int]) -> dict[str, Any]:
-        turn = turn_messages(state)
-        asked = _request_index(turn)
-        last = final_answer(turn[asked + 1 :]) if asked is not None else None
-        if asked is None or last is None:
-            return {"sufficiency": "unchecked"}  # the second answer failed: keep the first
-        first = final_answer(turn[:asked])
-        regions = view(state.get("read_regions"), state.get("scope") or "")
-        index = resources.index(context)
-        answer = message_text(last)
-        kept = read_citations(answer, regions)
-        if abstains(answer):
-            return {"stop_reason": "no_evidence", "sufficiency": "insufficient"}
-        if kept:
-            try:
-                again = verify(index, state, context, answer, kept, usage)
-            except Exception:
-                again = None
-            if again is None or again.supported:
-                return {"sufficiency": "supported" if again else "unchecked"}
-        before = read_citations(message_text(first), regions) if first else []
-        return abstain(index, last, kept or before)
-
     @resources.leasing
-    def check(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def check(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         context = runtime.context or Context()
         checks = state.get("checks", 0)
         if not context.check_sufficiency:
             return {"sufficiency": "off", "checks": checks + 1}
         usage = dict(state.get("check_usage") or {})
-        step = second_pass if checks else first_pass
-        return step(state, context, usage) | {"checks": checks + 1, "check_usage": usage}
+        if checks:
+            update = second_pass(resources, state, context, usage)
+        else:
+            update = first_pass(resources, can_read, state, context, usage)
+        return update | {"checks": checks + 1, "check_usage": usage}
 
     return check

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from deepread.nodes.state import Regions, was_read
+from deepread.nodes.read_memory import Regions, was_read
 
 # A bracket after a backslash is text, not a citation: document text shows its own
 # markers escaped (corpus/framing.py), so a quote copied from a document cites nothing.

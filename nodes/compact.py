@@ -19,7 +19,7 @@ handler (:mod:`deepread.nodes.failure`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
@@ -31,16 +31,16 @@ from deepread.nodes.model_input.notes import fit, noted_regions
 from deepread.nodes.model_input.prompt import system_prompt
 from deepread.nodes.model_input.space import render_space
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState
+from deepread.nodes.state import AgentNode, AgentState
 
 
-def make_compact(resources: Resources):
+def make_compact(resources: Resources) -> AgentNode:
     """The ``compact`` node (see the module docstring)."""
 
     @resources.leasing
-    def compact_node(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def compact_node(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         context = runtime.context or Context()
-        update: dict[str, Any] = {}
+        update: AgentState = {}
         toc = state.get("toc", "")
         space = state.get("space") or []
         if state.get("bounded") and space != state.get("toc_space"):
@@ -63,7 +63,10 @@ def make_compact(resources: Resources):
             update["turn_start"] = next(
                 (i for i, m in enumerate(repaired) if m is first), len(repaired)
             )
-            update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
+            # A RemoveMessage is an instruction to the reducer, not a message it keeps.
+            update["messages"] = cast(
+                list[AnyMessage], [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
+            )
             messages = repaired
         sent, tokens = fit(
             [system_prompt(toc), *messages], state.get("question") or "", context.notes_budget

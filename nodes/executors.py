@@ -1,13 +1,13 @@
 """The tool executors: one graph node per tool, each answering one pending call.
 
-The policy's calls are dispatched one at a time, in the order the model made them
-(:func:`next_call`): the first call no ``ToolMessage`` has answered goes to the node of
-its tool — ``retrieve``, ``read_section``, ``open_toc``, ``follow_reference`` — which
-answers it with exactly one ``ToolMessage`` carrying its id; then the next call, until
-none is left. Each call is its own task, so Studio, the ``updates`` stream and
-``draw_mermaid()`` show which executor ran. A call no executor takes (an unknown tool, a
-tool not on offer this round, arguments that are not JSON) goes to ``invalid_call``,
-which answers it with an error the model can act on.
+The policy's calls are dispatched one at a time, in the order the model made them (the
+router :func:`~deepread.graphs.routes.next_call`): the first call no ``ToolMessage`` has
+answered goes to the node of its tool — ``retrieve``, ``read_section``, ``open_toc``,
+``follow_reference`` — which answers it with exactly one ``ToolMessage`` carrying its id;
+then the next call, until none is left. Each call is its own task, so Studio, the
+``updates`` stream and ``draw_mermaid()`` show which executor ran. A call no executor
+takes (an unknown tool, a tool not on offer this round, arguments that are not JSON) goes
+to ``invalid_call``, which answers it with an error the model can act on.
 
 Why one at a time rather than LangGraph ``Send`` tasks in parallel: each result depends
 on what the earlier ones showed — the read-region memory turns paragraphs already shown,
@@ -35,13 +35,11 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from deepread.nodes.context import Context
-from deepread.nodes.resources import Resources
-from deepread.nodes.state import (
-    AgentState,
+from deepread.nodes.messages import pending_tool_calls, turn_messages
+from deepread.nodes.read_memory import (
     Regions,
     changed_documents,
     merge_regions,
-    pending_tool_calls,
     region_doc,
     regions_of,
     scoped,
@@ -49,6 +47,9 @@ from deepread.nodes.state import (
     subtract_regions,
     view,
 )
+from deepread.nodes.repeats import earlier_failure, repeat_reason
+from deepread.nodes.resources import Resources
+from deepread.nodes.state import AgentNode, AgentState
 from deepread.nodes.tools.contract import Handler, Outcome, ToolEnv, render
 from deepread.nodes.tools.find_documents import find_documents
 from deepread.nodes.tools.follow_reference import follow_reference
@@ -155,12 +156,12 @@ def shown_to_model(call: dict[str, Any], outcome: Outcome, env: ToolEnv) -> Tool
     return result_message(call, content, observation)
 
 
-def make_executor(resources: Resources, tool: str):
+def make_executor(resources: Resources, tool: str) -> AgentNode:
     """The node of ``tool``: answers the first pending call, which is one of ``tool``'s."""
     handler = HANDLERS[tool]
 
     @resources.leasing
-    def execute(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def execute(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         context = runtime.context or Context()
         write = runtime.stream_writer  # LangGraph's custom stream (a no-op unless asked)
         call = pending(state, context)[0]
@@ -188,15 +189,20 @@ def make_executor(resources: Resources, tool: str):
             read_docs=list(dict.fromkeys(region_doc(k) for k in memory)),
             shown=shown_memory(state, memory),
         )
-        update: dict[str, Any] = {}
+        update: AgentState = {}
         try:
             if call.get("refused"):  # past the reply's max_tool_calls: answered, not run
                 raise ToolArgumentError(str(call["refused"]))
+            # The same call already failed on its arguments this turn: it would again.
+            if (failed := earlier_failure(turn_messages(state), call)) is not None:
+                raise ToolArgumentError(repeat_reason(failed))
             args = parse_args(tool, call.get("args"), ToolLimits.of(context))
             outcome = handler(args, env)
             answer = shown_to_model(call, outcome, env)
         except (ToolArgumentError, KeyError, ValueError) as exc:
-            answer = error_message(call, reason(exc))
+            # The call's own error (its arguments, a coordinate that does not exist): the
+            # same arguments meet it again (nodes/repeats.py).
+            answer = error_message(call, reason(exc), final=not call.get("refused"))
         except TransientStoreError:
             raise  # the node is tried again (its retry_policy), then the turn ends
         except StoreError as exc:
@@ -219,7 +225,7 @@ def make_executor(resources: Resources, tool: str):
     return execute
 
 
-def invalid_call(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+def invalid_call(state: AgentState, runtime: Runtime[Context]) -> AgentState:
     """The node answering a call no executor takes, with why and what is on offer."""
     call = pending(state, runtime.context)[0]
     runtime.stream_writer(
@@ -230,6 +236,9 @@ def invalid_call(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]
             "args": call.get("args"),
         }
     )
-    answer = error_message(call, refusal(call, offered(state)) or "not run")
+    # An unknown tool or arguments that are not JSON fail the same way again; a tool not
+    # on offer this round, or a call past the reply's cap, may run in a later one.
+    final = bool(call.get("invalid")) or call.get("name") not in HANDLERS
+    answer = error_message(call, refusal(call, offered(state)) or "not run", final=final)
     report(runtime.stream_writer, call, answer)
     return {"messages": [answer]}

@@ -32,8 +32,9 @@ from langgraph.types import Command, RetryPolicy
 
 from deepread.models.chat import describe
 from deepread.nodes.executors import HANDLERS
+from deepread.nodes.messages import pending_tool_calls
 from deepread.nodes.names import FINALIZE, INVALID_CALL, POLICY, TOC
-from deepread.nodes.state import AgentState, pending_tool_calls
+from deepread.nodes.state import AgentState
 from deepread.nodes.toc import QuestionTooLong, fresh_turn, refused_turn
 from deepread.nodes.tools.observation import error_message
 from deepread.nodes.tools.specs import reason

@@ -9,7 +9,7 @@ its ``response_metadata["citations"]``, so a chat view has them with the answer.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
@@ -17,7 +17,9 @@ from langgraph.runtime import Runtime
 from deepread.models.chat import message_text
 from deepread.nodes.citations import parse_citations, read_citations
 from deepread.nodes.context import Context
-from deepread.nodes.state import AgentState, Citation, final_answer, turn_messages, view
+from deepread.nodes.messages import final_answer, turn_messages
+from deepread.nodes.read_memory import view
+from deepread.nodes.state import AgentState, Citation
 
 _USAGE: tuple[Literal["input_tokens", "output_tokens", "total_tokens"], ...] = (
     "input_tokens",
@@ -26,7 +28,7 @@ _USAGE: tuple[Literal["input_tokens", "output_tokens", "total_tokens"], ...] = (
 )
 
 
-def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+def finalize(state: AgentState, runtime: Runtime[Context]) -> AgentState:
     context = runtime.context or Context()
     messages = turn_messages(state)
     replies = [m for m in messages if isinstance(m, AIMessage)]
@@ -47,7 +49,17 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         error = "the model returned an empty reply"
     sufficiency = state.get("sufficiency") or ("unchecked" if context.check_sufficiency else "off")
     citations = [Citation(doc_id=d, sec_id=s, para_idx=p) for d, s, p in kept]
-    update: dict[str, Any] = {}
+    update: AgentState = {
+        "question": "",  # consumed: a later chat-message turn brings its own
+        "answer": answer,
+        "citations": citations,
+        "dropped_citations": len(cited) - len(kept),
+        "stop_reason": stop,
+        "error": error,
+        "usage": dict(usage.items()),  # keyed by str in the state
+        "tool_calls": calls,
+        "sufficiency": sufficiency,
+    }
     if last is not None and last.id:
         # The answer in the chat carries its citations (same id: replaced in place).
         update["messages"] = [
@@ -60,14 +72,4 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
                 }
             )
         ]
-    return update | {
-        "question": "",  # consumed: a later chat-message turn brings its own
-        "answer": answer,
-        "citations": citations,
-        "dropped_citations": len(cited) - len(kept),
-        "stop_reason": stop,
-        "error": error,
-        "usage": usage,
-        "tool_calls": calls,
-        "sufficiency": sufficiency,
-    }
+    return update

@@ -27,7 +27,7 @@ and worker processes are for the command line and Python (corpus/parse_ahead.py)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -133,7 +133,13 @@ def _too_long(paths: list[str]) -> tuple[list[str], list[dict[str, str]]]:
     ]
 
 
-def make_ingest(resources: Resources, *, served: bool = False):
+class IngestNode(Protocol):
+    """The ingest node: files in, what was stored and what failed out."""
+
+    def __call__(self, state: IngestInput, runtime: Runtime[IngestContext]) -> IngestOutput: ...
+
+
+def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
     """The node; ``served``: paths only under ``DEEPREAD_INGEST_ROOT``, none without it."""
 
     @resources.leasing

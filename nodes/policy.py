@@ -29,9 +29,11 @@ from deepread.corpus.index import Index
 from deepread.corpus.references import mentions, resolver_for
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.context import Context
+from deepread.nodes.messages import turn_messages
 from deepread.nodes.model_input.prompt import model_input, notice
+from deepread.nodes.repeats import REPEATS_BEFORE_ANSWER, repeated_failures
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, turn_messages
+from deepread.nodes.state import AgentNode, AgentState
 from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
 from deepread.prompts import load
 from deepread.records.errors import StoreError
@@ -87,13 +89,13 @@ def references_on_offer(
     return any(resolver.resolves(m, context.documents) for m in found)
 
 
-def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
+def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES) -> AgentNode:
     """The policy node, offering the model ``tools`` (a subset for ablation modes)."""
 
     def ask(model: Any, messages: list[BaseMessage], context: Context) -> AIMessage:
         return invoke_with_retry(model, messages, context.model_retries, context.model_timeout)
 
-    def answer_again(state: AgentState, context: Context) -> dict[str, Any]:
+    def answer_again(state: AgentState, context: Context) -> AgentState:
         """The second answer the sufficiency check asked for, without tools."""
         nudge = notice(
             "sufficiency",
@@ -106,12 +108,12 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
         return {"retry_reason": "", "messages": [nudge, without_tool_calls(reply)]}
 
     @resources.leasing
-    def policy(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def policy(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         context = runtime.context or Context()
         if state.get("retry_reason"):
             return answer_again(state, context)
         rounds = state.get("rounds", 0)
-        update: dict[str, Any] = {"rounds": rounds + 1}
+        update: AgentState = {"rounds": rounds + 1}
         try:
             refs = references_on_offer(state, tools, context, resources.index(context))
         except (KeyError, ValueError, StoreError):
@@ -132,6 +134,11 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES):
             # The notice goes with this one call only; no tools are on offer now.
             reply = without_tool_calls(ask(model, [*history, budget], context))
             update["stop_reason"] = "budget"
+        elif (repeats := repeated_failures(turn_messages(state))) >= REPEATS_BEFORE_ANSWER:
+            # A policy that keeps sending a call that fails on its arguments answers with
+            # what it has rather than spend its rounds on one failure (nodes/repeats.py).
+            stop = notice("repeats", load("repeats").replace("{repeats}", str(repeats + 1)))
+            reply = without_tool_calls(ask(model, [*history, stop], context))
         else:
             reply = ask(model.bind_tools(tool_schemas(tuple(offered))), history, context)
         update["messages"] = [with_call_ids(reply)]

@@ -29,7 +29,7 @@ from deepread.environment.settings import current as current_settings
 from deepread.models.chat import chat_model
 from deepread.nodes.context import ContextError
 from deepread.nodes.open_collections import OPEN, Key
-from deepread.nodes.state import index_scope, region_scope
+from deepread.nodes.read_memory import index_scope, region_scope
 from deepread.records.errors import StoreError
 from deepread.records.locations import check_collection_name
 from deepread.text.redaction import redact_url

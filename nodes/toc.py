@@ -11,40 +11,23 @@ which the error handler ends the turn with, keeping the question out of the thre
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from deepread.corpus.toc_text import RenderedToc, render_toc, section_line
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.space import initial_space, render_space
+from deepread.nodes.read_memory import changed_documents, forget
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import AgentState, changed_documents, forget
+from deepread.nodes.state import AgentNode, AgentState, turn_fields
 from deepread.text.hygiene import brief, clean_query
 
 __all__ = ["RenderedToc", "make_toc", "render_toc", "section_line"]
 
 
-def turn_fields() -> dict[str, Any]:
-    """The per-turn fields as a turn starts them (new lists and dicts each call)."""
-    return {
-        "rounds": 0,
-        "stop_reason": "",
-        "error": None,
-        "answer": "",
-        "citations": [],
-        "dropped_citations": 0,
-        "tool_calls": [],
-        "usage": {},
-        "sufficiency": "",
-        "checks": 0,
-        "retry_reason": "",
-        "check_usage": {},
-    }
-
-
-def fresh_turn(state: AgentState) -> dict[str, Any]:
+def fresh_turn(state: AgentState) -> AgentState:
     """The start of a turn: the question (as the newest human message), where the turn
     starts, and its per-turn fields afresh; the thread's messages and read regions carry
     on. Raises ``ValueError`` for a request with no usable question."""
@@ -53,7 +36,7 @@ def fresh_turn(state: AgentState) -> dict[str, Any]:
     if not isinstance(raw, str):  # e.g. {"question": 42} from an API client
         raise ValueError(f"question must be text, not {type(raw).__name__} ({brief(raw)})")
     question = clean_query(raw).strip()  # no lone surrogate reaches a tokenizer
-    new: list[HumanMessage] = []
+    new: list[AnyMessage] = []
     if question and not (
         messages and isinstance(messages[-1], HumanMessage) and messages[-1].content == question
     ):
@@ -67,7 +50,9 @@ def fresh_turn(state: AgentState) -> dict[str, Any]:
             )
         question = str(messages[-1].content)
     turn_start = len(messages) if new else max(0, len(messages) - 1)
-    return {"messages": new, "question": question, "turn_start": turn_start} | turn_fields()
+    fresh = turn_fields()
+    fresh["messages"], fresh["question"], fresh["turn_start"] = new, question, turn_start
+    return fresh
 
 
 class QuestionTooLong(ValueError):
@@ -96,31 +81,37 @@ def check_length(state: AgentState, context: Context) -> None:
         )
 
 
-def refused_turn(state: AgentState) -> dict[str, Any]:
+def refused_turn(state: AgentState) -> AgentState:
     """The start of a turn whose question was refused: its per-turn fields afresh and
     nothing of the question added to the thread's messages."""
-    return {"question": "", "turn_start": len(state.get("messages", []))} | turn_fields()
+    fresh = turn_fields()
+    fresh["question"], fresh["turn_start"] = "", len(state.get("messages", []))
+    return fresh
 
 
-def make_toc(resources: Resources):
+def make_toc(resources: Resources) -> AgentNode:
     """The ``toc`` node: start a turn and build the Directory Structure for the prompt.
 
     A store that fails, an unknown collection or document in scope: the node raises and
     the graph's error handler (:mod:`deepread.nodes.failure`) ends the turn."""
 
     @resources.leasing
-    def toc(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    def toc(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         context = runtime.context or Context()
         check_length(state, context)
         # The turn's collection: the part of the thread's read-region memory its nodes
         # see (nodes/state.py: view).
-        fresh = fresh_turn(state) | {"scope": resources.scope(context)}
+        fresh = fresh_turn(state)
+        fresh["scope"] = scope = resources.scope(context)
         question = fresh["question"]
         index = resources.index(context)
         # What the memory holds of documents written again or removed since they were
         # shown is forgotten: their paragraphs are shown again (nodes/state.py).
-        fresh |= forget(
-            state, fresh["scope"], changed_documents(state, fresh["scope"], index.versions())
+        # (The reducers read a None value as "forget": read_memory.merge_regions.)
+        fresh.update(
+            cast(
+                AgentState, forget(state, scope, changed_documents(state, scope, index.versions()))
+            )
         )
         documents = index.toc(context.documents) if context.documents else index.toc()
         rendered = render_toc(documents, context.toc_budget)

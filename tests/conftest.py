@@ -1,7 +1,23 @@
 """Shared fixtures: the shipped sample pages, fresh stores, and small hand-made documents.
 
-Everything runs offline against the real engine (qdrant-edge), the real parsers and
-the real local embedding model; only hosted LLMs are scripted.
+Everything runs offline against the real parsers and the real engine (qdrant-edge); only
+hosted LLMs are scripted (tests/support/scripted.py). The embeddings are the real local
+model (deepread.stores.embeddings) except where the store, the parsers or the graph are
+under test and the vectors' meaning is not:
+
+* hash embeddings (:class:`support.stores.HashEmbeddings`, 16-d): the tests of
+  tests/corpus/test_bad_inputs.py and tests/corpus/test_hostile_files.py that use the
+  ``open_index`` fixture below (and the ingest test_bad_inputs.py runs in a process of
+  its own); in tests/stores/test_faults.py every index (``walrus``, the killed ingest's
+  store, the down server); in tests/graphs/test_injection.py ``hostile_index`` and the
+  ingest-graph runs;
+* hand-written 4-d vectors, with qdrant-client's in-memory local mode (which speaks a
+  server's API) as the server: tests/stores/test_backend_contract.py and
+  tests/stores/test_writers.py (tests/support/shared_store.py);
+* LangChain's ``DeterministicFakeEmbedding``: the tests in tests/stores/test_embeddings.py
+  that show any LangChain ``Embeddings`` can back a collection.
+
+tests/stores/test_collection.py uses the local model's own vectors, memoised.
 """
 
 from __future__ import annotations

@@ -84,3 +84,51 @@ def asked(question: str) -> str:
     parts = [_after_lead_in(s) for s in sentences(question)]
     kept = [s for s in parts if is_question(s) or not _instructs(s)]
     return " ".join(kept) if kept else " ".join(question.split())
+
+
+# -- a question that continues the conversation -------------------------------------------
+
+#: Words that open a question continuing the last one ("And with a list?").
+_OPENERS = frozenset("and but so then also or plus".split())
+#: Phrases that do the same ("What about …", "How about …", "What if …").
+_OPENING_PHRASES = ("what about", "how about", "what if")
+#: A word that only makes sense against what was said before.
+_CONTINUER = "instead"
+#: A pronoun points back at the conversation in a short question; in a longer one it
+#: mostly points at a noun of its own ("… keys of unusual types when json.dump is told to
+#: skip them?"), which the question then names.
+_SHORT = 12
+#: Pronouns that point back at what the conversation is about.
+_PRONOUNS = frozenset("it its itself they them their theirs themselves".split())
+#: "this/that/these/those" standing for a thing (not a determiner before a noun): at the
+#: end, or before a verb, an article or a preposition ("Why is that a trap", "change
+#: that with a hook").
+_DEMONSTRATIVES = frozenset("this that these those".split())
+_AFTER_PRONOUN = frozenset(
+    "a an the is are was were do does did work works mean means with for to in on "
+    "from by at into as".split()
+)
+
+
+def continues(question: str) -> bool:
+    """Whether ``question`` continues the conversation rather than starting afresh: it
+    opens with "and", "but", "so"… or "what about", says "instead", or — a short
+    question — points back with a pronoun ("it", "its", "their", "that" standing
+    alone). Such a question is searched together with what the conversation is about
+    (the extractive policy; the system prompt says the same to a model)."""
+    words = [w.lower().strip("'") for w in _WORD.findall(question)]
+    if not words:
+        return False
+    text = " ".join(words)
+    if words[0] in _OPENERS or text.startswith(_OPENING_PHRASES):
+        return True
+    if _CONTINUER in words:
+        return True
+    if len(words) > _SHORT:
+        return False
+    if _PRONOUNS & set(words):
+        return True
+    for i, word in enumerate(words):
+        if word in _DEMONSTRATIVES and (i + 1 == len(words) or words[i + 1] in _AFTER_PRONOUN):
+            return True
+    return False

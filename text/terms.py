@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["content_words", "stem", "terms"]
+__all__ = ["content_words", "key_words", "stem", "terms"]
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _STOP = frozenset(
@@ -41,3 +41,25 @@ def stem(word: str) -> str:
 def content_words(text: str) -> set[str]:
     """:func:`terms`, crudely stemmed, so "sorted" meets "sort" and "keys" meets "key"."""
     return {stem(w) for w in terms(text)}
+
+
+def key_words(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters: as it is when it fits, else its content words
+    (:func:`terms`' kind, as written), each once, in the order they first appear, as many
+    as fit — what a search for an over-long query can still use (a pasted page asks
+    about its own words, not about its stop words or repeats)."""
+    if len(text) <= limit:
+        return text
+    kept: list[str] = []
+    seen: set[str] = set()
+    size = -1
+    for word in _WORD.findall(text):
+        low = word.lower()
+        if len(low) <= 2 or low in _STOP or low in seen:
+            continue
+        if size + 1 + len(word) > limit:
+            break
+        seen.add(low)
+        kept.append(word)
+        size += 1 + len(word)
+    return " ".join(kept) or text[:limit]

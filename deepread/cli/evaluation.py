@@ -26,6 +26,19 @@ from deepread.terminal import say
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """The ``eval`` and ``synth`` commands."""
+    eval_parser = _eval_parser(sub, common)
+    _what_is_evaluated(eval_parser)
+    _how_it_runs(eval_parser)
+    _benchmark_options(eval_parser)
+    _agent_limits(eval_parser)
+    eval_parser.set_defaults(func=cmd_eval)
+    _synth_parser(sub, common)
+
+
+def _eval_parser(
+    sub: argparse._SubParsersAction, common: argparse.ArgumentParser
+) -> argparse.ArgumentParser:
     # Without --collection a benchmark gets a collection of its own (eval_collection):
     # a copy of the common options with no default collection (argparse shares the
     # parent's option objects, so setting the default on ``common`` would change it for
@@ -45,6 +58,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "the folder's name); a flat baseline of the same PDFs at the agent's "
         "spend comes in the same run.",
     )
+    return p
+
+
+def _what_is_evaluated(p: argparse.ArgumentParser) -> None:
+    """The dataset, the modes compared, the models."""
     p.add_argument(
         "dataset",
         help="deepread JSONL (id, question, answer, optional type and "
@@ -79,6 +97,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         default=None,
         help="LLM judge (paper Fig. 6); without one accuracy is not judged",
     )
+
+
+def _how_it_runs(p: argparse.ArgumentParser) -> None:
+    """Parallelism, output folder, and which questions."""
     p.add_argument("--workers", type=int, default=4, help="questions answered in parallel")
     p.add_argument(
         "--out",
@@ -93,6 +115,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         help="a random sample of N questions (seeded; reported as a subset)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+
+
+def _benchmark_options(p: argparse.ArgumentParser) -> None:
+    """What a benchmark run ingests, compares and scopes."""
     p.add_argument(
         "--no-ingest",
         action="store_true",
@@ -112,6 +138,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "to its document, and report how often its document was read "
         "(no flat baseline)",
     )
+
+
+def _agent_limits(p: argparse.ArgumentParser) -> None:
+    """The agent's hits per search and rounds per question."""
     p.add_argument(
         "--k", type=int, default=None, help="hits per retrieve call (default $DEEPREAD_K, else 5)"
     )
@@ -121,8 +151,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         default=None,
         help="tool rounds per question (default $DEEPREAD_MAX_ROUNDS, else the paper's 50)",
     )
-    p.set_defaults(func=cmd_eval)
 
+
+def _synth_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "synth",
         parents=[common],

@@ -211,9 +211,21 @@ def _by_type(summary: dict[str, Any], key: str, fmt=_pct) -> list[str]:
 
 
 def render_markdown(summary: dict[str, Any]) -> str:
-    variants = summary["variants"]
+    """The run's report: what was asked of what, then each table the run has figures for."""
+    lines = _heading(summary)
+    if not summary["variants"]:
+        return "\n".join([*lines, "No trajectories yet.", ""])
+    lines += _benchmark_lines(summary)
+    lines += _accuracy(summary)
+    lines += _evidence(summary)
+    lines += _behaviour(summary)
+    lines += _comparisons(summary)
+    return "\n".join(lines)
+
+
+def _heading(summary: dict[str, Any]) -> list[str]:
     subset = f" ({summary['subset']})" if summary.get("subset") else ""
-    lines = [
+    return [
         f"# Evaluation — {Path(summary['dataset']).name}",
         "",
         f"{summary['questions']} questions{subset}, format {summary.get('format')}; "
@@ -222,24 +234,26 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"{summary['created']}.",
         "",
     ]
-    if not variants:
-        return "\n".join([*lines, "No trajectories yet.", ""])
-    lines += _benchmark_lines(summary)
-    if any(s["overall"]["judged"] for s in variants.values()):
-        lines += [
-            "## Accuracy (%, LLM judge, paper Fig. 6 prompt)",
-            "",
-            *_by_type(summary, "accuracy"),
-        ]
-    else:
-        lines += ["## Accuracy", "", "Not judged (no `--judge-model`).", ""]
+
+
+def _accuracy(summary: dict[str, Any]) -> list[str]:
+    if not any(s["overall"]["judged"] for s in summary["variants"].values()):
+        return ["## Accuracy", "", "Not judged (no `--judge-model`).", ""]
+    return [
+        "## Accuracy (%, LLM judge, paper Fig. 6 prompt)",
+        "",
+        *_by_type(summary, "accuracy"),
+    ]
+
+
+def _evidence(summary: dict[str, Any]) -> list[str]:
     scoped = summary.get("format") not in (None, "deepread")
     what = (
         "gold evidence items read: ≥ half their 24-character shingles shown"
         if scoped
         else "gold quotes shown to the model"
     )
-    lines += [
+    return [
         f"## Evidence read (% of {what})",
         "",
         *_by_type(summary, "evidence_read"),
@@ -247,7 +261,11 @@ def render_markdown(summary: dict[str, Any]) -> str:
         "",
         *_by_type(summary, "evidence_located"),
     ]
-    estimated = any(s["overall"]["tokens_estimated"] for s in variants.values())
+
+
+def _behaviour(summary: dict[str, Any]) -> list[str]:
+    """Paper Table 2 and Fig. 3: how each mode went about it, per question."""
+    variants = summary["variants"]
     rows = []
     for v, s in variants.items():
         o = s["overall"]
@@ -265,7 +283,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
                 ", ".join(f"{k} {n}" for k, n in sorted(o["stop_reasons"].items())),
             ]
         )
-    lines += [
+    lines = [
         "## Behaviour per question (paper Table 2, Fig. 3)",
         "",
         *_table(
@@ -284,42 +302,46 @@ def render_markdown(summary: dict[str, Any]) -> str:
             rows,
         ),
     ]
-    if estimated:
+    if any(s["overall"]["tokens_estimated"] for s in variants.values()):
         lines += [
             "Input/output tokens are tiktoken estimates of the prompts and replies "
             "where the model reported no usage (the extractive policy).",
             "",
         ]
+    return lines
+
+
+def _comparisons(summary: dict[str, Any]) -> list[str]:
     comps = summary.get("comparisons") or []
-    if comps:
-        lines += [
-            "## Against the best budget-matched flat baseline",
-            "",
-            *_table(
+    if not comps:
+        return []
+    return [
+        "## Against the best budget-matched flat baseline",
+        "",
+        *_table(
+            [
+                "mode",
+                "evidence read %",
+                "observation tokens",
+                "best flat",
+                "its evidence read %",
+                "its tokens",
+                "ratio",
+            ],
+            [
                 [
-                    "mode",
-                    "evidence read %",
-                    "observation tokens",
-                    "best flat",
-                    "its evidence read %",
-                    "its tokens",
-                    "ratio",
-                ],
-                [
-                    [
-                        c["variant"],
-                        _pct(c["evidence_read"]),
-                        _num(c["observation_tokens"], 0),
-                        c["best_flat"],
-                        _pct(c["flat_evidence_read"]),
-                        _num(c["flat_observation_tokens"], 0),
-                        _num(c["ratio"], 2),
-                    ]
-                    for c in comps
-                ],
-            ),
-        ]
-    return "\n".join(lines)
+                    c["variant"],
+                    _pct(c["evidence_read"]),
+                    _num(c["observation_tokens"], 0),
+                    c["best_flat"],
+                    _pct(c["flat_evidence_read"]),
+                    _num(c["flat_observation_tokens"], 0),
+                    _num(c["ratio"], 2),
+                ]
+                for c in comps
+            ],
+        ),
+    ]
 
 
 BENCHMARK_NOTE = (

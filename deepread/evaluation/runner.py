@@ -40,7 +40,7 @@ from deepread.evaluation.report import write_reports
 from deepread.evaluation.scope import ScopeError, ensure_documents, scope_of
 from deepread.evaluation.shingles import SCORING
 from deepread.evaluation.trajectory import compact_coords, trace_agent
-from deepread.nodes.state import index_scope, view
+from deepread.nodes.read_memory import index_scope, view
 from deepread.text.redaction import redact_url
 from deepread.text.tokens import count_tokens
 

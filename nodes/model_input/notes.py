@@ -26,7 +26,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from deepread.models.chat import message_text
 from deepread.nodes.lru import Lru
-from deepread.nodes.state import Regions, regions_of
+from deepread.nodes.read_memory import Regions, regions_of
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.text.markup import plain
 from deepread.text.terms import terms

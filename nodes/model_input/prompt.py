@@ -23,7 +23,7 @@ from langchain_core.messages import BaseMessage, SystemMessage
 from deepread.prompts import load
 
 #: ``additional_kwargs`` key marking messages deepread adds itself (not the user's or the
-#: model's words): its value says which ("budget", "sufficiency", "no_evidence").
+#: model's words): its value says which ("budget", "repeats", "sufficiency", "no_evidence").
 NOTICE_KEY = "deepread_notice"
 
 

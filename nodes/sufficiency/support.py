@@ -50,8 +50,8 @@ from langchain_core.messages import HumanMessage
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
 from deepread.models.chat import invoke_with_retry, message_text
+from deepread.nodes.read_memory import Regions, was_read
 from deepread.nodes.read_plan import Sections, fit
-from deepread.nodes.state import Regions, was_read
 from deepread.prompts import fill
 from deepread.text.markup import plain, untagged
 from deepread.text.questions import asked

@@ -19,7 +19,7 @@ from typing import Any
 
 from deepread.corpus.index import Index
 from deepread.nodes.context import Context
-from deepread.nodes.state import Regions
+from deepread.nodes.read_memory import Regions
 from deepread.nodes.tools.observation import Observation, ShownParagraph, format_paragraphs
 from deepread.records.documents import Document, Paragraph
 

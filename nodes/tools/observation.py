@@ -33,7 +33,7 @@ from langchain_core.messages import BaseMessage, ToolMessage
 
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.environment.settings import current as current_settings
-from deepread.nodes.state import Regions, was_read
+from deepread.nodes.read_memory import Regions, was_read
 from deepread.records.documents import Document, Hit, Paragraph
 
 #: What a pointer line says after its coordinates: these paragraphs were shown in an
@@ -89,6 +89,9 @@ class Observation:
     unheld: list[str] | None = None
     #: Why the call was not run (the ToolMessage has status "error").
     error: str | None = None
+    #: The error is the call's own (its arguments, a coordinate that does not exist): the
+    #: same call fails the same way again (nodes/repeats.py). Not so for a store failure.
+    final: bool = False
 
     def artifact(self) -> dict[str, Any]:
         """Plain JSON data for ``ToolMessage.artifact`` — the only serialiser."""
@@ -99,6 +102,8 @@ class Observation:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
+        if self.final:
+            out["final"] = True
         return out
 
     @classmethod
@@ -133,6 +138,7 @@ class Observation:
             documents=art.get("documents"),
             unheld=art.get("unheld"),
             error=art.get("error"),
+            final=bool(art.get("final")),
         )
 
     @property
@@ -186,9 +192,10 @@ def result_message(call: dict[str, Any], content: str, observation: Observation)
     )
 
 
-def error_message(call: dict[str, Any], why: str) -> ToolMessage:
-    """An error result the model can act on: ``Error: <why>``."""
-    return result_message(call, f"Error: {why}", Observation(error=why))
+def error_message(call: dict[str, Any], why: str, *, final: bool = False) -> ToolMessage:
+    """An error result the model can act on: ``Error: <why>``; ``final``: the call's own
+    error, which the same arguments would meet again."""
+    return result_message(call, f"Error: {why}", Observation(error=why, final=final))
 
 
 def extent(start: int, end: int, n_para: int) -> str:

@@ -21,7 +21,7 @@ already average ~790 tokens and the page stays at ``k``.
 
 from __future__ import annotations
 
-from deepread.nodes.state import coords_of
+from deepread.nodes.read_memory import coords_of
 from deepread.nodes.tools.contract import Outcome, ToolEnv, render
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import RetrieveArgs, check_scope

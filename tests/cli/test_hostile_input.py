@@ -17,7 +17,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -434,14 +433,17 @@ def test_two_ingests_into_one_new_store_at_once_leave_it_whole(tmp_path):
         )  # the range index exists
 
 
+# Creates the collection at argv[1]; with argv[2] "wait", only once it has said READY and
+# been sent a line: the racers start together however long each took to import.
 _CREATE = """
 import sys, time
 from pathlib import Path
 from deepread.records.errors import StoreError
 from deepread.stores.edge import EdgeBackend
 backend = EdgeBackend(Path(sys.argv[1]))
-while time.time() < float(sys.argv[2]):
-    pass
+if sys.argv[2] == "wait":
+    print("READY", flush=True)
+    sys.stdin.readline()
 try:
     backend.create(4)
 except StoreError as exc:
@@ -458,16 +460,24 @@ def test_processes_racing_to_create_one_collection_never_corrupt_it(tmp_path):
     from deepread.stores.schema import Match
 
     path = tmp_path / "store" / "collections" / "race"
-    start = time.time() + 3  # all processes imported and waiting by then
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _CREATE, str(path), str(start)],
+            [sys.executable, "-c", _CREATE, str(path), "wait"],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         for _ in range(4)
     ]
+    # A barrier, not a start time: on a loaded machine an import can outlast any
+    # head start, and the processes would then create one after another, racing nothing.
+    for p in procs:
+        assert p.stdout is not None and p.stdout.readline() == "READY\n"
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
     outputs = [p.communicate(timeout=120) for p in procs]
 
     for out, err in outputs:
@@ -492,7 +502,7 @@ def test_a_creator_finding_the_lock_taken_says_it_waits_then_goes_on(tmp_path):
     with open(path.parent / ".held.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another creator at work
         proc = subprocess.Popen(
-            [sys.executable, "-c", _CREATE, str(path), "0"],
+            [sys.executable, "-c", _CREATE, str(path), "go"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

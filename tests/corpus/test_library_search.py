@@ -106,7 +106,8 @@ def test_an_abbreviation_of_a_name_and_a_ticker_find_their_company():
     assert found("How did GMH's revenue grow?") == [5]
     assert abbreviates("amex", [["american", "express", "company"]])
     assert abbreviates("jpm", [["jpmorgan", "chase", "co"]])
-    assert not abbreviates("amx", [["american", "water", "works"]]) or True  # spans words
+    assert abbreviates("amw", [["american", "water", "works"]])  # the starts of two words
+    assert not abbreviates("amx", [["american", "water", "works"]])  # "x" starts no word
     assert not abbreviates("bet", [["american", "express"]])
 
 

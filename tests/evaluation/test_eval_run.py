@@ -271,6 +271,7 @@ def test_flat_baselines_fill_the_budget_and_answer_from_the_chunks(corpus, tmp_p
     assert result.failures == []
     assert any("20-token chunk index" in s for s in said)
     flat = records(tmp_path, "flat-20@60")
+    assert flat  # else the checks below check nothing
     for r in flat.values():
         assert r["answer"] == "bananas" and r["tool_calls"] == []
         assert (r["metrics"]["input_tokens"], r["metrics"]["tokens_estimated"]) == (55, False)

@@ -40,7 +40,7 @@ from deepread.extractive.policy import NOTICE, ExtractiveChatModel, TocEntry
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.prompt import NOTICE_KEY
-from deepread.nodes.state import index_scope, region_key
+from deepread.nodes.read_memory import index_scope, region_key
 from deepread.nodes.tools.specs import tool_schemas
 
 POINTER = "(shown above)"

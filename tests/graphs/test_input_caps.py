@@ -19,9 +19,10 @@ from support.scripted import ScriptedChatModel, ai, call, section_of
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
+from deepread.nodes.messages import MessageError, add_checked_messages
 from deepread.nodes.model_input import notes
-from deepread.nodes.state import MessageError, add_checked_messages
 from deepread.nodes.tools.specs import ToolArgumentError, ToolLimits, parse_args
+from deepread.text.tokens import count_tokens
 
 THREAD = {"configurable": {"thread_id": "t"}}
 
@@ -175,7 +176,10 @@ def test_calls_past_the_per_reply_cap_are_answered_not_run(shapes) -> None:
 
 def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
     """The extractive policy searches with the question itself: a long question's query
-    is cut to ``max_query_chars``, its reads to ``max_read_paragraphs`` — never refused."""
+    is cut to ``max_query_chars``, its reads to ``max_read_paragraphs`` — never refused.
+
+    One hit per search (``k=1``) leaves the hit's section unread, so the policy reads it:
+    both kinds of call are made, and each check below sees at least one."""
     graph = build_graph(index=shapes, checkpointer=InMemorySaver())
 
     out = run(
@@ -183,20 +187,25 @@ def test_the_offline_policy_cuts_its_own_calls_to_the_caps(shapes) -> None:
         "Which paragraph is about cherries? " * 100,
         max_query_chars=60,
         max_read_paragraphs=2,
+        k=1,
     )
 
     assert out["stop_reason"] == "answered"
-    assert all(a.status == "success" for a in results(graph))
+    answers = results(graph)
+    assert answers and all(a.status == "success" for a in answers)
     calls = [
         c
         for m in graph.get_state(THREAD).values["messages"]
         if isinstance(m, AIMessage)
         for c in m.tool_calls
     ]
-    assert all(len(c["args"]["query"]) <= 60 for c in calls if c["name"] == "retrieve")
-    assert all(
-        c["args"]["end"] - c["args"]["start"] < 2 for c in calls if c["name"] == "read_section"
-    )
+    queries = [c["args"]["query"] for c in calls if c["name"] == "retrieve"]
+    reads = [c["args"] for c in calls if c["name"] == "read_section"]
+    assert queries and all(0 < len(q) <= 60 for q in queries)
+    assert reads and all(r["end"] - r["start"] < 2 for r in reads)
+    # Five's five paragraphs were asked for, and two of them read: the cut was made.
+    five = section_of(shapes, "Five")
+    assert {"doc_id": five[0], "sec_id": five[1], "start": 0, "end": 1} in reads
 
 
 # -- messages written into a thread ----------------------------------------------------------
@@ -258,12 +267,17 @@ def test_a_tool_result_longer_than_a_message_may_be_is_answered_with_an_error(
 
 def test_token_counts_are_not_cached_by_holding_the_texts() -> None:
     text = "word " * 50_000
+    other = "wxrd " * 50_000  # the same length, other tokens
 
-    notes._tokens(text)
+    counted = notes._tokens(text)
 
     held = notes._counts.keys()
+    # the count is kept, under a key of numbers only: no cache key holds a text
+    assert (len(text), hash(text)) in held
     assert all(isinstance(k, tuple) and all(isinstance(x, int) for x in k) for k in held)
-    assert notes._tokens(text) == notes._tokens("word " * 50_000)
+    # kept per text, not per length: a text of the same length has its own count
+    assert counted == count_tokens(text)
+    assert notes._tokens(other) == count_tokens(other) != counted
 
 
 # -- the same bounds for the LangChain and MCP tools -------------------------------------------

@@ -246,8 +246,8 @@ def test_a_question_asked_of_several_syllabi_says_which_each_part_comes_from(tmp
         assert f"From document {doc_id}, {titles[doc_id]}:" in out["answer"]
     # each quote follows the line naming its own syllabus
     parts = out["answer"].split("From document ")[1:]
+    assert len(parts) == 2
     for part in parts:
         doc_id = int(part.split(",", 1)[0])
-        assert all(
-            c.startswith(f"[{doc_id}:") for c in [w for w in part.split() if w.startswith("[")]
-        )
+        cites = [w for w in part.split() if w.startswith("[")]
+        assert cites and all(c.startswith(f"[{doc_id}:") for c in cites)

@@ -17,7 +17,7 @@ from support.scripted import ScriptedChatModel, ai, call
 import deepread
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.state import (
+from deepread.nodes.read_memory import (
     MIXED,
     changed_documents,
     index_scope,

@@ -20,7 +20,7 @@ from support.scripted import ScriptedChatModel, ai, call
 import deepread
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.state import index_scope, region_key, region_scope, view
+from deepread.nodes.read_memory import index_scope, region_key, region_scope, view
 
 THREAD = {"configurable": {"thread_id": "both"}}
 POINTER = "(shown above)"
@@ -143,7 +143,7 @@ def test_the_same_collection_name_in_two_stores_is_two_scopes(tmp_path: Path) ->
 
 
 def test_the_doc_of_a_read_region_key_is_read_from_the_scoped_form_and_a_views_alike():
-    from deepread.nodes.state import region_doc
+    from deepread.nodes.read_memory import region_doc
 
     scope = region_scope("/some/store", "docs")
 

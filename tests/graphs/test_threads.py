@@ -31,7 +31,7 @@ from support.scripted import (
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.model_input.history import NOT_RUN, repair
-from deepread.nodes.state import index_scope, region_key
+from deepread.nodes.read_memory import index_scope, region_key
 
 CONFIG = {"configurable": {"thread_id": "t"}}
 
@@ -59,6 +59,7 @@ def assert_every_call_answered_once(messages: list[BaseMessage]) -> None:
 
 
 def assert_model_saw_only_valid_histories(model: ScriptedChatModel) -> None:
+    assert model.calls, "the model was never called: no history to check"
     for sent in model.calls:
         assert history_problem(sent) is None, history_problem(sent)
 

@@ -12,6 +12,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,10 +111,16 @@ def test_a_model_with_retries_switched_off_is_retried_here():
 
 
 def test_a_deadline_is_not_retried():
-    slow = ScriptedChatModel(steps=[lambda messages: time.sleep(1) or ai(content="late")])
+    # The reply waits for the test, not for a time: on a loaded machine a reply due in
+    # 1 s could come before a 0.2 s deadline was seen to pass, and the call succeed.
+    release = threading.Event()
+    slow = ScriptedChatModel(steps=[lambda messages: release.wait(60) and ai(content="late")])
 
-    with pytest.raises(DeadlineExceeded):
-        invoke_with_retry(slow, [HumanMessage(content="q")], retries=3, timeout=0.2)
+    try:
+        with pytest.raises(DeadlineExceeded):
+            invoke_with_retry(slow, [HumanMessage(content="q")], retries=3, timeout=0.2)
+    finally:
+        release.set()  # the abandoned call's thread ends
     assert len(slow.calls) == 1
 
 

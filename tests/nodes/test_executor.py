@@ -11,8 +11,8 @@ from support.scripted import call, section_of, shown_coords
 
 from deepread.nodes.context import Context
 from deepread.nodes.executors import invalid_call, make_executor
+from deepread.nodes.read_memory import index_scope, merge_regions, view
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import index_scope, merge_regions, view
 
 
 def runtime(events: list[dict[str, Any]] | None = None) -> Runtime[Context]:

@@ -9,7 +9,7 @@ from support.scripted import ScriptedChatModel, ai, call, last_tool_message
 
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.state import regions_of
+from deepread.nodes.read_memory import regions_of
 from deepread.nodes.tools.observation import (
     POINTER,
     extent,

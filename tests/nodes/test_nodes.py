@@ -11,8 +11,8 @@ from support.scripted import ScriptedChatModel, ai, call, section_of
 from deepread.nodes.context import Context
 from deepread.nodes.finalize import finalize
 from deepread.nodes.policy import make_policy
+from deepread.nodes.read_memory import index_scope, region_key
 from deepread.nodes.resources import Resources
-from deepread.nodes.state import index_scope, region_key
 from deepread.nodes.toc import make_toc
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from deepread.nodes.state import coords_of, regions_of
+from deepread.nodes.read_memory import coords_of, regions_of
 from deepread.nodes.tools.observation import (
     Observation,
     ShownParagraph,

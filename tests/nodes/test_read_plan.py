@@ -9,8 +9,8 @@ from support.pdf_builder import Doc, filler
 import deepread
 from deepread.extractive.policy import ExtractiveChatModel, TocEntry
 from deepread.nodes.context import Context
+from deepread.nodes.read_memory import regions_of
 from deepread.nodes.read_plan import ReadCost, Sections, fit, range_cost
-from deepread.nodes.state import regions_of
 from deepread.nodes.tools.contract import ToolEnv, render
 from deepread.nodes.tools.read_section import read_section
 from deepread.nodes.tools.specs import ReadSectionArgs

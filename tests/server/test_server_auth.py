@@ -33,6 +33,8 @@ NOTE = (
     "# Alice's travel notes\n\nThe spare key to the Lisbon flat is under the blue "
     "flower pot by the door.\n"
 )
+#: Bob's own note, answering the same question otherwise.
+BOB_NOTE = "# Bob's notes\n\nThe spare key to the flat is with the neighbour at number 12.\n"
 
 
 @pytest.fixture(scope="module")
@@ -186,12 +188,24 @@ def test_a_user_cannot_create_assistants(bob: SyncLangGraphClient) -> None:
 def test_a_user_reads_only_their_own_collection_even_with_the_same_question(
     bob: SyncLangGraphClient, alice_notes: dict[str, Any]
 ) -> None:
+    ingested = bob.runs.wait(
+        None,
+        "ingest",
+        input={"files": [{"name": "keys.md", "text": BOB_NOTE}]},
+        context={"collection": "bob"},
+    )
+    assert ingested["failures"] == [], ingested
+
     out = bob.runs.wait(
         None,
         "deepread",
         input={"question": "Where is the spare key to the flat?"},
         context={"collection": "bob"},
     )
+
+    # The run answered, from bob's own note: alice's words are missing from a real
+    # answer, not from an error or an empty reply.
+    assert out["stop_reason"] == "answered" and "neighbour at number 12" in out["answer"], out
     assert "blue flower pot" not in json.dumps(out)
 
 

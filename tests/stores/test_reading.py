@@ -301,9 +301,11 @@ def test_devset_window_text_equals_read_section_of_the_same_span(
     result = devset_index.search(question, k=3, window=(1, 1))
     by_coord = {p.coord: p for p in result.paragraphs}
 
+    assert result.hits, question  # else the loop below checks nothing
     for hit in result.hits:
         read = devset_index.read(hit.doc_id, hit.sec_id, hit.para_idx - 1, hit.para_idx + 1)
         assert read.start <= hit.para_idx <= read.end
+        assert (hit.doc_id, hit.sec_id, hit.para_idx) in {p.coord for p in read.paragraphs}
         for p in read.paragraphs:
             assert by_coord[p.coord] == p
 

@@ -4,13 +4,14 @@ from the prompt it is sent, and its answers say what they are in their metadata.
 from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from support.scripted import ScriptedChatModel, ai, read_call, section_of
 
 from deepread.extractive.policy import NOTICE, ExtractiveChatModel, toc_entries
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
-from deepread.nodes.state import answer_metadata
-from deepread.nodes.tools.observation import Observation
+from deepread.nodes.messages import answer_metadata
+from deepread.nodes.tools.observation import Observation, error_message
 from deepread.nodes.tools.specs import tool_schemas
 
 
@@ -100,3 +101,71 @@ def test_the_documents_found_do_not_count_against_its_reading_budget():
 
     assert policy.budget_left([found]) == policy.observation_budget
     assert policy.budget_left([found, read]) < policy.observation_budget
+
+
+def test_an_over_long_question_is_searched_by_its_key_words_once(devset_index):
+    # A pasted page as the question, in a library (find_documents on offer): each call's
+    # query is cut to its key words by the policy itself, and nothing is sent twice.
+    question = ("How does json encode NaN and what does allow_nan do? " * 100)[:5040]
+    out = build_graph(index=devset_index).invoke({"question": question}, context=Context())
+
+    calls = [c for m in out["messages"] for c in getattr(m, "tool_calls", [])]
+    results = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert [c["name"] for c in calls].count("find_documents") == 1
+    assert all(len(c["args"].get("query", "")) <= 2000 for c in calls)
+    assert not [r.content for r in results if r.status == "error"]
+    assert out["stop_reason"] == "answered"
+
+
+def test_a_failed_document_search_is_not_sent_again(shapes):
+    # find_documents answered with an error (a store that failed): the policy searches
+    # the whole collection next, not the same call again.
+    d, s = section_of(shapes, "Five")
+    policy = ExtractiveChatModel(index=shapes).bind_tools(
+        tool_schemas(("retrieve", "read_section", "find_documents"))
+    )
+    search = {"name": "find_documents", "args": {"query": "cherries"}, "id": "f1"}
+
+    reply = policy.invoke(
+        [
+            SystemMessage(content=f"({d}) [{s}] Five | paragraphs=5 | tokens=30 | children=[]"),
+            HumanMessage(content="Which paragraph is about cherries?"),
+            ai(search),
+            error_message(search, "the document store failed: it is down"),
+        ]
+    )
+
+    assert [c["name"] for c in reply.tool_calls] == ["retrieve"]
+    assert "doc_id" not in reply.tool_calls[0]["args"]  # the whole collection
+
+
+def turn_queries(out: dict, since: int) -> list[str]:
+    return [
+        c["args"].get("query", "")
+        for m in out["messages"][since:]
+        for c in getattr(m, "tool_calls", [])
+        if c["name"] == "retrieve"
+    ]
+
+
+def test_a_follow_up_is_searched_with_what_the_conversation_is_about(devset_index):
+    graph = build_graph(index=devset_index, checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "nan"}}
+    first = graph.invoke({"question": "How does json encode NaN and infinity?"}, thread)
+
+    out = graph.invoke({"question": "And how do I make it raise an error instead?"}, thread)
+
+    queries = turn_queries(out, len(first["messages"]))
+    assert queries and all("NaN" in q for q in queries)
+    assert "ValueError" in out["answer"]  # how it raises (json.dump or JSONEncoder allow_nan)
+
+
+def test_a_new_topic_is_searched_by_its_own_words(devset_index):
+    graph = build_graph(index=devset_index, checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "switch"}}
+    first = graph.invoke({"question": "How does json encode NaN and infinity?"}, thread)
+
+    out = graph.invoke({"question": "What does object_hook do in json.loads?"}, thread)
+
+    queries = turn_queries(out, len(first["messages"]))
+    assert queries and not any("NaN" in q for q in queries)

@@ -1,0 +1,147 @@
+"""The thread's messages as the nodes read and write them: the checked ``messages``
+reducer (every message written — by a node, a run's input or a client's state update — is
+one LangChain can read and within the size cap), the turn's messages, the tool calls still
+pending, the turn's answer and what a policy says of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages.utils import convert_to_messages
+from langgraph.graph.message import Messages, add_messages
+
+from deepread.environment.settings import current as current_settings
+from deepread.nodes.context import MAX_TOOL_CALLS
+from deepread.nodes.model_input.prompt import is_notice
+from deepread.text.questions import continues
+
+
+class MessageError(ValueError):
+    """A message written into a thread cannot be one (the message says which and why).
+
+    A ``ValueError``: the LangGraph server answers a state update that raises it with
+    HTTP 400 and this text, and a run whose input raises it ends with it.
+    """
+
+
+def _message_chars(message: BaseMessage) -> int:
+    """How much text a message holds: its content and its tool calls' arguments."""
+    size = len(message.content) if isinstance(message.content, str) else len(str(message.content))
+    if isinstance(message, AIMessage):
+        size += sum(len(str(c.get("args"))) for c in message.tool_calls)
+    return size
+
+
+def checked_messages(update: Messages) -> list[BaseMessage]:
+    """``update`` as messages, each checked: a form LangChain cannot read (a tool message
+    without the id of the call it answers) and a message longer than
+    ``DEEPREAD_MAX_MESSAGE_CHARS`` are a :class:`MessageError` naming it."""
+    items = update if isinstance(update, list) else [update]
+    cap = current_settings().max_message_chars
+    out: list[BaseMessage] = []
+    for i, item in enumerate(items):
+        try:
+            [message] = convert_to_messages([item])
+        except KeyError as exc:  # LangChain reads the required fields with item[...]
+            kind = item.get("type") or item.get("role") if isinstance(item, dict) else "?"
+            raise MessageError(
+                f"messages[{i}]: a {kind!r} message needs {exc.args[0]!r}"
+                + (" (the id of the tool call it answers)" if exc.args[0] == "tool_call_id" else "")
+            ) from None
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            raise MessageError(f"messages[{i}]: not a message: {exc}") from None
+        size = _message_chars(message)
+        if size > cap:
+            raise MessageError(
+                f"messages[{i}]: {size} characters, over the "
+                f"{cap} a message may hold (DEEPREAD_MAX_MESSAGE_CHARS)"
+            )
+        out.append(message)
+    return out
+
+
+def add_checked_messages(current: Messages, update: Messages) -> Messages:
+    """Reducer of ``messages``: LangGraph's ``add_messages``, after
+    :func:`checked_messages` of what is written (by a node, a run's input, or a client's
+    ``POST /threads/T/state``)."""
+    # a list of messages is Messages; mypy's list invariance does not see it
+    return add_messages(current, cast(Messages, checked_messages(update)))
+
+
+#: The key of an answer's ``response_metadata`` under which a policy says what its answer
+#: is, for the nodes after it: ``label`` (a line every answer of that policy begins with,
+#: e.g. the offline policy's "No LLM was used"; the check's abstention keeps it) and
+#: ``budget_left`` (the observation tokens a budgeted policy has left; the check's extra
+#: read stays within them).
+ANSWER_METADATA = "deepread"
+
+
+def answer_metadata(message: BaseMessage | None) -> dict[str, Any]:
+    """What ``message`` says of itself under :data:`ANSWER_METADATA` (empty if nothing)."""
+    found = (message.response_metadata or {}).get(ANSWER_METADATA) if message else None
+    return found if isinstance(found, dict) else {}
+
+
+def turn_messages(state: Any) -> list[AnyMessage]:
+    return state.get("messages", [])[state.get("turn_start", 0) :]
+
+
+def pending_tool_calls(
+    messages: list[AnyMessage], max_calls: int = MAX_TOOL_CALLS
+) -> list[dict[str, Any]]:
+    """Tool calls of the last AI message that no ``ToolMessage`` has answered yet.
+
+    Malformed calls (``invalid_tool_calls``: arguments that were not JSON) are included,
+    marked ``"invalid": True``, because every call id needs exactly one answer. So are
+    the calls past the first ``max_calls`` of the message (``Context.max_tool_calls``),
+    marked ``"refused"`` with the reason: they are answered with it, not run.
+    """
+    for i in range(len(messages) - 1, -1, -1):
+        msg = messages[i]
+        if isinstance(msg, AIMessage):
+            answered = {m.tool_call_id for m in messages[i + 1 :] if isinstance(m, ToolMessage)}
+            calls = [dict(c) for c in msg.tool_calls]
+            calls += [dict(c) | {"invalid": True} for c in msg.invalid_tool_calls]
+            if len(calls) > max_calls:
+                why = (
+                    f"not run: at most {max_calls} tool calls of one reply are run and "
+                    f"this one made {len(calls)}; call it again in the next round"
+                )
+                calls = calls[:max_calls] + [c | {"refused": why} for c in calls[max_calls:]]
+            return [c for c in calls if c.get("id") not in answered]
+        if not isinstance(msg, ToolMessage):
+            return []
+    return []
+
+
+def final_answer(messages: list[AnyMessage]) -> AIMessage | None:
+    """The last AI message of ``messages`` that calls no tool: the turn's answer."""
+    for msg in reversed(messages):
+        if isinstance(msg, AIMessage) and not msg.tool_calls and not msg.invalid_tool_calls:
+            return msg
+    return None
+
+
+#: How many earlier questions a chain of follow-ups reaches back to.
+FOLLOW_UPS = 3
+
+
+def in_conversation(question: str, earlier: Sequence[BaseMessage]) -> str:
+    """``question`` as it is searched, quoted for and checked: as it is, or — when it
+    continues the conversation ("And how do I make it raise an error instead?",
+    :func:`~deepread.text.questions.continues`) — after the earlier questions it follows on
+    from, back to the one that started the topic (at most :data:`FOLLOW_UPS`), so that
+    what the conversation is about is searched too. ``earlier``: the thread's messages
+    before the turn."""
+    if not continues(question):
+        return question
+    asks = [str(m.content) for m in earlier if isinstance(m, HumanMessage) and not is_notice(m)]
+    chain: list[str] = []
+    for before in reversed(asks[-FOLLOW_UPS:]):
+        chain.insert(0, before)
+        if not continues(before):
+            break
+    return " ".join([*chain, question])
