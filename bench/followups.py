@@ -34,7 +34,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 import deepread
-from deepread.evaluation.shingles import is_read
+from deepread.evaluation.shingles import is_read, squash
 from deepread.nodes.tools.observation import Observation
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -85,7 +85,10 @@ def main() -> None:
             for item in items:
                 quote = item["evidence"][0]["quote"]
                 shown, answer = second_turn(graph, item["id"], item["first"], item["question"])
-                got = {"read": is_read(quote, shown), "in_answer": is_read(quote, answer)}
+                got = {
+                    "read": is_read(quote, squash(shown)),
+                    "in_answer": is_read(quote, squash(answer)),
+                }
                 results[item["id"]] = got
                 read += got["read"]
                 shown_in_answer += got["in_answer"]

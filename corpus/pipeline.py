@@ -7,7 +7,9 @@ joins one embedding call, and documents are stored in the order the files were g
 file that fails — whatever the exception, unless it concerns the whole run
 (``RUN_ERRORS``) — is that file's failure; the others are stored. So is a file another
 process is writing at the same moment (:class:`~deepread.stores.writers.WriteConflict`).
-A document is replaced all at once or not at all.
+A document is replaced all at once or not at all. A document of more paragraphs than its
+text pays for (:mod:`deepread.corpus.paragraph_budget`) is refused, as its failure line,
+before anything of it is embedded.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from langchain_core.embeddings import Embeddings
 from deepread.corpus.enrich import IngestModels
 from deepread.corpus.files import IngestFailure, expand_paths, failure_reason, sha256_file
 from deepread.corpus.library.front import front_matter
+from deepread.corpus.paragraph_budget import check_texts
 from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import Structured
 from deepread.records.documents import Document
@@ -185,6 +188,8 @@ class _Pipeline:
                     taken += 1
                     try:
                         structured = parsed.take()
+                        # a flood of tiny paragraphs is refused before it is embedded
+                        check_texts([p.text for p in structured.paragraphs])
                         if models.active:
                             structured = models.enrich(path, structured)
                     except RUN_ERRORS:

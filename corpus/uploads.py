@@ -9,7 +9,8 @@ failure lines. Sending a name again replaces that document.
 What is refused, each as that file's failure naming the field: a name with a folder part,
 a control character, a hidden name or an unsupported type; neither or both of ``text`` and
 ``content_base64``; bytes that are not base64; content over the per-file cap; content that
-would take the collection's upload folder over its quota (bytes and files). More files than
+would take the collection's upload folder over its quota (bytes and files); a document of
+more paragraphs than its text pays for (:mod:`deepread.corpus.paragraph_budget`). More files than
 the per-run cap refuses the whole request. The caps are the operator's, from the
 environment.
 
@@ -31,8 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from deepread.corpus.files import IngestFailure
+from deepread.corpus.ingest_caps import CapError, ingest_cap
+from deepread.corpus.paragraph_budget import TooManyParagraphs, check_before_parsing
 from deepread.corpus.parsing import SUPPORTED_SUFFIXES
-from deepread.environment.settings import current as current_settings
 from deepread.records.locations import sidecar_dir
 from deepread.text.hygiene import brief
 
@@ -71,14 +73,10 @@ class UploadRefused(ValueError):
 
 
 def _cap(env: str, default: int) -> int:
-    raw = current_settings().ingest_caps.get(env.removeprefix("DEEPREAD_INGEST_MAX_").lower())
-    if not raw:
-        return default
     try:
-        value = int(raw)
-    except ValueError:
-        raise UploadRefused(f"{env}={raw!r} is not a whole number of bytes/files") from None
-    return max(value, 0)
+        return ingest_cap(env, default)
+    except CapError as exc:
+        raise UploadRefused(f"{exc} of bytes/files") from None
 
 
 def max_file_bytes() -> int:
@@ -189,6 +187,10 @@ def save_uploads(files: Any, folder: Path) -> tuple[list[Upload], list[IngestFai
                 raise ValueError("name: sent twice in one run")
             data = _content(item, cap)
             _check_quota(held, name, len(data))
+            try:  # a flood of tiny paragraphs is refused before it costs a parse
+                check_before_parsing(name, data.decode("utf-8", errors="replace"))
+            except TooManyParagraphs as exc:
+                raise ValueError(f"content: {exc}") from None
         except ValueError as exc:  # every message starts with the field it is about
             sep = "" if str(exc).startswith(":") else "."
             failures.append(IngestFailure(label, f"files[{i}]{sep}{exc}"))

@@ -17,8 +17,10 @@ list of tools is made once, and the collection may grow after it.
 that runs tools through LangGraph's ``ToolNode``, as ``create_agent`` does) each call is
 given the graph state's ``messages`` (``InjectedState``, hidden from the model). What
 the model has been shown is what the earlier results of these tools in those messages
-show — their artifacts record every paragraph, and which store and collection it came
-from — so a paragraph shown before comes back as the graph's pointer line
+show — their artifacts record every paragraph, which store and collection it came from,
+and the version of each document it was read from (``Index.versions()``), so a document
+written again or removed since, its doc_id given to a new file, is shown again in full as
+in the graph — so a paragraph shown before comes back as the graph's pointer line
 ``[3:9:18-52] (shown above)``, ``retrieve(exclude_shown=True)`` gives the next results
 page, and the memory is the thread's: it persists with the agent's checkpointer, a new
 thread starts empty, and messages an agent trims or summarises away are read again in
@@ -42,6 +44,7 @@ artifact, plus the ``source`` (store and collection) it was read from.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -133,17 +136,44 @@ def source_of(index: Index) -> dict[str, str]:
     return {"store": str(index.store), "collection": index.name}
 
 
-def shown_in(messages: Sequence[BaseMessage] | None, source: dict[str, str]) -> Regions:
-    """The read regions the results of ``source``'s tools in ``messages`` showed."""
-    regions: Regions = {}
+def shown_in(
+    messages: Sequence[BaseMessage] | None, source: dict[str, str], versions: dict[int, str]
+) -> Regions:
+    """The read regions the results of ``source``'s tools in ``messages`` showed of the
+    documents as they are now (``versions``: :meth:`Index.versions`).
+
+    A paragraph counts as shown only when the result recorded the version of its
+    document it was read from and that is still the committed one: a document written
+    again (a changed file re-ingested) or removed, its doc_id given to a new file, is
+    shown again in full, never pointed at — as in the graph (nodes/state.py,
+    ``read_versions``). A result without versions (written before they were recorded)
+    counts as showing nothing.
+    """
+    coords: list[tuple[int, int, int]] = []
     for message in messages or []:
         if not isinstance(message, ToolMessage) or not isinstance(message.artifact, dict):
             continue
         if message.artifact.get("source") != source:
             continue  # another collection's (or another tool's) result
-        coords = [row.coord for row in Observation.of(message).paragraphs]
-        regions = merge_regions(regions, regions_of(coords))
-    return regions
+        read_from = message.artifact.get("versions")
+        if not isinstance(read_from, dict):
+            continue
+        coords += [
+            row.coord
+            for row in Observation.of(message).paragraphs
+            if (now := versions.get(row.coord[0])) is not None
+            and read_from.get(str(row.coord[0])) == now
+        ]
+    return merge_regions({}, regions_of(coords))
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What a call runs with: the regions the conversation showed of the documents as
+    they are, and their versions now (what its result records)."""
+
+    regions: Regions
+    versions: dict[int, str]
 
 
 def rounds_in_turn(messages: Sequence[BaseMessage] | None) -> int:
@@ -182,41 +212,72 @@ def tools(
     server, which cannot tell them apart).
     """
     if context is None:
-        k = 5 if k is None else k
-        window = (0, 0) if window is None else window
-        if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
-        if len(window) != 2 or min(window) < 0:
-            raise ValueError(f"window must be (up, down) with both >= 0, got {window}")
-        # A caller who names k gets k hits: the graph's fill-up of short pages
-        # (Context.page_tokens) is its own default.
-        context = Context(
-            k=k,
-            page_tokens=0,
-            window=list(window),
-            documents=list(documents) if documents is not None else None,
-        )
+        context = _context_of(k, window, documents)
     else:
         if k is not None or window is not None or documents is not None:
             raise ValueError("pass k, window and documents in the context, or without one")
         toc_budget = context.toc_budget
-    scope = context.documents
-    source = source_of(index)
-    budget = load("budget").replace("{max_rounds}", str(context.max_rounds))
+    return _Tools(index, context, toc_budget, memory).as_tools()
 
-    def shown(outcome: Outcome, regions: Regions) -> tuple[str, dict[str, Any]]:
-        by_id = {d.doc_id: d for d in index.documents()}
-        text, outcome.observation.paragraphs = render(outcome, by_id, regions)
-        return text, outcome.observation.artifact() | {"source": source}
 
-    def guarded(fn):
+def _context_of(
+    k: int | None, window: tuple[int, int] | None, documents: Sequence[int] | None
+) -> Context:
+    """The context of tools made without one: ``k`` hits, each widened by ``window``."""
+    k = 5 if k is None else k
+    window = (0, 0) if window is None else window
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    if len(window) != 2 or min(window) < 0:
+        raise ValueError(f"window must be (up, down) with both >= 0, got {window}")
+    # A caller who names k gets k hits: the graph's fill-up of short pages
+    # (Context.page_tokens) is its own default.
+    return Context(
+        k=k,
+        page_tokens=0,
+        window=list(window),
+        documents=list(documents) if documents is not None else None,
+    )
+
+
+class _Tools:
+    """The tools of one :func:`tools` call: each runs the agent graph's own handler under
+    ``context``, with the read-region memory read from the agent state's messages."""
+
+    def __init__(
+        self, index: Index, context: Context, toc_budget: int | None, memory: bool
+    ) -> None:
+        self.index = index
+        self.context = context
+        self.toc_budget = toc_budget
+        self.memory = memory
+        self.scope = context.documents
+        self.source = source_of(index)
+        self.budget = load("budget").replace("{max_rounds}", str(context.max_rounds))
+
+    def shown(self, outcome: Outcome, seen: Memory) -> tuple[str, dict[str, Any]]:
+        by_id = {d.doc_id: d for d in self.index.documents()}
+        text, outcome.observation.paragraphs = render(outcome, by_id, seen.regions)
+        # the version each shown document was read from (taken before the read: a write
+        # in between makes the next call show it again, never point at it)
+        docs = {row.coord[0] for row in outcome.observation.paragraphs}
+        versions = {str(d): seen.versions[d] for d in sorted(docs) if d in seen.versions}
+        return text, outcome.observation.artifact() | {"source": self.source, "versions": versions}
+
+    def guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Run ``fn``; what the model can fix becomes a ToolException (a tool error)."""
 
         def run(messages: list[BaseMessage] | None = None, **kwargs: Any) -> Any:
-            if memory and messages is not None and rounds_in_turn(messages) > context.max_rounds:
-                raise ToolException(budget)
+            if (
+                self.memory
+                and messages is not None
+                and rounds_in_turn(messages) > self.context.max_rounds
+            ):
+                raise ToolException(self.budget)
             try:
-                return fn(shown_in(messages, source) if memory else {}, **kwargs)
+                versions = self.index.versions() if self.memory else {}
+                regions = shown_in(messages, self.source, versions) if self.memory else {}
+                return fn(Memory(regions, versions), **kwargs)
             except ToolException:
                 raise
             except (KeyError, ValueError) as exc:
@@ -226,80 +287,92 @@ def tools(
 
         return run
 
-    def run(handler: Any, args: BaseModel, regions: Regions) -> tuple[str, dict[str, Any]]:
+    def run(self, handler: Any, args: BaseModel, seen: Memory) -> tuple[str, dict[str, Any]]:
         # The agent graph's own handlers, under a context holding these tools' k, window
         # and scope: the same hits, ranges, headers and scope errors as in the graph.
-        return shown(handler(args, ToolEnv(index=index, context=context, shown=regions)), regions)
+        env = ToolEnv(index=self.index, context=self.context, shown=seen.regions)
+        return self.shown(handler(args, env), seen)
 
     def retrieve(
-        regions: Regions,
+        self,
+        seen: Memory,
         query: str | list[str],
         doc_id: int | list[int] | None = None,
         exclude_shown: bool = False,
-    ):
-        return run(
+    ) -> tuple[str, dict[str, Any]]:
+        return self.run(
             retrieve_handler,
             RetrieveArgs(query=query, doc_id=doc_id, exclude_shown=exclude_shown),
-            regions,
+            seen,
         )
 
-    def read_section(regions: Regions, doc_id: int, sec_id: int, start: int, end: int):
-        return run(
+    def read_section(
+        self, seen: Memory, doc_id: int, sec_id: int, start: int, end: int
+    ) -> tuple[str, dict[str, Any]]:
+        return self.run(
             read_section_handler,
             ReadSectionArgs(doc_id=doc_id, sec_id=sec_id, start=start, end=end),
-            regions,
+            seen,
         )
 
-    def find_documents(regions: Regions, query: str):
-        return run(find_documents_handler, FindDocumentsArgs(query=query), regions)
+    def find_documents(self, seen: Memory, query: str) -> tuple[str, dict[str, Any]]:
+        return self.run(find_documents_handler, FindDocumentsArgs(query=query), seen)
 
-    def toc(regions: Regions, doc_id: int | None = None):
+    def toc(self, seen: Memory, doc_id: int | None = None) -> tuple[str, dict[str, Any]]:
         if doc_id is not None:
-            check_scope(doc_id, scope)
-            docs = index.toc(doc_id)
+            check_scope(doc_id, self.scope)
+            docs = self.index.toc(doc_id)
         else:
-            docs = index.toc(scope) if scope is not None else index.toc()
+            docs = self.index.toc(self.scope) if self.scope is not None else self.index.toc()
         if not docs:
             raise ToolException("the collection holds no documents yet; ingest some first")
-        return render_toc(docs, toc_budget).text, {
+        return render_toc(docs, self.toc_budget).text, {
             "documents": [d.doc_id for d in docs],
-            "source": source,
+            "source": self.source,
         }
 
-    specs: tuple[tuple[str, Callable[..., Any], type[BaseModel], str], ...]
-    if memory:
-        specs = (
-            (
-                "retrieve",
-                retrieve,
-                MemoryRetrieveArgs,
-                " ".join([load("retrieve"), load(MEMORY_NOTES["retrieve"]), POINTER_NOTE]),
-            ),
-            (
-                "read_section",
-                read_section,
-                MemoryReadSectionArgs,
-                f"{load('read_section')} {POINTER_NOTE}",
-            ),
-            ("toc", toc, MemoryTocArgs, TOC_DESCRIPTION),
-            (FIND_DOCUMENTS, find_documents, MemoryFindDocumentsArgs, load(FIND_DOCUMENTS)),
+    def specs(self) -> tuple[tuple[str, Callable[..., Any], type[BaseModel], str], ...]:
+        """Each tool's name, function, argument schema and description."""
+        if self.memory:
+            return (
+                (
+                    "retrieve",
+                    self.retrieve,
+                    MemoryRetrieveArgs,
+                    " ".join([load("retrieve"), load(MEMORY_NOTES["retrieve"]), POINTER_NOTE]),
+                ),
+                (
+                    "read_section",
+                    self.read_section,
+                    MemoryReadSectionArgs,
+                    f"{load('read_section')} {POINTER_NOTE}",
+                ),
+                ("toc", self.toc, MemoryTocArgs, TOC_DESCRIPTION),
+                (
+                    FIND_DOCUMENTS,
+                    self.find_documents,
+                    MemoryFindDocumentsArgs,
+                    load(FIND_DOCUMENTS),
+                ),
+            )
+        # nothing to exclude without memory: the search's arguments only
+        return (
+            ("retrieve", self.retrieve, SearchArgs, load("retrieve")),
+            ("read_section", self.read_section, ReadSectionArgs, load("read_section")),
+            ("toc", self.toc, TocArgs, TOC_DESCRIPTION),
+            (FIND_DOCUMENTS, self.find_documents, FindDocumentsArgs, load(FIND_DOCUMENTS)),
         )
-    else:  # nothing to exclude without memory: the search's arguments only
-        specs = (
-            ("retrieve", retrieve, SearchArgs, load("retrieve")),
-            ("read_section", read_section, ReadSectionArgs, load("read_section")),
-            ("toc", toc, TocArgs, TOC_DESCRIPTION),
-            (FIND_DOCUMENTS, find_documents, FindDocumentsArgs, load(FIND_DOCUMENTS)),
-        )
-    return [
-        StructuredTool.from_function(
-            func=guarded(fn),
-            name=name,
-            description=description,
-            args_schema=schema,
-            response_format="content_and_artifact",
-            handle_tool_error=_error_message,
-            handle_validation_error=_validation_message,
-        )
-        for name, fn, schema, description in specs
-    ]
+
+    def as_tools(self) -> list[BaseTool]:
+        return [
+            StructuredTool.from_function(
+                func=self.guarded(fn),
+                name=name,
+                description=description,
+                args_schema=schema,
+                response_format="content_and_artifact",
+                handle_tool_error=_error_message,
+                handle_validation_error=_validation_message,
+            )
+            for name, fn, schema, description in self.specs()
+        ]

@@ -13,7 +13,10 @@ collections with LangGraph's own auth (``langgraph_sdk.Auth``), denying by defau
   ``<id>-<anything>`` (``alice``, ``alice-manuals``). A run — of ``deepread`` or of
   ``ingest`` — must name a collection of its user's in ``context``; any other, or none
   (the shared ``default``), is refused with 403 before the run starts: a user can neither
-  read from nor ingest into another user's collections.
+  read from nor ingest into another user's collections. The context is the only place
+  the hook reads it, as it is the only place the graph does; a run whose ``config`` or
+  ``checkpoint`` names a different ``collection`` is refused (403), so what was checked
+  is what the graph opens.
 - **Threads**: stamped with their owner when created; reading, searching, updating,
   deleting and running on them is filtered to the owner, so another user's threads are
   neither listed nor readable (404). The owner is the server's to set: a create, update
@@ -102,13 +105,30 @@ def owns(user: str, collection: str) -> bool:
     return collection == user or collection.startswith(f"{user}-")
 
 
-def _collection(kwargs: dict[str, Any]) -> Any:
-    """The collection a run asks for, wherever the client put it."""
+def _collection(kwargs: dict[str, Any], yours: str) -> Any:
+    """The collection a run reads: its context's, the one place the graph takes it from.
+
+    LangGraph makes the context of a run that sends none from ``config.configurable`` —
+    and only then merges the run's ``checkpoint`` into ``configurable``. So a
+    ``collection`` there that is not the context's is one the graph would never open:
+    checking it would allow a run on another collection (issue 38: ``"checkpoint":
+    {"collection": "alice"}`` with no context ran on the shared ``default``). Such a run
+    is refused, naming both.
+    """
     context = kwargs.get("context") or {}
     configurable = (kwargs.get("config") or {}).get("configurable") or {}
-    if "collection" in context:
-        return context["collection"]
-    return configurable.get("collection")
+    collection = context.get("collection") if isinstance(context, dict) else None
+    if isinstance(configurable, dict) and "collection" in configurable:
+        other = configurable["collection"]
+        if other != collection:
+            named = "names none" if collection is None else f"names {brief(collection)}"
+            raise _forbidden(
+                f"a run reads the collection its context names, and this run's context "
+                f"{named}, not {brief(other)} as its config or checkpoint says; name one "
+                f"of your collections in the context only (context={{'collection': ...}}); "
+                f"{yours}"
+            )
+    return collection
 
 
 def _forbidden(detail: str) -> Auth.exceptions.HTTPException:
@@ -169,8 +189,8 @@ async def on_run(
     ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
 ) -> Auth.types.FilterType:
     user = ctx.user.identity
-    collection = _collection(value.get("kwargs") or {})
     yours = f"yours are {user!r} and {user + '-<name>'!r}"
+    collection = _collection(value.get("kwargs") or {}, yours)
     if collection is None:
         raise _forbidden(
             f"name one of your collections in the run's context "

@@ -36,8 +36,10 @@ from dataclasses import dataclass, fields
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-# CompiledStateGraph is imported at run time: the server resolves the factory's type hints
-# to tell a ServerRuntime parameter from a config one, and an unresolvable hint hides both.
+# CompiledStateGraph and RunnableConfig are imported at run time: the server resolves the
+# factory's type hints to tell a ServerRuntime parameter from a config one, and an
+# unresolvable hint hides both.
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
 from deepread.environment.settings import Settings, SettingsError
@@ -249,20 +251,42 @@ def check_client_context(schema: type, context: Any) -> Any:
     return served_schema(schema)(**values)
 
 
+def check_one_collection(context: Any, config: Mapping[str, Any] | None) -> None:
+    """A PolicyError when the run's ``config.configurable`` names a collection other than
+    its context's.
+
+    The graph reads the collection from the context only; LangGraph merges a run's
+    ``checkpoint`` into ``configurable`` after the context was made, so a ``collection``
+    there can differ from the one the graph opens. An auth hook that read it there would
+    have checked one collection and let the run read another (issue 38); refusing the
+    run makes any hook's reading of either place the collection the graph uses.
+    """
+    configurable = (config or {}).get("configurable") or {}
+    if isinstance(configurable, Mapping) and "collection" in configurable:
+        other = configurable["collection"]
+        if other != context.collection:
+            raise PolicyError(
+                f"the run's collection is its context's ({context.collection!r}), not "
+                f"{brief(other)} from its config or checkpoint; set it in the context only"
+            )
+
+
 def served_factory(
     schema: type, build: Callable[[], CompiledStateGraph[Any, Any, Any, Any]]
 ) -> Callable[..., CompiledStateGraph]:
     """The graph factory ``langgraph.json`` names: policy first, then the shared graph.
 
     LangGraph's server calls it with a ``ServerRuntime`` for every run (and for schema
-    and state reads, without a context). The compiled graph is built once, on first use.
+    and state reads, without a context), and the run's config (for
+    :func:`check_one_collection`). The compiled graph is built once, on first use.
     """
     built: list[CompiledStateGraph[Any, Any, Any, Any]] = []
 
-    def graph(runtime: ServerRuntime) -> CompiledStateGraph:
+    def graph(runtime: ServerRuntime, config: RunnableConfig | None = None) -> CompiledStateGraph:
         execution = getattr(runtime, "execution_runtime", None)
         if execution is not None:
-            check_client_context(schema, execution.context)
+            context = check_client_context(schema, execution.context)
+            check_one_collection(context, config)
         if not built:
             built.append(build())
         return built[0]

@@ -3,8 +3,11 @@
 The answer is the turn's last AI message that calls no tool (the policy's, the second
 one the sufficiency check asked for, or the check's abstention). Its citations are the
 ``[doc_id:sec_id:para_idx]`` marks the model was shown (:mod:`deepread.nodes.citations`);
-any other mark is dropped and counted. The answer message in ``messages`` gets them in
-its ``response_metadata["citations"]``, so a chat view has them with the answer.
+any other mark is dropped and counted, and so are the marks past the
+:data:`~deepread.nodes.citations.MAX_CITATIONS` paragraphs an answer is read to
+(``citations_past_cap`` says how many of those there were). The answer message in
+``messages`` gets them in its ``response_metadata["citations"]``, so a chat view has
+them with the answer.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from deepread.models.chat import message_text
-from deepread.nodes.citations import parse_citations, read_citations
+from deepread.nodes.citations import cited_in, shown
 from deepread.nodes.context import Context
 from deepread.nodes.messages import final_answer, turn_messages
 from deepread.nodes.read_memory import view
@@ -35,8 +38,8 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> AgentState:
     last = final_answer(messages)
     answer = message_text(last) if last is not None else ""
     regions = view(state.get("read_regions"), state.get("scope") or "")
-    cited = parse_citations(answer)
-    kept = read_citations(answer, regions)
+    cited = cited_in(answer)
+    kept = shown(cited, regions)
     usage = {key: int((state.get("check_usage") or {}).get(key, 0)) for key in _USAGE}
     for reply in replies:
         if reply.usage_metadata:
@@ -53,7 +56,9 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         "question": "",  # consumed: a later chat-message turn brings its own
         "answer": answer,
         "citations": citations,
-        "dropped_citations": len(cited) - len(kept),
+        # the marks past the cap were not checked: dropped too, and said apart
+        "dropped_citations": len(cited.coords) - len(kept) + cited.past_cap,
+        "citations_past_cap": cited.past_cap,
         "stop_reason": stop,
         "error": error,
         "usage": dict(usage.items()),  # keyed by str in the state

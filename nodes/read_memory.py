@@ -11,6 +11,7 @@ are the state channels'; the rest is what nodes compute with them.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -204,7 +205,14 @@ def region_doc(key: str) -> int:
 
 
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
-    return any(a <= para_idx <= b for a, b in regions.get(section_key(doc_id, sec_id), []))
+    """Whether ``para_idx`` lies in one of the section's intervals — sorted and merged,
+    as :func:`merge_regions` keeps them — found by bisection: a check of every cited
+    paragraph costs a logarithm of the intervals, not their number (issue 38)."""
+    intervals = regions.get(section_key(doc_id, sec_id))
+    if not intervals:
+        return False
+    i = bisect.bisect_right(intervals, para_idx, key=lambda iv: iv[0]) - 1
+    return i >= 0 and intervals[i][0] <= para_idx <= intervals[i][1]
 
 
 def regions_of(coords: list[tuple[int, int, int]]) -> Regions:

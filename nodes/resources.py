@@ -10,8 +10,9 @@ runs (:meth:`Resources.leasing`), and idle ones past the cap are closed.
 An index is either given or named by the context, never both: a graph built with a
 fixed index refuses a context that names a store or collection (it would otherwise be
 silently ignored). The agent reads only collections that exist — an unknown name ends
-the turn with an error that lists the collections there are — while the ingest graph
-creates the collection it names.
+the turn with an error naming it, and neither the other collections nor the store (a
+served client reads that error; the names may be other users') — while the ingest
+graph creates the collection it names.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from deepread.nodes.open_collections import OPEN, Key
 from deepread.nodes.read_memory import index_scope, region_scope
 from deepread.records.errors import StoreError
 from deepread.records.locations import check_collection_name
-from deepread.text.redaction import redact_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,7 +52,7 @@ class UnknownCollection(StoreError):
 def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
     """What opens ``collection`` in ``store`` for :data:`~deepread.nodes.open_collections.
     OPEN`. With ``create=False`` a collection that does not exist yet is refused (nothing
-    is opened or created) with the names of those that do."""
+    is opened or created)."""
 
     def open_it() -> Index:
         if not create:
@@ -62,11 +62,11 @@ def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
                 store, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
             )
             if collection not in known:
-                there = ", ".join(repr(n) for n in known) or "none yet"
+                # Neither the other collections nor the store are named: the error is
+                # the thread's, which a served client reads, and on a shared server the
+                # names are other users' and the location the operator's (issue 38).
                 raise UnknownCollection(
-                    f"collection {collection!r} does not exist in store "
-                    f"{redact_url(store, settings.secrets)}; collections there: {there} "
-                    "(ingest documents into it first)"
+                    f"collection {collection!r} does not exist (ingest documents into it first)"
                 )
         return Index.open(store=store, collection=collection)
 

@@ -21,6 +21,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
+from deepread.nodes.checked_channel import Checked
 from deepread.nodes.context import Context
 from deepread.nodes.messages import add_checked_messages
 from deepread.nodes.read_memory import Regions, merge_regions, merge_versions
@@ -45,7 +46,7 @@ class InputState(TypedDict, total=False):
     """What a caller passes in: a question (or chat messages ending with one)."""
 
     question: str
-    messages: Annotated[list[AnyMessage], add_checked_messages]
+    messages: Annotated[list[AnyMessage], Checked(list, add_checked_messages)]
 
 
 class OutputState(TypedDict, total=False):
@@ -57,10 +58,13 @@ class OutputState(TypedDict, total=False):
     ``additional_kwargs`` may be).
     """
 
-    messages: Annotated[list[AnyMessage], add_checked_messages]
+    messages: Annotated[list[AnyMessage], Checked(list, add_checked_messages)]
     answer: Annotated[str, PerTurn(str)]
     citations: Annotated[list[Citation], PerTurn(list)]
     dropped_citations: Annotated[int, PerTurn(int)]
+    #: Citation marks past the paragraphs an answer's citations are read to
+    #: (nodes/citations.py, MAX_CITATIONS): not checked, counted in dropped_citations.
+    citations_past_cap: Annotated[int, PerTurn(int)]
     stop_reason: Annotated[str, PerTurn(str)]  # "answered" | "budget" | "no_evidence" | "error"
     #: The sufficiency check's verdict (nodes/sufficiency/support.py): "supported",
     #: "insufficient" (the answer abstains), "uncited", "unchecked" or "off".
@@ -76,7 +80,8 @@ class OutputState(TypedDict, total=False):
 def union_ids(current: list[int] | None, update: list[int] | None) -> list[int]:
     """Reducer: ``current`` then the new ids of ``update``, each once, in order."""
     out = list(current or [])
-    out += [i for i in dict.fromkeys(update or []) if i not in out]
+    have = set(out)  # a set: a forged update of 100,000 ids was a list scan per id
+    out += [i for i in dict.fromkeys(update or []) if i not in have]
     return out
 
 
@@ -87,9 +92,9 @@ class AgentState(InputState, OutputState, total=False):
     turn_start: int
     rounds: Annotated[int, PerTurn(int)]
     #: The thread's read-region memory, keys ``scope/doc:sec`` (:func:`region_key`).
-    read_regions: Annotated[Regions, merge_regions]
+    read_regions: Annotated[Regions, Checked(dict, merge_regions)]
     #: The version of each document (``scope/doc``) its read regions were shown from.
-    read_versions: Annotated[dict[str, str], merge_versions]
+    read_versions: Annotated[dict[str, str], Checked(dict, merge_versions)]
     #: The collection this turn reads (:func:`region_scope`), set by the ``toc`` node:
     #: the part of ``read_regions`` the turn's nodes see (:func:`view`).
     scope: str
@@ -98,7 +103,7 @@ class AgentState(InputState, OutputState, total=False):
     bounded: bool
     # Whether the scope holds several documents (find_documents is then on offer).
     library: bool
-    space: Annotated[list[int], union_ids]
+    space: Annotated[list[int], Checked(list, union_ids)]
     toc_space: list[int]
     # Evidence notes (nodes/model_input/notes.py): paragraphs whose observations the last model call
     # saw only as notes — re-reading them shows their text again.

@@ -67,8 +67,17 @@ def print_citations(output: dict[str, Any], titles: dict[int, Any]) -> None:
                 f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
                 f"{doc.title if doc else '?'} › {sec}"
             )
-    if output.get("dropped_citations"):
-        say(f"  ({output['dropped_citations']} citation(s) of unread paragraphs dropped)")
+    past_cap = output.get("citations_past_cap") or 0
+    unread = (output.get("dropped_citations") or 0) - past_cap
+    if unread:
+        say(f"  ({unread} citation(s) of unread paragraphs dropped)")
+    if past_cap:
+        from deepread.nodes.citations import MAX_CITATIONS
+
+        say(
+            f"  ({past_cap} citation mark(s) past the first {MAX_CITATIONS} cited "
+            "paragraphs not checked, and dropped)"
+        )
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

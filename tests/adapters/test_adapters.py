@@ -395,3 +395,63 @@ def test_after_max_rounds_a_call_is_answered_with_the_budget_notice(shapes) -> N
 def test_a_context_and_the_keyword_shortcuts_are_not_mixed(shapes) -> None:
     with pytest.raises(ValueError, match="context"):
         deepread.tools(shapes, k=3, context=deepread.Context())
+
+
+# -- memory per document version (issue 38 §5) ----------------------------------------------
+
+
+def test_a_document_ingested_again_with_new_text_is_shown_again_not_pointed_at(
+    tmp_path,
+) -> None:
+    """The graph's memory is per document version (nodes/state.py); the tools' was not:
+    after fees.md went from 10 to 500 dollars, read_section answered ``(shown above)``."""
+    fees = tmp_path / "fees.md"
+    fees.write_text("# Fees\n\nThe late fee is 10 dollars.\n", encoding="utf-8")
+    model = ScriptedChatModel(
+        steps=[ai(read((1, 1), 0, 0)), ai(content="10."), ai(read((1, 1), 0, 0)), ai(content="?")]
+    )
+    thread = {"configurable": {"thread_id": "fees"}}
+    with deepread.Index.open(store=tmp_path / "store", collection="fees") as idx:
+        idx.ingest([fees])
+        agent = create_agent(model, deepread.tools(idx), checkpointer=InMemorySaver())
+        agent.invoke({"messages": [HumanMessage("What is the late fee?")]}, thread)
+        fees.write_text("# Fees\n\nThe late fee is 500 dollars.\n", encoding="utf-8")
+        idx.ingest([fees])
+
+        later = results(agent.invoke({"messages": [HumanMessage("And now?")]}, thread))[-1]
+
+    assert "The late fee is 500 dollars." in later.content
+    assert "(shown above)" not in later.content
+    assert [r["repeat"] for r in later.artifact["paragraphs"]] == [False]
+
+
+def test_a_doc_id_given_to_a_new_file_after_a_removal_counts_as_not_shown(tmp_path) -> None:
+    """After ``rm`` and a new file taking doc_id 1, ``retrieve(exclude_shown=True)`` said
+    everything it matched had been shown."""
+    old, new = tmp_path / "old.md", tmp_path / "new.md"
+    old.write_text("# Fees\n\nThe late fee is 10 dollars.\n", encoding="utf-8")
+    new.write_text("# Charges\n\nThe late fee became 500 dollars.\n", encoding="utf-8")
+    search = {"query": "late fee dollars"}
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("retrieve", search)),
+            ai(content="10."),
+            ai(call("retrieve", search | {"exclude_shown": True})),
+            ai(content="?"),
+        ]
+    )
+    thread = {"configurable": {"thread_id": "rm"}}
+    with deepread.Index.open(store=tmp_path / "store", collection="fees") as idx:
+        [first] = idx.ingest([old])
+        agent = create_agent(model, deepread.tools(idx), checkpointer=InMemorySaver())
+        agent.invoke({"messages": [HumanMessage("What is the late fee?")]}, thread)
+        idx.remove(first.doc_id)
+        [second] = idx.ingest([new])
+        assert second.doc_id == first.doc_id
+
+        later = results(agent.invoke({"messages": [HumanMessage("And now?")]}, thread))[-1]
+
+    assert "The late fee became 500 dollars." in later.content
+    assert [(h["doc_id"], h["sec_id"], h["para_idx"]) for h in later.artifact["hits"]] == [
+        (1, 1, 0)
+    ]

@@ -342,7 +342,11 @@ def test_an_empty_question_exits_2_saying_so(hostile, hostile_ingest, capsys, qu
 
 
 def test_a_question_of_pages_shows_a_clipped_step_line(hostile, hostile_ingest, capsys):
-    question = "Which vessels does the harbour ledger list? " * 3000
+    # Many distinct words: the policy's query keeps as many as fit (text/terms.key_words),
+    # a query far longer than a step line may show.
+    question = "Which vessels does the harbour ledger list? " + " ".join(
+        f"vessel{i}" for i in range(3000)
+    )
 
     code, _, err = run(capsys, "ask", question, "--store", hostile[1])
 

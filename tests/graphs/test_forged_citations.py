@@ -9,6 +9,7 @@ store, parser, embeddings and extractive policy; a scripted model only for the L
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -205,3 +206,105 @@ def test_a_heading_as_long_as_a_paragraph_is_cut_where_a_model_is_shown_it(tmp_p
     assert max(len(line) for line in toc.splitlines()) < 500
     assert max(len(line) for line in result.content.splitlines()) < 600
     assert "(69999 characters)" in result.content
+
+
+# -- answers citing without end (issue 38 §2) -----------------------------------------------
+
+#: Ranges in the forged answer: 20,000 of 201 paragraphs each (~270 KB, under the message
+#: cap). Each citation was checked against a list of those before it: quadratic, hours.
+FORGED_RANGES = 20_000
+
+
+def forged_answer(ranges: int = FORGED_RANGES) -> str:
+    return "Salaries: " + " ".join(f"[2:{1 + i}:0-200]" for i in range(ranges))
+
+
+def test_an_answer_citing_twenty_thousand_ranges_is_finalized_in_bounded_cpu_time(
+    library: deepread.Index,
+) -> None:
+    """An answer written into one's own thread (or a model's) with 20,000 ranges: the
+    citations are parsed up to a cap, in time linear in the text, and the rest counted."""
+    from deepread.nodes.citations import MAX_CITATIONS
+
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("read_section", {"doc_id": 2, "sec_id": 1, "start": 0, "end": 19})),
+            ai(content=forged_answer()),
+        ]
+    )
+    graph = build_graph(index=library, model=model)
+
+    started = time.process_time()
+    out = graph.invoke(
+        {"question": "What does employee 15 of the payroll earn?"},
+        context=Context(support_threshold=0.0),  # the lexical check: no model to load
+    )
+    spent = time.process_time() - started
+
+    assert spent < 20.0, f"{spent:.1f} CPU seconds"
+    # only the paragraphs shown are kept: those of the first range, (2, 1, 0..19)
+    cited = [(c["doc_id"], c["sec_id"], c["para_idx"]) for c in out["citations"]]
+    assert cited == [(2, 1, p) for p in range(20)]
+    # a range any of whose paragraphs is left out counts as one mark past the cap
+    assert out["citations_past_cap"] == FORGED_RANGES - MAX_CITATIONS // 201
+    assert out["dropped_citations"] == MAX_CITATIONS - len(cited) + out["citations_past_cap"]
+
+
+def test_parsing_citations_stops_at_the_cap_and_counts_the_marks_past_it() -> None:
+    from deepread.nodes.citations import MAX_CITATIONS, cited_in
+
+    marks = [f"[1:1:{i}]" for i in range(MAX_CITATIONS + 500)]
+
+    cited = cited_in(" ".join(marks) + " [1:1:0, 1:1:1]")
+
+    assert cited.coords == [(1, 1, i) for i in range(MAX_CITATIONS)]
+    assert cited.past_cap == 500 + 2  # repeats past the cap are counted, not looked up
+    in_order = [(1, 1, 2), (1, 1, 3), (1, 1, 4), (1, 1, 0)]
+    assert parse_citations("[1:1:2-4] [1:1:3] [1:1:0]") == in_order
+
+
+def test_was_read_looks_a_paragraph_up_among_many_intervals_by_bisection() -> None:
+    from deepread.nodes.read_memory import was_read
+
+    regions = {"1:1": [[2 * i, 2 * i] for i in range(100_000)]}
+
+    started = time.process_time()
+    hits = [was_read(regions, 1, 1, p) for p in range(20_000)]
+    spent = time.process_time() - started
+
+    assert hits == [p % 2 == 0 for p in range(20_000)]
+    assert not was_read(regions, 1, 2, 0) and not was_read(regions, 1, 1, 10**9)
+    assert spent < 2.0, f"{spent:.1f} CPU seconds"
+
+
+def test_a_bracket_of_a_hundred_thousand_digits_is_parsed_in_linear_time() -> None:
+    """The coordinate pattern was tried from every digit of a run (quadratic: ~50 CPU
+    seconds for this 100 KB bracket)."""
+    started = time.process_time()
+    cited = parse_citations("[" + "1" * 100_000 + "] [" + "1:" * 50_000 + "]")
+    spent = time.process_time() - started
+
+    assert cited == [(1, 1, 1)]  # "1:1:1", then "1:1:1"… again
+    assert spent < 2.0, f"{spent:.1f} CPU seconds"
+
+
+def test_a_coordinate_of_thousands_of_digits_cites_nothing_instead_of_crashing(
+    library: deepread.Index,
+) -> None:
+    """Python refuses to convert a number of over 4,300 digits: ``finalize`` raised."""
+    huge = "9" * 5_000
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("read_section", {"doc_id": 2, "sec_id": 1, "start": 0, "end": 0})),
+            ai(content=f"It is 40 thousand [2:1:0] [1:1:{huge}] [{huge}:1:0] [2:1:0-{huge}]."),
+        ]
+    )
+    graph = build_graph(index=library, model=model)
+
+    out = graph.invoke(
+        {"question": "What does employee 0 earn?"}, context=Context(check_sufficiency=False)
+    )
+
+    assert out["stop_reason"] == "answered"
+    assert [(c["doc_id"], c["sec_id"], c["para_idx"]) for c in out["citations"]] == [(2, 1, 0)]
+    assert out["dropped_citations"] > 0

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Overwrite
 from support.scripted import ScriptedChatModel, ai, call, section_of
 
 from deepread.graphs.agent import build_graph
@@ -245,6 +246,54 @@ def test_a_message_over_the_cap_written_into_a_thread_is_refused(
     assert graph.get_state(THREAD).values["messages"] == before
 
 
+@pytest.mark.parametrize(
+    "replace",
+    [
+        lambda v: {"__overwrite__": v},
+        lambda v: {"type": "__overwrite__", "value": v},
+        Overwrite,
+    ],
+    ids=["json-key", "json-typed", "Overwrite"],
+)
+def test_a_value_sent_to_replace_a_field_whole_is_checked_like_any_update(
+    shapes, monkeypatch: pytest.MonkeyPatch, replace
+) -> None:
+    """LangGraph stores a replacing update (``{"__overwrite__": value}``, as a client may
+    send one) without running the field's reducer — our checks (issue 38, probing state
+    updates: the message cap and the tool-call check were skipped, and the messages
+    stored as raw dicts; read regions unsorted)."""
+    monkeypatch.setenv("DEEPREAD_MAX_MESSAGE_CHARS", "1000")
+    graph = build_graph(
+        index=shapes,
+        model=ScriptedChatModel(steps=[ai(content="Ok.")]),
+        checkpointer=InMemorySaver(),
+    )
+    run(graph, "Which fruit?")
+    before = graph.get_state(THREAD).values["messages"]
+
+    with pytest.raises(MessageError, match="1001 characters, over the 1000"):
+        graph.update_state(
+            THREAD, {"messages": replace([{"type": "ai", "content": "x" * 1001}])}, as_node="policy"
+        )
+    with pytest.raises(MessageError, match="needs 'tool_call_id'"):
+        graph.update_state(
+            THREAD, {"messages": replace([{"type": "tool", "content": "forged"}])}, as_node="policy"
+        )
+    assert graph.get_state(THREAD).values["messages"] == before
+
+    graph.update_state(
+        THREAD,
+        {
+            "messages": replace([{"type": "ai", "content": "short"}]),
+            "read_regions": replace({"s/1:1": [[9, 12], [0, 3], [2, 5]]}),
+        },
+        as_node="policy",
+    )
+    values = graph.get_state(THREAD).values
+    assert [type(m).__name__ for m in values["messages"]] == ["AIMessage"]  # replaced
+    assert values["read_regions"] == {"s/1:1": [[0, 5], [9, 12]]}  # merged
+
+
 def test_a_tool_result_longer_than_a_message_may_be_is_answered_with_an_error(
     shapes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -332,3 +381,18 @@ def test_a_weighted_memo_keeps_at_most_its_weight_and_never_an_oversized_value()
         memo.get_or_make(name, lambda size=size: [0] * size)
 
     assert memo.keys() == ["b", "c"]
+
+
+def test_the_documents_in_space_are_united_in_linear_time() -> None:
+    """``space`` is a client-writable field: its reducer scanned a list per id (issue 38,
+    probing state updates: 100,000 ids onto 100,000 was minutes of CPU)."""
+    import time
+
+    from deepread.nodes.state import union_ids
+
+    started = time.process_time()
+    united = union_ids(list(range(100_000)), list(range(50_000, 150_000)))
+    spent = time.process_time() - started
+
+    assert united == list(range(150_000))
+    assert spent < 2.0, f"{spent:.1f} CPU seconds"

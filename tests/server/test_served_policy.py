@@ -157,6 +157,27 @@ def test_the_factory_refuses_a_bad_client_context_before_building_anything():
         agent.graph(runtime)
 
 
+@pytest.mark.parametrize(
+    ("context", "configurable"),
+    [({}, {"collection": "alpha"}), ({"collection": "alpha"}, {"collection": "beta"})],
+)
+def test_the_factory_refuses_a_run_whose_config_names_another_collection(context, configurable):
+    """A run's ``checkpoint`` reaches ``configurable`` after its context was made (issue
+    38): a collection there is never the one the graph opens, so none may differ."""
+    runtime = _ExecutionRuntime(
+        access_context="threads.create_run", user=None, store=None, context=context
+    )
+    with pytest.raises(PolicyError, match="set it in the context only"):
+        agent.graph(runtime, {"configurable": {**configurable, "thread_id": "t"}})
+
+
+def test_the_factory_accepts_a_config_that_repeats_the_contexts_collection():
+    runtime = _ExecutionRuntime(
+        access_context="threads.create_run", user=None, store=None, context={"collection": "a"}
+    )
+    assert agent.graph(runtime, {"configurable": {"collection": "a"}}) is agent.graph(runtime)
+
+
 def test_the_factory_returns_one_graph_under_the_policy_for_runs_and_reads():
     run = _ExecutionRuntime(
         access_context="threads.create_run", user=None, store=None, context={"k": 3}
@@ -179,14 +200,15 @@ def test_python_graphs_are_not_under_the_policy(operator_store):
 # -- which index a graph reads ------------------------------------------------------------
 
 
-def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_there_are(operator_store):
+def test_an_unknown_collection_ends_the_turn_naming_neither_the_others_nor_the_store(
+    operator_store,
+):
+    """A served client reads its thread's error: the names of the other collections
+    (other users' on a shared server) and the store's location are not its to know
+    (issue 38 §3; was: "… in store /abs/path; collections there: 'alpha', 'beta'")."""
     out = run_served({"collection": "gamma"})
     assert out["stop_reason"] == "error"
-    assert out["error"] == (
-        f"collection 'gamma' does not exist in store {operator_store}; "
-        "collections there: 'alpha', 'beta' (ingest documents into it "
-        "first)"
-    )
+    assert out["error"] == "collection 'gamma' does not exist (ingest documents into it first)"
     assert not (operator_store / "collections" / "gamma").exists()
 
 

@@ -295,14 +295,46 @@ def test_a_question_that_is_not_text_is_refused(
     assert "question" in said
 
 
-def test_an_unknown_collection_ends_the_turn_with_an_error_naming_those_that_exist(
+def test_an_unknown_collection_ends_the_turn_with_an_error_naming_no_other(
     client: SyncLangGraphClient, ingested: dict[str, Any]
 ) -> None:
     out = client.runs.wait(
         None, "deepread", input={"question": QUESTION}, context={"collection": "no-such-collection"}
     )
     assert out["stop_reason"] == "error"
-    assert "no-such-collection" in out["error"] and COLLECTION in out["error"]
+    assert "'no-such-collection' does not exist" in out["error"]
+    assert COLLECTION not in out["error"] and "/" not in out["error"]
+
+
+@pytest.mark.parametrize(
+    "context", [None, {"collection": COLLECTION}], ids=["no-context", "context"]
+)
+@pytest.mark.parametrize("graph", ["deepread", "ingest"])
+def test_a_collection_named_in_the_checkpoint_is_refused_unless_it_is_the_contexts(
+    client: SyncLangGraphClient, ingested: dict[str, Any], context: Any, graph: str
+) -> None:
+    """LangGraph merges ``checkpoint`` into ``configurable`` after the run's context was
+    made, so the graph never opens a collection named there: the served factory refuses
+    the run rather than let an auth hook check one collection and the graph use another
+    (issue 38)."""
+    payload = (
+        {"question": QUESTION}
+        if graph == "deepread"
+        else {"files": [{"name": "x.md", "text": "# X\n\nSome text.\n"}]}
+    )
+    parts = list(
+        client.runs.stream(
+            None,
+            graph,
+            input=payload,
+            context=context,
+            checkpoint={"collection": "elsewhere" if context else COLLECTION},
+            stream_mode="values",
+        )
+    )
+
+    assert "set it in the context only" in json.dumps(events(parts, "error"))
+    assert not events(parts, "values")  # refused before any node ran
 
 
 # -- ingest over the API --------------------------------------------------------------

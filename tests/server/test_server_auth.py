@@ -22,6 +22,7 @@ from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from support.langgraph_server import langgraph_dev
 
+from deepread.stores.location import list_collections
 from deepread.user_auth import FRESH_S, token_digest
 
 pytestmark = pytest.mark.slow
@@ -38,8 +39,13 @@ BOB_NOTE = "# Bob's notes\n\nThe spare key to the flat is with the neighbour at 
 
 
 @pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    workdir = tmp_path_factory.mktemp("langgraph_dev_auth")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's working directory; its store is ``store/`` there."""
+    return tmp_path_factory.mktemp("langgraph_dev_auth")
+
+
+@pytest.fixture(scope="module")
+def server_url(workdir: Path) -> Iterator[str]:
     users = workdir / "users.json"
     users.write_text(json.dumps({token_digest(t): u for u, t in TOKENS.items()}))
     with langgraph_dev(
@@ -393,6 +399,23 @@ def test_a_message_a_thread_cannot_hold_is_refused_with_400_saying_why(
     assert why in response.json()["detail"]
 
 
+def test_a_message_sent_to_replace_the_threads_messages_is_checked_too(
+    server_url: str, alice_thread: str
+) -> None:
+    """``{"__overwrite__": …}`` skipped the messages' reducer, and so its checks (issue 38,
+    probing state updates)."""
+    response = http(server_url, "alice").post(
+        f"/threads/{alice_thread}/state",
+        json={
+            "values": {"messages": {"__overwrite__": [{"type": "ai", "content": "x" * 100_001}]}},
+            "as_node": "policy",
+        },
+    )
+
+    assert response.status_code == 400, response.text
+    assert "over the 100000 a message may hold" in response.json()["detail"]
+
+
 # -- how many collections a user may have (issue 29 §3) ---------------------------------------
 
 
@@ -449,3 +472,95 @@ def test_a_user_id_with_a_final_newline_is_no_user(
 
     assert caught.value.status_code == 401
     assert asyncio.run(authenticate("Bearer t-plain"))["identity"] == "alice"
+
+
+# -- a run's own fields never widen what its user may touch (issue 38 §1) ---------------------
+
+
+def _run_path(server_url: str, user: str, where: str) -> str:
+    if where == "stateless":
+        return "/runs/wait"
+    thread = http(server_url, user).post("/threads", json={}).json()["thread_id"]
+    return f"/threads/{thread}/runs/wait"
+
+
+@pytest.mark.parametrize("where", ["stateless", "thread"])
+@pytest.mark.parametrize("graph", ["deepread", "ingest"])
+def test_a_collection_named_in_the_checkpoint_does_not_stand_for_the_context(
+    server_url: str, workdir: Path, graph: str, where: str
+) -> None:
+    """LangGraph merges ``checkpoint`` into ``configurable`` after the context was taken
+    from it: the hook had checked "alice" there while the graph ran on the empty context,
+    that is on the operator's ``default`` collection (read, and planted into)."""
+    payload = (
+        {"question": "What does the operator's document say?"}
+        if graph == "deepread"
+        else {"files": [{"name": "planted.md", "text": "# Planted\n\nAlice was here.\n"}]}
+    )
+
+    response = http(server_url, "alice").post(
+        _run_path(server_url, "alice", where),
+        json={"assistant_id": graph, "input": payload, "checkpoint": {"collection": "alice"}},
+    )
+
+    assert response.status_code == 403, response.text
+    assert "context" in response.json()["detail"]
+    assert "default" not in list_collections(str(workdir / "store"))
+
+
+@pytest.mark.parametrize("where", ["stateless", "thread"])
+def test_a_collection_in_the_checkpoint_that_differs_from_the_context_is_refused(
+    server_url: str, alice_notes: dict[str, Any], where: str
+) -> None:
+    response = http(server_url, "alice").post(
+        _run_path(server_url, "alice", where),
+        json={
+            "assistant_id": "deepread",
+            "input": {"question": "Where is the spare key?"},
+            "context": {"collection": "alice-notes"},
+            "checkpoint": {"collection": "alice-other"},
+        },
+    )
+
+    assert response.status_code == 403, response.text
+    detail = response.json()["detail"]
+    assert "'alice-other'" in detail and "'alice-notes'" in detail
+
+
+def test_a_collection_sent_as_configurable_alone_is_the_runs_context(
+    server_url: str, alice_notes: dict[str, Any]
+) -> None:
+    """LangGraph makes the context of a run that sends only ``config.configurable`` from
+    it: the hook checks, and the graph reads, that same collection."""
+    response = http(server_url, "alice").post(
+        "/runs/wait",
+        json={
+            "assistant_id": "deepread",
+            "input": {"question": "Where is the spare key to the flat?"},
+            "config": {"configurable": {"collection": "alice-notes"}},
+        },
+    )
+
+    assert response.status_code == 200, response.text
+    assert "blue flower pot" in response.json()["answer"]
+
+
+# -- what a user is told of the store (issue 38 §3) -------------------------------------------
+
+
+def test_asking_ones_own_missing_collection_names_no_other_collection_nor_the_store(
+    alice: SyncLangGraphClient, bob: SyncLangGraphClient, alice_notes: dict[str, Any], workdir: Path
+) -> None:
+    out = bob.runs.wait(
+        None,
+        "deepread",
+        input={"question": "Where is the spare key to the flat?"},
+        context={"collection": "bob-missing"},
+    )
+
+    assert out["stop_reason"] == "error"
+    assert out["error"] == (
+        "collection 'bob-missing' does not exist (ingest documents into it first)"
+    )
+    said = json.dumps(out)
+    assert "alice" not in said and str(workdir) not in said

@@ -347,3 +347,94 @@ def test_a_path_longer_than_any_path_is_a_failure_echoed_bounded(served) -> None
     [failure] = out["failures"]
     assert failure["reason"] == "a path of 1000000 characters; at most 4096"
     assert len(failure["path"]) < 300
+
+
+# -- what one upload may cost the store (issue 38 §4) -----------------------------------------
+
+#: 30 KB of one-letter paragraphs: 10,000 of them (was: a 46 MB store, 26 s of embedding).
+FLOOD = "x\n\n" * 10_000
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_blocks * 512 for p in folder.rglob("*") if p.is_file())
+
+
+def test_a_flood_of_tiny_paragraphs_sent_as_content_is_refused_before_parsing(
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deepread.corpus import parse_ahead
+
+    parsed: list[Any] = []
+    real = parse_ahead.ParseAhead.__init__
+
+    def counting(self, paths, *args, **kwargs):  # the files handed to the parser
+        parsed.extend(paths)
+        real(self, paths, *args, **kwargs)
+
+    monkeypatch.setattr(parse_ahead.ParseAhead, "__init__", counting)
+
+    out = run(served, {"files": [{"name": "flood.txt", "text": FLOOD}, good := SHAPES_FILE]})
+
+    assert [Path(d["source"]).name for d in out["documents"]] == [good["name"]]
+    [failure] = out["failures"]
+    assert failure["path"] == "flood.txt"
+    assert failure["reason"] == (
+        "files[0].content: the document has at least 10000 paragraphs, too many to store: "
+        "its 30000 characters of text pay for 1200: past the first 1000, 40 paragraphs "
+        "per 1,000 characters (DEEPREAD_INGEST_MAX_PARAGRAPHS_PER_1000_CHARS); join its "
+        "short paragraphs"
+    )
+    assert [Path(p).name for p in parsed] == [good["name"]]
+    assert folder_bytes(tmp_path / "store") < 5 * 1024 * 1024  # was 46 MB
+
+
+SHAPES_FILE = {"name": "shapes.md", "text": SHAPES_MD}
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("flood.html", "<html><body>" + "<p>ab</p>" * 3_000 + "</body></html>"),
+        ("flood.md", "# Flood\n\n" + "- ab\n" * 3_000),
+    ],
+)
+def test_a_flood_in_another_form_is_refused_after_parsing_before_embedding(
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str
+) -> None:
+    """HTML paragraphs and Markdown list items are not blank-line blocks: they are
+    counted once parsed, and refused before anything of them is embedded."""
+    from deepread.corpus import pipeline
+
+    embedded: list[int] = []
+    real = pipeline.embed_texts
+
+    def counting(model, texts):  # what reaches the embedding model
+        embedded.append(len(texts))
+        return real(model, texts)
+
+    monkeypatch.setattr(pipeline, "embed_texts", counting)
+
+    out = run(served, {"files": [{"name": name, "text": text}]})
+
+    assert out["documents"] == [] and embedded == []
+    [failure] = out["failures"]
+    assert failure["reason"].startswith("the document has 3000 paragraphs, too many to store")
+    assert not (tmp_path / "store" / "uploads" / "docs").exists()
+
+
+def test_a_long_document_of_short_sections_is_stored_and_the_cap_is_the_operators(
+    served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,050 sections of one short sentence each (about 30 characters a paragraph): the
+    density cap lets them through; an operator's lower absolute cap refuses them."""
+    text = "".join(f"# Item {i}\n\nItem {i} is in stock.\n\n" for i in range(1_050))
+
+    out = run(served, {"files": [{"name": "stock.md", "text": text}]})
+    assert [d["paragraphs"] for d in out["documents"]] == [1_050], out["failures"]
+
+    monkeypatch.setenv("DEEPREAD_INGEST_MAX_PARAGRAPHS", "1020")
+    again = run(served, {"files": [{"name": "stock2.md", "text": text + "More.\n"}]})
+    [failure] = again["failures"]
+    assert failure["reason"].endswith(
+        "too many to store: at most 1020 are stored per document (DEEPREAD_INGEST_MAX_PARAGRAPHS)"
+    )
