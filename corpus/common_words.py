@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from deepread.stores.embeddings import TOKENIZER_FILE
+from deepread.stores.local_model import TOKENIZER_FILE
 from deepread.text.terms import stem
 
 #: Vocabulary entries below this are the commonest words. Measured on the SyllabusQA

@@ -24,17 +24,17 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
-
-from deepread.corpus.vision import model_name
-from deepread.models.chat import message_text
 from deepread.prompts import load
 from deepread.records.documents import Paragraph, Section
 from deepread.stores.cache import ModelCache, sha256
 from deepread.text.markup import plain_table
 from deepread.text.tokens import count_tokens
+
+if TYPE_CHECKING:  # loaded with a describe model only: DescribeBudget is imported by
+    # every ingest, which must not pay for LangChain's chat models (issue 36)
+    from langchain_core.language_models import BaseChatModel
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,11 @@ def describe_sections(
     budget: DescribeBudget | None = None,
 ) -> list[Section]:
     """``sections`` with ``summary`` filled where the budget allows (new objects)."""
+    from langchain_core.messages import HumanMessage
+
+    from deepread.corpus.vision import model_name
+    from deepread.models.chat import message_text
+
     budget = budget or DescribeBudget()
     name = model_name(model)
     template = load("describe_section")

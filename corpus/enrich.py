@@ -11,18 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Union
 
-from langchain_core.language_models import BaseChatModel
-
-from deepread.corpus.describe import DescribeBudget, describe_sections
+from deepread.corpus.describe import DescribeBudget
 from deepread.corpus.parsing import ParseError, Structured, parse_file
 from deepread.corpus.parsing.structure import build_structure
-from deepread.corpus.vision import describe_figures, resolve_model
 from deepread.records.locations import sidecar_dir
 from deepread.stores.cache import ModelCache
 from deepread.text.tokens import count_tokens_batch
 
-ModelLike = BaseChatModel | str | None
+if TYPE_CHECKING:  # LangChain's chat models load only when a model step is asked for
+    from langchain_core.language_models import BaseChatModel
+
+# (A string annotation: an ingest without model steps never imports LangChain's chat
+# models, ~1-1.7 s of imports, issue 36.)
+ModelLike = Union["BaseChatModel", str, None]
 
 
 @dataclass(slots=True)
@@ -51,6 +54,10 @@ class IngestModels:
         describe_budget: DescribeBudget | None = None,
     ) -> IngestModels:
         """Resolve model names (OpenAI-compatible endpoints) and open the sidecar cache."""
+        if not (ocr_model or vision_model or describe_model):  # none: nothing to load
+            return cls(budget=describe_budget or DescribeBudget())
+        from deepread.corpus.vision import resolve_model
+
         models = cls(
             ocr=resolve_model(ocr_model),
             vision=resolve_model(vision_model),
@@ -85,12 +92,16 @@ class IngestModels:
         paragraphs = structured.paragraphs
         sections = structured.sections
         if self.vision is not None:
+            from deepread.corpus.vision import describe_figures
+
             paragraphs, described = describe_figures(
                 paragraphs, self.vision, self.cache, source=path, image_dir=self.image_dir
             )
             if described:
                 sections = _recount(sections, structured.paragraphs, paragraphs)
         if self.describe is not None:
+            from deepread.corpus.describe import describe_sections
+
             sections = describe_sections(
                 sections, paragraphs, self.describe, self.cache, self.budget
             )

@@ -12,30 +12,30 @@ Python all read and write through it (re-exported as ``deepread.Index``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from langchain_core.embeddings import Embeddings
-
-from deepread.corpus.describe import DescribeBudget
-from deepread.corpus.enrich import IngestModels, ModelLike
-from deepread.corpus.files import IngestFailure
 from deepread.corpus.library import Library, Match
-from deepread.corpus.pipeline import IngestError, IngestResult, Progress, ingest_files
 from deepread.environment.settings import current as current_settings
 from deepread.records.documents import Document, Paragraph
 from deepread.records.errors import StoreError, UsageError
 from deepread.records.reads import Retrieved, SectionRead
 from deepread.stores.backend import RetrievalMode
 from deepread.stores.collection import Collection
-from deepread.stores.embeddings import embeddings_id, resolve_embeddings
+from deepread.stores.local_model import LOCAL_MODEL_ID, local_model, names_local
 from deepread.stores.location import list_collections, open_backend
 from deepread.stores.reading import read_range, retrieve_windows
 from deepread.stores.rerank import Reranker, resolve_reranker
 from deepread.text.hygiene import brief, clean_query
 
 if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+    from deepread.corpus.describe import DescribeBudget
+    from deepread.corpus.enrich import ModelLike
+    from deepread.corpus.files import IngestFailure
+    from deepread.corpus.pipeline import IngestError, IngestResult, Progress
     from deepread.corpus.retriever import DeepReadRetriever
 
 #: The largest id or count the Index takes: what a signed 64-bit integer holds. Every
@@ -73,19 +73,46 @@ def edge(name: str, value: object) -> int:
     return value
 
 
+#: Names this module offers that load the ingest pipeline (its parsers and model steps)
+#: only when asked for: a command that reads a collection never pays for them (issue 36).
+_INGEST_NAMES = {
+    "IngestError": "deepread.corpus.pipeline",
+    "IngestResult": "deepread.corpus.pipeline",
+    "IngestFailure": "deepread.corpus.files",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _INGEST_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(module), name)
+
+
 class Index:
     """A deepread collection: ingest documents, list their TOC, retrieve and read."""
 
     def __init__(
         self,
         collection: Collection,
-        embeddings: Embeddings,
+        embeddings: Embeddings | Callable[[], Embeddings],
         store: str,
         mode: RetrievalMode = "hybrid",
         reranker: Reranker | None = None,
     ) -> None:
+        """``embeddings``: the model, or what makes it on first use (a command that
+        never embeds — listing, reading — then never loads it)."""
         self._collection = collection
-        self._embeddings = embeddings
+        self._embeddings: Embeddings | None = None
+        self._make_embeddings: Callable[[], Embeddings] | None = None
+        if callable(embeddings) and not hasattr(embeddings, "embed_query"):
+            self._make_embeddings = embeddings
+        else:  # an Embeddings (a LangChain one need not be callable, nor be a subclass)
+            self._embeddings = cast("Embeddings", embeddings)
+        # A query's vector without LangChain's Embeddings (the local model: Index.open).
+        self._encode_query: Callable[[str], list[float]] | None = None
         self.store = store
         self.mode: RetrievalMode = mode
         self.reranker = reranker
@@ -113,20 +140,43 @@ class Index:
         """
         settings = current_settings()  # defaults for what the caller left out
         location = str(store) if store is not None else settings.store
-        model = resolve_embeddings(
-            embeddings if embeddings is not None else settings.embeddings,
-            openai_base_url=settings.openai_base_url,
-        )
+        spec = embeddings if embeddings is not None else settings.embeddings
+
+        def model() -> Embeddings:
+            from deepread.stores.embeddings import resolve_embeddings
+
+            return resolve_embeddings(spec, openai_base_url=settings.openai_base_url)
+
+        # The local model is named without being loaded (or LangChain imported): it
+        # loads when something is embedded. Any other is resolved now, to learn its id.
+        local = isinstance(spec, str) and names_local(spec)
+        if local:
+            chosen: Embeddings | Callable[[], Embeddings] = model
+            model_id = LOCAL_MODEL_ID
+        else:
+            from deepread.stores.embeddings import embeddings_id
+
+            chosen = model()
+            model_id = embeddings_id(chosen)
         backend = open_backend(
-            location, collection, api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout
+            location,
+            collection,
+            api_key=settings.qdrant_api_key,
+            timeout=settings.qdrant_timeout,
+            wait=settings.store_wait,
         )
-        return cls(
-            Collection(backend, collection, embeddings_id(model)),
-            model,
+        index = cls(
+            Collection(backend, collection, model_id),
+            chosen,
             location,
             mode,
             resolve_reranker(reranker if reranker is not None else settings.rerank),
         )
+        if local:
+            # The same process-wide model LocalEmbeddings runs: the same vectors, and a
+            # search never imports LangChain for them (~0.3-0.8 s; issue 36).
+            index._encode_query = lambda text: local_model().embed_query(text)
+        return index
 
     @staticmethod
     def list_collections(
@@ -142,7 +192,10 @@ class Index:
 
     @property
     def embeddings(self) -> Embeddings:
-        """The embedding backend this index ranks with."""
+        """The embedding backend this index ranks with (made on first use)."""
+        if self._embeddings is None:
+            assert self._make_embeddings is not None  # one of the two is always set
+            self._embeddings = self._make_embeddings()
         return self._embeddings
 
     @property
@@ -200,6 +253,8 @@ class Index:
             workers=workers,
         )
         if result.failures:
+            from deepread.corpus.pipeline import IngestError
+
             raise IngestError(result.failures, result.documents + result.skipped)
         return result.documents + result.skipped
 
@@ -216,6 +271,9 @@ class Index:
         workers: int = 1,
     ) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
+        from deepread.corpus.enrich import IngestModels
+        from deepread.corpus.pipeline import ingest_files
+
         models = IngestModels.build(
             self.store,
             ocr_model=ocr_model,
@@ -226,7 +284,7 @@ class Index:
         try:
             result = ingest_files(
                 self._collection,
-                self._embeddings,
+                self.embeddings,
                 paths,
                 progress,
                 models,
@@ -365,7 +423,9 @@ class Index:
             )
         scope = doc_ids(doc_id)
         mode = mode or self.mode
-        vectors = [None if mode == "bm25" else self._embeddings.embed_query(q) for q in queries]
+        encode = self._encode_query if self._embeddings is None else None
+        encode = encode or self.embeddings.embed_query
+        vectors = [None if mode == "bm25" else encode(q) for q in queries]
         return retrieve_windows(
             self._collection,
             query if isinstance(query, str) else queries,
@@ -425,6 +485,14 @@ class Index:
         )
 
     # -- lifecycle ------------------------------------------------------------------
+
+    def release(self) -> None:
+        """Let go of the store while idle: the embedded engine's lock is freed for other
+        processes (a ``deepread ingest`` beside an open chat) and taken again by the next
+        call that reads or writes — ~0.1-0.3 s on the README's store. Call it between
+        uses only, never while another thread reads or writes through this index.
+        Nothing to do on a Qdrant server."""
+        self._collection.release()
 
     def close(self) -> None:
         """Flush and release the store (the embedded engine's lock included)."""

@@ -21,6 +21,7 @@ moved to: the document is named by its new path, its doc_id kept.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ from deepread.corpus.parsing import Structured
 from deepread.records.documents import Document
 from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
 from deepread.stores.collection import Collection
-from deepread.stores.embeddings import EmbeddingModelError, embed_texts
+from deepread.stores.embeddings import EmbeddingModelError, LocalEmbeddings, embed_texts
 from deepread.stores.search_text import search_text
 
 #: Collections this large get their vector index built at the end of an ingest; below it,
@@ -54,9 +55,11 @@ GROUP_PARAGRAPHS = 4_096
 EMBED_SLICE = 256
 
 #: Called as ``progress(event, path, done, total)``; events: "skip", "same" (a copy of a
-#: stored document's file: nothing stored), "parsed", "stored", "failed", "optimize"
-#: (once, before building the vector index of a large collection), and "page" while a
-#: paged document (a PDF) is embedded: ``done`` of its ``total`` pages.
+#: stored document's file: nothing stored), "parsing" (a file's parse is awaited: said
+#: before it, so a bar names the file from the first second, not after the parsers'
+#: start-up), "parsed", "stored", "failed", "optimize" (once, before building the vector
+#: index of a large collection), and "page" while a paged document (a PDF) is embedded:
+#: ``done`` of its ``total`` pages.
 Progress = Callable[[str, Path, int, int], None]
 
 
@@ -204,6 +207,8 @@ class _Pipeline:
         # embeds and writes, in the order given (corpus/parse_ahead.py).
         # (An OCR model reads PDFs in this process: its client and cache are not shared.)
         workers = 1 if models.ocr is not None else self._workers
+        if todo and isinstance(self._embeddings, LocalEmbeddings):
+            self._load_beside_parsing(self._embeddings)
         with ParseAhead([path for path, _ in todo], parse, workers) as parsed:
             taken = 0
             while taken < len(todo):
@@ -217,6 +222,8 @@ class _Pipeline:
                     not group or (parsed.ready() and size < GROUP_PARAGRAPHS)
                 ):
                     path, digest = todo[taken]
+                    if self._progress:
+                        self._progress("parsing", path, taken, len(todo))
                     taken += 1
                     try:
                         structured = parsed.take()
@@ -256,6 +263,19 @@ class _Pipeline:
                 result.failures.append(
                     IngestFailure(str(path), f"same bytes as {firsts[digest]}, which failed")
                 )
+
+    @staticmethod
+    def _load_beside_parsing(embeddings: LocalEmbeddings) -> None:
+        """Load the local model in a thread while the first file parses (it loads on
+        first use, so the two would otherwise follow each other)."""
+
+        def load() -> None:
+            try:
+                embeddings.load()
+            except Exception:  # raised again, as the run's error, by the first embedding
+                return
+
+        threading.Thread(target=load, name="deepread-load-model", daemon=True).start()
 
     def _failed(
         self, result: IngestResult, path: Path, exc: Exception, done: int, total: int

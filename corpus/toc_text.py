@@ -84,6 +84,12 @@ def document_lines(doc: Document, max_level: int | None = None) -> list[str]:
     ]
 
 
+def full_toc(documents: Sequence[Document]) -> str:
+    """The whole TOC of ``documents``, as :func:`render_toc` gives it without a budget,
+    its tokens not counted (``deepread toc``: counting loads the tokenizer, ~1 s)."""
+    return "\n".join(line for doc in documents for line in document_lines(doc))
+
+
 def render_toc(documents: Sequence[Document], budget: int | None = None) -> RenderedToc:
     """The TOC of ``documents`` within ``budget`` tokens (``None``: no limit)."""
     docs = list(documents)

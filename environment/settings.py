@@ -30,6 +30,8 @@ without an import cycle: it is the package's configuration, not a layer.
                            characters; what a client writes into a thread's state)
 ``DEEPREAD_MAX_OPEN_COLLECTIONS``  collections a process keeps open at once (default 8;
                            the least recently used one is closed past it)
+``DEEPREAD_STORE_WAIT``    seconds a process waits for an embedded store another process
+                           holds before giving up (default 30; 0: give up at once)
 ``DEEPREAD_<FIELD>``       the default of a run's context field (``DEEPREAD_K``, …)
 ``DEEPREAD_SERVE_*``       the operator's caps and allowed models for server clients
                            (:mod:`deepread.graphs.served`)
@@ -87,6 +89,8 @@ class Settings:
     max_message_chars: int = 1_000_000
     #: collections one process keeps open (``DEEPREAD_MAX_OPEN_COLLECTIONS``)
     max_open_collections: int = 8
+    #: seconds to wait for an embedded store another process holds (``DEEPREAD_STORE_WAIT``)
+    store_wait: float = 30.0
     #: values of the environment's secrets (``*API_KEY``, ``*_TOKEN``, ``*_SECRET``,
     #: ``*PASSWORD``): masked in every message (``deepread.text.redaction``)
     secrets: tuple[str, ...] = ()
@@ -106,6 +110,7 @@ class Settings:
         return cls(
             max_message_chars=_whole(env, "DEEPREAD_MAX_MESSAGE_CHARS", 1_000_000),
             max_open_collections=_whole(env, "DEEPREAD_MAX_OPEN_COLLECTIONS", 8),
+            store_wait=_seconds(env, "DEEPREAD_STORE_WAIT", 30.0),
             store=configured or user_store(),
             store_from_env=bool(configured),
             qdrant_api_key=env.get("QDRANT_API_KEY") or None,
@@ -143,6 +148,21 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
         value = 0
     if value < 1:
         raise SettingsError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A number of seconds, 0 or more, from ``env[name]``, else ``default``; a
+    SettingsError naming the variable for anything else."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise SettingsError(f"{name} must be a number of seconds, 0 or more, not {raw!r}")
     return value
 
 

@@ -14,6 +14,10 @@ more collections than the cap are in use at once (as many as the server runs tur
 once), the set holds them all and shrinks back to the cap as their leases end. A leased
 collection asked for again is the same open index, never a second opener (which the
 embedded engine would refuse).
+
+A collection nobody holds lets go of its engine (:meth:`Index.release`): on an embedded
+store another process — ``deepread ingest`` from a terminal beside ``langgraph dev`` —
+may open it between requests; the next lease's first read opens it again (~0.1-0.3 s).
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ class OpenCollections:
             entry = self._entries.get(key)
             if entry is not None and entry.users > 0:
                 entry.users -= 1
+                if entry.users == 0:
+                    _let_go(key, entry.index)
             self._close_idle()
 
     @contextmanager
@@ -101,6 +107,21 @@ class OpenCollections:
                 if e.users == 0 and (store is None or k[0] == store)
             ]:
                 _close(key, self._entries.pop(key).index)
+
+
+def _let_go(key: Key, index: Index) -> None:
+    """Let go of an idle collection's engine (:meth:`Index.release`), so other processes
+    may use an embedded store between this server's requests; it stays in the set, its
+    documents known, and is opened again by the next lease's first read. A failure is
+    logged, as for :func:`_close`: the run that ended owes nobody this step."""
+    try:
+        index.release()
+    except Exception:
+        log.exception(
+            "letting go of collection %r of %s failed",
+            key[1],
+            redact_url(key[0], current_settings().secrets),
+        )
 
 
 def _close(key: Key, index: Index) -> None:

@@ -22,9 +22,10 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only: a reader never loads numpy for them (issue 36)
+    import numpy as np
 
 from deepread.records.documents import Document, FrontMatter, Hit, Paragraph, Section
 from deepread.records.errors import CoordinateError, StoreError
@@ -524,6 +525,11 @@ class Collection:
             return self.backend.count(live_paragraphs())
         version = self._version(doc_id)
         return self.backend.count(version_paragraphs(doc_id, version)) if version else 0
+
+    def release(self) -> None:
+        """Let go of the engine while idle (:meth:`Backend.release`); what this reader
+        knows of the documents is kept, and checked against the store on the next read."""
+        self.backend.release()
 
     def close(self) -> None:
         self.backend.close()

@@ -3,8 +3,16 @@
 Chosen over qdrant-client's local mode, which is a pure-Python brute force that ignores
 payload indexes (~0.5 s per filtered scroll at 20k points here, against ~0.06 ms for
 this engine). One shard directory per collection. The engine's write-ahead log holds an
-exclusive lock: a second process opening the same collection gets a clear
-:class:`StoreError`, and a killed process loses no acknowledged write.
+exclusive lock, and a killed process loses no acknowledged write.
+
+One process at a time, shared by taking turns: a process that finds the collection held
+by another waits for it — up to ``wait`` seconds (``DEEPREAD_STORE_WAIT``, default 30),
+saying once on stderr what it waits for ("held by deepread chat (pid N)",
+:mod:`deepread.stores.holder`) — then gives up with a :class:`StoreError`. A process
+that stays up (``deepread chat``, a served graph) holds the engine only while it works:
+:meth:`EdgeBackend.release` lets go of it when idle (flushed and closed), and the next
+call that needs the collection opens it again — ~0.1-0.3 s per turn on the README's
+store (docs/benchmarks.md) — so a chat left open never locks the others out.
 
 A new collection is made whole or not at all: built in a hidden temporary directory
 beside its final place (segment, payload indexes), then renamed into place, under a
@@ -18,7 +26,9 @@ shard that thread opened (loading it a second time would meet the engine's lock,
 read as "in use by another deepread process").
 
 Each opening has an ``opener`` id: a write lease (:mod:`deepread.stores.writers`) taken
-under another opener is a dead process's, since this one holds the engine's lock.
+under another opener is a dead process's, since this one holds the engine's lock. A
+backend lets go of the engine only between writes (never under a lease it holds), so a
+lease of its own earlier opening is never live either.
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ from deepread.stores.disk_space import (
     write_estimate,
 )
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
+from deepread.stores.holder import holder_of, remove_note, write_note
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
 from deepread.stores.sparse import bm25_document, bm25_query
 
@@ -73,24 +84,72 @@ def _point_id(value: Any) -> int | str:
     return value if isinstance(value, int) else str(value)
 
 
+def _held(exc: Exception) -> bool:
+    """Whether the engine refused because another process holds the collection."""
+    return "WouldBlock" in str(exc)
+
+
+def _in_use(path: Path, waited: float | None = None) -> StoreError:
+    holder = holder_of(path)
+    said = f"the store {path} is in use by another deepread process"
+    if holder is not None:
+        said += f", {holder.describe()}"
+    if waited:
+        said += f", which did not let go of it within {waited:g} s"
+    return StoreError(
+        f"{said} (the embedded engine allows one process at a time; a chat or a served "
+        "graph holds it only while it answers); try again when it is done, set "
+        "DEEPREAD_STORE_WAIT to wait longer, or use a Qdrant server (--store http://…)"
+    )
+
+
 def _engine_error(exc: Exception, path: Path) -> StoreError:
-    text = str(exc)
-    if "WouldBlock" in text:
-        return StoreError(
-            f"the store {path} is in use by another deepread process "
-            "(the embedded engine allows one process at a time); wait for "
-            "it to finish, or use a Qdrant server (--store http://…)"
-        )
-    return StoreError(f"the store {path} could not be used: {text}")
+    if _held(exc):
+        return _in_use(path)
+    return StoreError(f"the store {path} could not be used: {exc}")
 
 
-def _load(path: Path) -> qe.EdgeShard:
-    """Open the shard at ``path``: refused up front where loading would fill the disk."""
+#: How often a waiting process tries the engine's lock again.
+_RETRY_S = 0.05
+
+
+def _load(path: Path, wait: float = 0.0) -> qe.EdgeShard:
+    """Open the shard at ``path``: refused up front where loading would fill the disk;
+    waiting up to ``wait`` seconds while another process holds it (said once on
+    stderr, naming that process)."""
     ensure_space(path, load_estimate(path), "opening the collection")
-    try:
-        return qe.EdgeShard.load(str(path))
-    except Exception as exc:  # the engine raises bare Exception
-        raise _engine_error(exc, path) from exc
+    deadline, said = time.monotonic() + wait, False
+    while True:
+        try:
+            shard = qe.EdgeShard.load(str(path))
+        except Exception as exc:  # the engine raises bare Exception
+            if not _held(exc):
+                raise _engine_error(exc, path) from exc
+            holder = holder_of(path)
+            if holder is not None and holder.pid == os.getpid():
+                # Another backend of this very process holds it: waiting for ourselves
+                # ends only if some other thread lets go; say so at once instead.
+                raise StoreError(
+                    f"the store {path} is in use by another Index of this process (the "
+                    "embedded engine allows one opener at a time: open a collection once "
+                    "per process and share it, or close the other first)"
+                ) from None
+            if time.monotonic() >= deadline:
+                raise _in_use(path, wait) from None
+            if not said:
+                # A store layer that prints: waiting silently would look like a hang.
+                print(
+                    f"deepread: waiting for the store {path}, held by "
+                    f"{holder.describe() if holder else 'another process'} "
+                    f"(up to {wait:g} s)…",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                said = True
+            time.sleep(_RETRY_S)
+            continue
+        write_note(path)
+        return shard
 
 
 #: How long a process waits for another one to finish creating the same collection.
@@ -133,26 +192,58 @@ def _creation_lock(lock_file: Path, collection: Path):
 
 
 class EdgeBackend:
-    """A deepread collection in one qdrant-edge shard directory."""
+    """A deepread collection in one qdrant-edge shard directory.
 
-    def __init__(self, path: Path) -> None:
+    ``wait``: seconds to wait for the collection while another process holds it.
+    """
+
+    def __init__(self, path: Path, wait: float = 0.0) -> None:
         self.path = path
+        self.wait = wait
         self.opener: str | None = uuid.uuid4().hex
         self._shard: qe.EdgeShard | None = None
         self._closed = False
+        self._released = False  # let go of while idle; opened again on the next call
         self._creating = threading.Lock()
+        self._opening = threading.Lock()
         if (path / "edge_config.json").exists():
-            self._shard = _load(path)
+            self._shard = _load(path, wait)
 
     @property
     def shard(self) -> qe.EdgeShard:
-        if self._shard is None:
-            raise StoreError(
-                f"the collection at {self.path} is closed"
-                if self._closed
-                else f"the collection at {self.path} does not exist yet"
-            )
-        return self._shard
+        shard = self._shard
+        if shard is not None:
+            return shard
+        if self._released and not self._closed:
+            with self._opening:  # threads of one turn reopen it once
+                if self._shard is None:
+                    if not (self.path / "edge_config.json").exists():
+                        raise StoreError(f"the collection at {self.path} was removed")
+                    self._shard = _load(self.path, self.wait)
+                    # A new opening: leases taken under the last one are not this one's.
+                    self.opener = uuid.uuid4().hex
+                return self._shard
+        raise StoreError(
+            f"the collection at {self.path} is closed"
+            if self._closed
+            else f"the collection at {self.path} does not exist yet"
+        )
+
+    def release(self) -> None:
+        """Let go of the engine while idle — flushed and closed, so another process may
+        open the collection — until the next call that needs it opens it again. Only
+        between calls: never while another thread reads or writes through it."""
+        with self._opening:
+            if self._shard is None:
+                return
+            shard, self._shard, self._released = self._shard, None, True
+            remove_note(self.path)  # before letting go: the next holder writes its own
+            shard.flush()
+            shard.close()
+
+    def held(self) -> bool:
+        """Whether this process has the engine open now (not released, not closed)."""
+        return self._shard is not None
 
     def _run(self, operation: Any) -> Any:
         """Run one engine call, turning the engine's bare exceptions into StoreError."""
@@ -164,7 +255,7 @@ class EdgeBackend:
             raise _engine_error(exc, self.path) from exc
 
     def exists(self) -> bool:
-        return self._shard is not None
+        return self._shard is not None or (self._released and not self._closed)
 
     def create(self, dim: int) -> None:
         """Create the collection — or open it, if another process created it since this
@@ -184,7 +275,7 @@ class EdgeBackend:
                 if not (self.path / "edge_config.json").exists():
                     ensure_space(folder, create_estimate(folder), f"creating collection {name!r}")
                     self._build(dim, folder / f".{name}.creating-{os.getpid()}")
-                self._shard = _load(self.path)
+                self._shard = _load(self.path, self.wait)
 
     def _build(self, dim: int, temporary: Path) -> None:
         """Build an empty collection in ``temporary`` and rename it into place."""
@@ -327,7 +418,10 @@ class EdgeBackend:
         self._run(self.shard.optimize)
 
     def close(self) -> None:
-        if self._shard is not None:
-            shard, self._shard, self._closed = self._shard, None, True
-            shard.flush()
-            shard.close()
+        with self._opening:
+            self._closed = True
+            if self._shard is not None:
+                shard, self._shard = self._shard, None
+                remove_note(self.path)
+                shard.flush()
+                shard.close()

@@ -23,11 +23,17 @@ _SERVER_PREFIX = "deepread_"
 
 
 def open_backend(
-    store: str, collection: str, *, api_key: str | None = None, timeout: float = 30.0
+    store: str,
+    collection: str,
+    *,
+    api_key: str | None = None,
+    timeout: float = 30.0,
+    wait: float = 0.0,
 ) -> Backend:
     """The engine holding ``collection`` in ``store`` (created on first write).
 
-    ``api_key`` and ``timeout`` (seconds) are used for a Qdrant server URL only.
+    ``api_key`` and ``timeout`` (seconds) are used for a Qdrant server URL only;
+    ``wait`` (seconds) for an embedded store another process holds.
     """
     check_collection_name(collection)
     if is_url(store):
@@ -38,7 +44,7 @@ def open_backend(
         )
     from deepread.stores.edge import EdgeBackend
 
-    return EdgeBackend(Path(check_store_directory(store)) / "collections" / collection)
+    return EdgeBackend(Path(check_store_directory(store)) / "collections" / collection, wait)
 
 
 def list_collections(store: str, *, api_key: str | None = None, timeout: float = 30.0) -> list[str]:

@@ -332,5 +332,8 @@ class ServerBackend:
     def optimize(self) -> None:
         """Nothing to do: the server's own optimizer builds indexes in the background."""
 
+    def release(self) -> None:
+        """Nothing to let go of: a server is shared by every process at once."""
+
     def close(self) -> None:
         self.client.close()

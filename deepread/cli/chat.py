@@ -16,8 +16,12 @@ SIGTERM ends the command (exit 143). On a
 terminal the line is edited with readline; from a pipe, lines are read as they come, so
 a script can drive a conversation; with ``--json`` each answer is one JSON document on
 its own line (JSON lines: the outputs of ``ask --json``), and so are ``/new`` and ``/docs``.
-The store stays open for the whole conversation (the
-embedded engine admits one process at a time).
+
+The chat holds the store only while it works: before each prompt it lets go of the
+embedded engine (``Index.release``), and the next question or ``/docs`` opens it again
+(~0.1-0.3 s), so ``deepread ask``, ``docs`` or ``ingest`` run beside a chat waiting for
+its next line. A question asked while another process holds the store waits for it
+(``DEEPREAD_STORE_WAIT``, saying which process it waits for).
 """
 
 from __future__ import annotations
@@ -231,7 +235,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 f"deepread chat — collection {args.collection!r}, thread "
                 f"{chat.thread}; /help for commands, Ctrl-D to leave"
             )
-            while (line := prompt_line(greeting)) is not None:
+            while True:
+                idx.release()  # idle at the prompt: other processes may use the store
+                if (line := prompt_line(greeting)) is None:
+                    break
                 greeting = ""
                 text = line.strip()
                 if not text:

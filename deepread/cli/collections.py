@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepread.cli.common import EXIT_OK, emit, open_index, store_of
+from deepread.cli.common import EXIT_OK, emit, open_index, reading_index, store_of
 from deepread.terminal import say
 
 if TYPE_CHECKING:  # annotations only: the CLI loads the store when a command runs
@@ -113,7 +113,7 @@ def cmd_collections(args: argparse.Namespace) -> int:
     store = store_of(args)
     rows: list[dict[str, Any]] = []
     for name in known_collections(store):
-        with open_index(args, collection=name) as idx:
+        with reading_index(args, collection=name) as idx:
             docs = idx.documents()
         size = (
             None if is_url(store) else folder_bytes(Path(store).expanduser() / "collections" / name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from deepread.cli.common import EXIT_OK, emit, open_index
+from deepread.cli.common import EXIT_OK, emit, reading_index
 from deepread.terminal import say
 
 
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def cmd_docs(args: argparse.Namespace) -> int:
     """The documents of the collection, each with its identifying title and card; with a
     QUERY, those it names (the document search agents use to find them)."""
-    with open_index(args) as idx:
+    with reading_index(args) as idx:
         docs = idx.documents()
         if args.query:
             by_id = {d.doc_id: d for d in docs}

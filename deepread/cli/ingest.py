@@ -69,7 +69,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         type=int,
         default=None,
         help="processes parsing files side by side while this one embeds and "
-        "stores them in order (default: one per core; 1: no extra process)",
+        "stores them in order (default: one per core when the files hold 1 MiB or "
+        "more, else 1; 1: no extra process)",
     )
     p.set_defaults(func=cmd_ingest)
 
@@ -102,6 +103,10 @@ class IngestProgress:
         if event in self.counts:
             self.counts[event] += 1
         self.bar.total = total
+        if event == "parsing":  # a line per file is said when it is stored, not here
+            if not self.bar.disable:
+                self.bar.set_postfix_str(f"parsing {name}", refresh=True)
+            return
         if event == "optimize":
             say(f"building the vector index of collection {self.collection!r}…", err=True)
         elif event in ("stored", "failed", "skip", "same"):
@@ -118,9 +123,9 @@ class IngestProgress:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from deepread.corpus.describe import DescribeBudget
-    from deepread.corpus.parse_ahead import default_workers
+    from deepread.corpus.files import expand_paths
+    from deepread.corpus.parse_ahead import workers_for
     from deepread.interrupts import Interrupted
-    from deepread.models.chat import ModelConfigError
 
     idx = open_index(args)
     progress = IngestProgress(args.collection, quiet=args.json)
@@ -135,16 +140,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 max_sections=args.describe_max_sections, max_tokens=args.describe_max_tokens
             ),
             force=args.force,
-            workers=args.workers if args.workers is not None else default_workers(),
+            # (by default one per core, if the files are big enough to repay them)
+            workers=args.workers
+            if args.workers is not None
+            else workers_for(expand_paths(args.paths)[0]),
         )
-    except ModelConfigError as exc:
-        fail(exc)
-        return EXIT_USAGE
+    # (A bad model name, ModelConfigError, is exit 2 by main's mapping: not imported here,
+    # where it would load LangChain's chat models for every ingest.)
     except Interrupted as exc:
         progress.close()
         idx.close()  # a document is stored whole or not at all: a re-run is exact
-        from deepread.corpus.files import expand_paths
-
         found, _ = expand_paths(args.paths)  # a walk, no reading: M of "N of M"
         counts = progress.counts
         if args.force:

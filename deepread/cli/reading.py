@@ -13,9 +13,9 @@ from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import (
     EXIT_OK,
     emit,
-    open_index,
     paragraph_json,
     print_paragraphs,
+    reading_index,
 )
 from deepread.terminal import say
 
@@ -69,9 +69,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def cmd_toc(args: argparse.Namespace) -> int:
-    from deepread.nodes.toc import render_toc
+    from deepread.corpus.toc_text import full_toc, render_toc
 
-    with open_index(args) as idx:
+    with reading_index(args) as idx:
         docs = idx.toc(args.doc) if args.doc else idx.toc()
     if args.json:
         emit({"documents": [d.to_dict() for d in docs]})
@@ -79,12 +79,12 @@ def cmd_toc(args: argparse.Namespace) -> int:
     if not docs:
         say(f"collection {args.collection!r} is empty", err=True)
         return EXIT_OK
-    say(render_toc(docs, args.budget).text)
+    say(full_toc(docs) if args.budget is None else render_toc(docs, args.budget).text)
     return EXIT_OK
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with open_index(args) as idx:
+    with reading_index(args) as idx:
         result = idx.search(
             args.query, k=args.k, window=tuple(args.window), doc_id=args.doc, mode=args.mode
         )
@@ -105,7 +105,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    with open_index(args) as idx:
+    with reading_index(args) as idx:
         got = idx.read(args.doc_id, args.sec_id, args.start, args.end)
     if args.json:
         emit(

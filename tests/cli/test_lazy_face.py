@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HEAVY = (
     "langgraph",
     "langchain_core",
@@ -59,3 +61,61 @@ def test_the_served_graphs_are_factories_langgraph_json_names():
         }
         assert all(len(v["description"]) > 80 for v in graphs.values())  # Studio shows them
     assert callable(agent.graph) and callable(ingest.graph)
+
+
+def _loaded_by_command(argv: list[str]) -> set[str]:
+    """The modules a command loads, run as ``main(argv)`` (its output checked too)."""
+    return _loaded_after(
+        "import contextlib, io, sys\nfrom deepread.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    code = main({argv!r})\n"
+        "assert code == 0 and out.getvalue().strip(), (code, out.getvalue())"
+    )
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import deepread
+
+    folder = tmp_path_factory.mktemp("lazy")
+    (folder / "tides.md").write_text(
+        "# Tides\n\n## Causes\n\nThe moon pulls the sea twice a day.\n", encoding="utf-8"
+    )
+    with deepread.Index.open(store=folder / "store") as index:
+        index.ingest([folder / "tides.md"])
+    return folder / "store"
+
+
+#: What a command that only lists or reads a collection must not load (issue 36: every
+#: command imported LangChain's chat models and the checkpointer, ~1.5 s before it began).
+NOT_FOR_READING = (
+    "langgraph",
+    "langchain_core",
+    "langchain_core.language_models",
+    "unstructured",
+    "onnxruntime",
+    "tiktoken",
+    "numpy",
+    "deepread.checkpointers",
+    "deepread.models.chat",
+    "deepread.corpus.pipeline",
+)
+
+
+@pytest.mark.parametrize(
+    "argv", [["docs"], ["collections"], ["toc"], ["read", "1", "2"]], ids=lambda a: a[0]
+)
+def test_a_read_command_loads_only_what_it_reads(small_store: Path, argv: list[str]) -> None:
+    loaded = _loaded_by_command([*argv, "--store", str(small_store)])
+
+    assert not loaded & set(NOT_FOR_READING) - {"tiktoken"}
+    if argv[0] != "toc":  # (the TOC's module names the token counter; it loads no BPE)
+        assert "tiktoken" not in loaded
+
+
+def test_a_search_embeds_its_query_without_langchain_or_langgraph(small_store: Path) -> None:
+    loaded = _loaded_by_command(["search", "moon", "--store", str(small_store)])
+
+    assert "onnxruntime" in loaded  # the query was embedded, by the local model
+    assert not loaded & {"langgraph", "langchain_core", "deepread.models.chat", "unstructured"}

@@ -165,7 +165,7 @@ def test_a_store_in_use_exits_3(store: Path, command: list[str]) -> None:
     with deepread.Index.open(store=store, collection="shapes"):
         code, _, err = run(*command, "--store", store)
 
-    assert code == 3 and "in use by another deepread process" in err, err
+    assert code == 3 and "is in use by another" in err, err
     assert collections(store)["shapes"]["documents"] == 2
 
 

@@ -49,8 +49,8 @@ def test_a_long_pdf_reports_the_pages_its_embedding_reached(
 
     kinds = [e[0] for e in events]
     pages = [(done, total) for kind, done, total in events if kind == "page"]
-    assert kinds[0] == "parsed" and kinds[-1] == "stored"
-    assert set(kinds[1:-1]) == {"page"}
+    assert kinds[:2] == ["parsing", "parsed"] and kinds[-1] == "stored"
+    assert set(kinds[2:-1]) == {"page"}
     assert len(pages) >= 4
     assert [done for done, _ in pages] == sorted(done for done, _ in pages)
     assert pages[-1] == (PAGES, PAGES) and {total for _, total in pages} == {PAGES}
@@ -80,4 +80,29 @@ def test_a_text_file_has_no_pages_to_report(tmp_path: Path) -> None:
     with deepread.Index.open(store=tmp_path / "store", collection="md") as idx:
         idx.ingest([tmp_path / "notes.md"], progress=lambda event, *_: events.append(event))
 
-    assert events == ["parsed", "stored"]
+    assert events == ["parsing", "parsed", "stored"]
+
+
+def test_each_file_is_named_before_its_parse_is_awaited(tmp_path: Path) -> None:
+    """A bar names the file being parsed from the start, not once the parsers are up:
+    two small files sat at "0file" for ~8 s (issue 36)."""
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(f"# {name}\n\nThe {name} widget hums.\n", encoding="utf-8")
+    events: list[tuple[str, str, int, int]] = []
+    with deepread.Index.open(store=tmp_path / "store", collection="md") as idx:
+        idx.ingest(
+            [tmp_path / "a.md", tmp_path / "b.md"],
+            progress=lambda event, path, done, total: events.append(
+                (event, Path(path).name, done, total)
+            ),
+        )
+
+    assert events[0] == ("parsing", "a.md", 0, 2)
+    assert [e for e in events if e[0] == "parsing"] == [
+        ("parsing", "a.md", 0, 2),
+        ("parsing", "b.md", 1, 2),
+    ]
+    # each file is named as being parsed before it is parsed, and stored after
+    for name in ("a.md", "b.md"):
+        kinds = [e[0] for e in events if e[1] == name]
+        assert kinds == ["parsing", "parsed", "stored"]

@@ -202,7 +202,14 @@ def test_each_file_streams_its_progress_as_a_custom_event(served) -> None:
     stored = [e for e in events if e["ingest"] == "stored"]
     assert [e["file"] for e in stored] == ["a.md", "b.md"]
     assert [(e["done"], e["total"]) for e in stored] == [(1, 2), (2, 2)]
-    assert {e["ingest"] for e in events} <= {"parsed", "stored", "skip", "failed", "optimize"}
+    assert {e["ingest"] for e in events} <= {
+        "parsing",
+        "parsed",
+        "stored",
+        "skip",
+        "failed",
+        "optimize",
+    }
 
 
 def test_a_folder_ingest_names_the_files_it_skipped_as_unsupported(tmp_path: Path) -> None:

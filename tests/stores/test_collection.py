@@ -16,6 +16,7 @@ are handed those same vectors (the store, not the model, is under test there).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -481,6 +482,7 @@ def test_a_second_process_is_told_the_store_is_in_use(
         text=True,
         timeout=120,
         check=False,
+        env=os.environ | {"DEEPREAD_STORE_WAIT": "0"},  # (waited for by default)
     )
 
     assert done.returncode == 3, done.stdout + done.stderr
@@ -783,7 +785,11 @@ def test_a_folder_ingest_reports_each_file_parsed_then_stored_in_order(
     for i in range(7):
         name = f"doc{i}.md"
         mine = [e for e in events if e[1] == name]
-        assert mine == [("parsed", name, i + 1, 7), ("stored", name, i + 1, 7)]
+        assert mine == [
+            ("parsing", name, i, 7),
+            ("parsed", name, i + 1, 7),
+            ("stored", name, i + 1, 7),
+        ]
     assert [e[1] for e in events if e[0] == "stored"] == [f"doc{i}.md" for i in range(7)]
 
 

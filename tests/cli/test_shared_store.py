@@ -1,0 +1,98 @@
+"""Several processes on one embedded store: a chat left open never locks the others out.
+
+Real processes on a real store (issue 36): ``deepread chat`` idle at its prompt, driven
+by a pipe on stdin, while ``deepread docs``, ``ask`` and ``ingest`` run beside it — each
+with ``DEEPREAD_STORE_WAIT=0``, so one that found the store held would fail at once
+instead of waiting — and the chat's next answer reads what the ingest stored. A writer
+that finds the store held waits for it, saying which process holds it, and goes on when
+it is let go of. (Giving up after the bound: tests/stores/test_faults.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from support.processes import Running, deepread, deepread_command, environment
+
+import deepread as dr
+
+ALPHA = "# Alpha\n\nThe alpha widget turns the crank to the left.\n"
+BETA = "# Beta\n\nThe beta gadget hums a low note when it is wound.\n"
+HOLD = Path(__file__).resolve().parents[1] / "support" / "hold_store.py"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    (tmp_path / "alpha.md").write_text(ALPHA, encoding="utf-8")
+    (tmp_path / "beta.md").write_text(BETA, encoding="utf-8")
+    store = tmp_path / "store"
+    with dr.Index.open(store=store) as index:
+        index.ingest([tmp_path / "alpha.md"])
+    return store
+
+
+def test_ask_docs_and_ingest_run_beside_an_idle_chat_which_then_reads_what_was_stored(
+    store: Path, tmp_path: Path
+) -> None:
+    chat = Running([*deepread_command(), "chat", "--store", str(store), "--json"], environment())
+    try:
+        chat.wait_for("deepread chat — collection 'default'")  # at its prompt, idle
+        others = environment(DEEPREAD_STORE_WAIT="0")  # held: fail at once, not wait
+
+        docs = deepread("docs", "--store", store, "--json", env=others)
+        assert docs.returncode == 0, docs.stderr
+        assert [d["title"] for d in json.loads(docs.stdout)["documents"]] == ["Alpha"]
+
+        ask = deepread(
+            "ask", "Which way does the alpha widget turn the crank?", "--store", store,
+            "--json", env=others,
+        )  # fmt: skip
+        assert ask.returncode == 0, ask.stderr
+        assert {c["doc_id"] for c in json.loads(ask.stdout)["citations"]} == {1}
+
+        ingest = deepread("ingest", tmp_path / "beta.md", "--store", store, "--json", env=others)
+        assert ingest.returncode == 0, ingest.stderr
+        assert [d["doc_id"] for d in json.loads(ingest.stdout)["documents"]] == [2]
+
+        chat.send("What does the beta gadget do when it is wound?")
+        answer = json.loads(chat.line("out"))
+        assert answer["stop_reason"] == "answered", answer
+        assert 2 in {c["doc_id"] for c in answer["citations"]}  # stored while it waited
+
+        chat.send("/docs")
+        listed = json.loads(chat.line("out"))
+        assert [d["doc_id"] for d in listed["documents"]] == [1, 2]
+        assert chat.finish() == 0
+    finally:
+        chat.kill()
+
+
+def test_a_writer_waits_for_the_process_holding_the_store_and_says_which(
+    store: Path, tmp_path: Path
+) -> None:
+    holder = Running([sys.executable, str(HOLD), str(store), "default"], environment())
+    ingest = None
+    try:
+        assert holder.line("out") == "held"
+        ingest = Running(
+            [*deepread_command(), "ingest", str(tmp_path / "beta.md"), "--store", str(store)],
+            environment(DEEPREAD_STORE_WAIT="60"),
+        )
+        waiting = ingest.wait_for("waiting for the store")
+        assert waiting == (
+            f"deepread: waiting for the store {store / 'collections' / 'default'}, held by "
+            f"hold_store.py (pid {holder.process.pid}) (up to 60 s)…"
+        )
+        holder.send("")  # let go
+        assert holder.line("out") == "released"
+        assert ingest.finish() == 0, ingest.err_seen
+        assert ingest.wait_for("1 stored, 0 unchanged, 0 failed")
+    finally:
+        holder.kill()
+        if ingest is not None:
+            ingest.kill()
+    with dr.Index.open(store=store) as index:
+        assert [d.title for d in index.documents()] == ["Alpha", "Beta"]
