@@ -104,7 +104,7 @@ def test_k_window_and_documents_given_to_one_call_apply_to_it_only(devset_index)
 @pytest.mark.parametrize(
     ("given", "error"),
     [
-        ({"k": 0}, "k must be a whole number of at least 1"),
+        ({"k": 0}, "k must be a whole number from 1 to"),
         ({"window": (1, -1)}, "window must be (up, down) with both >= 0"),
         ({"top_k": 3}, "unexpected keyword argument 'top_k'"),
     ],
