@@ -74,6 +74,11 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "evidence_read": _mean(m.get("evidence_read") for m in metrics),
         "with_pages": sum(m.get("gold_page_shown") is not None for m in metrics),
         "gold_page_shown": _mean(m.get("gold_page_shown") for m in metrics),
+        # What the answer shows (evaluation/answer_evidence.py): the same tests on its text,
+        # a gold page among its citations, gold evidence in its first citation.
+        "evidence_in_answer": _mean(m.get("evidence_in_answer") for m in metrics),
+        "answer_cites_gold_page": _mean(m.get("answer_cites_gold_page") for m in metrics),
+        "first_quote_gold": _mean(m.get("first_quote_gold") for m in metrics),
         # Benchmarks asked of a whole library: was the question's own document read?
         "own_document_read": _mean(m.get("own_document_read") for m in metrics),
         # Benchmarks: abstention (stop_reason "no_evidence") on the questions the

@@ -253,7 +253,7 @@ def _evidence(summary: dict[str, Any]) -> list[str]:
         if scoped
         else "gold quotes shown to the model"
     )
-    return [
+    lines = [
         f"## Evidence read (% of {what})",
         "",
         *_by_type(summary, "evidence_read"),
@@ -261,6 +261,26 @@ def _evidence(summary: dict[str, Any]) -> list[str]:
         "",
         *_by_type(summary, "evidence_located"),
     ]
+    if any(
+        s["overall"].get("evidence_in_answer") is not None for s in summary["variants"].values()
+    ):
+        lines += [
+            "## Evidence in the answer (% of the same test on the answer's text, beside read)",
+            "",
+            *_by_type(summary, "evidence_in_answer"),
+            "## First quote holds gold evidence (% of answers whose first citation does)",
+            "",
+            *_by_type(summary, "first_quote_gold"),
+        ]
+    if any(
+        s["overall"].get("answer_cites_gold_page") is not None for s in summary["variants"].values()
+    ):
+        lines += [
+            "## The answer cites a paragraph on a gold page (%, beside a gold page shown)",
+            "",
+            *_by_type(summary, "answer_cites_gold_page"),
+        ]
+    return lines
 
 
 def _behaviour(summary: dict[str, Any]) -> list[str]:

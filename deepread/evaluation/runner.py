@@ -25,6 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from deepread.corpus.index import Index
+from deepread.evaluation.answer_evidence import answer_metrics
 from deepread.evaluation.benchmark import Shown, abstention, pieces, score, shown_paragraphs
 from deepread.evaluation.chunks import chunk_collection, ensure_chunks
 from deepread.evaluation.config import EvalConfig
@@ -348,6 +349,15 @@ def _agent_record(
     else:
         shown = _pieces(setup, trace.shown)
     metrics |= _evidence(setup, q, trace.located, shown)
+    # what the person gets: the evidence the answer itself shows (its cited paragraphs)
+    metrics |= answer_metrics(
+        index,
+        resolver,
+        q,
+        values.get("answer") or "",
+        values.get("citations") or [],
+        setup.dataset.scoped,
+    )
     metrics |= abstention(q, values.get("stop_reason"))
     record: dict[str, Any] = {
         "answer": values.get("answer") or "",
