@@ -4,29 +4,16 @@ name exactly the executor nodes the graph has."""
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import get_args
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from support.scripted import call
+from support.scripted import calls_state as asked
 
 from deepread.graphs.routes import Executor, after_check, after_policy, next_call
 from deepread.nodes.executors import HANDLERS
 from deepread.nodes.names import AFTER_TOOLS, CHECK, FINALIZE, INVALID_CALL
-
-
-def asked(
-    *calls: dict[str, Any], offered: tuple[str, ...] = ("retrieve", "read_section")
-) -> dict[str, Any]:
-    """A state whose last message is the policy's ``calls``."""
-    return {
-        "messages": [
-            HumanMessage(content="Which paragraph is about cherries?"),
-            AIMessage(content="", tool_calls=list(calls)),
-        ],
-        "offered": list(offered),
-        "read_regions": {},
-    }
 
 
 def test_the_executor_type_names_every_handler_and_invalid_call():

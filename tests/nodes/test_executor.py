@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 from support.scripted import call, section_of, shown_coords
+from support.scripted import calls_state as asked
 
 from deepread.nodes.context import Context
 from deepread.nodes.executors import invalid_call, make_executor
@@ -18,20 +19,6 @@ from deepread.nodes.resources import Resources
 def runtime(events: list[dict[str, Any]] | None = None) -> Runtime[Context]:
     sink = events if events is not None else []
     return Runtime(context=Context(), stream_writer=sink.append)
-
-
-def asked(
-    *calls: dict[str, Any], offered: tuple[str, ...] = ("retrieve", "read_section")
-) -> dict[str, Any]:
-    """A state whose last message is the policy's ``calls``."""
-    return {
-        "messages": [
-            HumanMessage(content="Which paragraph is about cherries?"),
-            AIMessage(content="", tool_calls=list(calls)),
-        ],
-        "offered": list(offered),
-        "read_regions": {},
-    }
 
 
 def test_the_retrieve_executor_answers_its_call_and_records_what_it_showed(shapes):

@@ -36,7 +36,13 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
@@ -267,3 +273,18 @@ class CannedVisionModel(BaseChatModel):
         self.prompts += [p["text"] for p in parts if p.get("type") == "text"]
         text = self.reply(len(self.prompts))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def calls_state(
+    *calls: dict[str, Any], offered: tuple[str, ...] = ("retrieve", "read_section")
+) -> dict[str, Any]:
+    """A graph state whose last message is the policy's ``calls``, with the tools
+    ``offered`` (for the executors and the routers)."""
+    return {
+        "messages": [
+            HumanMessage(content="Which paragraph is about cherries?"),
+            AIMessage(content="", tool_calls=list(calls)),
+        ],
+        "offered": list(offered),
+        "read_regions": {},
+    }
