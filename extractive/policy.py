@@ -195,7 +195,8 @@ class ExtractiveChatModel(BaseChatModel):
         if any(earlier_failure(messages, dict(c)) is not None for c in reply.tool_calls):
             # The same call already failed on its arguments (nodes/repeats.py): it would
             # again, so the policy answers with what it has instead of sending it.
-            reply = policy._reply(*_turn(messages))
+            turn = _turn(messages)
+            reply = policy._reply(turn.question, turn.results)
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     def _within_limits(self, reply: AIMessage) -> AIMessage:
@@ -214,8 +215,7 @@ class ExtractiveChatModel(BaseChatModel):
         return reply
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:
-        start = _turn_start(messages)
-        question, results = _turn(messages)
+        start, own, question, results = _turn(messages)
         step = len(results)
         if messages and is_notice(messages[-1]):  # out of rounds: answer with what we have
             return self._reply(question, results)
@@ -233,7 +233,6 @@ class ExtractiveChatModel(BaseChatModel):
             scope = (found.documents or None) if found is not None else None
         # A follow-up is searched both by its own words and in its conversation: the two
         # rankings are fused, so what it names itself keeps its place.
-        own = message_text(messages[start]) if messages else ""
         query: str | list[str] = (
             asked(question) if own == question else [asked(own), asked(question)]
         )
@@ -620,20 +619,25 @@ def _title_vectors(titles: tuple[str, ...]) -> np.ndarray:
     return _title_memo.get_or_make((len(titles), hash(titles)), lambda: local_vectors(list(titles)))
 
 
-def _turn_start(messages: list[BaseMessage]) -> int:
-    """Where the turn starts: the newest message the user asked (not a notice)."""
+class _Turn(NamedTuple):
+    """The turn a call is made in: where it starts (the newest message the user asked,
+    not a notice), its question as asked (``own``) and in its conversation
+    (:func:`~deepread.nodes.messages.in_conversation`), and its tool results so far."""
+
+    start: int
+    own: str
+    question: str
+    results: list[ToolMessage]
+
+
+def _turn(messages: list[BaseMessage]) -> _Turn:
     asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)]
-    return asks[-1] if asks else 0
-
-
-def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
-    """The turn's question, in its conversation
-    (:func:`~deepread.nodes.messages.in_conversation`), and the tool results the turn has
-    had so far."""
-    start = _turn_start(messages)
-    question = message_text(messages[start]) if messages else ""
-    return (
-        in_conversation(question, messages[:start]),
+    start = asks[-1] if asks else 0
+    own = message_text(messages[start]) if messages else ""
+    return _Turn(
+        start,
+        own,
+        in_conversation(own, messages[:start]),
         [m for m in messages[start:] if isinstance(m, ToolMessage)],
     )
 
