@@ -40,10 +40,12 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> AgentState:
     regions = view(state.get("read_regions"), state.get("scope") or "")
     cited = cited_in(answer)
     kept = shown(cited, regions)
-    usage = {key: int((state.get("check_usage") or {}).get(key, 0)) for key in _USAGE}
+    usage: dict[str, int] = {
+        key: int((state.get("check_usage") or {}).get(key, 0)) for key in _USAGE
+    }
     for reply in replies:
         if reply.usage_metadata:
-            for key in usage:
+            for key in _USAGE:
                 usage[key] += int(reply.usage_metadata.get(key, 0))
     calls = [{"name": c["name"], "args": c["args"]} for r in replies for c in r.tool_calls]
     stop = state.get("stop_reason") or ("answered" if answer else "error")
@@ -61,7 +63,7 @@ def finalize(state: AgentState, runtime: Runtime[Context]) -> AgentState:
         "citations_past_cap": cited.past_cap,
         "stop_reason": stop,
         "error": error,
-        "usage": dict(usage.items()),  # keyed by str in the state
+        "usage": usage,
         "tool_calls": calls,
         "sufficiency": sufficiency,
     }
