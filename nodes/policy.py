@@ -35,7 +35,7 @@ from deepread.nodes.repeats import REPEATS_BEFORE_ANSWER, repeated_failures
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentNode, AgentState
 from deepread.nodes.tools.specs import READ_SECTION, TOOL_NAMES, offered_tools, tool_schemas
-from deepread.prompts import load
+from deepread.prompts import fill, load
 from deepread.records.errors import StoreError
 
 
@@ -153,7 +153,7 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES) -> Ag
         elif (repeats := repeated_failures(turn_messages(state))) >= REPEATS_BEFORE_ANSWER:
             # A policy that keeps sending a call that fails on its arguments answers with
             # what it has rather than spend its rounds on one failure (nodes/repeats.py).
-            stop = notice("repeats", load("repeats").replace("{repeats}", str(repeats + 1)))
+            stop = notice("repeats", fill("repeats", repeats=str(repeats + 1)))
             reply = without_tool_calls(ask(model, [*history, stop], context))
         else:
             reply = ask(model.bind_tools(tool_schemas(tuple(offered))), history, context)
