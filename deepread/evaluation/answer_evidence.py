@@ -23,23 +23,23 @@ from deepread.corpus.index import Index
 from deepread.evaluation.benchmark import Shown, score, shown_paragraphs
 from deepread.evaluation.dataset import Question
 from deepread.evaluation.evidence import DocResolver, coverage
+from deepread.nodes.read_memory import regions_of
 from deepread.records.documents import Paragraph
 
 
 def cited_paragraphs(index: Index, citations: list[dict[str, Any]]) -> list[Paragraph]:
     """The paragraphs ``citations`` name (``doc_id``, ``sec_id``, ``para_idx``), in the
-    order they are cited, each once."""
+    order they are cited, each once: one read per run of neighbouring cited paragraphs."""
     wanted = list(
         dict.fromkeys((int(c["doc_id"]), int(c["sec_id"]), int(c["para_idx"])) for c in citations)
     )
-    found = {}
-    for d, s, p in wanted:
+    found: dict[tuple[int, int, int], Paragraph] = {}
+    for key, intervals in regions_of(wanted).items():
         try:
-            paragraphs = shown_paragraphs(index, {f"{d}:{s}": [[p, p]]})
+            paragraphs = shown_paragraphs(index, {key: intervals})
         except KeyError:  # CoordinateError: written again or removed since it was cited
             continue
-        for paragraph in paragraphs:
-            found[paragraph.coord] = paragraph
+        found |= {paragraph.coord: paragraph for paragraph in paragraphs}
     return [found[c] for c in wanted if c in found]
 
 
