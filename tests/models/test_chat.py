@@ -85,6 +85,11 @@ def walrus_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "store"
 
 
+def ask_walrus(store: Path) -> list[str]:
+    """The command line asking the walrus store's question of a hosted model."""
+    return ["ask", "Where does the walrus sleep?", "--store", str(store), "--model", "gpt-4o-mini"]
+
+
 def test_a_model_without_its_own_retries_is_retried_with_backoff():
     model = ScriptedChatModel(
         steps=[ScriptedHTTPError(503), ScriptedHTTPError(429), ai(content="ok")]
@@ -178,17 +183,7 @@ def test_ask_past_the_model_deadline_exits_4_at_once_whatever_the_model_sends(dr
     # Before the deadline ended the call, the process lived on while a worker thread kept
     # reading the drip (100,000 bytes, one every 2 s): run() would time out here.
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "deepread.cli",
-            "ask",
-            "Where does the walrus sleep?",
-            "--store",
-            str(walrus_store),
-            "--model",
-            "gpt-4o-mini",
-        ],
+        [sys.executable, "-m", "deepread.cli", *ask_walrus(walrus_store)],
         env=env,
         capture_output=True,
         text=True,
@@ -203,16 +198,7 @@ def test_ask_past_the_model_deadline_exits_4_at_once_whatever_the_model_sends(dr
 def test_the_cli_exits_4_when_the_model_deadline_passes(drip, walrus_store, monkeypatch, capsys):
     monkeypatch.setenv("DEEPREAD_MODEL_TIMEOUT", "2")
 
-    code = cli.main(
-        [
-            "ask",
-            "Where does the walrus sleep?",
-            "--store",
-            str(walrus_store),
-            "--model",
-            "gpt-4o-mini",
-        ]
-    )
+    code = cli.main(ask_walrus(walrus_store))
 
     assert code == 4
     assert "model_timeout" in capsys.readouterr().err
@@ -341,18 +327,7 @@ def test_ask_whose_model_replies_a_megabyte_exits_4_naming_the_cap(walrus_store,
         }
         env |= {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test-huge"}
         done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "deepread.cli",
-                "ask",
-                "Where does the walrus sleep?",
-                "--store",
-                str(walrus_store),
-                "--model",
-                "gpt-4o-mini",
-                "--json",
-            ],
+            [sys.executable, "-m", "deepread.cli", *ask_walrus(walrus_store), "--json"],
             env=env,
             capture_output=True,
             text=True,
