@@ -246,6 +246,23 @@ def _accuracy(summary: dict[str, Any]) -> list[str]:
     ]
 
 
+#: What the answer shows (evaluation/answer_evidence.py), each table where a run has it.
+_ANSWER_TABLES = (
+    (
+        "evidence_in_answer",
+        "## Evidence in the answer (% of the same test on the answer's text, beside read)",
+    ),
+    (
+        "first_quote_gold",
+        "## First quote holds gold evidence (% of answers whose first citation does)",
+    ),
+    (
+        "answer_cites_gold_page",
+        "## The answer cites a paragraph on a gold page (%, beside a gold page shown)",
+    ),
+)
+
+
 def _evidence(summary: dict[str, Any]) -> list[str]:
     scoped = summary.get("format") not in (None, "deepread")
     what = (
@@ -261,25 +278,9 @@ def _evidence(summary: dict[str, Any]) -> list[str]:
         "",
         *_by_type(summary, "evidence_located"),
     ]
-    if any(
-        s["overall"].get("evidence_in_answer") is not None for s in summary["variants"].values()
-    ):
-        lines += [
-            "## Evidence in the answer (% of the same test on the answer's text, beside read)",
-            "",
-            *_by_type(summary, "evidence_in_answer"),
-            "## First quote holds gold evidence (% of answers whose first citation does)",
-            "",
-            *_by_type(summary, "first_quote_gold"),
-        ]
-    if any(
-        s["overall"].get("answer_cites_gold_page") is not None for s in summary["variants"].values()
-    ):
-        lines += [
-            "## The answer cites a paragraph on a gold page (%, beside a gold page shown)",
-            "",
-            *_by_type(summary, "answer_cites_gold_page"),
-        ]
+    for key, title in _ANSWER_TABLES:
+        if any(s["overall"].get(key) is not None for s in summary["variants"].values()):
+            lines += [title, "", *_by_type(summary, key)]
     return lines
 
 
