@@ -33,6 +33,7 @@ lease of its own earlier opening is never live either.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -79,6 +80,34 @@ def edge_filter(match: Match) -> qe.Filter:
     return qe.Filter(must=must)
 
 
+#: Where the engine keeps each part of a collection: on disk, mapped and read into the
+#: page cache as it is used (``Memory.Cold``) — never copied into the process's own memory
+#: or pinned there. The engine's defaults keep dense vectors (``InRam``) and the sparse
+#: index (``Pinned``) resident, so a process's RSS grew with the store: 2.06 GB for a
+#: 1.44 GB store of 184 filings (issue 34), 1.6 GB for a reader of 231,000 paragraphs
+#: (docs/benchmarks.md §20). Mapped pages are the kernel's to drop under pressure;
+#: a search touches only the pages its index visits.
+COLD = qe.Memory.Cold
+#: The engine's own HNSW defaults (m 16, ef_construct 100, brute force under 10,000
+#: points), its graph kept on disk like the rest.
+_HNSW = {"m": 16, "ef_construct": 100, "full_scan_threshold": 10_000}
+
+
+def engine_config(dim: int) -> qe.EdgeConfig:
+    """The collection's engine settings: its two vectors, and every part of it kept on
+    disk (:data:`COLD`). Given when a collection is created and again whenever one is
+    opened: the engine stores the settings, and segments written or rebuilt
+    (``optimize``) after that follow them — so a store made before them moves to them
+    as its segments are rebuilt, with nothing to migrate."""
+    return qe.EdgeConfig(
+        vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, memory=COLD)},
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=COLD)},
+        payload_memory=COLD,
+        id_tracker_memory=COLD,
+        hnsw_config=qe.HnswIndexConfig(**_HNSW, memory=COLD),
+    )
+
+
 def _point_id(value: Any) -> int | str:
     """The engine gives UUID ids back as ``uuid.UUID``; deepread passes them as text."""
     return value if isinstance(value, int) else str(value)
@@ -109,6 +138,17 @@ def _engine_error(exc: Exception, path: Path) -> StoreError:
     return StoreError(f"the store {path} could not be used: {exc}")
 
 
+def _stored_config(path: Path) -> qe.EdgeConfig | None:
+    """:func:`engine_config` for the collection at ``path``, its vector size as stored;
+    ``None`` (the settings it has) where the stored settings name no dense vector."""
+    try:
+        stored = json.loads((path / "edge_config.json").read_text(encoding="utf-8"))
+        dim = int(stored["vectors"][DENSE]["size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # the engine reads the file itself, and says what is wrong with it
+    return engine_config(dim)
+
+
 #: How often a waiting process tries the engine's lock again.
 _RETRY_S = 0.05
 
@@ -121,7 +161,7 @@ def _load(path: Path, wait: float = 0.0) -> qe.EdgeShard:
     deadline, said = time.monotonic() + wait, False
     while True:
         try:
-            shard = qe.EdgeShard.load(str(path))
+            shard = qe.EdgeShard.load(str(path), _stored_config(path))
         except Exception as exc:  # the engine raises bare Exception
             if not _held(exc):
                 raise _engine_error(exc, path) from exc
@@ -281,12 +321,8 @@ class EdgeBackend:
         """Build an empty collection in ``temporary`` and rename it into place."""
         for stale in self.path.parent.glob(f".{self.path.name}.creating-*"):
             shutil.rmtree(stale, ignore_errors=True)  # a killed creator's (lock is ours)
-        config = qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-        )
         try:
-            shard = qe.EdgeShard.create(str(temporary), config)
+            shard = qe.EdgeShard.create(str(temporary), engine_config(dim))
             try:
                 for name in INTEGER_FIELDS:
                     shard.update(
