@@ -91,6 +91,12 @@ COLD = qe.Memory.Cold
 #: The engine's own HNSW defaults (m 16, ef_construct 100, brute force under 10,000
 #: points), its graph kept on disk like the rest.
 _HNSW = {"m": 16, "ef_construct": 100, "full_scan_threshold": 10_000}
+#: The largest segment the optimizer builds, in kB of vectors (~65,000 paragraphs of 384
+#: dimensions). Unbounded, each ``optimize`` merged every segment into one and built its
+#: vector index again — each build longer than the last (3 k new points: 8 → 30 s over
+#: six rounds here) and the whole store in one build's memory; bounded, a build indexes
+#: what was written since and merges only small segments (5–8 s each round).
+SEGMENT_KB = 100_000
 
 
 def engine_config(dim: int) -> qe.EdgeConfig:
@@ -105,6 +111,7 @@ def engine_config(dim: int) -> qe.EdgeConfig:
         payload_memory=COLD,
         id_tracker_memory=COLD,
         hnsw_config=qe.HnswIndexConfig(**_HNSW, memory=COLD),
+        optimizers=qe.EdgeOptimizersConfig(max_segment_size=SEGMENT_KB),
     )
 
 
