@@ -172,14 +172,24 @@ class ServerBackend:
         idempotent)."""
         with self._guard():
             try:
+                # Every part on disk, as the embedded store keeps it (stores/edge.py):
+                # a server holding a whole library serves it from the page cache
+                # instead of holding every vector and index in its own memory.
                 self.client.create_collection(
                     self.name,
                     vectors_config={
-                        DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)
+                        DENSE: models.VectorParams(
+                            size=dim, distance=models.Distance.COSINE, on_disk=True
+                        )
                     },
                     sparse_vectors_config={
-                        SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                        SPARSE: models.SparseVectorParams(
+                            modifier=models.Modifier.IDF,
+                            index=models.SparseIndexParams(on_disk=True),
+                        )
                     },
+                    hnsw_config=models.HnswConfigDiff(on_disk=True),
+                    on_disk_payload=True,
                 )
             except (UnexpectedResponse, ValueError):
                 # 409 from a server, ValueError from local mode: created meanwhile?

@@ -126,3 +126,22 @@ def test_opening_a_collection_does_not_read_its_vectors_into_memory(tmp_path: Pa
     )
     resident_kb = int(out.stdout)
     assert resident_kb < vectors_kb / 10, (resident_kb, vectors_kb)
+
+
+def test_a_server_collection_is_created_on_disk_too() -> None:
+    """The server store asks the same of a Qdrant server: vectors and the sparse index
+    on disk (qdrant-client's local mode, standing in for the server, keeps these two
+    settings as sent)."""
+    import warnings
+
+    from qdrant_client import QdrantClient
+
+    from deepread.stores.server import ServerBackend
+
+    client = QdrantClient(location=":memory:")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "payload indexes have no effect" in local mode
+        ServerBackend("http://in-memory", "c", client=client).create(DIM)
+    params = client.get_collection("c").config.params
+    assert params.vectors[DENSE].on_disk is True
+    assert params.sparse_vectors[SPARSE].index.on_disk is True
