@@ -3,8 +3,9 @@
 Two steps, each a subcommand:
 
 ``grow``: a store of ~N paragraphs without an hour of embedding. The source store (a
-real ingest of FinanceBench filings, e.g. ``/work/tmp/library/store``) is copied file by
-file to ``--to`` (the source is never written), then its documents are written again
+real ingest of FinanceBench filings; give a copy: opening a store writes its settings)
+is read, and its documents are written into a new collection at ``--to`` — or, with
+``--copy-files``, into a file-by-file copy of the source — then again and again
 under other names — ``/library/copy007/AMCOR_2023_10K.pdf``, the company's name in the
 front matter replaced by a generated one (``bench/library_scale.py``'s names), so every
 copy is a document of its own to ``find_documents`` — through
@@ -134,10 +135,12 @@ def grow(args: argparse.Namespace) -> int:
     source, target = Path(args.source), Path(args.to)
     if target.exists():
         raise SystemExit(f"{target} exists: grow writes a new store (remove it first)")
-    shutil.copytree(source, target)
-    index = deepread.Index.open(store=target, collection=args.collection)
-    collection = index.collection
+    if args.copy_files:  # the source's own segments, as they are, and copies added
+        shutil.copytree(source, target)
+        source = target
+    index = deepread.Index.open(store=source, collection=args.collection)
     originals = list(index.documents())
+    collection = index.collection
     shard = collection.backend.shard  # the stored vectors: read once per original
     templates = []
     for doc in originals:
@@ -157,13 +160,31 @@ def grow(args: argparse.Namespace) -> int:
         vectors = np.array([r.vector["dense"] for r in rows], dtype=np.float32)
         texts = search_texts(Structured(doc.sections, paragraphs))
         templates.append((doc, paragraphs, vectors, texts))
+    if not args.copy_files:  # a new collection, made as deepread makes one now
+        index.close()
+        index = deepread.Index.open(store=target, collection=args.collection)
+        collection = index.collection
     have = collection.count_paragraphs()
-    started, copy = time.perf_counter(), 0
+    started, copy, since = time.perf_counter(), 0 if args.copy_files else -1, 0
     while have < args.paragraphs:
         copy += 1
         for i, (doc, paragraphs, vectors, texts) in enumerate(templates):
             if have >= args.paragraphs:
                 break
+            if copy == 0:  # the originals, under their own names
+                collection.put_document(
+                    source=doc.source,
+                    title=doc.title,
+                    sections=doc.sections,
+                    paragraphs=paragraphs,
+                    vectors=vectors,
+                    content_hash=doc.content_hash,
+                    search_texts=texts,
+                    front=doc.front,
+                )
+                have += len(paragraphs)
+                since += len(paragraphs)
+                continue
             new = company(copy * len(templates) + i)
             front = doc.front
             if front is not None:
@@ -185,6 +206,10 @@ def grow(args: argparse.Namespace) -> int:
                 front=front,
             )
             have += len(paragraphs)
+            since += len(paragraphs)
+            if args.optimize_every and since >= args.optimize_every:
+                index.optimize()  # as a long ingest does (corpus/pipeline.py)
+                since = 0
         print(
             f"  copy {copy}: {have:,} paragraphs, {time.perf_counter() - started:.0f} s",
             file=sys.stderr,
@@ -352,7 +377,19 @@ def main() -> int:
     g.add_argument("--from", dest="source", required=True)
     g.add_argument("--to", required=True)
     g.add_argument("--paragraphs", type=int, required=True)
-    g.add_argument("--optimize", action="store_true")
+    g.add_argument("--optimize", action="store_true", help="build the index at the end")
+    g.add_argument(
+        "--optimize-every",
+        type=int,
+        default=0,
+        help="build the index after every N paragraphs written, as a long ingest does",
+    )
+    g.add_argument(
+        "--copy-files",
+        action="store_true",
+        help="start from a copy of the source's files (its segments as they are) rather "
+        "than a new collection the documents are written into",
+    )
     g.add_argument("--collection", default=COLLECTION)
     for role in ("measure", "reader", "ingester"):
         p = sub.add_parser(role)
