@@ -299,7 +299,10 @@ def ingester(args: argparse.Namespace) -> dict[str, Any]:
     """An ingest's figures: one filing into the big collection (a process of its own)."""
     with Sampler() as sampler:
         import deepread
+        from deepread.corpus import pipeline
 
+        if args.no_optimize:  # the store's own backlog is not this filing's to build
+            pipeline.OPTIMIZE_AT = pipeline.OPTIMIZE_EVERY = 1 << 62
         index = deepread.Index.open(store=args.store, collection=args.collection)
         before = len(index.documents())
         t = time.perf_counter()
@@ -312,9 +315,12 @@ def ingester(args: argparse.Namespace) -> dict[str, Any]:
         for doc_id in stored:  # measured again from scratch on the next run
             index.remove(doc_id)
         index.close()
-    return {"documents_before": before, "stored": len(stored), "ingest_s": round(seconds, 1)} | (
-        figures
-    )
+    return {
+        "documents_before": before,
+        "stored": len(stored),
+        "ingest_s": round(seconds, 1),
+        "optimized": not args.no_optimize,
+    } | figures
 
 
 def measure(args: argparse.Namespace) -> int:
@@ -325,7 +331,7 @@ def measure(args: argparse.Namespace) -> int:
         cmd = [sys.executable, __file__, role, "--store", str(args.store)]
         cmd += ["--collection", args.collection, "--calls", str(args.calls)]
         if role == "ingester":
-            cmd += ["--filing", str(args.filing)]
+            cmd += ["--filing", str(args.filing)] + (["--no-optimize"] * args.no_optimize)
         out = subprocess.run(cmd, check=True, capture_output=True, text=True)
         results[role] = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{role}: {results[role]}", file=sys.stderr, flush=True)
@@ -397,6 +403,13 @@ def main() -> int:
         p.add_argument("--collection", default=COLLECTION)
         p.add_argument("--calls", type=int, default=100)
         p.add_argument("--filing", type=Path)
+        p.add_argument(
+            "--no-optimize",
+            action="store_true",
+            help="the ingest skips its index build: for a store whose written points were "
+            "never built (grow without --optimize), where the build would be the whole "
+            "store's, not the filing's",
+        )
         if role == "measure":
             p.add_argument("--roles", nargs="+", default=["reader", "ingester"])
             p.add_argument("--label", help="the JSON's name (default: the store's folder)")
