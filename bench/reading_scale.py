@@ -304,9 +304,12 @@ def ingester(args: argparse.Namespace) -> dict[str, Any]:
         if args.no_optimize:  # the store's own backlog is not this filing's to build
             pipeline.OPTIMIZE_AT = pipeline.OPTIMIZE_EVERY = 1 << 62
         index = deepread.Index.open(store=args.store, collection=args.collection)
+        left = index.collection.find_source(str(args.filing.resolve()))
+        if left is not None:  # an earlier run's, not removed (killed): measured anew
+            index.remove(left.doc_id)
         before = len(index.documents())
         t = time.perf_counter()
-        result = index.ingest([args.filing])
+        result = index.ingest_report([args.filing])
         seconds = time.perf_counter() - t
         if result.failures:
             raise SystemExit(f"ingest failed: {result.failures}")
