@@ -66,7 +66,16 @@ _PERIODS = [  # (pattern, how the period reads), first match wins
         lambda m: f"{' '.join(m[1].lower().split())} ended {_day(m[2])}",
     ),
     (
-        re.compile(rf"\bdate\s+of\s+report\b[^:]{{0,60}}:\s*({_DATE})", re.I),
+        # An 8-K's "Date of Report (Date of earliest event reported): May 5, 2023", the
+        # colon often lost, or the date printed above its caption.
+        re.compile(
+            rf"\bdate\s+of\s+report\b(?:\s*\([^()]{{0,60}}\))?[\s:)]{{0,4}}({_DATE})",
+            re.I,
+        ),
+        lambda m: f"report of {_day(m[1])}",
+    ),
+    (
+        re.compile(rf"({_DATE})\s*\(\s*date\s+of\s+(?:report|earliest\s+event)", re.I),
         lambda m: f"report of {_day(m[1])}",
     ),
     (
@@ -97,6 +106,7 @@ _PERIODS = [  # (pattern, how the period reads), first match wins
         lambda m: f"{m[2].lower()} quarter {m[1]}",
     ),
     (re.compile(r"\bfiscal\s+(?:year\s+)?(\d{4})\b", re.I), lambda m: f"fiscal {m[1]}"),
+    (re.compile(r"\b(\d{4})\s+annual\s+report\b", re.I), lambda m: f"annual report {m[1]}"),
     (re.compile(rf"({_DATE})", re.I), lambda m: _day(m[1])),
 ]
 #: Lines the last, bare-date reading looks in: a press release's dateline comes first,
@@ -110,6 +120,15 @@ _LISTED = re.compile(
     r"\((?:NYSE|NASDAQ|Nasdaq|AMEX|TSX|LSE|ASX)[A-Za-z ]{0,20}:\s*"
     r"[A-Z][A-Z.]{0,6}\)"
 )
+#: An earnings release's own heading: "Costco Wholesale Corporation Reports Third
+#: Quarter … Results", "Amcor reports fiscal 2023 results": who, and what it is.
+_RESULTS = re.compile(
+    r"^(?P<who>[A-Z0-9][^.!?:;]{1,80}?)\s+(?:reports?|announces?|posts?|delivers?)\s+"
+    r"(?=.{0,120}\bresults\b)",
+    re.I,
+)
+#: Lines an earnings release's heading is looked for in.
+_HEADLINE = 8
 _RELEASE = re.compile(r"\b(?:for\s+immediate\s+release|press\s+release|news\s+release)\b", re.I)
 #: Words naming a kind of document, looked for in the file name, metadata title and
 #: first lines (a form and a press release are recognised above).
@@ -128,6 +147,13 @@ KINDS = (
     "minutes",
 )
 _CAPTION = re.compile(r"^\(([^()]{3,120})\)")
+#: A value with its caption after it on the same line, as some covers are extracted.
+_TRAILING_CAPTION = re.compile(r"^(.{2,120}?)\s*\(([^()]{3,120})\)\s*$")
+#: What a caption says when its value is the document's name: "name of registrant",
+#: "name of issuer", "exact name of …" (not "name of each exchange", a table header).
+_NAME_CAPTION = re.compile(
+    r"\bname\s+of\s+(?:the\s+)?(?:registrant|issuer|company)|\bexact\s+name\b", re.I
+)
 _DIGITS = re.compile(r"\d{3,}")
 _WORD3 = re.compile(r"[^\W\d_]{3,}")
 _NORM = re.compile(r"[\W_]+")
@@ -286,19 +312,30 @@ def _clean(text: str, limit: int = 120) -> str:
     return text
 
 
+def _says_name(caption: str) -> bool:
+    """A caption that says its value is a name ("Exact name of registrant as specified
+    in its charter"): the form itself says what the line above it is."""
+    return bool(_NAME_CAPTION.search(caption))
+
+
 def named_field(lines: Sequence[str], banners: Banners) -> str | None:
-    """A form's named value: the line above a shared caption in parentheses, a caption
-    that says "name" first."""
+    """A form's named value: the line above a caption in parentheses, or the text
+    before it on the same line ("COCA COLA CO (Exact name of Registrant …)"). A caption
+    that says "name" is the form's own word and is trusted in a document alone; any
+    other caption only when other documents of the collection print it too."""
     fields: list[tuple[bool, str]] = []
-    for value, below in pairwise(lines):
+    for value, below in pairwise(["", *lines]):
+        same = _TRAILING_CAPTION.match(below)
+        if same and _says_name(same[2]) and _name_like(same[1]):
+            fields.append((True, same[1]))
+            continue
         caption = _CAPTION.match(below)
-        if (
-            caption
-            and banners.printed_elsewhere(caption[0])
-            and _name_like(value)
-            and not _kind_only(value)
-        ):
-            fields.append(("name" in caption[1].lower(), value))
+        if not caption or not _name_like(value) or _kind_only(value):
+            continue
+        if _says_name(caption[1]):
+            fields.append((True, value))
+        elif banners.printed_elsewhere(caption[0]):
+            fields.append((False, value))
     for says_name, value in fields:
         if says_name:
             return _clean(value)
@@ -328,6 +365,16 @@ def listed_name(lines: Sequence[str]) -> str | None:
     return None
 
 
+def results_heading(lines: Sequence[str]) -> str | None:
+    """Who an earnings release's own heading says reports its results ("Amcor" in
+    "Amcor reports fiscal 2023 results"), when one of its first lines is one."""
+    for line in lines[:_HEADLINE]:
+        found = _RESULTS.match(line.strip(_EDGES))
+        if found and _name_like(found["who"]) and not _kind_only(found["who"]):
+            return _clean(found["who"])
+    return None
+
+
 def kind_of(doc: Document, lines: Sequence[str]) -> str | None:
     """The document's kind (see the module docstring)."""
     for line in lines[:_HEAD]:
@@ -336,6 +383,8 @@ def kind_of(doc: Document, lines: Sequence[str]) -> str | None:
             kind = f"Form {found[1].upper()}"
             amended = next((m for m in map(_AMENDMENT.search, lines[:_HEAD]) if m), None)
             return f"{kind}, Amendment No. {amended[1]}" if amended else kind
+    if results_heading(lines):
+        return "earnings release"
     head = lines[:12]
     if any(_RELEASE.search(line) for line in head) or any(
         (m := _LISTED.search(line))
@@ -388,16 +437,16 @@ def card_of(doc: Document, banners: Banners) -> Card:
     kind = kind_of(doc, lines)
     period = period_of(doc, lines) if front else None
     own = _own_title(doc)
-    if banners.documents < 2:
-        who = own  # nothing to tell it apart from: the parser's title, as before
-    else:
-        who = (
-            named_field(lines, banners)
-            or listed_name(lines[:_HEAD])
-            or (_clean(own) if _usable(own, banners) else None)
-            or _first_line(lines, banners)
-            or PurePath(doc.source).stem
-        )
+    # A form's own fields need no other documents to be read: a collection of one or
+    # two documents titles its filings as a library of hundreds does.
+    who = (
+        named_field(lines, banners)
+        or listed_name(lines[:_HEAD])
+        or results_heading(lines)
+        or (_clean(own) if _usable(own, banners) else None)
+        or _first_line(lines, banners)
+        or PurePath(doc.source).stem
+    )
     sections = tuple(_clean(s.title, 80) for s in doc.sections[1:] if s.level == 1)
     return Card(
         title=_compose(who, kind, period),
