@@ -31,8 +31,10 @@ this check only; deepread never reads it):
 * **period**: the fiscal year or quarter the file name says (``2018``, ``2023Q2``), in
   the filing's own way of stating it: a 10-K's title holds the year P its fiscal year
   ends in (FinanceBench names fiscal years so: Best Buy's fiscal 2023 ends January 28,
-  2023); a quarter's (``PQn``) holds P or P-1 (a fiscal year ending in January puts its
-  first quarters in the calendar year before); an 8-K's or release's with a date in the
+  2023), or a date in the first week of P+1 (a 52/53-week year: Johnson & Johnson's
+  "fiscal year ended January 1, 2017" is fiscal 2016); a quarter's (``PQn``) holds
+  P or P-1 (a fiscal year ending in January puts its first quarters in the calendar
+  year before); an 8-K's or release's with a date in the
   file name (``dated-2023-02-23``) holds a date at most 7 days from it (the report's
   event date and its filing date differ by days), else P or P-1; an earnings release's
   ``PQn`` also passes with P+1 (a fourth quarter is released the next January).
@@ -146,7 +148,11 @@ def judge(title: str, stem: str, meta: dict | None) -> list[str]:
         want = datetime.strptime(name["dated"], "%Y-%m-%d").date()
         ok = any(abs((d - want).days) <= 7 for d in _dates(title))
     elif form in ("10K", "ANNUALREPORT"):
-        ok = year in years
+        # A 52/53-week year ends on the weekend nearest December 31: "fiscal year ended
+        # January 1, 2017" is fiscal 2016.
+        ok = year in years or any(
+            d.year == year + 1 and d.month == 1 and d.day <= 7 for d in _dates(title)
+        )
     elif form == "EARNINGS":
         ok = bool(years & {year - 1, year, year + 1})
     else:

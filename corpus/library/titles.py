@@ -127,6 +127,11 @@ _RESULTS = re.compile(
     r"(?=.{0,120}\bresults\b)",
     re.I,
 )
+#: A metadata title naming the form and its filer ("Form 10-K for Foot Locker INC filed
+#: 03/27/2023").
+_FILED_FOR = re.compile(
+    r"^form\s+\d{1,2}-[a-z]{1,2}(?:/a)?\s+(?:for|of)\s+(?P<who>.+?)(?:\s+filed\b.*)?$", re.I
+)
 #: Lines an earnings release's heading is looked for in.
 _HEADLINE = 8
 _RELEASE = re.compile(r"\b(?:for\s+immediate\s+release|press\s+release|news\s+release)\b", re.I)
@@ -352,7 +357,8 @@ def listed_name(lines: Sequence[str]) -> str | None:
         words: list[str] = []
         for word in reversed(line[: found.start()].split()):
             if (
-                not (word[0].isupper() or word in ("&", "and", "of", "de"))
+                # "eBay", "iRobot": a capital inside names a name too
+                not (any(c.isupper() for c in word[:2]) or word in ("&", "and", "of", "de"))
                 or any(c in word for c in "()–—")
                 or word.startswith("-")
             ):
@@ -420,6 +426,16 @@ def _own_title(doc: Document) -> str:
     return meta if meta and not _USELESS.match(meta.strip()) else doc.title
 
 
+def filer_named(doc: Document) -> str | None:
+    """The filer a file's metadata title names, as filing services write it: "Form
+    10-K for Foot Locker INC filed 03/27/2023" → "Foot Locker INC". Read before the
+    banners judge the title: a company's name printed by several of its filings is
+    still its name."""
+    meta = (doc.front.metadata.get("title") if doc.front else None) or ""
+    found = _FILED_FOR.match(" ".join(meta.split()))
+    return _clean(found["who"]) if found and _name_like(found["who"]) else None
+
+
 def _first_line(lines: Sequence[str], banners: Banners) -> str | None:
     return next((_clean(line) for line in lines[:15] if _usable(line, banners)), None)
 
@@ -443,6 +459,7 @@ def card_of(doc: Document, banners: Banners) -> Card:
         named_field(lines, banners)
         or listed_name(lines[:_HEAD])
         or results_heading(lines)
+        or filer_named(doc)
         or (_clean(own) if _usable(own, banners) else None)
         or _first_line(lines, banners)
         or PurePath(doc.source).stem

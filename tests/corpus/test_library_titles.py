@@ -56,13 +56,144 @@ def test_lines_printed_on_many_first_pages_are_banners_learnt_from_the_collectio
     assert "SECURITIES AND EXCHANGE" not in titles(LIBRARY)[4]
 
 
-def test_a_library_of_one_document_keeps_the_parsers_title():
+def test_a_filing_alone_is_titled_by_the_name_its_own_cover_field_gives():
+    # The caption says its value is the registrant's name: nothing to learn from others.
     one = [LIBRARY[0]]
-    assert (
-        titles(one)[1] == "UNITED STATES SECURITIES AND EXCHANGE COMMISSION — Form 10-K, "
-        "fiscal year ended December 31, 2018"
-    )
+    assert titles(one)[1] == "ACME CORPORATION — Form 10-K, fiscal year ended December 31, 2018"
     assert not Banners.of(one).banner("UNITED STATES SECURITIES AND EXCHANGE COMMISSION")
+
+
+def test_a_10q_beside_a_press_release_is_titled_by_its_registrant():
+    # Issue 34: a 10-Q beside one other document was titled by the SEC banner, although
+    # its cover prints the name above "(Exact name of registrant …)": the other document
+    # printed no such caption, and two documents teach no banner.
+    quarterly = filing(
+        5,
+        "BEST BUY CO., INC.",
+        "",
+        "BESTBUY_2023Q2_10Q.pdf",
+        form="FORM 10-Q",
+        more=("For the quarterly period ended July 29, 2023",),
+    )
+    release = plain(
+        6,
+        "FOR IMMEDIATE RELEASE",
+        "BETA_2023Q2_EARNINGS.pdf",
+        lines=(
+            "FOR IMMEDIATE RELEASE",
+            "MINNEAPOLIS, August 29, 2023 — Beta Industries, Inc. (NYSE: BTA) today "
+            "announced results for the second quarter 2023.",
+        ),
+    )
+    got = titles([release, quarterly])
+    assert got[6] == "Beta Industries, Inc. — press release, second quarter 2023"
+    assert got[5] == "BEST BUY CO., INC. — Form 10-Q, quarterly period ended July 29, 2023"
+
+
+def test_a_name_printed_before_its_caption_on_the_same_line_is_the_registrant():
+    doc = plain(
+        1,
+        "ko-20201231",
+        "ko.pdf",
+        lines=(
+            "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+            "FORM 10-K",
+            "For the fiscal year ended December 31, 2020",
+            "COCA COLA CO (Exact name of Registrant as specified in its charter)",
+            "Delaware 58-0628465",
+        ),
+        meta={"title": "ko-20201231"},
+    )
+    assert titles([doc])[1] == "COCA COLA CO — Form 10-K, fiscal year ended December 31, 2020"
+
+
+def test_a_caption_that_does_not_say_name_is_not_trusted_alone():
+    # "(Commission File Number)" names no one: in a document alone it is not a title.
+    doc = plain(
+        1,
+        "Quarterly statement",
+        "q.pdf",
+        lines=("Quarterly statement", "1-9595", "(Commission File Number)"),
+    )
+    assert titles([doc])[1] == "Quarterly statement"
+
+
+def test_an_8k_is_dated_by_its_date_of_report_with_or_without_a_colon():
+    def current(doc_id: int, dated: tuple[str, ...]) -> Document:
+        return plain(
+            doc_id,
+            "FORM 8-K",
+            f"r{doc_id}.pdf",
+            lines=(
+                "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+                "FORM 8-K",
+                "CURRENT REPORT Pursuant to Section 13 or 15(d)",
+                *dated,
+                "PEPSICO, INC.",
+                "(Exact name of registrant as specified in its charter)",
+            ),
+        )
+
+    inline = current(1, ("Date of Report (Date of earliest event reported) April 12, 2023",))
+    above = current(2, ("May 5, 2023", "(Date of Report (Date of earliest event reported))"))
+    got = titles([inline, above])
+    assert got[1] == "PEPSICO, INC. — Form 8-K, report of April 12, 2023"
+    assert got[2] == "PEPSICO, INC. — Form 8-K, report of May 5, 2023"
+
+
+def test_an_earnings_release_is_titled_by_its_own_heading_alone():
+    release = plain(
+        1,
+        "Highlights",
+        "release.pdf",
+        lines=(
+            "Highlights",
+            "Amcor reports fiscal 2023 results and provides outlook for fiscal 2024",
+            "June 2023 quarter: GAAP diluted EPS of 12.3 cps",
+        ),
+    )
+    assert titles([release])[1] == "Amcor — earnings release, fiscal 2023"
+
+
+def test_a_listed_name_starting_with_a_small_letter_is_kept_whole():
+    release = plain(
+        1,
+        "NEWS RELEASE",
+        "ebay.pdf",
+        lines=(
+            "NEWS RELEASE",
+            "Quarterly update",
+            "SAN JOSE, Calif., July 26, 2023 -- eBay Inc. (Nasdaq: EBAY) today announced "
+            "results for the quarter ended June 30, 2023.",
+        ),
+    )
+    assert titles([release])[1].startswith("eBay Inc. — ")
+
+
+def test_the_filer_a_metadata_title_names_is_read_though_its_filings_share_it():
+    # A cover whose name is a logo, three filings of one company: "Foot Locker" is on
+    # every first page (a banner by count), yet the metadata title says whose they are.
+    def logo_cover(doc_id: int, year: int) -> Document:
+        return plain(
+            doc_id,
+            "FORM 10-K",
+            f"FL_{year}.pdf",
+            lines=(
+                "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+                "FORM 10-K",
+                f"For the fiscal year ended January 28, {year}",
+                "(Exact name of registrant as specified in its charter)",
+            ),
+            meta={"title": f"Form 10-K for Foot Locker INC filed 03/27/{year}"},
+        )
+
+    got = titles([logo_cover(i, 2020 + i) for i in (1, 2, 3)])
+    assert got[2] == "Foot Locker INC — Form 10-K, fiscal year ended January 28, 2022"
+
+
+def test_an_annual_report_names_its_year():
+    report = plain(1, "2022 ANNUAL REPORT ON FORM 10-K", "ar.pdf", lines=("2022 ANNUAL REPORT",))
+    assert Library().documents([report])[0].card.period == "annual report 2022"
 
 
 def test_an_amended_filing_with_the_same_name_and_year_gets_a_title_of_its_own():
