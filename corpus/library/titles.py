@@ -114,6 +114,10 @@ _PERIODS = [  # (pattern, how the period reads), first match wins
 _DATELINE = 6
 #: A form's label printed alone on its line, or ending it ("… 20549 FORM 10-K").
 _FORM = re.compile(r"(?:^|\s)form\s+(\d{1,2}-[a-z]{1,2}(?:/a)?)\s*$", re.I)
+_FORM_ONLY = re.compile(r"form\s+\d{1,2}-[a-z]{1,2}(?:/a)?", re.I)
+#: The cover line a registrant's name follows on an SEC form ("Commission File Number
+#: 001-37845", then "MICROSOFT CORPORATION"), for covers printing no name caption.
+_FILE_NUMBER = re.compile(r"\bcommission\s+file\s+(?:number|no\.?)\b", re.I)
 _AMENDMENT = re.compile(r"\bamendment\s+no\.?\s*(\d+)", re.I)
 #: An organisation named with its listing: "Johnson & Johnson (NYSE: JNJ)".
 _LISTED = re.compile(
@@ -132,6 +136,8 @@ _RESULTS = re.compile(
 _FILED_FOR = re.compile(
     r"^form\s+\d{1,2}-[a-z]{1,2}(?:/a)?\s+(?:for|of)\s+(?P<who>.+?)(?:\s+filed\b.*)?$", re.I
 )
+#: The exhibit label a release furnished with an 8-K is headed by ("Exhibit 99.1").
+_EXHIBIT = re.compile(r"^exhibit\s+\d+(?:\.\d+)?\s+", re.I)
 #: Lines an earnings release's heading is looked for in.
 _HEADLINE = 8
 _RELEASE = re.compile(r"\b(?:for\s+immediate\s+release|press\s+release|news\s+release)\b", re.I)
@@ -159,6 +165,14 @@ _TRAILING_CAPTION = re.compile(r"^(.{2,120}?)\s*\(([^()]{3,120})\)\s*$")
 _NAME_CAPTION = re.compile(
     r"\bname\s+of\s+(?:the\s+)?(?:registrant|issuer|company)|\bexact\s+name\b", re.I
 )
+#: A word split from its first letter in an upper-case run: a lone capital (not "A",
+#: a word) between capitals, before an upper-case word ("ESORTS I NTERNATIONAL").
+_SPLIT_WORD = re.compile(
+    r"(?:^|(?<=[A-Z] ))[B-Z] [A-Z]{2,}\b(?=\s+[A-Z]{2,}|\s*$)|[A-Z]{3,} [B-Z] [A-Z]{3,}"
+)
+#: Characters a name or title does not print: a font's glyphs extracted without their
+#: characters, controls, private-use code points.
+_GARBLED = re.compile(r"[@#$%^*{}\[\]<>\\|~\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
 _DIGITS = re.compile(r"\d{3,}")
 _WORD3 = re.compile(r"[^\W\d_]{3,}")
 _NORM = re.compile(r"[\W_]+")
@@ -265,11 +279,21 @@ class Banners:
         return sum(self.grams[g] >= self.floor for g in grams) / len(grams) >= 0.6
 
 
+def broken(text: str) -> bool:
+    """Text the PDF's extraction broke, not to be shown as a name: words split at a
+    letter of another size ("ESORTS I NTERNATIONAL" — small capitals whose larger
+    first letters came out apart, one of them lost), glyphs without their characters
+    ("2 FAQ@PD", "!\"#$!%&'"), control or private-use code points. A split cannot be
+    mended safely — the letter lost is not known — so the line is passed over."""
+    return bool(_SPLIT_WORD.search(text) or _GARBLED.search(text))
+
+
 def _name_like(line: str) -> bool:
-    """Short, worded, no long number: what a name or title looks like."""
+    """Short, worded, no long number, not broken: what a name or title looks like."""
     text = line.strip(_EDGES)
     return (
-        2 <= len(text) <= 120
+        not broken(text)
+        and 2 <= len(text) <= 120
         and not _DIGITS.search(text)
         and len(text.split()) <= 12
         and bool(_WORD3.search(text))
@@ -278,10 +302,12 @@ def _name_like(line: str) -> bool:
 
 
 def _kind_only(line: str) -> bool:
-    """A line that names a kind of document and nothing else ("SYLLABUS")."""
+    """A line that names a kind of document and nothing else ("SYLLABUS", "FORM 10-K")."""
     words = norm(line).split()
     return bool(words) and (
-        bool(_RELEASE.fullmatch(" ".join(words))) or (len(words) <= 2 and words[-1] in KINDS)
+        bool(_RELEASE.fullmatch(" ".join(words)))
+        or (len(words) <= 2 and words[-1] in KINDS)
+        or bool(_FORM_ONLY.fullmatch(line.strip(_EDGES)))
     )
 
 
@@ -289,9 +315,10 @@ def _usable(line: str, banners: Banners) -> bool:
     text = line.strip(_EDGES)
     return (
         bool(_WORD3.search(text))
+        and not broken(text)
         and not _USELESS.match(text)
         and not _label_only(line)
-        and not text.startswith(("(", "•"))
+        and not line.lstrip().startswith(("(", "•"))  # a caption, a bullet point
         and not _kind_only(text)
         and not _only_date(text)
         and not banners.banner(text)
@@ -347,6 +374,20 @@ def named_field(lines: Sequence[str], banners: Banners) -> str | None:
     return next((_clean(v) for _, v in fields if not banners.banner(v)), None)
 
 
+def after_file_number(lines: Sequence[str]) -> str | None:
+    """The name an SEC cover prints right after its "Commission File Number" line —
+    the form's order of fields — when it is name-like and no caption or listing said
+    who (a cover whose caption under the name was lost)."""
+    for i, line in enumerate(lines[:_HEAD]):
+        if not _FILE_NUMBER.search(line):
+            continue
+        following = next((x for x in lines[i + 1 : i + 3] if not _DIGITS.fullmatch(x)), "")
+        if _name_like(following) and not _kind_only(following):
+            return _clean(following)
+        return None
+    return None
+
+
 def listed_name(lines: Sequence[str]) -> str | None:
     """An organisation named with its listing: the capitalised words before
     ``(EXCHANGE: TICKER)``."""
@@ -375,7 +416,7 @@ def results_heading(lines: Sequence[str]) -> str | None:
     """Who an earnings release's own heading says reports its results ("Amcor" in
     "Amcor reports fiscal 2023 results"), when one of its first lines is one."""
     for line in lines[:_HEADLINE]:
-        found = _RESULTS.match(line.strip(_EDGES))
+        found = _RESULTS.match(_EXHIBIT.sub("", line.strip(_EDGES)))
         if found and _name_like(found["who"]) and not _kind_only(found["who"]):
             return _clean(found["who"])
     return None
@@ -460,6 +501,7 @@ def card_of(doc: Document, banners: Banners) -> Card:
         or listed_name(lines[:_HEAD])
         or results_heading(lines)
         or filer_named(doc)
+        or after_file_number(lines)
         or (_clean(own) if _usable(own, banners) else None)
         or _first_line(lines, banners)
         or PurePath(doc.source).stem

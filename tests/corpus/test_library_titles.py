@@ -311,3 +311,62 @@ def test_a_store_written_before_front_matter_still_loses_its_banner_titles():
     ]
     old.append(Document(4, "Notes on glaciers", "/lib/glaciers.md", [Section(0, "x", 0, None)]))
     assert titles(old) == {1: "A_2018", 2: "B_2019", 3: "C_2020", 4: "Notes on glaciers"}
+
+
+def _cover(name_lines: tuple[str, ...], meta: dict[str, str] | None = None) -> Document:
+    """A 10-K cover as the PDF reader gives it, its name lines where the form puts them."""
+    return plain(
+        1,
+        "FORM 10-K",
+        "cover.pdf",
+        lines=(
+            "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+            "FORM 10-K",
+            "For the Fiscal Year Ended June 30, 2022",
+            "Commission File Number 001-37845",
+            *name_lines,
+            "WASHINGTON 91-1144442",
+        ),
+        meta=meta,
+    )
+
+
+def test_a_cover_without_a_name_caption_is_named_by_the_line_after_its_file_number():
+    # Issue 34: "MICROSOFT CORPORATION" (no form, no year) — and alone, "FORM 10-K".
+    doc = _cover(("MICROSOFT CORPORATION",))
+    assert titles([doc])[1] == (
+        "MICROSOFT CORPORATION — Form 10-K, fiscal year ended June 30, 2022"
+    )
+
+
+def test_a_form_label_alone_is_never_a_name():
+    doc = _cover(())  # the name was a logo: nothing names the registrant
+    title = titles([doc])[1]
+    assert not title.startswith("FORM 10-K") and title.endswith(
+        "Form 10-K, fiscal year ended June 30, 2022"
+    )
+
+
+def test_a_name_split_by_the_extraction_is_not_used():
+    # Issue 34: "ESORTS I NTERNATIONAL" — small capitals whose larger first letters came
+    # out apart, one lost. Not shown; the file's own title names the filer instead.
+    doc = _cover(
+        ("ESORTS I NTERNATIONAL", "(Exact name of registrant as specified in its charter)"),
+        meta={"title": "MGM Resorts International 2022 Annual Report"},
+    )
+    title = titles([doc])[1]
+    assert "ESORTS" not in title
+    assert title.startswith("MGM Resorts International 2022 Annual Report — Form 10-K")
+
+
+def test_glyphs_extracted_without_their_characters_are_not_a_title():
+    # A release whose fonts map no characters: its first lines are symbols, its parser
+    # title "2 FAQ@PD". The file's name is all that is left to show.
+    doc = plain(
+        1,
+        "2 FAQ@PD",
+        "MCD_Q4_release.pdf",
+        lines=("-", "!\"#$!%&'", "( )", "$ +,\"'# !/0!.123.2# 1"),
+        meta={"title": "Q422-8-KtoFile-1.30.23.vf (1).pdf"},
+    )
+    assert titles([doc])[1] == "MCD_Q4_release"
