@@ -313,12 +313,14 @@ def test_a_store_written_before_front_matter_still_loses_its_banner_titles():
     assert titles(old) == {1: "A_2018", 2: "B_2019", 3: "C_2020", 4: "Notes on glaciers"}
 
 
-def _cover(name_lines: tuple[str, ...], meta: dict[str, str] | None = None) -> Document:
+def _cover(
+    name_lines: tuple[str, ...], meta: dict[str, str] | None = None, doc_id: int = 1
+) -> Document:
     """A 10-K cover as the PDF reader gives it, its name lines where the form puts them."""
     return plain(
-        1,
+        doc_id,
         "FORM 10-K",
-        "cover.pdf",
+        f"cover{doc_id}.pdf",
         lines=(
             "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
             "FORM 10-K",
@@ -350,13 +352,16 @@ def test_a_form_label_alone_is_never_a_name():
 def test_a_name_split_by_the_extraction_is_not_used():
     # Issue 34: "ESORTS I NTERNATIONAL" — small capitals whose larger first letters came
     # out apart, one lost. Not shown; the file's own title names the filer instead.
+    caption = "(Exact name of registrant as specified in its charter)"
     doc = _cover(
-        ("ESORTS I NTERNATIONAL", "(Exact name of registrant as specified in its charter)"),
+        ("ESORTS I NTERNATIONAL", caption),
         meta={"title": "MGM Resorts International 2022 Annual Report"},
     )
-    title = titles([doc])[1]
-    assert "ESORTS" not in title
-    assert title.startswith("MGM Resorts International 2022 Annual Report — Form 10-K")
+    other = _cover(("AMCOR PLC", caption), doc_id=2)
+    got = titles([doc, other])
+    assert "ESORTS" not in got[1]
+    assert got[1].startswith("MGM Resorts International 2022 Annual Report — Form 10-K")
+    assert got[2].startswith("AMCOR PLC — Form 10-K")
 
 
 def test_glyphs_extracted_without_their_characters_are_not_a_title():
