@@ -36,7 +36,8 @@ this check only; deepread never reads it):
   P or P-1 (a fiscal year ending in January puts its first quarters in the calendar
   year before); an 8-K's or release's with a date in the
   file name (``dated-2023-02-23``) holds a date at most 7 days from it (the report's
-  event date and its filing date differ by days), else P or P-1; an earnings release's
+  event date and its filing date differ by days) — a release may instead name its
+  quarter and year P or P-1 —, else P or P-1; an earnings release's
   ``PQn`` also passes with P+1 (a fourth quarter is released the next January).
   A title whose only year comes from nothing but a bare date printed somewhere still
   passes when that date is right: the check is what the title tells a reader. A title
@@ -157,6 +158,8 @@ def judge(title: str, stem: str, meta: dict | None) -> list[str]:
     if name["dated"]:
         want = datetime.strptime(name["dated"], "%Y-%m-%d").date()
         ok = any(abs((d - want).days) <= 7 for d in _dates(title))
+        # A release dated in its name is as well told by the quarter it reports.
+        ok = ok or (form == "EARNINGS" and "quarter" in low and bool(years & {year - 1, year}))
     elif form in ("10K", "ANNUALREPORT"):
         # A 52/53-week year ends on the weekend nearest December 31: "fiscal year ended
         # January 1, 2017" is fiscal 2016.

@@ -40,6 +40,7 @@ still the same (a 10-K and its re-filing, two copies) get their file names appen
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -118,6 +119,18 @@ _FORM_ONLY = re.compile(r"form\s+\d{1,2}-[a-z]{1,2}(?:/a)?", re.I)
 #: The cover line a registrant's name follows on an SEC form ("Commission File Number
 #: 001-37845", then "MICROSOFT CORPORATION"), for covers printing no name caption.
 _FILE_NUMBER = re.compile(r"\bcommission\s+file\s+(?:number|no\.?)\b", re.I)
+#: A registrants table's header, and its rows: file number, name, state, IRS number.
+_REGISTRANT_HEADER = re.compile(
+    r"\bexact\s+name\b|\bname\s+of\s+(?:the\s+)?registrant|\bin\s+its\s+charter\b", re.I
+)
+_FILE_ROW = re.compile(r"^(?:\d{1,3}-\d{4,6})\s+(?P<rest>\S.*)$")
+_EIN = re.compile(r"\s+\d{2}-\d{7}\b.*$")
+#: The legal suffix a company's name ends with.
+_SUFFIX = re.compile(
+    r"\b(?:corporation|company|incorporated|inc|corp|co|plc|ltd|limited|llc|l\.p|n\.v|"
+    r"s\.a|holdings)\b\.?",
+    re.I,
+)
 _AMENDMENT = re.compile(r"\bamendment\s+no\.?\s*(\d+)", re.I)
 #: An organisation named with its listing: "Johnson & Johnson (NYSE: JNJ)".
 _LISTED = re.compile(
@@ -350,11 +363,12 @@ def _says_name(caption: str) -> bool:
     return bool(_NAME_CAPTION.search(caption))
 
 
-def named_field(lines: Sequence[str], banners: Banners) -> str | None:
+def named_field(lines: Sequence[str], banners: Banners, names_only: bool = False) -> str | None:
     """A form's named value: the line above a caption in parentheses, or the text
     before it on the same line ("COCA COLA CO (Exact name of Registrant …)"). A caption
     that says "name" is the form's own word and is trusted in a document alone; any
-    other caption only when other documents of the collection print it too."""
+    other caption (not with ``names_only``) only when other documents of the collection
+    print it too. A value ending in a colon is a label, not a value."""
     fields: list[tuple[bool, str]] = []
     for value, below in pairwise(["", *lines]):
         same = _TRAILING_CAPTION.match(below)
@@ -362,16 +376,43 @@ def named_field(lines: Sequence[str], banners: Banners) -> str | None:
             fields.append((True, same[1]))
             continue
         caption = _CAPTION.match(below)
-        if not caption or not _name_like(value) or _kind_only(value):
+        if not caption or not _name_like(value) or _kind_only(value) or value.endswith(":"):
             continue
         if _says_name(caption[1]):
             fields.append((True, value))
-        elif banners.printed_elsewhere(caption[0]):
+        elif not names_only and banners.printed_elsewhere(caption[0]):
             fields.append((False, value))
     for says_name, value in fields:
         if says_name:
             return _clean(value)
     return next((_clean(v) for _, v in fields if not banners.banner(v)), None)
+
+
+def registrant_row(lines: Sequence[str]) -> str | None:
+    """The first registrant of a cover that lists its registrants in a table — a
+    combined filing's "Commission File Number | Exact Name of Registrant as Specified
+    in its Charter | State | IRS Employer Identification Number" header, then rows
+    such as "1-12609 PG&E Corporation California 94-3234914". The name runs from the
+    file number to its legal suffix ("Corporation", "Inc."), else over the upper-case
+    words that open the row."""
+    for i, line in enumerate(lines[:_HEAD]):
+        if not _REGISTRANT_HEADER.search(line):
+            continue
+        for row in lines[i + 1 : i + 10]:
+            found = _FILE_ROW.match(row)
+            if not found:
+                continue
+            rest = _EIN.sub("", found["rest"]).strip(_EDGES)
+            suffixes = list(_SUFFIX.finditer(rest))
+            if suffixes:
+                name = rest[: suffixes[-1].end()]
+            else:
+                name = " ".join(
+                    itertools.takewhile(lambda w: not any(c.islower() for c in w), rest.split())
+                )
+            return _clean(name) if _name_like(name) else None
+        return None
+    return None
 
 
 def after_file_number(lines: Sequence[str]) -> str | None:
@@ -451,7 +492,8 @@ def kind_of(doc: Document, lines: Sequence[str]) -> str | None:
 
 def period_of(doc: Document, lines: Sequence[str]) -> str | None:
     """The period or date the document is of (see the module docstring)."""
-    head = " ".join(lines[:_HEAD])
+    # A cover laid out as a table comes as "December | 31, | 2015": its cells read on.
+    head = " ".join(lines[:_HEAD]).replace(" | ", " ")
     names = " ".join([PurePath(doc.source).stem.replace("_", " "), doc.title])
     for pattern, read in _PERIODS:
         bare = pattern is _PERIODS[-1][0]
@@ -497,7 +539,9 @@ def card_of(doc: Document, banners: Banners) -> Card:
     # A form's own fields need no other documents to be read: a collection of one or
     # two documents titles its filings as a library of hundreds does.
     who = (
-        named_field(lines, banners)
+        named_field(lines, banners, names_only=True)
+        or registrant_row(lines)
+        or named_field(lines, banners)
         or listed_name(lines[:_HEAD])
         or results_heading(lines)
         or filer_named(doc)

@@ -375,3 +375,35 @@ def test_glyphs_extracted_without_their_characters_are_not_a_title():
         meta={"title": "Q422-8-KtoFile-1.30.23.vf (1).pdf"},
     )
     assert titles([doc])[1] == "MCD_Q4_release"
+
+
+def test_a_combined_filing_is_named_by_the_first_row_of_its_registrants_table():
+    # Two registrants in one filing, listed in a table under "Exact Name of Registrant
+    # as Specified in its Charter"; the cells of a cover laid out as a table come apart.
+    def combined(doc_id: int, rows: tuple[str, ...]) -> Document:
+        return plain(
+            doc_id,
+            "FORM 10-K",
+            f"pge{doc_id}.pdf",
+            lines=(
+                "FORM 10-K",
+                "For the Fiscal Year Ended December | 31, | 2015",
+                "Commission Exact Name of Registrant State or Other Jurisdiction of IRS Employer",
+                "File Number as Specified In Its Charter Incorporation or Organization",
+                *rows,
+                "Pacific Gas and Electric Company:",
+                "(Registrant's telephone number, including area code)",
+            ),
+        )
+
+    upper = combined(
+        1,
+        (
+            "1-12609 PG&E CORPORATION California 94-3234914",
+            "1-2348 PACIFIC GAS AND ELECTRIC COMPANY California 94-0742640",
+        ),
+    )
+    mixed = combined(2, ("1-12609 PG&E Corporation California 94-3234914",))
+    got = titles([upper, mixed])  # both print the telephone caption: no name for it
+    assert got[1] == "PG&E CORPORATION — Form 10-K, year ended December 31, 2015"
+    assert got[2].startswith("PG&E Corporation — Form 10-K")
