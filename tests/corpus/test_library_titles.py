@@ -380,14 +380,14 @@ def test_glyphs_extracted_without_their_characters_are_not_a_title():
 def test_a_combined_filing_is_named_by_the_first_row_of_its_registrants_table():
     # Two registrants in one filing, listed in a table under "Exact Name of Registrant
     # as Specified in its Charter"; the cells of a cover laid out as a table come apart.
-    def combined(doc_id: int, rows: tuple[str, ...]) -> Document:
+    def combined(doc_id: int, rows: tuple[str, ...], year: int) -> Document:
         return plain(
             doc_id,
             "FORM 10-K",
             f"pge{doc_id}.pdf",
             lines=(
                 "FORM 10-K",
-                "For the Fiscal Year Ended December | 31, | 2015",
+                f"For the Fis cal Year Ended December | 31, | {year}",
                 "Commission Exact Name of Registrant State or Other Jurisdiction of IRS Employer",
                 "File Number as Specified In Its Charter Incorporation or Organization",
                 *rows,
@@ -402,8 +402,9 @@ def test_a_combined_filing_is_named_by_the_first_row_of_its_registrants_table():
             "1-12609 PG&E CORPORATION California 94-3234914",
             "1-2348 PACIFIC GAS AND ELECTRIC COMPANY California 94-0742640",
         ),
+        2015,
     )
-    mixed = combined(2, ("1-12609 PG&E Corporation California 94-3234914",))
+    mixed = combined(2, ("1-12609 PG&E Corporation California 94-3234914",), 2016)
     got = titles([upper, mixed])  # both print the telephone caption: no name for it
     assert got[1] == "PG&E CORPORATION — Form 10-K, year ended December 31, 2015"
-    assert got[2].startswith("PG&E Corporation — Form 10-K")
+    assert got[2] == "PG&E Corporation — Form 10-K, year ended December 31, 2016"
