@@ -175,7 +175,7 @@ _CAPTION = re.compile(r"^\(([^()]{3,120})\)")
 _TRAILING_CAPTION = re.compile(r"^(.{2,120}?)\s*\(([^()]{3,120})\)\s*$")
 #: What a caption says when its value is the document's name: "name of registrant",
 #: "name of issuer", "exact name of …" (not "name of each exchange", a table header).
-_NAME_CAPTION = re.compile(
+NAME_CAPTION = re.compile(
     r"\bname\s+of\s+(?:the\s+)?(?:registrant|issuer|company)|\bexact\s+name\b", re.I
 )
 #: A word split from its first letter in an upper-case run: a lone capital (not "A",
@@ -360,7 +360,7 @@ def _clean(text: str, limit: int = 120) -> str:
 def _says_name(caption: str) -> bool:
     """A caption that says its value is a name ("Exact name of registrant as specified
     in its charter"): the form itself says what the line above it is."""
-    return bool(_NAME_CAPTION.search(caption))
+    return bool(NAME_CAPTION.search(caption))
 
 
 def named_field(lines: Sequence[str], banners: Banners, names_only: bool = False) -> str | None:
