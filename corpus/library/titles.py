@@ -4,34 +4,52 @@ A title is made when the collection is read, from each document's front matter
 (:mod:`deepread.corpus.library.front`) and what the other documents share. Three parts,
 each taken where the document prints it:
 
-* **who or what** — in this order of trust:
+* **who or what** — in this order of trust, the first five read from the document
+  alone (issue 34: a collection of one or two documents teaches no banner, and a form
+  says who filed it in its own fields):
 
-  1. a form's *named field*: a value printed above a caption in parentheses that other
-     documents of the collection print too and that says it is a name ("AMCOR PLC" over
-     "(Exact name of registrant as specified in its charter)"); failing a caption that
-     says "name", the first such captioned value that is no banner;
-  2. an organisation named with its listing, ``Name (EXCHANGE: TICKER)``, as press
-     releases name their company;
-  3. the file's own title (a PDF's or DOCX's metadata title, else the parser's: the
+  1. a form's *named field*: the value printed above a caption that says it is a name
+     ("AMCOR PLC" over "(Exact name of registrant as specified in its charter)"), or
+     before it on the same line ("COCA COLA CO (Exact name of Registrant …)");
+  2. a *registrants table*'s first row: a combined filing lists its registrants under
+     "Commission File Number | Exact Name of Registrant … | State | IRS Employer
+     Identification Number" ("1-12609 PG&E Corporation California 94-3234914");
+  3. a value above any other caption that other documents of the collection print too,
+     no banner;
+  4. an organisation named with its listing, ``Name (EXCHANGE: TICKER)``, as press
+     releases name their company ("eBay Inc. (Nasdaq: EBAY)" included);
+  5. an earnings release's own heading, "Amcor reports fiscal 2023 results";
+  6. the filer a file's metadata title names, as filing services write it ("Form 10-K
+     for Foot Locker INC filed 03/27/2023") — read before the banners, since a
+     company's name printed by several of its filings is still its name;
+  7. the line an SEC cover prints after "Commission File Number" (a cover whose name
+     caption was lost: "MICROSOFT CORPORATION");
+  8. the file's own title (a PDF's or DOCX's metadata title, else the parser's: the
      first page's main heading), when it is usable — words, not an accession number, a
      ``Microsoft Word - x.docx`` leftover, a label ("Course Frequency:") or a kind alone
-     ("SYLLABUS") — and no banner;
-  4. the first line of the first page that is usable and no banner;
-  5. the file name.
+     ("SYLLABUS", "FORM 10-K") — and no banner;
+  9. the first line of the first page that is usable and no banner;
+  10. the file name.
 
-  A *banner* is text the collection itself shows does not identify: a line printed on
-  the first pages of at least ``min(3, N)`` of its N documents ("UNITED STATES
-  SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K", "Course Description"), or one most
-  of whose word pairs are ("UNITED STATES" alone). No list of banners is kept anywhere:
-  a library of syllabi has its own. With one document there is no evidence, and its
-  title is the parser's, as before.
+  Text the PDF's extraction broke is never a name or a title (:func:`broken`): words
+  split from a first letter of another size ("ESORTS I NTERNATIONAL": small capitals,
+  one letter lost, so the split is not mended), glyphs without their characters
+  ("2 FAQ@PD"). A *banner* is text the collection itself shows does not identify: a
+  line printed on the first pages of at least ``min(3, N)`` of its N documents
+  ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K", "Course
+  Description"), or one most of whose word pairs are ("UNITED STATES" alone). No list
+  of banners is kept anywhere: a library of syllabi has its own. With one document
+  there is no such evidence, and only steps 8–10 lose by it.
 * **kind** — a form's label printed alone ("FORM 10-K" → "Form 10-K", with "/A" and
-  "Amendment No. N" when amended), a press release's signs ("FOR IMMEDIATE RELEASE",
-  a listed name "today announced"), else a word naming a kind of document in the file
-  name, metadata title or first lines ("syllabus");
+  "Amendment No. N" when amended), an earnings release's heading ("earnings release"),
+  a press release's signs ("FOR IMMEDIATE RELEASE", a listed name "today announced"),
+  else a word naming a kind of document in the file name, metadata title or first lines
+  ("syllabus");
 * **period** — "fiscal year ended June 30, 2023", "quarterly period ended March 31,
-  2021", a report's date, a term ("Fall 2021"), a quarter ("fourth quarter 2022"),
-  "fiscal 2023", else the first date printed on the page.
+  2021", an 8-K's date of report (after its caption, colon or not, or printed above
+  it), a term ("Fall 2021"), a quarter ("fourth quarter 2022"), "fiscal 2023", "2022
+  annual report", else the first date printed on the page; a cover laid out as a table
+  ("December | 31, | 2015") is read across its cells.
 
 The title is ``who — kind, period`` (a part already in it is not repeated), e.g.
 "AMCOR PLC — Form 10-K, fiscal year ended June 30, 2023". Documents whose titles are
