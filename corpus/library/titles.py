@@ -159,7 +159,9 @@ _LISTED = re.compile(
 #: Quarter … Results", "Amcor reports fiscal 2023 results": who, and what it is.
 _RESULTS = re.compile(
     r"^(?P<who>[A-Z0-9][^.!?:;]{1,80}?)\s+(?:reports?|announces?|posts?|delivers?)\s+"
-    r"(?=.{0,120}\bresults\b)",
+    # the results of a period: a paper's "reports state-of-the-art results" is not one
+    r"(?=.{0,100}?\b(?:quarter|fiscal|full[-\s]year|annual|q[1-4]|(?:19|20)\d\d)\b"
+    r".{0,100}?\bresults\b)",
     re.I,
 )
 #: A metadata title naming the form and its filer ("Form 10-K for Foot Locker INC filed
@@ -475,6 +477,8 @@ def results_heading(lines: Sequence[str]) -> str | None:
     """Who an earnings release's own heading says reports its results ("Amcor" in
     "Amcor reports fiscal 2023 results"), when one of its first lines is one."""
     for line in lines[:_HEADLINE]:
+        if len(line.split()) > 30:  # a heading, not a paragraph that says so
+            continue
         found = _RESULTS.match(_EXHIBIT.sub("", line.strip(_EDGES)))
         if found and _name_like(found["who"]) and not _kind_only(found["who"]):
             return _clean(found["who"])

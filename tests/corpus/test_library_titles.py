@@ -408,3 +408,14 @@ def test_a_combined_filing_is_named_by_the_first_row_of_its_registrants_table():
     got = titles([upper, mixed])  # both print the telephone caption: no name for it
     assert got[1] == "PG&E CORPORATION — Form 10-K, year ended December 31, 2015"
     assert got[2] == "PG&E Corporation — Form 10-K, year ended December 31, 2016"
+
+
+def test_a_heading_reporting_results_of_no_period_is_no_earnings_release():
+    paper = plain(
+        1,
+        "Sparse Retrieval Revisited",
+        "paper.pdf",
+        lines=("Sparse Retrieval Revisited", "Our model reports state-of-the-art results"),
+    )
+    card = Library().documents([paper])[0].card
+    assert card.title == "Sparse Retrieval Revisited" and card.kind is None
