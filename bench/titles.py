@@ -278,9 +278,10 @@ def main() -> int:
         "collections of two": pairs,
     }
     m = machine()
-    print(f"## Titles of {n} filings\n\n{machine_line(m)}\n")
+    pages = sum(d.front.pages or 0 for d in docs if d.front)
+    print(f"## Titles of {n} filings ({pages:,} pages)\n\n{machine_line(m)}\n")
     print(f"parse (or cache read) {t_parse.s:.0f} s; titles {t_titles.s:.1f} s\n")
-    rows, report = [], {"machine": m, "runs": {}}
+    rows, report = [], {"machine": m, "filings": n, "pages": pages, "runs": {}}
     only = set(args.only or ())
     for label, titles in runs.items():
         passed, failures = score(docs, titles, meta)
