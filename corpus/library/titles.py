@@ -4,7 +4,7 @@ A title is made when the collection is read, from each document's front matter
 (:mod:`deepread.corpus.library.front`) and what the other documents share. Three parts,
 each taken where the document prints it:
 
-* **who or what** — in this order of trust, the first five read from the document
+* **who or what** — in this order of trust, all but the third read from the document
   alone (issue 34: a collection of one or two documents teaches no banner, and a form
   says who filed it in its own fields):
 
@@ -33,13 +33,14 @@ each taken where the document prints it:
 
   Text the PDF's extraction broke is never a name or a title (:func:`broken`): words
   split from a first letter of another size ("ESORTS I NTERNATIONAL": small capitals,
-  one letter lost, so the split is not mended), glyphs without their characters
-  ("2 FAQ@PD"). A *banner* is text the collection itself shows does not identify: a
-  line printed on the first pages of at least ``min(3, N)`` of its N documents
-  ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K", "Course
-  Description"), or one most of whose word pairs are ("UNITED STATES" alone). No list
-  of banners is kept anywhere: a library of syllabi has its own. With one document
-  there is no such evidence, and only steps 8–10 lose by it.
+  one letter lost, so the split is not mended; "as S pecified I n I ts C harter"),
+  glyphs without their characters ("2 FAQ@PD"). A *banner* is text the collection
+  itself shows does not identify: a line printed on the first pages of at least
+  ``min(3, N)`` of its N documents ("UNITED STATES SECURITIES AND EXCHANGE
+  COMMISSION", "FORM 10-K", "Course Description"), or one most of whose word pairs are
+  ("UNITED STATES" alone). No list of banners is kept anywhere: a library of syllabi
+  has its own. With one document there is no such evidence, and only steps 8–10 lose
+  by it.
 * **kind** — a form's label printed alone ("FORM 10-K" → "Form 10-K", with "/A" and
   "Amendment No. N" when amended), an earnings release's heading ("earnings release"),
   a press release's signs ("FOR IMMEDIATE RELEASE", a listed name "today announced"),
@@ -203,9 +204,14 @@ NAME_CAPTION = re.compile(
 _SPLIT_WORD = re.compile(
     r"(?:^|(?<=[A-Z] ))[B-Z] [A-Z]{2,}\b(?=\s+[A-Z]{2,}|\s*$)|[A-Z]{3,} [B-Z] [A-Z]{3,}"
 )
+#: The same in a mixed-case line: a capital (not "A" or "I", words) apart from the rest
+#: of its word ("as S pecified I n I ts C harter"); two of them, since "Class B shares"
+#: has one.
+_SPLIT_LOWER = re.compile(r"(?<![\w.&])[B-HJ-Z] [a-z]{2,}\b")
 #: Characters a name or title does not print: a font's glyphs extracted without their
-#: characters, controls, private-use code points.
-_GARBLED = re.compile(r"[@#$%^*{}\[\]<>\\|~\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
+#: characters ("!\"#$!%&'"), controls, private-use code points ("E*TRADE" keeps its
+#: star).
+_GARBLED = re.compile(r"[@#$%^{}\[\]<>\\|~\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
 _DIGITS = re.compile(r"\d{3,}")
 _WORD3 = re.compile(r"[^\W\d_]{3,}")
 _NORM = re.compile(r"[\W_]+")
@@ -318,7 +324,9 @@ def broken(text: str) -> bool:
     first letters came out apart, one of them lost), glyphs without their characters
     ("2 FAQ@PD", "!\"#$!%&'"), control or private-use code points. A split cannot be
     mended safely — the letter lost is not known — so the line is passed over."""
-    return bool(_SPLIT_WORD.search(text) or _GARBLED.search(text))
+    return bool(
+        _SPLIT_WORD.search(text) or len(_SPLIT_LOWER.findall(text)) >= 2 or _GARBLED.search(text)
+    )
 
 
 def _name_like(line: str) -> bool:

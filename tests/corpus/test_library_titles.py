@@ -8,11 +8,12 @@ nothing here names a banner to the code.
 
 from __future__ import annotations
 
+import pytest
 from support.library import filing, plain
 
 from deepread.corpus.library import Library
 from deepread.corpus.library.cards import cards
-from deepread.corpus.library.titles import Banners
+from deepread.corpus.library.titles import Banners, broken
 from deepread.records.documents import Document, Section
 
 LIBRARY = [
@@ -419,3 +420,23 @@ def test_a_heading_reporting_results_of_no_period_is_no_earnings_release():
     )
     card = Library().documents([paper])[0].card
     assert card.title == "Sparse Retrieval Revisited" and card.kind is None
+
+
+@pytest.mark.parametrize(
+    ("text", "is_broken"),
+    [
+        ("ESORTS I NTERNATIONAL", True),  # issue 34: small capitals split, a letter lost
+        ("MGM R ESORTS I NTERNATIONAL", True),
+        ("File Number as S pecified I n I ts C harter", True),
+        ("2 FAQ@PD", True),  # glyphs without their characters
+        ("!\"#$!%&'", True),
+        ("MGM RESORTS INTERNATIONAL", False),
+        ("AT&T INC.", False),
+        ("E*TRADE FINANCIAL CORPORATION", False),
+        ("Class B common stock of Acme, Inc.", False),
+        ("A Study of Rivers", False),
+        ("McDONALD'S CORPORATION", False),
+    ],
+)
+def test_text_the_extraction_broke_is_told_from_names(text: str, is_broken: bool) -> None:
+    assert broken(text) is is_broken
