@@ -209,9 +209,10 @@ _SPLIT_WORD = re.compile(
 #: has one.
 _SPLIT_LOWER = re.compile(r"(?<![\w.&])[B-HJ-Z] [a-z]{2,}\b")
 #: Characters a name or title does not print: a font's glyphs extracted without their
-#: characters ("!\"#$!%&'"), controls, private-use code points ("E*TRADE" keeps its
-#: star).
-_GARBLED = re.compile(r"[@#$%^{}\[\]<>\\|~\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
+#: characters ("2 FAQ@PD"), controls, private-use code points. ("C# Programming",
+#: "E*TRADE", "Annual Report | Acme" print theirs; a line of glyphs, "!\"#$!%&'", is
+#: told by having more marks than letters.)
+_GARBLED = re.compile(r"[@^{}<>\\~\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
 _DIGITS = re.compile(r"\d{3,}")
 _WORD3 = re.compile(r"[^\W\d_]{3,}")
 _NORM = re.compile(r"[\W_]+")
@@ -324,8 +325,12 @@ def broken(text: str) -> bool:
     first letters came out apart, one of them lost), glyphs without their characters
     ("2 FAQ@PD", "!\"#$!%&'"), control or private-use code points. A split cannot be
     mended safely — the letter lost is not known — so the line is passed over."""
+    marks = sum(not c.isalnum() and not c.isspace() for c in text)
     return bool(
-        _SPLIT_WORD.search(text) or len(_SPLIT_LOWER.findall(text)) >= 2 or _GARBLED.search(text)
+        _SPLIT_WORD.search(text)
+        or len(_SPLIT_LOWER.findall(text)) >= 2
+        or _GARBLED.search(text)
+        or marks > sum(c.isalpha() for c in text)
     )
 
 
