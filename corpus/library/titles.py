@@ -210,9 +210,9 @@ _SPLIT_WORD = re.compile(
 _SPLIT_LOWER = re.compile(r"(?<![\w.&])[B-HJ-Z] [a-z]{2,}\b")
 #: Characters a name or title does not print: a font's glyphs extracted without their
 #: characters ("2 FAQ@PD"), controls, private-use code points. ("C# Programming",
-#: "E*TRADE", "Annual Report | Acme" print theirs; a line of glyphs, "!\"#$!%&'", is
-#: told by having more marks than letters.)
-_GARBLED = re.compile(r"[@^{}<>\\~\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
+#: "E*TRADE", "Annual Report | Acme", a redacted "Prof. <PROF_FULL_NAME>" print theirs;
+#: a line of glyphs, "!\"#$!%&'", is told by having more marks than letters.)
+_GARBLED = re.compile(r"[@\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
 _DIGITS = re.compile(r"\d{3,}")
 _WORD3 = re.compile(r"[^\W\d_]{3,}")
 _NORM = re.compile(r"[\W_]+")

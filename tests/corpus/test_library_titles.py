@@ -435,6 +435,7 @@ def test_a_heading_reporting_results_of_no_period_is_no_earnings_release():
         ("E*TRADE FINANCIAL CORPORATION", False),
         ("C# Programming — Syllabus", False),
         ("Annual Report | Acme Corporation", False),
+        ("Course Title: ECE 4670 Author: Prof. <PROF_FULL_NAME>", False),
         ("$ +,\"'# !/0!.123.2# 1", True),
         ("Class B common stock of Acme, Inc.", False),
         ("A Study of Rivers", False),
