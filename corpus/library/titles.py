@@ -209,12 +209,14 @@ _SPLIT_WORD = re.compile(
 #: has one.
 _SPLIT_LOWER = re.compile(r"(?<![\w.&])[B-HJ-Z] [a-z]{2,}\b")
 #: Characters a name or title does not print: a font's glyphs extracted without their
-#: characters ("2 FAQ@PD"), controls, private-use code points. ("C# Programming",
-#: "E*TRADE", "Annual Report | Acme", a redacted "Prof. <PROF_FULL_NAME>" print theirs;
-#: a line of glyphs, "!\"#$!%&'", is told by having more marks than letters.)
-_GARBLED = re.compile(r"[@\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffd]")
+#: characters ("2 FAQ@PD"), the replacement character of a failed decoding. ("C#
+#: Programming", "E*TRADE", "Annual Report | Acme", a redacted "Prof. <PROF_FULL_NAME>"
+#: print theirs; a line of glyphs, "!\"#$!%&'", is told by having more marks than
+#: letters. Control characters are a document's own, shown escaped, not broken text.)
+_GARBLED = re.compile(r"[@\ufffd]")
 _DIGITS = re.compile(r"\d{3,}")
 _WORD3 = re.compile(r"[^\W\d_]{3,}")
+_LETTER = re.compile(r"[^\W\d_]")
 _NORM = re.compile(r"[\W_]+")
 #: A file's title that says nothing of it (the PDF parser's list, and accession numbers).
 _USELESS = re.compile(
@@ -325,7 +327,7 @@ def broken(text: str) -> bool:
     first letters came out apart, one of them lost), glyphs without their characters
     ("2 FAQ@PD", "!\"#$!%&'"), control or private-use code points. A split cannot be
     mended safely — the letter lost is not known — so the line is passed over."""
-    marks = sum(not c.isalnum() and not c.isspace() for c in text)
+    marks = sum(not c.isalnum() and not c.isspace() and c.isprintable() for c in text)
     return bool(
         _SPLIT_WORD.search(text)
         or len(_SPLIT_LOWER.findall(text)) >= 2
@@ -359,8 +361,11 @@ def _kind_only(line: str) -> bool:
 
 def _usable(line: str, banners: Banners) -> bool:
     text = line.strip(_EDGES)
+    # In a library a word of three letters tells a title from cover noise ("OR", "☒");
+    # a document alone has no noise to tell apart, and "# Ok" is its title.
+    worded = _WORD3 if banners.documents > 1 else _LETTER
     return (
-        bool(_WORD3.search(text))
+        bool(worded.search(text))
         and not broken(text)
         and not _USELESS.match(text)
         and not _label_only(line)
