@@ -444,3 +444,12 @@ def test_a_heading_reporting_results_of_no_period_is_no_earnings_release():
 )
 def test_text_the_extraction_broke_is_told_from_names(text: str, is_broken: bool) -> None:
     assert broken(text) is is_broken
+
+
+def test_a_document_alone_keeps_a_short_heading_and_its_own_control_characters():
+    # Nothing in a collection of one marks "Ok" as cover noise; a title holding control
+    # characters is the document's own text (escaped where shown), not a broken one.
+    short = plain(1, "Ok", "ok.md", lines=("Ok", "Allowed text."))
+    hostile = plain(2, "Harbour \x1b[2J rules", "harbour.md", lines=("Harbour \x1b[2J rules",))
+    assert titles([short])[1] == "Ok"
+    assert titles([hostile])[2] == "Harbour \x1b[2J rules"
