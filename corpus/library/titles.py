@@ -40,7 +40,7 @@ each taken where the document prints it:
   COMMISSION", "FORM 10-K", "Course Description"), or one most of whose word pairs are
   ("UNITED STATES" alone). No list of banners is kept anywhere: a library of syllabi
   has its own. With one document there is no such evidence, and only steps 8–10 lose
-  by it.
+  by it; nor is a short own title ("Ok") cover noise there.
 * **kind** — a form's label printed alone ("FORM 10-K" → "Form 10-K", with "/A" and
   "Amendment No. N" when amended), an earnings release's heading ("earnings release"),
   a press release's signs ("FOR IMMEDIATE RELEASE", a listed name "today announced"),
