@@ -99,6 +99,13 @@ _HNSW = {"m": 16, "ef_construct": 100, "full_scan_threshold": 10_000}
 SEGMENT_KB = 100_000
 
 
+#: The payload indexes (coordinates, versions, sources), on disk too: kept in memory they
+#: were read and built again at every opening, which grew with the points (the engine's
+#: load 0.5 s at 36,530 paragraphs, 2.3-2.7 s at 231,304; docs/benchmarks.md §20).
+_INTEGER_INDEX = qe.IntegerIndexParams(lookup=True, range=True, memory=COLD)
+_KEYWORD_INDEX = qe.KeywordIndexParams(memory=COLD)
+
+
 def engine_config(dim: int) -> qe.EdgeConfig:
     """The collection's engine settings: its two vectors, and every part of it kept on
     disk (:data:`COLD`). Given when a collection is created and again whenever one is
@@ -332,13 +339,9 @@ class EdgeBackend:
             shard = qe.EdgeShard.create(str(temporary), engine_config(dim))
             try:
                 for name in INTEGER_FIELDS:
-                    shard.update(
-                        qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer)
-                    )
+                    shard.update(qe.UpdateOperation.create_field_index(name, _INTEGER_INDEX))
                 for name in KEYWORD_FIELDS:
-                    shard.update(
-                        qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword)
-                    )
+                    shard.update(qe.UpdateOperation.create_field_index(name, _KEYWORD_INDEX))
                 shard.flush()
             finally:
                 shard.close()
