@@ -90,7 +90,7 @@ def edge_filter(match: Match) -> qe.Filter:
 COLD = qe.Memory.Cold
 #: The engine's own HNSW defaults (m 16, ef_construct 100, brute force under 10,000
 #: points), its graph kept on disk like the rest.
-_HNSW = {"m": 16, "ef_construct": 100, "full_scan_threshold": 10_000}
+_HNSW = qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000, memory=COLD)
 #: The largest segment the optimizer builds, in kB of vectors (~65,000 paragraphs of 384
 #: dimensions). Unbounded, each ``optimize`` merged every segment into one and built its
 #: vector index again — each build longer than the last (3 k new points: 8 → 30 s over
@@ -117,7 +117,7 @@ def engine_config(dim: int) -> qe.EdgeConfig:
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=COLD)},
         payload_memory=COLD,
         id_tracker_memory=COLD,
-        hnsw_config=qe.HnswIndexConfig(**_HNSW, memory=COLD),
+        hnsw_config=_HNSW,
         optimizers=qe.EdgeOptimizersConfig(max_segment_size=SEGMENT_KB),
     )
 
