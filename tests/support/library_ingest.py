@@ -29,10 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for support
 
-from support.stores import HashEmbeddings  # noqa: E402
-
-from deepread import Index  # noqa: E402
-from deepread.stores.collection import Collection  # noqa: E402
+from deepread import Index
+from deepread.stores.collection import Collection
+from support.stores import HashEmbeddings
 
 COLLECTION = "lib"
 
