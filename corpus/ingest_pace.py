@@ -161,15 +161,16 @@ class Pace:
 
 
 def duration(seconds: float) -> str:
-    """``42 s``, ``3 min 20 s``, ``1 h 52 min``: as precise as a person needs it."""
+    """``42 s``, ``3 min 20 s``, ``13 min``, ``1 h 52 min``: as precise as a person
+    needs it (seconds only under 10 minutes)."""
     whole = max(0, round(seconds))
     if whole < 60:
         return f"{whole} s"
-    if whole < 3600:
+    if whole < 600:
         minutes, rest = divmod(whole, 60)
-        return f"{minutes} min {rest} s" if minutes < 10 and rest else f"{minutes} min"
-    hours, rest = divmod(whole, 3600)
-    minutes = round(rest / 60)
-    if minutes == 60:
-        hours, minutes = hours + 1, 0
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    minutes = round(whole / 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest} min" if rest else f"{hours} h"
