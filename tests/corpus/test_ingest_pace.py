@@ -88,8 +88,16 @@ def test_files_found_unchanged_count_as_in_but_not_in_the_rate(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     "seconds, said",
-    [(0, "0 s"), (42.4, "42 s"), (200, "3 min 20 s"), (600, "10 min"), (754, "13 min")]
-    + [(3600, "1 h"), (6720, "1 h 52 min"), (7190, "2 h")],
+    [
+        (0, "0 s"),
+        (42.4, "42 s"),
+        (200, "3 min 20 s"),
+        (600, "10 min"),
+        (754, "13 min"),
+        (3600, "1 h"),
+        (6720, "1 h 52 min"),
+        (7190, "2 h"),
+    ],
 )
 def test_durations_read_as_a_person_says_them(seconds: float, said: str) -> None:
     assert duration(seconds) == said
