@@ -77,7 +77,8 @@ class Pace:
         self.files_done = 0
         self._done_keys: set[str] = set()
         self._skipped_pages = 0  # unchanged files and copies: in, at no cost
-        self._worked_pages = 0  # files this run stored or failed
+        self._stored_pages = 0  # files this run stored
+        self._failed_pages = 0  # files this run tried and failed (worked, not in)
         self._current: tuple[str, int] | None = None  # the file at work, its pages reached
         self._started: float | None = None
 
@@ -108,8 +109,10 @@ class Pace:
                 return  # (a file is done once)
             self._done_keys.add(key)
             self.files_done += 1
-            if event in _WORKED:
-                self._worked_pages += self.weight(path)
+            if event == "stored":
+                self._stored_pages += self.weight(path)
+            elif event == "failed":
+                self._failed_pages += self.weight(path)
             else:
                 self._skipped_pages += self.weight(path)
             if self._current is not None and self._current[0] == key:
@@ -118,12 +121,18 @@ class Pace:
     @property
     def pages_worked(self) -> int:
         """Pages this run has done: files stored or failed, and the file at work's."""
-        return self._worked_pages + (self._current[1] if self._current else 0)
+        done = self._stored_pages + self._failed_pages
+        return done + (self._current[1] if self._current else 0)
 
     @property
     def pages_done(self) -> int:
         """Pages in: this run's, and those of files it found unchanged."""
         return min(self.pages_total, self._skipped_pages + self.pages_worked)
+
+    @property
+    def pages_in(self) -> int:
+        """Pages of the files in the collection: stored by this run, or found unchanged."""
+        return self._skipped_pages + self._stored_pages
 
     @property
     def elapsed(self) -> float:

@@ -175,7 +175,7 @@ def interrupted_line(progress: IngestProgress, *, force: bool) -> str:
         )
     return (
         f"interrupted; {done} of {pace.files_total} files stored "
-        f"({pace.pages_done:,} of {pace.pages_total:,} pages), each whole; the same "
+        f"({pace.pages_in:,} of {pace.pages_total:,} pages), each whole; the same "
         f"command again stores the other {left} and skips those already in"
     )
 

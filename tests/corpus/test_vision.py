@@ -132,3 +132,19 @@ def test_pages_without_images_or_beyond_the_end_are_left_out(tmp_path: Path) -> 
     found = pdf_page_images(path, [1, 3, 99], tmp_path / "images")
     assert list(found) == [1]
     assert sorted(p.name for p in (tmp_path / "images").iterdir()) == [Path(found[1]).name]
+
+
+def test_an_image_cut_short_by_a_killed_ingest_is_written_again_whole(tmp_path: Path) -> None:
+    """Images are named by their bytes' hash: a process killed while writing one left a
+    truncated file under the whole one's name, which every later ingest kept (the
+    stored figure pointing at a broken image for good)."""
+    path = _figure_pdf(tmp_path)
+    whole = (tmp_path / "green.jpg").read_bytes()
+    images = tmp_path / "images"
+    first = Path(pdf_page_images(path, [2], images)[2])
+    first.write_bytes(whole[: len(whole) // 3])  # what a kill mid-write left
+
+    again = Path(pdf_page_images(path, [2], images)[2])
+
+    assert again == first and again.read_bytes() == whole
+    assert sorted(p.name for p in images.iterdir()) == [first.name]  # no partial left
