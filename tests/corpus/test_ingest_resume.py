@@ -3,7 +3,7 @@ ends exactly as an uninterrupted ingest of the same folder leaves it.
 
 The ingest is a real process (``support/library_ingest.py``: the pipeline
 ``deepread ingest`` runs, with hash embeddings), stopped by a ``Collection.step`` hook at
-a named step of document 3's write — its point claimed, 256 of its 300 paragraphs
+a named step of document 3's write — its point claimed, 16 of its 40 paragraphs
 written, its version committed but not yet published — and killed there by the test
 with SIGKILL: no handler, no rollback, nothing flushed. Then the same command again,
 then a comparison with the same folder ingested once without a kill: the same
@@ -31,15 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.library_ingest import open_index
+from support.library_ingest import open_backend, open_index
 from support.processes import QUIET
 from support.stores import assert_whole
 
 from deepread.stores.schema import Match
 
 SCRIPT = Path(__file__).parents[1] / "support" / "library_ingest.py"
-#: Paragraphs of the document killed midway: more than one write batch (256).
-BIG = 300
+#: Paragraphs of the document killed midway: three write batches of the script's 16.
+BIG = 40
 
 
 def write_library(folder: Path) -> Path:
@@ -146,20 +146,40 @@ def uninterrupted(
     return of
 
 
+def left_behind(engine: str, store: Path) -> tuple[int, int, int]:
+    """What the killed process left, read from the engine alone (a ``Collection`` would
+    repair it at open): document points, their committed ones, hidden paragraphs."""
+    backend = open_backend(engine, store)
+    try:
+        documents = backend.count(Match(equals={"record": "document"}))
+        committed = len(
+            [
+                row
+                for row in backend.scroll(Match(equals={"record": "document"}), limit=100)
+                if row.get("version")
+            ]
+        )
+        hidden = backend.count(Match(equals={"record": "paragraph", "live": 0}))
+    finally:
+        backend.close()
+    return documents, committed, hidden
+
+
 REDONE = ["skip a.md", "skip b.md", "stored c.md", "stored d.md", "stored e.md"]
 KEPT = ["skip a.md", "skip b.md", "skip c.md", "stored d.md", "stored e.md"]
 
 
 @pytest.mark.parametrize(
-    "engine, stop, resumed",
+    "engine, stop, left, resumed",
     [
-        # 256 of doc 3's 300 paragraphs written (hidden), no commit: redone whole
-        ("edge", "written:3", REDONE),
-        ("server", "written:3", REDONE),
+        # 16 of doc 3's 40 paragraphs written (hidden), doc 3 recorded but uncommitted:
+        # redone whole
+        ("edge", "written:3", (3, 2, 16), REDONE),
+        ("server", "written:3", (3, 2, 16), REDONE),
         # doc 3's point claimed, its source not mapped yet: nothing of it is in
-        ("server", "claimed:3", REDONE),
+        ("server", "claimed:3", (3, 2, 0), REDONE),
         # committed, killed before publishing: it is in (published by the repair)
-        ("edge", "committed:3", KEPT),
+        ("edge", "committed:3", (3, 3, BIG), KEPT),
     ],
     ids=["edge-half-written", "server-half-written", "server-claimed", "edge-committed"],
 )
@@ -169,11 +189,13 @@ def test_a_library_ingest_killed_midway_then_run_again_equals_an_uninterrupted_o
     tmp_path: Path,
     engine: str,
     stop: str,
+    left: tuple[int, int, int],
     resumed: list[str],
 ) -> None:
     store = tmp_path / "store"
     killed = run_and_kill(engine, store, library, stop)
     assert "stored b.md" in killed and "stored c.md" not in killed
+    assert left_behind(engine, store) == left  # the kill came inside document 3
 
     again = run(engine, store, library)  # the same command again
 
