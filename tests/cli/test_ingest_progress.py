@@ -78,7 +78,8 @@ def test_kill_9_midway_then_the_same_command_ends_as_an_uninterrupted_ingest(
     folder = tmp_path / "filings"
     weights = library(folder)
     store = tmp_path / "store"
-    command = [*deepread_command(), "ingest", str(folder), "--store", str(store)]
+    # two parse workers: processes of the ingest that must die with it
+    command = [*deepread_command(), "ingest", str(folder), "--store", str(store), "--workers", "2"]
     env = environment()
 
     killed = subprocess.Popen(
