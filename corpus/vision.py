@@ -39,6 +39,7 @@ from deepread.models.chat import message_text
 from deepread.prompts import load
 from deepread.records.documents import Paragraph
 from deepread.stores.cache import ModelCache, sha256
+from deepread.stores.holder import process_running
 
 if TYPE_CHECKING:
     import pypdfium2
@@ -152,9 +153,10 @@ def _largest_image(doc: pypdfium2.PdfDocument, page: int) -> tuple[bytes | None,
 def _save(data: bytes, ext: str, out_dir: Path) -> Path:
     """``data`` under its sha256, whole: written beside the target and renamed into
     place, so a process killed mid-write leaves no truncated image under the name of the
-    whole one; one left by an earlier version (written in place) is shorter than its
-    name says and is written again — it used to be kept, the stored figure pointing at
-    a broken image for good."""
+    whole one (its partial file, named by its pid, is removed by the next writer of that
+    image); one left by an earlier version (written in place) is shorter than its name
+    says and is written again — it used to be kept, the stored figure pointing at a
+    broken image for good."""
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{sha256(data)}{ext}"
     try:
@@ -162,6 +164,10 @@ def _save(data: bytes, ext: str, out_dir: Path) -> Path:
             return target  # the same bytes (the name is their hash)
     except OSError:  # not there yet
         pass
+    for stale in out_dir.glob(f".{target.name}.*.part"):  # a killed writer's
+        pid = stale.name.removeprefix(f".{target.name}.").removesuffix(".part")
+        if pid.isdigit() and not process_running(int(pid)):
+            stale.unlink(missing_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
         partial.write_bytes(data)
