@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
 
 from deepread.cli.common import (
     EXIT_OK,
@@ -90,34 +88,23 @@ class IngestProgress:
     names the file at work (and the page its embedding reached), without one a line per
     file on stderr ending with the same figures; with ``quiet`` (``--json``) nothing."""
 
-    def __init__(
-        self,
-        collection: str,
-        files: list[Path],
-        *,
-        quiet: bool,
-        live: bool | None = None,
-        stream: TextIO | None = None,
-        clock: Callable[[], float] | None = None,
-    ) -> None:
+    def __init__(self, collection: str, files: list[Path], *, quiet: bool) -> None:
         from tqdm import tqdm
 
         from deepread.corpus.ingest_pace import Pace
 
         self.collection = collection
         self.quiet = quiet
-        self.stream = stream if stream is not None else sys.stderr
-        live = self.stream.isatty() if live is None else live
         self.counts = {"stored": 0, "skip": 0, "same": 0}
-        self.pace = Pace(files) if clock is None else Pace(files, clock=clock)
+        self.pace = Pace(files)
         self.bar = tqdm(
             total=self.pace.files_total,
             unit="file",
             # files and pages done, the rate and time left from pages (not tqdm's own
             # files/s: filings run from 20 to 400 pages), the file at work
             bar_format="ingest {bar:12} {desc}",
-            disable=quiet or not live,
-            file=self.stream,
+            disable=quiet or not sys.stderr.isatty(),
+            file=sys.stderr,
         )
         self._doing = ""  # what the live line says of the file at work
         self._lock = threading.Lock()  # page events come from the embedding loop
@@ -148,7 +135,7 @@ class IngestProgress:
             # a line per file, for a log: its outcome, then where the whole run stands
             print(
                 terminal_text(f"{event:>7} {path}  [{self.pace.summary()}]"),
-                file=self.stream,
+                file=sys.stderr,
                 flush=True,
             )
 
@@ -159,9 +146,9 @@ class IngestProgress:
 def interrupted_line(progress: IngestProgress, *, force: bool) -> str:
     """What an interrupted ingest says: what is in, and that the same command resumes.
 
-    A document is in whole or not at all (``stores/writers.py``), so the files counted
-    are exactly those in; the one at work when the signal came is not, and the same
-    command stores it and the rest, skipping the files already in as unchanged."""
+    A document is in whole or not at all (``stores/writers.py``), so every file counted
+    is in, whole (one whose commit the signal met may be in uncounted); the one at work
+    is not, and the same command stores it and the rest, skipping those already in."""
     pace = progress.pace
     counts = progress.counts
     done = counts["stored"] + counts["skip"] + counts["same"]
