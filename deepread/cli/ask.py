@@ -14,7 +14,7 @@ from typing import Any
 
 from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE, emit, fail, open_index, store_of
-from deepread.cli.preload import preload
+from deepread.cli.preload import preloading
 from deepread.cli.turn import TurnPrinter, run_turn
 from deepread.terminal import say
 
@@ -121,8 +121,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if not args.json:
             say(opening_line(args, context, thread, documents), err=True)
         # The graph's first node needs these; they load while the graph is imported.
-        preload(idx)
-        return answer(args, idx, context, thread)
+        with preloading(idx):
+            return answer(args, idx, context, thread)
     finally:
         idx.close()
 

@@ -5,9 +5,10 @@ Before the agent's first step can be shown, its first node needs tiktoken's o200
 TOC does not fit the budget, the local embedding model (the documents the question
 names are ranked: ~0.3-0.6 s). Both used to load one after the other, after LangGraph
 and LangChain were imported (~1-2 s). Started in threads right after the store is open,
-they load while the main thread imports: the parts that run outside the interpreter's
-lock — reading and hashing the files, tiktoken's and the ONNX session's native setup —
-overlap the imports, and the rest at least no longer waits for them to finish.
+they load while the main thread imports: the ONNX session's creation runs outside the
+interpreter's lock and overlaps the imports (measured: a Python thread beside it kept
+~65% of its speed); tiktoken's BPE is parsed in Python and built under that lock
+(~30%), so loading it beside the imports gains only where they wait on the disk.
 
 Each load happens once per process (``deepread.text.tokens.encoding`` and
 ``Index.load_query_encoder`` make a thread that asks meanwhile wait for it). A load
@@ -18,11 +19,14 @@ loads it again and its error ends the turn as any other would (``nodes/failure.p
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
 def _quietly(load: Callable[[], Any]) -> Callable[[], None]:
+    """``load`` for a thread: its failure is left to the load the run itself makes."""
+
     def run() -> None:
         try:
             load()
@@ -32,9 +36,12 @@ def _quietly(load: Callable[[], Any]) -> Callable[[], None]:
     return run
 
 
-def preload(index: Any) -> list[threading.Thread]:
-    """Start loading tiktoken's encoding and ``index``'s query encoder, each in a daemon
-    thread (a run that ends first does not wait for them); the threads, started."""
+@contextmanager
+def preloading(index: Any) -> Iterator[list[threading.Thread]]:
+    """Load tiktoken's encoding and ``index``'s query encoder, each in a thread, while the
+    block runs; the threads. Leaving the block waits for them: a run that ends first
+    (a model that fails at its first call) must not leave the interpreter's exit to
+    stop a thread inside the ONNX runtime's native code."""
     # Imported here (a few ms), not in the thread: the main thread is about to import
     # the graph, whose modules import this one.
     from deepread.text.tokens import encoding
@@ -47,4 +54,8 @@ def preload(index: Any) -> list[threading.Thread]:
     ]
     for thread in threads:
         thread.start()
-    return threads
+    try:
+        yield threads
+    finally:
+        for thread in threads:
+            thread.join()
