@@ -55,20 +55,26 @@ DATA = next(
     BENCH_DIR.parents[1] / "shared" / "data",
 )
 SPLITS = {"dev": DATA / "financebench-dev", "val": DATA / "financebench-val"}
+#: Filings ingested beside the questions' own with ``--shelf`` (issue 34): other years and
+#: forms of the same companies and others, with no questions — the rest of a real library.
+SHELF = [DATA / "financebench-library"]
 
 
 def use_data(folder: Path) -> None:
     """Read the benchmarks' folders from ``folder`` (``--data``)."""
     SPLITS.update(dev=folder / "financebench-dev", val=folder / "financebench-val")
+    SHELF[:] = [folder / "financebench-library"]
 
 
 MODES = ("scoped", "library")
 MEASURES = ("own_document_read", "gold_page_shown", "evidence_read")
 
 
-def ingest(index: Index, force: bool) -> float:
-    """Ingest both folders' PDFs (unchanged ones skipped unless ``force``); seconds."""
-    pdfs = sorted(p for folder in SPLITS.values() for p in folder.glob("*.pdf"))
+def ingest(index: Index, force: bool, shelf: bool = False) -> float:
+    """Ingest both folders' PDFs, and the shelf's with ``shelf`` (unchanged ones skipped
+    unless ``force``); seconds."""
+    folders = [*SPLITS.values(), *(SHELF if shelf else [])]
+    pdfs = sorted(p for folder in folders for p in folder.glob("*.pdf"))
 
     def progress(event: str, path: Path, done: int, total: int) -> None:
         if event in ("stored", "failed"):
@@ -226,6 +232,11 @@ def main() -> int:
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
+        "--shelf",
+        action="store_true",
+        help="also ingest financebench-library's 107 filings (no questions): 155 in all",
+    )
+    ap.add_argument(
         "--data",
         type=Path,
         default=DATA,
@@ -238,7 +249,7 @@ def main() -> int:
     print(machine_line(m))
     results: dict = {"machine": m, "out": str(out), "runs": {}}
     with Index.open(store=args.store, collection=args.collection) as index:
-        seconds = ingest(index, args.force)
+        seconds = ingest(index, args.force, args.shelf)
         print(
             f"ingest: {seconds:.0f} s ({len(index.documents())} documents in "
             f"{args.collection!r} of {args.store})"

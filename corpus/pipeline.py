@@ -35,6 +35,7 @@ from deepread.corpus.library.front import front_matter
 from deepread.corpus.paragraph_budget import check_texts
 from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import Structured
+from deepread.corpus.vector_memo import VectorMemo
 from deepread.records.documents import Document
 from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
 from deepread.stores.collection import Collection
@@ -100,6 +101,10 @@ class IngestResult:
     duplicates: list[Duplicate] = field(default_factory=list)
     #: Files found in the folders given whose type deepread does not read (not failures).
     unsupported: list[Path] = field(default_factory=list)
+    #: Paragraph texts embedded, and those that repeated a text this call had embedded
+    #: already and took its vector (:mod:`deepread.corpus.vector_memo`).
+    texts_embedded: int = 0
+    texts_repeated: int = 0
 
 
 def still_holds(source: str, digest: str) -> bool:
@@ -153,6 +158,8 @@ class _Pipeline:
         self._progress = progress
         self._force = force
         self._workers = workers
+        # A text this run embedded before (a repeated paragraph) is not embedded again.
+        self.memo = VectorMemo()
 
     def run(self, paths: Iterable[str | Path] | str | Path, models: IngestModels) -> IngestResult:
         parse = models.parse
@@ -242,6 +249,8 @@ class _Pipeline:
                     size += len(structured.paragraphs)
                 self._store_group(group, result, len(todo))
         self._resolve_copies(copies, firsts, result)
+        result.texts_embedded = self.memo.embedded
+        result.texts_repeated = self.memo.asked - self.memo.embedded
         if result.documents and self._collection.count_paragraphs() >= OPTIMIZE_AT:
             if self._progress:
                 self._progress("optimize", Path(self._collection.name), len(todo), len(todo))
@@ -293,6 +302,10 @@ class _Pipeline:
         flat = [t for doc in texts for t in doc]
         if not flat:
             return embed_texts(self._embeddings, flat)
+
+        def embed(some: list[str]) -> np.ndarray:
+            return embed_texts(self._embeddings, some)
+
         # For each paragraph: its file, its page and its document's last page.
         where = [
             (path, p.page, max((q.page or 0 for q in s.paragraphs), default=0))
@@ -302,7 +315,7 @@ class _Pipeline:
         parts = []
         for start in range(0, len(flat), EMBED_SLICE):
             stop = min(start + EMBED_SLICE, len(flat))
-            parts.append(embed_texts(self._embeddings, flat[start:stop]))
+            parts.append(self.memo.vectors(flat[start:stop], embed))
             path, page, pages = where[stop - 1]
             if self._progress and page and pages:
                 self._progress("page", path, page, pages)

@@ -53,6 +53,7 @@ from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.read_memory import Regions, was_read
 from deepread.nodes.read_plan import Sections, fit
 from deepread.prompts import fill
+from deepread.records.documents import Document
 from deepread.text.markup import plain, untagged
 from deepread.text.questions import asked
 from deepread.text.terms import stem, terms
@@ -255,16 +256,57 @@ def extra_read(
     return {"doc_id": doc.doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
 
 
+#: Passages an abstention shows, and the characters shown of each.
+ABSTENTION_PASSAGES = 3
+ABSTENTION_CHARS = 240
+
+
 def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = "") -> str:
-    """The answer that abstains, naming the sections of the closest passages read, under
-    ``label`` (the label of the answer it replaces, e.g. the offline policy's)."""
+    """The answer that abstains, under ``label`` (the label of the answer it replaces,
+    e.g. the offline policy's), showing the closest passages read — the first
+    :data:`ABSTENTION_PASSAGES` of ``coords``, each cut to :data:`ABSTENTION_CHARS`, with
+    its citation and section: the person still sees what was found and where (issue 35),
+    and judges it, rather than a bare "no evidence"."""
     text = f"{label}\n\n{ABSTENTION}" if label else ABSTENTION
-    titles: list[str] = []
-    for d, s, _ in coords[:3]:
-        # a title is document text: a "[2:1:0]" in it must not become a citation
-        title = title_text(index.document(d).sections[s].title)
-        if title and title not in titles:
-            titles.append(title)
-    if titles:
-        text += " The closest passages read were in: " + "; ".join(titles) + "."
+    lines: list[str] = []
+    for d, s, p in coords[:ABSTENTION_PASSAGES]:
+        # title and passage are document text: a "[2:1:0]" in them must not become a
+        # citation (escaped); the citation that follows is the passage's own.
+        doc = index.document(d)
+        title = title_text(doc.sections[s].title)
+        read = index.read_section(d, s, p, p)
+        passage = _excerpt(plain(_body(read[0].text, _headings(doc, s)))) if read else ""
+        where = f" ({title})" if title else ""
+        lines.append(f'- "{escape(passage)}" [{d}:{s}:{p}]{where}')
+    if lines:
+        text += " The closest passages read were:\n" + "\n".join(lines)
     return text
+
+
+def _headings(doc: Document, sec_id: int) -> set[str]:
+    """The titles of section ``sec_id`` and its ancestors, whitespace collapsed."""
+    titles: set[str] = set()
+    current: int | None = sec_id
+    while current is not None:
+        section = doc.sections[current]
+        titles.add(" ".join(section.title.split()))
+        current = section.parent
+    return titles
+
+
+def _body(text: str, headings: set[str]) -> str:
+    """``text`` without the heading lines a section's first paragraph opens with (the
+    contextual header): an excerpt shows what the passage says, its section is named
+    beside it."""
+    lines = text.split("\n")
+    start = 0
+    while start < min(len(lines) - 1, 8) and " ".join(lines[start].split()) in headings:
+        start += 1
+    return "\n".join(lines[start:])
+
+
+def _excerpt(text: str) -> str:
+    """``text`` cut at a word boundary to about :data:`ABSTENTION_CHARS` characters."""
+    if len(text) <= ABSTENTION_CHARS:
+        return text
+    return text[:ABSTENTION_CHARS].rsplit(" ", 1)[0] + " …"

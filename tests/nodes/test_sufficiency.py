@@ -7,10 +7,13 @@ The store, parsers and embeddings are real; LLMs are scripted (:mod:`scripted`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 from support.scripted import ScriptedChatModel, ScriptedHTTPError, ai, call, shown_coords
 
+import deepread
 from deepread.extractive.policy import NOTICE, ExtractiveChatModel
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
@@ -112,7 +115,10 @@ def test_the_extractive_policy_abstains_when_the_documents_lack_the_answer(shape
     assert out["sufficiency"] == "insufficient"
     assert out["answer"].startswith(NOTICE)
     assert ABSTENTION in out["answer"]
-    assert out["citations"] == []
+    # what was found is still shown, each passage cited where it is quoted
+    assert 1 <= len(out["citations"]) <= 3
+    for c in out["citations"]:
+        assert f"[{c['doc_id']}:{c['sec_id']}:{c['para_idx']}]" in out["answer"]
 
 
 def test_a_mode_without_read_section_abstains_without_reading(shapes):
@@ -270,7 +276,8 @@ def test_still_unsupported_after_the_extra_step_the_answer_abstains(shapes, five
     assert out["sufficiency"] == "insufficient"
     assert out["answer"].startswith(ABSTENTION)
     assert "Five" in out["answer"]  # where the closest passages were
-    assert out["citations"] == []
+    # the passages both answers cited, shown and cited
+    assert [(c["doc_id"], c["sec_id"], c["para_idx"]) for c in out["citations"]] == [(d, s, 1)]
     assert len(model.calls) == 5
 
 
@@ -336,3 +343,24 @@ def test_a_second_answer_over_the_message_cap_keeps_the_first(shapes, five):
     assert out["stop_reason"] != "error"
     assert "x" * 1000 not in out["answer"]
     assert len(model.calls) == 4
+
+
+def test_an_abstention_shows_the_closest_passages_with_their_citations(tmp_path: Path) -> None:
+    from deepread.nodes.citations import parse_citations
+    from deepread.nodes.sufficiency.support import ABSTENTION, abstention
+
+    (tmp_path / "z.md").write_text(
+        "# Zoo\n\n## Walruses\n\nWalruses rest on ice floes between dives.\n\n"
+        "## Narwhals\n\n" + "Narwhals have one long tooth. " * 30 + "\n",
+        encoding="utf-8",
+    )
+    with deepread.Index.open(store=tmp_path / "store", collection="z") as idx:
+        idx.ingest([tmp_path / "z.md"])
+        text = abstention(idx, [(1, 2, 0), (1, 3, 0)], "(offline)")
+
+    assert text.startswith("(offline)\n\n" + ABSTENTION)
+    assert '- "Walruses rest on ice floes between dives." [1:2:0] (Walruses)' in text
+    long_line = next(line for line in text.splitlines() if "[1:3:0]" in line)
+    assert long_line.startswith('- "Narwhals have one long tooth.') and ' …" [1:3:0]' in long_line
+    assert len(long_line) < 300
+    assert parse_citations(text) == [(1, 2, 0), (1, 3, 0)]
