@@ -552,17 +552,20 @@ class ExtractiveChatModel(BaseChatModel):
             picked.setdefault(plain(row_text), coord)
             if len(picked) == self.quotes:
                 break
-        chosen = sorted(picked.values())
+        # Best first (issue 35: a person reads the first quote, and it was the one
+        # earliest in the document); quotes of one document kept together, documents in
+        # the order of their best quote.
+        ranks = {doc: i for i, (doc, _, _) in reversed(list(enumerate(picked.values())))}
+        chosen = sorted(picked.values(), key=lambda c: ranks[c[0]])
         parts = [NOTICE, ""]
-        several = len({c[0] for c in chosen}) > 1
+        several = len(ranks) > 1
         for i, coord in enumerate(chosen):
             if several and (i == 0 or chosen[i - 1][0] != coord[0]):
                 # Quotes of several documents: say which each comes from, never blend.
                 title = title_text(self._title(coord[0]))
                 parts.append(f"From document {coord[0]}" + (f", {title}:" if title else ":"))
-            parts.append(
-                f"> {quote(texts[coord], self.quote_chars)} [{coord[0]}:{coord[1]}:{coord[2]}]"
-            )
+            shown = quote(texts[coord], self.quote_chars, wanted)
+            parts.append(f"> {shown} [{coord[0]}:{coord[1]}:{coord[2]}]")
             parts.append("")
         return "\n".join(parts).rstrip()
 
@@ -585,14 +588,41 @@ def unheld_answer(names: Sequence[str]) -> str:
     )
 
 
-def quote(text: str, limit: int) -> str:
+def quote(text: str, limit: int, wanted: Collection[str] = ()) -> str:
     """A paragraph as the answer quotes it: its plain text on one line (a line of its own
     cannot pose as another quote), cut to ``limit`` characters at a word, its citation-
-    like markers escaped — a paragraph holding "[2:1:0]" cites nothing (corpus/framing)."""
+    like markers escaped — a paragraph holding "[2:1:0]" cites nothing (corpus/framing).
+    A paragraph longer than ``limit`` is quoted from the sentence sharing most of the
+    ``wanted`` words (the question's) when that is not its first: the part that answers
+    is what is shown, not the opening that happens to fit."""
     flat = " ".join(plain(text).split())
-    if len(flat) > limit:
-        flat = flat[:limit].rsplit(" ", 1)[0] + " …"
-    return escape(flat)
+    if len(flat) <= limit:
+        return escape(flat)
+    start = _best_sentence(flat, wanted, limit)
+    cut = flat[start : start + limit]
+    if start + limit < len(flat):
+        cut = cut.rsplit(" ", 1)[0] + " …"
+    return escape(("… " if start else "") + cut)
+
+
+#: Where a sentence may start: after ". ", "? ", "! ", "; " or ": ".
+_SENTENCE = re.compile(r"(?<=[.?!;:])\s+(?=\S)")
+
+
+def _best_sentence(flat: str, wanted: Collection[str], limit: int) -> int:
+    """Where in ``flat`` the quote starts: at the sentence holding most ``wanted`` words
+    (the earliest of equals), unless the opening ``limit`` characters already show it
+    whole, or no sentence holds any."""
+    if not wanted:
+        return 0
+    wanted = set(wanted)
+    starts = [0, *(m.end() for m in _SENTENCE.finditer(flat))]
+    ends = [*starts[1:], len(flat)]
+    scores = [len(wanted & terms(flat[a:b])) for a, b in zip(starts, ends, strict=True)]
+    best = max(range(len(starts)), key=lambda i: (scores[i], -i))
+    if scores[best] == 0 or ends[best] <= limit:
+        return 0
+    return starts[best]
 
 
 def _closest(

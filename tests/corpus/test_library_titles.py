@@ -8,11 +8,12 @@ nothing here names a banner to the code.
 
 from __future__ import annotations
 
+import pytest
 from support.library import filing, plain
 
 from deepread.corpus.library import Library
 from deepread.corpus.library.cards import cards
-from deepread.corpus.library.titles import Banners
+from deepread.corpus.library.titles import Banners, broken
 from deepread.records.documents import Document, Section
 
 LIBRARY = [
@@ -56,13 +57,144 @@ def test_lines_printed_on_many_first_pages_are_banners_learnt_from_the_collectio
     assert "SECURITIES AND EXCHANGE" not in titles(LIBRARY)[4]
 
 
-def test_a_library_of_one_document_keeps_the_parsers_title():
+def test_a_filing_alone_is_titled_by_the_name_its_own_cover_field_gives():
+    # The caption says its value is the registrant's name: nothing to learn from others.
     one = [LIBRARY[0]]
-    assert (
-        titles(one)[1] == "UNITED STATES SECURITIES AND EXCHANGE COMMISSION — Form 10-K, "
-        "fiscal year ended December 31, 2018"
-    )
+    assert titles(one)[1] == "ACME CORPORATION — Form 10-K, fiscal year ended December 31, 2018"
     assert not Banners.of(one).banner("UNITED STATES SECURITIES AND EXCHANGE COMMISSION")
+
+
+def test_a_10q_beside_a_press_release_is_titled_by_its_registrant():
+    # Issue 34: a 10-Q beside one other document was titled by the SEC banner, although
+    # its cover prints the name above "(Exact name of registrant …)": the other document
+    # printed no such caption, and two documents teach no banner.
+    quarterly = filing(
+        5,
+        "BEST BUY CO., INC.",
+        "",
+        "BESTBUY_2023Q2_10Q.pdf",
+        form="FORM 10-Q",
+        more=("For the quarterly period ended July 29, 2023",),
+    )
+    release = plain(
+        6,
+        "FOR IMMEDIATE RELEASE",
+        "BETA_2023Q2_EARNINGS.pdf",
+        lines=(
+            "FOR IMMEDIATE RELEASE",
+            "MINNEAPOLIS, August 29, 2023 — Beta Industries, Inc. (NYSE: BTA) today "
+            "announced results for the second quarter 2023.",
+        ),
+    )
+    got = titles([release, quarterly])
+    assert got[6] == "Beta Industries, Inc. — press release, second quarter 2023"
+    assert got[5] == "BEST BUY CO., INC. — Form 10-Q, quarterly period ended July 29, 2023"
+
+
+def test_a_name_printed_before_its_caption_on_the_same_line_is_the_registrant():
+    doc = plain(
+        1,
+        "ko-20201231",
+        "ko.pdf",
+        lines=(
+            "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+            "FORM 10-K",
+            "For the fiscal year ended December 31, 2020",
+            "COCA COLA CO (Exact name of Registrant as specified in its charter)",
+            "Delaware 58-0628465",
+        ),
+        meta={"title": "ko-20201231"},
+    )
+    assert titles([doc])[1] == "COCA COLA CO — Form 10-K, fiscal year ended December 31, 2020"
+
+
+def test_a_caption_that_does_not_say_name_is_not_trusted_alone():
+    # "(Commission File Number)" names no one: in a document alone it is not a title.
+    doc = plain(
+        1,
+        "Quarterly statement",
+        "q.pdf",
+        lines=("Quarterly statement", "1-9595", "(Commission File Number)"),
+    )
+    assert titles([doc])[1] == "Quarterly statement"
+
+
+def test_an_8k_is_dated_by_its_date_of_report_with_or_without_a_colon():
+    def current(doc_id: int, dated: tuple[str, ...]) -> Document:
+        return plain(
+            doc_id,
+            "FORM 8-K",
+            f"r{doc_id}.pdf",
+            lines=(
+                "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+                "FORM 8-K",
+                "CURRENT REPORT Pursuant to Section 13 or 15(d)",
+                *dated,
+                "PEPSICO, INC.",
+                "(Exact name of registrant as specified in its charter)",
+            ),
+        )
+
+    inline = current(1, ("Date of Report (Date of earliest event reported) April 12, 2023",))
+    above = current(2, ("May 5, 2023", "(Date of Report (Date of earliest event reported))"))
+    got = titles([inline, above])
+    assert got[1] == "PEPSICO, INC. — Form 8-K, report of April 12, 2023"
+    assert got[2] == "PEPSICO, INC. — Form 8-K, report of May 5, 2023"
+
+
+def test_an_earnings_release_is_titled_by_its_own_heading_alone():
+    release = plain(
+        1,
+        "Highlights",
+        "release.pdf",
+        lines=(
+            "Highlights",
+            "Amcor reports fiscal 2023 results and provides outlook for fiscal 2024",
+            "June 2023 quarter: GAAP diluted EPS of 12.3 cps",
+        ),
+    )
+    assert titles([release])[1] == "Amcor — earnings release, fiscal 2023"
+
+
+def test_a_listed_name_starting_with_a_small_letter_is_kept_whole():
+    release = plain(
+        1,
+        "NEWS RELEASE",
+        "ebay.pdf",
+        lines=(
+            "NEWS RELEASE",
+            "Quarterly update",
+            "SAN JOSE, Calif., July 26, 2023 -- eBay Inc. (Nasdaq: EBAY) today announced "
+            "results for the quarter ended June 30, 2023.",
+        ),
+    )
+    assert titles([release])[1].startswith("eBay Inc. — ")
+
+
+def test_the_filer_a_metadata_title_names_is_read_though_its_filings_share_it():
+    # A cover whose name is a logo, three filings of one company: "Foot Locker" is on
+    # every first page (a banner by count), yet the metadata title says whose they are.
+    def logo_cover(doc_id: int, year: int) -> Document:
+        return plain(
+            doc_id,
+            "FORM 10-K",
+            f"FL_{year}.pdf",
+            lines=(
+                "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+                "FORM 10-K",
+                f"For the fiscal year ended January 28, {year}",
+                "(Exact name of registrant as specified in its charter)",
+            ),
+            meta={"title": f"Form 10-K for Foot Locker INC filed 03/27/{year}"},
+        )
+
+    got = titles([logo_cover(i, 2020 + i) for i in (1, 2, 3)])
+    assert got[2] == "Foot Locker INC — Form 10-K, fiscal year ended January 28, 2022"
+
+
+def test_an_annual_report_names_its_year():
+    report = plain(1, "2022 ANNUAL REPORT ON FORM 10-K", "ar.pdf", lines=("2022 ANNUAL REPORT",))
+    assert Library().documents([report])[0].card.period == "annual report 2022"
 
 
 def test_an_amended_filing_with_the_same_name_and_year_gets_a_title_of_its_own():
@@ -180,3 +312,144 @@ def test_a_store_written_before_front_matter_still_loses_its_banner_titles():
     ]
     old.append(Document(4, "Notes on glaciers", "/lib/glaciers.md", [Section(0, "x", 0, None)]))
     assert titles(old) == {1: "A_2018", 2: "B_2019", 3: "C_2020", 4: "Notes on glaciers"}
+
+
+def _cover(
+    name_lines: tuple[str, ...], meta: dict[str, str] | None = None, doc_id: int = 1
+) -> Document:
+    """A 10-K cover as the PDF reader gives it, its name lines where the form puts them."""
+    return plain(
+        doc_id,
+        "FORM 10-K",
+        f"cover{doc_id}.pdf",
+        lines=(
+            "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+            "FORM 10-K",
+            "For the Fiscal Year Ended June 30, 2022",
+            "Commission File Number 001-37845",
+            *name_lines,
+            "WASHINGTON 91-1144442",
+        ),
+        meta=meta,
+    )
+
+
+def test_a_cover_without_a_name_caption_is_named_by_the_line_after_its_file_number():
+    # Issue 34: "MICROSOFT CORPORATION" (no form, no year) — and alone, "FORM 10-K".
+    doc = _cover(("MICROSOFT CORPORATION",))
+    assert titles([doc])[1] == (
+        "MICROSOFT CORPORATION — Form 10-K, fiscal year ended June 30, 2022"
+    )
+
+
+def test_a_form_label_alone_is_never_a_name():
+    doc = _cover(())  # the name was a logo: nothing names the registrant
+    title = titles([doc])[1]
+    assert not title.startswith("FORM 10-K") and title.endswith(
+        "Form 10-K, fiscal year ended June 30, 2022"
+    )
+
+
+def test_a_name_split_by_the_extraction_is_not_used():
+    # Issue 34: "ESORTS I NTERNATIONAL" — small capitals whose larger first letters came
+    # out apart, one lost. Not shown; the file's own title names the filer instead.
+    caption = "(Exact name of registrant as specified in its charter)"
+    doc = _cover(
+        ("ESORTS I NTERNATIONAL", caption),
+        meta={"title": "MGM Resorts International 2022 Annual Report"},
+    )
+    other = _cover(("AMCOR PLC", caption), doc_id=2)
+    got = titles([doc, other])
+    assert "ESORTS" not in got[1]
+    assert got[1].startswith("MGM Resorts International 2022 Annual Report — Form 10-K")
+    assert got[2].startswith("AMCOR PLC — Form 10-K")
+
+
+def test_glyphs_extracted_without_their_characters_are_not_a_title():
+    # A release whose fonts map no characters: its first lines are symbols, its parser
+    # title "2 FAQ@PD". The file's name is all that is left to show.
+    doc = plain(
+        1,
+        "2 FAQ@PD",
+        "MCD_Q4_release.pdf",
+        lines=("-", "!\"#$!%&'", "( )", "$ +,\"'# !/0!.123.2# 1"),
+        meta={"title": "Q422-8-KtoFile-1.30.23.vf (1).pdf"},
+    )
+    assert titles([doc])[1] == "MCD_Q4_release"
+
+
+def test_a_combined_filing_is_named_by_the_first_row_of_its_registrants_table():
+    # Two registrants in one filing, listed in a table under "Exact Name of Registrant
+    # as Specified in its Charter"; the cells of a cover laid out as a table come apart.
+    def combined(doc_id: int, rows: tuple[str, ...], year: int) -> Document:
+        return plain(
+            doc_id,
+            "FORM 10-K",
+            f"pge{doc_id}.pdf",
+            lines=(
+                "FORM 10-K",
+                f"For the Fis cal Year Ended December | 31, | {year}",
+                "Commission Exact Name of Registrant State or Other Jurisdiction of IRS Employer",
+                "File Number as Specified In Its Charter Incorporation or Organization",
+                *rows,
+                "Pacific Gas and Electric Company:",
+                "(Registrant's telephone number, including area code)",
+            ),
+        )
+
+    upper = combined(
+        1,
+        (
+            "1-12609 PG&E CORPORATION California 94-3234914",
+            "1-2348 PACIFIC GAS AND ELECTRIC COMPANY California 94-0742640",
+        ),
+        2015,
+    )
+    mixed = combined(2, ("1-12609 PG&E Corporation California 94-3234914",), 2016)
+    got = titles([upper, mixed])  # both print the telephone caption: no name for it
+    assert got[1] == "PG&E CORPORATION — Form 10-K, year ended December 31, 2015"
+    assert got[2] == "PG&E Corporation — Form 10-K, year ended December 31, 2016"
+
+
+def test_a_heading_reporting_results_of_no_period_is_no_earnings_release():
+    paper = plain(
+        1,
+        "Sparse Retrieval Revisited",
+        "paper.pdf",
+        lines=("Sparse Retrieval Revisited", "Our model reports state-of-the-art results"),
+    )
+    card = Library().documents([paper])[0].card
+    assert card.title == "Sparse Retrieval Revisited" and card.kind is None
+
+
+@pytest.mark.parametrize(
+    ("text", "is_broken"),
+    [
+        ("ESORTS I NTERNATIONAL", True),  # issue 34: small capitals split, a letter lost
+        ("MGM R ESORTS I NTERNATIONAL", True),
+        ("File Number as S pecified I n I ts C harter", True),
+        ("2 FAQ@PD", True),  # glyphs without their characters
+        ("!\"#$!%&'", True),
+        ("MGM RESORTS INTERNATIONAL", False),
+        ("AT&T INC.", False),
+        ("E*TRADE FINANCIAL CORPORATION", False),
+        ("C# Programming — Syllabus", False),
+        ("Annual Report | Acme Corporation", False),
+        ("Course Title: ECE 4670 Author: Prof. <PROF_FULL_NAME>", False),
+        ("$ +,\"'# !/0!.123.2# 1", True),
+        ("Class B common stock of Acme, Inc.", False),
+        ("A Study of Rivers", False),
+        ("McDONALD'S CORPORATION", False),
+    ],
+)
+def test_text_the_extraction_broke_is_told_from_names(text: str, is_broken: bool) -> None:
+    assert broken(text) is is_broken
+
+
+def test_a_document_alone_keeps_a_short_heading_and_its_own_control_characters():
+    # Nothing in a collection of one marks "Ok" as cover noise; a title holding control
+    # characters is the document's own text (escaped where shown), not a broken one.
+    short = plain(1, "Ok", "ok.md", lines=("Ok", "Allowed text."))
+    hostile = plain(2, "Harbour \x1b[2J rules", "harbour.md", lines=("Harbour \x1b[2J rules",))
+    assert titles([short])[1] == "Ok"
+    assert titles([hostile])[2] == "Harbour \x1b[2J rules"

@@ -173,3 +173,41 @@ def test_a_new_topic_is_searched_by_its_own_words(devset_index):
 
     queries = turn_queries(out, len(first["messages"]))
     assert queries and not any("NaN" in q for call in queries for q in call)
+
+
+def test_a_long_paragraph_is_quoted_from_the_sentence_that_holds_the_question_s_words():
+    from deepread.extractive.policy import quote
+
+    text = "Opening words about nothing much. " * 20 + "Walruses sleep on ice floes at night."
+    shown = quote(text, 120, {"walrus", "sleep", "ice"} | {"walruses"})
+
+    assert shown.startswith("… Walruses sleep on ice floes")
+
+
+def test_a_long_paragraph_whose_opening_holds_the_words_is_quoted_from_its_start():
+    from deepread.extractive.policy import quote
+
+    text = "Walruses sleep on ice. " + "Other words follow here. " * 40
+    assert quote(text, 100, {"walruses", "sleep"}).startswith("Walruses sleep on ice.")
+    assert quote(text, 100).startswith("Walruses sleep on ice.")
+
+
+def test_the_first_quote_is_the_passage_closest_to_the_question_not_the_earliest(tmp_path):
+    import deepread
+
+    (tmp_path / "guide.md").write_text(
+        "# Guide\n\n## Intro\n\nThis guide keeps mentioning keys, dictionaries and "
+        "sorting in passing.\n\n## Sorting\n\nTo make json.dumps sort the keys of a "
+        "dictionary, pass sort_keys=True.\n",
+        encoding="utf-8",
+    )
+    with deepread.Index.open(store=tmp_path / "store", collection="g") as idx:
+        idx.ingest([tmp_path / "guide.md"])
+        out = build_graph(index=idx).invoke(
+            {"question": "How do I make json.dumps sort the keys of a dictionary?"},
+            context=Context(),
+        )
+
+    quotes = [line for line in out["answer"].splitlines() if line.startswith("> ")]
+    assert len(quotes) >= 2
+    assert "sort_keys=True" in quotes[0]
