@@ -198,15 +198,6 @@ class Index:
             self._embeddings = self._make_embeddings()
         return self._embeddings
 
-    def load_query_encoder(self) -> None:
-        """Load now what embeds a query (the local model: ~0.3-0.6 s), rather than at the
-        first search: for a caller that knows a search is coming and has other work
-        meanwhile (``deepread ask`` runs this in a thread while it builds the agent
-        graph). A search meanwhile waits for this one load. Nothing to do for an
-        embeddings object given or already made, or for an index that ranks by BM25."""
-        if self._encode_query is not None and self._embeddings is None and self.mode != "bm25":
-            local_model().load()
-
     @property
     def name(self) -> str:
         return self._collection.name

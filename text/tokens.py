@@ -114,9 +114,9 @@ _LOADING = threading.Lock()
 
 def encoding(name: str = ENCODING) -> tiktoken.Encoding:
     """The tiktoken encoding ``name``, loaded offline and checked against its sha256, once
-    per process: a thread that asks while another loads it waits for that load
-    (``deepread ask`` loads it in the background while the graph's first node may ask
-    for it; two loads side by side would each pay the ~0.3-1 s)."""
+    per process: a thread that asks while another loads it waits for that load (turns
+    that start together, each in a thread of its own — a server's first requests —
+    each loaded it again before: ~0.3-1 s apiece)."""
     loaded = _LOADED.get(name)
     if loaded is not None:
         return loaded

@@ -14,7 +14,6 @@ from typing import Any
 
 from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE, emit, fail, open_index, store_of
-from deepread.cli.preload import preloading
 from deepread.cli.turn import TurnPrinter, run_turn
 from deepread.terminal import say
 
@@ -120,9 +119,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             idx.toc(args.doc)  # unknown doc_ids: exit 2 naming those that exist, as chat
         if not args.json:
             say(opening_line(args, context, thread, documents), err=True)
-        # The graph's first node needs these; they load while the graph is imported.
-        with preloading(idx):
-            return answer(args, idx, context, thread)
+        return answer(args, idx, context, thread)
     finally:
         idx.close()
 

@@ -1,12 +1,10 @@
-"""``deepread ask``'s start (issue 36): its first line, and what loads while the graph is built.
+"""``deepread ask``'s start (issue 36): its first line, before the agent graph is imported.
 
 The first line names the collection (its documents counted), the model and the thread,
 once the store is open and before LangGraph and LangChain are imported (~1-2 s): these
 tests check what a process has loaded when that line reaches its stderr, that the run
-then goes on to answer (the line is not printed instead of work), and that the loads the
-graph's first node needs (tiktoken's BPE, the query encoder) are made beside the imports,
-once, and waited for. Not a timed test: ``bench/first_line.py`` times it
-(docs/benchmarks.md §19).
+then goes on to answer (the line is not printed instead of work), and what is refused
+before it. Not a timed test: ``bench/first_line.py`` times it (docs/benchmarks.md §19).
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ QUESTION = "What pulls the sea twice a day?"
 
 #: What ``ask`` must not have loaded when its first line is written: the agent graph and
 #: what it stands on (LangGraph, LangChain, LangSmith through LangChain's tracers), the
-#: checkpointer, and the two loads the preload threads start after the line.
+#: checkpointer, and what the graph's first node loads (tiktoken's BPE, the local model).
 NOT_BEFORE_THE_FIRST_LINE = (
     "langgraph",
     "langchain_core",
@@ -138,25 +136,3 @@ def test_an_unknown_document_is_refused_before_the_first_line(tides_store: Path,
     assert code == 2  # a usage error, as chat and search say it; not "the model failed"
     assert "no document 7 in collection 'default'" in err
     assert "deepread ask —" not in err
-
-
-def test_preloading_loads_the_encoding_and_the_query_encoder_and_waits_for_them(
-    tides_store: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import deepread
-    from deepread.cli.preload import preloading
-    from deepread.text import tokens
-
-    monkeypatch.setattr(tokens, "_LOADED", {})  # as in a fresh process
-    with deepread.Index.open(store=tides_store) as index:
-        loads: list[str] = []
-        encoder = index.load_query_encoder
-        monkeypatch.setattr(index, "load_query_encoder", lambda: loads.append("model") or encoder())
-        with preloading(index) as threads:
-            assert {t.name for t in threads} == {"deepread-load-tokens", "deepread-load-model"}
-        assert not any(t.is_alive() for t in threads)  # waited for, not left to the exit
-        assert loads == ["model"]
-        assert tokens.ENCODING in tokens._LOADED
-        # The search the first node makes finds the model loaded (it would load it again
-        # otherwise, for ~0.3-0.6 s).
-        assert index.search("harbour tides", k=1).hits

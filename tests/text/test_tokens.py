@@ -1,8 +1,8 @@
 """tiktoken's encoding loads once per process, however many threads ask for it at once.
 
-``deepread ask`` loads it in a thread while it imports the agent graph, and the graph's
-first node may ask for it before that load is done (deepread/cli/preload.py): it waits
-for that load rather than paying a second one (~0.3-1 s).
+LangGraph runs nodes in threads, and a server runs several turns at once: each first
+node that counted tokens loaded the BPE again (~0.3-1 s apiece) when it asked before the
+first load was done; now it waits for that load.
 """
 
 from __future__ import annotations
