@@ -31,8 +31,10 @@ tools as an LLM would:
    until the budget is spent (the budget counts what the reading tools show, not
    ``find_documents``' cards: they are the library's TOC, which it does not count either);
 4. answer by quoting the shown paragraph closest to the question in meaning and those
-   sharing most of its words, each cited — each quote one line, its own citation-like
-   markers escaped, so a document cannot plant a quote or a citation in the answer.
+   sharing most of its words, best first, each cited — each quote one line, its own
+   citation-like markers escaped, so a document cannot plant a quote or a citation in
+   the answer; a long paragraph quoted from its sentence holding the question's words,
+   a lead-in ending with a colon followed by the shown paragraphs it announces.
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 2; offered only ``read_section`` (Read-only mode) it reads
@@ -556,17 +558,19 @@ class ExtractiveChatModel(BaseChatModel):
         # earliest in the document); quotes of one document kept together, documents in
         # the order of their best quote.
         ranks = {doc: i for i, (doc, _, _) in reversed(list(enumerate(picked.values())))}
-        chosen = sorted(picked.values(), key=lambda c: ranks[c[0]])
+        chosen = _with_items(sorted(picked.values(), key=lambda c: ranks[c[0]]), texts)
         parts = [NOTICE, ""]
         several = len(ranks) > 1
-        for i, coord in enumerate(chosen):
-            if several and (i == 0 or chosen[i - 1][0] != coord[0]):
+        for i, (coord, item) in enumerate(chosen):
+            if several and (i == 0 or chosen[i - 1][0][0] != coord[0]):
                 # Quotes of several documents: say which each comes from, never blend.
                 title = title_text(self._title(coord[0]))
                 parts.append(f"From document {coord[0]}" + (f", {title}:" if title else ":"))
-            shown = quote(texts[coord], self.quote_chars, wanted)
+            limit = ITEM_CHARS if item else self.quote_chars
+            shown = quote(texts[coord], limit, wanted)
             parts.append(f"> {shown} [{coord[0]}:{coord[1]}:{coord[2]}]")
-            parts.append("")
+            if not item or i + 1 == len(chosen) or not chosen[i + 1][1]:
+                parts.append("")
         return "\n".join(parts).rstrip()
 
     def _title(self, doc_id: int) -> str:
@@ -578,6 +582,39 @@ class ExtractiveChatModel(BaseChatModel):
             return str(self.index.document(doc_id).title)
         except KeyError:  # CoordinateError: removed since the prompt was written
             return ""
+
+
+#: What follows a quoted lead-in ("The following decorators implement skipping:"): at
+#: most this many paragraphs, of at most ``ITEM_CHARS`` characters each.
+ITEMS = 8
+ITEM_CHARS = 300
+
+Coord = tuple[int, int, int]
+
+
+def _with_items(chosen: list[Coord], texts: dict[Coord, str]) -> list[tuple[Coord, bool]]:
+    """``chosen``, each quote that ends with a colon followed by the paragraphs after it
+    that were shown (at most :data:`ITEMS`, each marked as an item): a sentence that says
+    "In particular:" or "Some differences still remain:" announces what answers, and a
+    quote stopping at it showed the announcement without the list (issue 35: list
+    questions read 0.94 of their gold text and quoted none of it). A paragraph quoted
+    as an item is not quoted again as a quote of its own."""
+    items: dict[Coord, Coord] = {}  # item -> its lead-in
+    for coord in chosen:
+        if coord in items or not plain(texts[coord]).endswith(":"):
+            continue
+        d, s, p = coord
+        for following in range(p + 1, p + 1 + ITEMS):
+            if (d, s, following) not in texts:
+                break
+            items.setdefault((d, s, following), coord)
+    out: list[tuple[Coord, bool]] = []
+    for coord in chosen:
+        if coord in items:
+            continue
+        out.append((coord, False))
+        out.extend((item, True) for item, lead in items.items() if lead == coord)
+    return out
 
 
 def unheld_answer(names: Sequence[str]) -> str:

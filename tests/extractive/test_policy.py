@@ -211,3 +211,30 @@ def test_the_first_quote_is_the_passage_closest_to_the_question_not_the_earliest
     quotes = [line for line in out["answer"].splitlines() if line.startswith("> ")]
     assert len(quotes) >= 2
     assert "sort_keys=True" in quotes[0]
+
+
+def test_a_quoted_lead_in_ending_with_a_colon_is_followed_by_what_it_announces(tmp_path):
+    import deepread
+
+    (tmp_path / "json.md").write_text(
+        "# JSON\n\n## Standard compliance\n\n"
+        "This module does not comply with the RFC in a strict fashion. In particular:\n\n"
+        "- Infinite and NaN number values are accepted and output;\n"
+        "- Repeated names within an object are accepted.\n\n"
+        "## Other\n\nThe json module follows the RFC for strings.\n\n"
+        "The json module reads RFC 8259 documents.\n\n"
+        "A strict fashion of parsing is the json module's default for RFC text.\n\n"
+        "The RFC and the json module agree on the fashion of numbers.\n",
+        encoding="utf-8",
+    )
+    with deepread.Index.open(store=tmp_path / "store", collection="j") as idx:
+        idx.ingest([tmp_path / "json.md"])
+        out = build_graph(index=idx).invoke(
+            {"question": "Does the json module comply with the RFC in a strict fashion?"},
+            context=Context(),
+        )
+
+    answer = out["answer"]
+    lead = answer.index("In particular:")
+    assert answer.index("Infinite and NaN number values are accepted", lead) > lead
+    assert "Repeated names within an object are accepted" in answer
