@@ -31,8 +31,10 @@ tools as an LLM would:
    until the budget is spent (the budget counts what the reading tools show, not
    ``find_documents``' cards: they are the library's TOC, which it does not count either);
 4. answer by quoting the shown paragraph closest to the question in meaning and those
-   sharing most of its words, each cited — each quote one line, its own citation-like
-   markers escaped, so a document cannot plant a quote or a citation in the answer.
+   sharing most of its words, best first, each cited — each quote one line, its own
+   citation-like markers escaped, so a document cannot plant a quote or a citation in
+   the answer; a long paragraph quoted from its sentence holding the question's words,
+   a lead-in ending with a colon followed by the shown paragraphs it announces.
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 2; offered only ``read_section`` (Read-only mode) it reads
