@@ -32,7 +32,30 @@ CASES: dict[str, list[str]] = {
     "deepread ask --help": [str(DEEPREAD), "ask", "--help"],
     "import deepread": [sys.executable, "-c", "import deepread"],
     "deepread.Index (corpus, stores)": [sys.executable, "-c", "import deepread; deepread.Index"],
+    # What `deepread ask` pays before its first step (docs/benchmarks.md §19): LangChain's
+    # runnables (LangSmith comes in through their tracers), LangGraph on top of them, the
+    # agent graph's modules on top of that; tiktoken's BPE and the local model, loaded.
+    "import langchain_core.runnables.base": [
+        sys.executable,
+        "-c",
+        "import langchain_core.runnables.base",
+    ],
+    "import langgraph.graph, langgraph.pregel": [
+        sys.executable,
+        "-c",
+        "import langgraph.graph, langgraph.pregel",
+    ],
     "import deepread.graphs.agent": [sys.executable, "-c", "import deepread.graphs.agent"],
+    "tiktoken's o200k encoding loaded": [
+        sys.executable,
+        "-c",
+        "from deepread.text.tokens import encoding; encoding()",
+    ],
+    "the local embedding model loaded": [
+        sys.executable,
+        "-c",
+        "from deepread.stores.local_model import local_model; local_model().load()",
+    ],
     "deepread.build_graph() (a compiled graph)": [
         sys.executable,
         "-c",

@@ -27,6 +27,7 @@ import dataclasses
 import io
 import logging
 import mimetypes
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ from deepread.models.chat import message_text
 from deepread.prompts import load
 from deepread.records.documents import Paragraph
 from deepread.stores.cache import ModelCache, sha256
+from deepread.stores.holder import process_running
 
 if TYPE_CHECKING:
     import pypdfium2
@@ -149,10 +151,29 @@ def _largest_image(doc: pypdfium2.PdfDocument, page: int) -> tuple[bytes | None,
 
 
 def _save(data: bytes, ext: str, out_dir: Path) -> Path:
+    """``data`` under its sha256, whole: written beside the target and renamed into
+    place, so a process killed mid-write leaves no truncated image under the name of the
+    whole one (its partial file, named by its pid, is removed by the next writer of that
+    image); one left by an earlier version (written in place) is shorter than its name
+    says and is written again — it used to be kept, the stored figure pointing at a
+    broken image for good."""
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{sha256(data)}{ext}"
-    if not target.exists():
-        target.write_bytes(data)
+    try:
+        if target.stat().st_size == len(data):
+            return target  # the same bytes (the name is their hash)
+    except OSError:  # not there yet
+        pass
+    for stale in out_dir.glob(f".{target.name}.*.part"):  # a killed writer's
+        pid = stale.name.removeprefix(f".{target.name}.").removesuffix(".part")
+        if pid.isdigit() and not process_running(int(pid)):
+            stale.unlink(missing_ok=True)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
     return target
 
 

@@ -74,12 +74,14 @@ def holder_of(collection: Path, *, live_only: bool = True) -> Holder | None:
         holder = Holder(int(data["pid"]), str(data["command"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if live_only and not _running(holder.pid):
+    if live_only and not process_running(holder.pid):
         return None
     return holder
 
 
-def _running(pid: int) -> bool:
+def process_running(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (in this pid namespace); on a
+    system that cannot probe one without ending it, ``True``."""
     if pid <= 0:
         return False
     if os.name != "posix":  # Windows' os.kill ends the process: no probe there

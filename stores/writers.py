@@ -27,7 +27,13 @@ point whole or not at all. No lock outside the store, no clock shared between ho
   goes on writing only adds invisible garbage, never overwrites a live writer's points.
 * **Repair touches only the dead.** A lease is dead when its time has passed — or, on the
   embedded engine, which one process holds at a time, when it was taken under another
-  opening of the store (that process let go of the engine's lock, so it is gone). Repair
+  opening of the store (that process let go of the engine's lock, so it is gone) — or,
+  on a server, when it was taken on this very machine (the same boot, the same pid
+  namespace: :func:`machine_tag`) by a process that no longer exists: ``kill -9`` of an
+  ingest, then the same command at once, finishes the killed document instead of
+  waiting out its lease (it used to fail it: "being written by another writer… its
+  lease ends in 29 s"). A pid reused since only makes the lease look alive (the old
+  wait); a writer on another machine is judged by time alone. Repair
   takes a dead lease over and finishes what its writer left: a commit is published, an
   unfinished removal finished, an uncommitted claim given back. Invisible paragraphs of a
   version that is neither committed nor its document's lease holder are garbage: they
@@ -49,10 +55,12 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from deepread.records.errors import CoordinateError, StoreError, WriteConflict
 from deepread.stores.backend import Backend, PointData
+from deepread.stores.holder import process_running
 from deepread.stores.schema import (
     COLLECTION_POINT_ID,
     KIND_DOCUMENT,
@@ -85,6 +93,7 @@ _HOLDER_FIELDS = (
     "writer",
     "lease",
     "opener",
+    "machine",
     "deleting",
     "version",
     "slot",
@@ -108,6 +117,30 @@ def process_tag() -> str:
     if _process is None or _process[0] != os.getpid():
         _process = (os.getpid(), f"{socket.gethostname()}:{os.getpid()}")
     return _process[1]
+
+
+_machine: str | None = None
+
+
+def machine_tag() -> str:
+    """What names this machine's process ids: its boot (``boot_id``, new at every boot)
+    and this process's pid namespace (containers on one host each have theirs). ``""``
+    where the system does not say (then a lease is judged by its time alone)."""
+    global _machine
+    if _machine is None:
+        try:
+            boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+            space = os.readlink("/proc/self/ns/pid")
+        except OSError:  # not Linux, or /proc not mounted
+            boot = space = ""
+        _machine = f"{boot}/{space}" if boot and space else ""
+    return _machine
+
+
+def _pid(token: str) -> int | None:
+    """The process id a write token (:func:`new_token`) names, if it names one."""
+    parts = token.rsplit(":", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
 
 
 def new_token() -> str:
@@ -175,6 +208,7 @@ class Writers:
             "writer": token,
             "lease": self.now_ms() + int(self.lease_s * 1000),
             "opener": self.backend.opener,
+            "machine": machine_tag() or None,
         }
 
     def dead(self, row: dict[str, Any], now_ms: int) -> bool:
@@ -183,7 +217,19 @@ class Writers:
             return False
         if self.backend.opener is not None and row.get("opener") != self.backend.opener:
             return True  # taken under another opening of a store one process holds
+        if self._gone_from_here(row):
+            return True
         return int(row.get("lease") or 0) <= now_ms
+
+    @staticmethod
+    def _gone_from_here(row: dict[str, Any]) -> bool:
+        """Whether the lease was taken on this machine by a process that no longer
+        exists (killed: it can renew nothing, so waiting out its time helps no one)."""
+        here = machine_tag()
+        if not here or row.get("machine") != here:
+            return False
+        pid = _pid(str(row.get("writer")))
+        return pid is not None and not process_running(pid)
 
     def _busy(self, what: str, row: dict[str, Any], outcome: str) -> WriteConflict:
         left = (int(row.get("lease") or 0) - self.now_ms()) / 1000
@@ -219,7 +265,11 @@ class Writers:
             raise self._busy(what, row, outcome)
         if not holder:
             condition = Match(ids=(point,), empty=("writer",))
-        elif self.backend.opener is not None and row.get("opener") != self.backend.opener:
+        elif (
+            self.backend.opener is not None and row.get("opener") != self.backend.opener
+        ) or self._gone_from_here(row):
+            # its process is gone: only while that write still holds it (a token no one
+            # else renews), whatever its time says
             condition = Match(ids=(point,), equals={"writer": holder})
         else:  # expired: only while still expired, so a late renewal wins
             condition = Match(ids=(point,), equals={"writer": holder}, ranges={"lease": (0, now)})
@@ -249,7 +299,8 @@ class Writers:
 
     def release(self, lease: Lease) -> None:
         self.backend.set_payload(
-            self._if_held(lease), {"writer": None, "lease": None, "opener": None, "previous": None}
+            self._if_held(lease),
+            {"writer": None, "lease": None, "opener": None, "machine": None, "previous": None},
         )
 
     # -- sources and doc_ids ----------------------------------------------------------

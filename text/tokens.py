@@ -18,7 +18,7 @@ from __future__ import annotations
 import gzip
 import os
 import tempfile
-from functools import lru_cache
+import threading
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -107,9 +107,26 @@ def bpe_file(name: str) -> Path:
     raise RuntimeError(f"cannot write the {name} BPE file to {_cache_dir()} or the temp directory")
 
 
-@lru_cache(maxsize=4)
+#: Each encoding loaded so far, and the lock its loading holds.
+_LOADED: dict[str, tiktoken.Encoding] = {}
+_LOADING = threading.Lock()
+
+
 def encoding(name: str = ENCODING) -> tiktoken.Encoding:
-    """The tiktoken encoding ``name``, loaded offline and checked against its sha256."""
+    """The tiktoken encoding ``name``, loaded offline and checked against its sha256, once
+    per process: a thread that asks while another loads it waits for that load (turns
+    that start together, each in a thread of its own — a server's first requests —
+    each loaded it again before: ~0.3-1 s apiece)."""
+    loaded = _LOADED.get(name)
+    if loaded is not None:
+        return loaded
+    with _LOADING:
+        if name not in _LOADED:
+            _LOADED[name] = _load(name)
+        return _LOADED[name]
+
+
+def _load(name: str) -> tiktoken.Encoding:
     spec = _SPECS[name]
     path = bpe_file(name)
     try:

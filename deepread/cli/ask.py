@@ -81,16 +81,26 @@ def print_citations(output: dict[str, Any], titles: dict[int, Any]) -> None:
         )
 
 
+def opening_line(args: argparse.Namespace, context: Any, thread: str, documents: list) -> str:
+    """``ask``'s first line: the collection asked (its documents counted, those in scope
+    named), the model that answers and the thread — shown once the store is open, before
+    the agent graph is imported and built (~1-2 s: LangGraph, LangChain), so the person
+    who asked learns within a moment what is being asked of what (issue 36)."""
+    count = f"{len(documents)} document{'s' if len(documents) != 1 else ''}"
+    ids = ", ".join(map(str, args.doc or []))
+    scope = (
+        f"document{'s' if len(args.doc) > 1 else ''} {ids} of {len(documents)}" if ids else count
+    )
+    model = f"model {context.model}" if context.model else "the extractive policy (no LLM)"
+    return f"deepread ask — collection {args.collection!r} ({scope}), {model}, thread {thread}"
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
-    from deepread.checkpointers import CheckpointerError, open_checkpointer
-    from deepread.graphs.agent import build_graph
     from deepread.records.errors import UsageError
-    from deepread.records.locations import sidecar_dir
     from deepread.text.hygiene import clean_query
 
     if not clean_query(args.question).strip():
         raise UsageError("the question is empty")
-    store = store_of(args)
     context = make_context(args)
     if len(args.question) > context.max_question_chars:
         raise UsageError(
@@ -99,12 +109,28 @@ def cmd_ask(args: argparse.Namespace) -> int:
             "(DEEPREAD_MAX_QUESTION_CHARS)"
         )
     thread = args.thread or uuid.uuid4().hex[:12]
-    checkpoints = sidecar_dir(store) / "checkpoints.sqlite"
     idx = open_index(args)
-    if not idx.documents():
+    try:
+        documents = idx.documents()
+        if not documents:
+            fail(f"collection {args.collection!r} is empty; run deepread ingest first")
+            return EXIT_USAGE
+        if args.doc:
+            idx.toc(args.doc)  # unknown doc_ids: exit 2 naming those that exist, as chat
+        if not args.json:
+            say(opening_line(args, context, thread, documents), err=True)
+        return answer(args, idx, context, thread)
+    finally:
         idx.close()
-        fail(f"collection {args.collection!r} is empty; run deepread ingest first")
-        return EXIT_USAGE
+
+
+def answer(args: argparse.Namespace, idx: Any, context: Any, thread: str) -> int:
+    """The question through the agent graph, on ``thread``; the command's exit code."""
+    from deepread.checkpointers import CheckpointerError, open_checkpointer
+    from deepread.graphs.agent import build_graph
+    from deepread.records.locations import sidecar_dir
+
+    checkpoints = sidecar_dir(store_of(args)) / "checkpoints.sqlite"
     try:
         with open_checkpointer(args.checkpointer, checkpoints) as saver:
             graph = build_graph(index=idx, checkpointer=saver)
@@ -116,8 +142,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except CheckpointerError as exc:
         fail(exc)
         return EXIT_USAGE
-    finally:
-        idx.close()
     output["thread_id"] = thread
     if args.json:
         emit(output)

@@ -1,10 +1,16 @@
 """``deepread ingest PATH…``: parse, embed and store files and folders.
 
-Progress, for people at a terminal, is one bar of files whose line names the file at
-work and, inside a long PDF, the page reached (``embedding report.pdf p. 45/112``): the
-embedding of a 300-page filing takes a minute, and a bar that only counts files would
-sit still through it. Without a terminal each file's outcome is one line on stderr;
-``--json`` prints one document at the end and nothing else.
+Progress, for people at a terminal, is one live line: files done of all, pages done of
+all, pages/s and the time left (from pages: filings run from 20 to 400 pages;
+:mod:`deepread.corpus.ingest_pace`), and the file at work with, inside a long PDF, the
+page its embedding reached (``embedding report.pdf p. 45/112``): the embedding of a
+300-page filing takes a minute, and a line that only counted files would sit still
+through it. Without a terminal each file's outcome is one line on stderr ending with the
+same figures; ``--json`` prints one document at the end and nothing else on stdout.
+
+Interrupted (Ctrl-C, SIGTERM: exit 130 / 143), the last line says how many files are in
+— each whole — and that the same command again finishes the rest; killed outright
+(``kill -9``), the same command again does too (``docs/reliability.md``).
 """
 
 from __future__ import annotations
@@ -76,18 +82,31 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 class IngestProgress:
-    """The ``progress(event, path, done, total)`` callback of ``Index.ingest_report``,
-    drawn as a bar of files (on a terminal) or as one line per file (without one)."""
+    """The ``progress(event, path, done, total)`` callback of ``Index.ingest_report``:
+    files done of all, pages done of all, pages/s and time left
+    (:class:`~deepread.corpus.ingest_pace.Pace`) — on a terminal one live line that also
+    names the file at work (and the page its embedding reached), without one a line per
+    file on stderr ending with the same figures; with ``quiet`` (``--json``) nothing."""
 
-    def __init__(self, collection: str, *, quiet: bool) -> None:
+    def __init__(self, collection: str, files: list[Path], *, quiet: bool) -> None:
         from tqdm import tqdm
+
+        from deepread.corpus.ingest_pace import Pace
 
         self.collection = collection
         self.quiet = quiet
         self.counts = {"stored": 0, "skip": 0, "same": 0}
+        self.pace = Pace(files)
         self.bar = tqdm(
-            desc="ingest", unit="file", disable=quiet or not sys.stderr.isatty(), file=sys.stderr
+            total=self.pace.files_total,
+            unit="file",
+            # files and pages done, the rate and time left from pages (not tqdm's own
+            # files/s: filings run from 20 to 400 pages), the file at work
+            bar_format="ingest {bar:12} {desc}",
+            disable=quiet or not sys.stderr.isatty(),
+            file=sys.stderr,
         )
+        self._doing = ""  # what the live line says of the file at work
         self._lock = threading.Lock()  # page events come from the embedding loop
 
     def __call__(self, event: str, path: Path, done: int, total: int) -> None:
@@ -96,29 +115,56 @@ class IngestProgress:
 
     def _event(self, event: str, path: Path, done: int, total: int) -> None:
         name = terminal_text(path.name)
-        if event == "page":  # inside one document: done of total pages embedded
-            if not self.bar.disable:
-                self.bar.set_postfix_str(f"embedding {name} p. {done}/{total}", refresh=True)
-            return
+        self.pace.event(event, path, done, total)
         if event in self.counts:
             self.counts[event] += 1
-        self.bar.total = total
-        if event == "parsing":  # a line per file is said when it is stored, not here
-            if not self.bar.disable:
-                self.bar.set_postfix_str(f"parsing {name}", refresh=True)
-            return
+        if event == "page":  # inside one document: done of total pages embedded
+            self._doing = f"embedding {name} p. {done}/{total}"
+        elif event == "parsing":
+            self._doing = f"parsing {name}"
+        elif event == "parsed":
+            self._doing = f"embedding {name}"
+        elif event in ("stored", "failed", "skip", "same"):
+            self._doing = f"{event} {name}"
         if event == "optimize":
             say(f"building the vector index of collection {self.collection!r}…", err=True)
-        elif event in ("stored", "failed", "skip", "same"):
-            self.bar.n = done
-            self.bar.set_postfix_str(f"{event} {name}", refresh=True)
-        elif not self.bar.disable:
-            self.bar.set_postfix_str(f"embedding {name}", refresh=True)
-        if self.bar.disable and not self.quiet and event != "parsed":
-            say(f"{event:>7} {path}", err=True)
+        if not self.bar.disable:
+            self.bar.n = self.pace.files_done
+            self.bar.set_description_str(f"{self.pace.summary()} · {self._doing}", refresh=True)
+        elif not self.quiet and event in ("stored", "failed", "skip", "same"):
+            # a line per file, for a log: its outcome, then where the whole run stands
+            print(
+                terminal_text(f"{event:>7} {path}  [{self.pace.summary()}]"),
+                file=sys.stderr,
+                flush=True,
+            )
 
     def close(self) -> None:
         self.bar.close()
+
+
+def interrupted_line(progress: IngestProgress, *, force: bool) -> str:
+    """What an interrupted ingest says: what is in, and that the same command resumes.
+
+    A document is in whole or not at all (``stores/writers.py``), so every file counted
+    is in, whole (one whose commit the signal met may be in uncounted); the one at work
+    is not, and the same command stores it and the rest, skipping those already in."""
+    pace = progress.pace
+    counts = progress.counts
+    done = counts["stored"] + counts["skip"] + counts["same"]
+    left = pace.files_total - done
+    if force:
+        # A plain re-run would call the files not yet done "unchanged" and keep
+        # their earlier parse: only --force again finishes what was asked.
+        return (
+            f"interrupted; {done} of {pace.files_total} files stored again, the others "
+            "keep their earlier parse; re-run with --force to continue"
+        )
+    return (
+        f"interrupted; {done} of {pace.files_total} files stored "
+        f"({pace.pages_in:,} of {pace.pages_total:,} pages), each whole; the same "
+        f"command again stores the other {left} and skips those already in"
+    )
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -128,7 +174,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from deepread.interrupts import Interrupted
 
     idx = open_index(args)
-    progress = IngestProgress(args.collection, quiet=args.json)
+    # The files once, for the pages they weigh (progress) and the parsers worth starting.
+    found, _ = expand_paths(args.paths)
+    progress = IngestProgress(args.collection, found, quiet=args.json)
     try:
         result = idx.ingest_report(
             args.paths,
@@ -141,30 +189,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             ),
             force=args.force,
             # (by default one per core, if the files are big enough to repay them)
-            workers=args.workers
-            if args.workers is not None
-            else workers_for(expand_paths(args.paths)[0]),
+            workers=args.workers if args.workers is not None else workers_for(found),
         )
     # (A bad model name, ModelConfigError, is exit 2 by main's mapping: not imported here,
     # where it would load LangChain's chat models for every ingest.)
     except Interrupted as exc:
         progress.close()
         idx.close()  # a document is stored whole or not at all: a re-run is exact
-        found, _ = expand_paths(args.paths)  # a walk, no reading: M of "N of M"
-        counts = progress.counts
-        if args.force:
-            # A plain re-run would call the files not yet done "unchanged" and keep
-            # their earlier parse: only --force again finishes what was asked.
-            fail(
-                f"interrupted; {counts['stored'] + counts['skip'] + counts['same']} of "
-                f"{len(found)} files stored again, the others keep their earlier parse; "
-                "re-run with --force to continue"
-            )
-        else:
-            fail(
-                f"interrupted; {counts['stored'] + counts['skip'] + counts['same']} of "
-                f"{len(found)} files stored; re-run to continue"
-            )
+        fail(interrupted_line(progress, force=args.force))
         return exc.exit_code
     finally:
         progress.close()

@@ -102,7 +102,11 @@ def quoted_passages(answer: str) -> list[str]:
             text = _CITES.sub(" ", line.lstrip()[1:]).strip()
             if text:
                 out.append(text)
-    out += [m.group(1) for m in _QUOTED.finditer(answer)]
+        else:
+            # "…" quotes in the answer's own lines, each within its line: a quote line is
+            # checked whole above, and two quoted lines of code holding straight quotes
+            # (print("a") … {"b": 1}) made one "quote" across them, never verbatim.
+            out += [m.group(1) for m in _QUOTED.finditer(line)]
     return out
 
 
@@ -223,14 +227,29 @@ def judge(
     return None, usage
 
 
+#: Cited paragraphs the check reads, at most: every quote of an answer is checked
+#: against its own paragraph, and an answer quoting a lead-in with its list items cites
+#: ~20 (12 left the later quotes of such an answer "not in the cited paragraphs").
+EVIDENCE_PARAGRAPHS = 48
+
+
 def evidence(index: Index, coords: list[tuple[int, int, int]]) -> dict[tuple[int, int, int], str]:
-    """The text of (at most 12 of) the cited paragraphs."""
-    out: dict[tuple[int, int, int], str] = {}
-    for d, s, p in coords[:12]:
-        got = index.read(d, s, p, p).paragraphs
-        if got:
-            out[(d, s, p)] = got[0].text
-    return out
+    """The text of (at most :data:`EVIDENCE_PARAGRAPHS` of) the cited paragraphs, in the
+    order cited; neighbours read together, one read per run."""
+    wanted = list(dict.fromkeys(coords))[:EVIDENCE_PARAGRAPHS]
+    texts: dict[tuple[int, int, int], str] = {}
+    runs: list[list[tuple[int, int, int]]] = []
+    for coord in sorted(wanted):
+        last = runs[-1][-1] if runs else None
+        if last and last[:2] == coord[:2] and last[2] + 1 == coord[2]:
+            runs[-1].append(coord)
+        else:
+            runs.append([coord])
+    for run in runs:
+        d, s, first = run[0]
+        for paragraph in index.read(d, s, first, run[-1][2]).paragraphs:
+            texts[(d, s, paragraph.para_idx)] = paragraph.text
+    return {c: texts[c] for c in wanted if c in texts}
 
 
 def extra_read(

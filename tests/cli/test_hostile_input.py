@@ -785,8 +785,8 @@ def test_a_signal_mid_ingest_ends_with_one_line_and_a_rerun_completes_it(
     assert "Traceback" not in rest
     last = rest.strip().splitlines()[-1]
     assert re.fullmatch(
-        r"deepread: interrupted; (\d+) of 12 files stored; re-run to "
-        r"continue",
+        r"deepread: interrupted; (\d+) of 12 files stored \((\d+) of (\d+) pages\), each "
+        r"whole; the same command again stores the other (\d+) and skips those already in",
         last,
     ), rest
     stored_before = int(re.search(r"(\d+) of 12", last).group(1))  # type: ignore[union-attr]

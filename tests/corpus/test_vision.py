@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import subprocess
 from pathlib import Path
 
 from PIL import Image
@@ -132,3 +133,28 @@ def test_pages_without_images_or_beyond_the_end_are_left_out(tmp_path: Path) -> 
     found = pdf_page_images(path, [1, 3, 99], tmp_path / "images")
     assert list(found) == [1]
     assert sorted(p.name for p in (tmp_path / "images").iterdir()) == [Path(found[1]).name]
+
+
+def _a_dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_an_image_cut_short_by_a_killed_ingest_is_written_again_whole(tmp_path: Path) -> None:
+    """Images are named by their bytes' hash: a process killed while writing one left a
+    truncated file under the whole one's name, which every later ingest kept (the
+    stored figure pointing at a broken image for good)."""
+    path = _figure_pdf(tmp_path)
+    whole = (tmp_path / "green.jpg").read_bytes()
+    images = tmp_path / "images"
+    first = Path(pdf_page_images(path, [2], images)[2])
+    first.write_bytes(whole[: len(whole) // 3])  # what a kill mid-write left
+    gone = _a_dead_pid()
+    (images / f".{first.name}.{gone}.part").write_bytes(whole[:10])  # the new way's leftover
+
+    again = Path(pdf_page_images(path, [2], images)[2])
+
+    assert again == first and again.read_bytes() == whole
+    assert sorted(p.name for p in images.iterdir()) == [first.name]  # no partial left

@@ -65,6 +65,17 @@ def test_quoted_passages_must_be_verbatim_in_the_cited_paragraphs():
     assert not verdict.supported and "not in the cited paragraphs" in verdict.reason
 
 
+def test_straight_quotes_in_two_quoted_lines_of_code_are_not_read_as_one_quote():
+    evidence = ['print(f"Not on the diagonal")', 'Mapping patterns: {"bandwidth": b} captures.']
+    answer = (
+        '> print(f"Not on the diagonal") [1:2:3]\n'
+        '> Mapping patterns: {"bandwidth": b} captures. [1:2:4]'
+    )
+
+    assert quoted_passages(answer) == [evidence[0], evidence[1]]
+    assert lexical_check("What do mapping patterns capture?", answer, evidence, 0.5).supported
+
+
 def test_question_words_missing_from_the_cited_paragraphs_fail_the_lexical_check():
     evidence = ["Alpha paragraph about apples."]
 
@@ -364,3 +375,22 @@ def test_an_abstention_shows_the_closest_passages_with_their_citations(tmp_path:
     assert long_line.startswith('- "Narwhals have one long tooth.') and ' …" [1:3:0]' in long_line
     assert len(long_line) < 300
     assert parse_citations(text) == [(1, 2, 0), (1, 3, 0)]
+
+
+def test_the_check_reads_every_paragraph_an_answer_with_list_items_cites(tmp_path: Path) -> None:
+    from deepread.nodes.sufficiency.support import evidence
+
+    items = "".join(f"- Walrus fact number {i} is true.\n" for i in range(20))
+    (tmp_path / "w.md").write_text(
+        f"# Walruses\n\nSome facts follow:\n\n{items}\n## Seals\n\nSeals sing.\n", encoding="utf-8"
+    )
+    with deepread.Index.open(store=tmp_path / "store", collection="w") as idx:
+        idx.ingest([tmp_path / "w.md"])
+        doc = idx.documents()[0]
+        cited = [(doc.doc_id, s.sec_id, p) for s in doc.sections for p in range(s.n_para)]
+        cited = [cited[-1], *cited[:-1]]  # order cited, not document order
+        got = evidence(idx, cited)
+
+    assert len(cited) > 12
+    assert list(got) == cited
+    assert all(got[c] for c in cited)

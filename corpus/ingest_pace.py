@@ -1,0 +1,185 @@
+"""The pace of a long ingest: pages done of all, pages per second, and time left.
+
+A library is ingested for tens of minutes (issue 34: ~340 filings, ~50,000 pages), and
+its files vary from 20 to 400 pages, so files done say little about the time left: the
+work is weighed in **pages**. A PDF weighs its page count (read from its page tree:
+~1 ms a filing, 0.06 s for 60 filings of 8,105 pages here); a file without pages
+(Markdown, HTML, text, Word) weighs one page per :data:`PAGE_BYTES` of it, at least one
+— an estimate, good enough to share out the time left, never shown as a page number.
+
+The rate is the pages *this run* has done (files stored or failed, and the pages of the
+file at work its embedding has reached) over the time since its first file was taken
+up: files skipped as unchanged, or copies of stored ones, cost nothing and count
+neither in the rate nor in the time left — a re-run after an interruption estimates
+only what is missing. Time left is the pages still to do at that rate.
+
+Events are those of :data:`deepread.corpus.pipeline.Progress`; :class:`Pace` only counts
+them, the command line says it (``deepread/cli/ingest.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+#: Bytes of a file without pages taken as one page: about what a printed page holds
+#: (~500 words); an HTML page's markup makes it weigh more than its text, a zipped Word
+#: file less — the estimate only shares out the time left.
+PAGE_BYTES = 3_000
+
+#: Events after which a file is done: stored, failed, or not to be done at all.
+_WORKED = ("stored", "failed")
+_NOT_WORKED = ("skip", "same")
+
+
+def pages_of(path: Path) -> int:
+    """What ``path`` weighs in pages: a PDF's page count, else its size in
+    :data:`PAGE_BYTES` (at least 1; 1 for a file that cannot be read or opened — the
+    ingest reports it as that file's failure)."""
+    if path.suffix.lower() == ".pdf":
+        try:
+            import pypdfium2
+
+            from deepread.corpus.parsing.pdf.pdfium import PDFIUM_LOCK
+
+            with PDFIUM_LOCK:  # PDFium is not thread-safe (a parse may run meanwhile)
+                pdf = pypdfium2.PdfDocument(str(path))
+                try:
+                    return max(1, len(pdf))
+                finally:
+                    pdf.close()
+        except Exception:  # damaged or encrypted: its parse will say why; weigh it by size
+            pass
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 1
+    return max(1, -(-size // PAGE_BYTES))
+
+
+class Pace:
+    """Files and pages done of all, the rate and the time left of one ingest call over
+    ``files`` (the files it was given, as ``expand_paths`` found them). ``clock``:
+    seconds, monotonic (tests move it by hand)."""
+
+    def __init__(
+        self,
+        files: Iterable[Path],
+        *,
+        weigh: Callable[[Path], int] = pages_of,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._clock = clock
+        self._weight = {self._key(p): weigh(p) for p in files}
+        self.files_total = len(self._weight)
+        self.pages_total = sum(self._weight.values())
+        self.files_done = 0
+        self._done_keys: set[str] = set()
+        self._skipped_pages = 0  # unchanged files and copies: in, at no cost
+        self._stored_pages = 0  # files this run stored
+        self._failed_pages = 0  # files this run tried and failed (worked, not in)
+        self._current: tuple[str, int] | None = None  # the file at work, its pages reached
+        self._started: float | None = None
+
+    @staticmethod
+    def _key(path: Path) -> str:
+        return str(path.resolve())
+
+    def weight(self, path: Path) -> int:
+        return self._weight.get(self._key(path), 1)
+
+    def event(self, event: str, path: Path, done: int = 0, total: int = 0) -> None:
+        """Count one progress event (``Progress``'s ``event, path, done, total``)."""
+        key = self._key(path)
+        if event == "parsing":
+            if self._started is None:
+                self._started = self._clock()
+            self._current = (key, 0)
+        elif event == "page":
+            if self._started is None:
+                self._started = self._clock()
+            # the page its embedding reached, scaled to the file's weight (a PDF's last
+            # paragraph may sit before its last page: never more than the file weighs)
+            weight = self.weight(path)
+            reached = min(weight, round(weight * done / total)) if total > 0 else 0
+            self._current = (key, reached)
+        elif event in _WORKED or event in _NOT_WORKED:
+            if key in self._done_keys:
+                return  # (a file is done once)
+            self._done_keys.add(key)
+            self.files_done += 1
+            if event == "stored":
+                self._stored_pages += self.weight(path)
+            elif event == "failed":
+                self._failed_pages += self.weight(path)
+            else:
+                self._skipped_pages += self.weight(path)
+            if self._current is not None and self._current[0] == key:
+                self._current = None
+
+    @property
+    def pages_worked(self) -> int:
+        """Pages this run has done: files stored or failed, and the file at work's."""
+        done = self._stored_pages + self._failed_pages
+        return done + (self._current[1] if self._current else 0)
+
+    @property
+    def pages_done(self) -> int:
+        """Pages in: this run's, and those of files it found unchanged."""
+        return min(self.pages_total, self._skipped_pages + self.pages_worked)
+
+    @property
+    def pages_in(self) -> int:
+        """Pages of the files in the collection: stored by this run, or found unchanged."""
+        return self._skipped_pages + self._stored_pages
+
+    @property
+    def elapsed(self) -> float:
+        return 0.0 if self._started is None else max(0.0, self._clock() - self._started)
+
+    @property
+    def rate(self) -> float | None:
+        """Pages per second this run, once it has done some pages; else ``None``."""
+        worked, elapsed = self.pages_worked, self.elapsed
+        if worked <= 0 or elapsed <= 0:
+            return None
+        return worked / elapsed
+
+    @property
+    def seconds_left(self) -> float | None:
+        """The pages still to do at :attr:`rate`; ``None`` before there is a rate."""
+        rate = self.rate
+        if rate is None:
+            return None
+        return max(0, self.pages_total - self.pages_done) / rate
+
+    def summary(self) -> str:
+        """``3/12 files, 180/720 pages, 7.1 pages/s, ~1 min 16 s left`` (the rate and
+        time left once known)."""
+        said = (
+            f"{self.files_done}/{self.files_total} files, "
+            f"{self.pages_done:,}/{self.pages_total:,} pages"
+        )
+        rate, left = self.rate, self.seconds_left
+        if rate is not None:
+            said += f", {rate:.1f} pages/s"
+        if rate is not None and left is not None and self.pages_done < self.pages_total:
+            said += f", ~{duration(left)} left"
+        return said
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3 min 20 s``, ``13 min``, ``1 h 52 min``: as precise as a person
+    needs it (seconds only under 10 minutes)."""
+    whole = max(0, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 600:
+        minutes, rest = divmod(whole, 60)
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    minutes = round(whole / 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest} min" if rest else f"{hours} h"

@@ -1,0 +1,103 @@
+"""The pace of a long ingest (corpus/ingest_pace.py): work weighed in pages, the rate
+of this run's pages, and time left from the pages still to do — never from files
+(filings run from 20 to 400 pages). A clock moved by hand: nothing here is timing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.pdf_builder import Doc, filler
+
+from deepread.corpus.ingest_pace import PAGE_BYTES, Pace, duration, pages_of
+
+
+def pdf(path: Path, pages: int) -> Path:
+    doc = Doc()
+    for page in range(pages):
+        doc.page()
+        doc.para(filler(20, seed=page))
+    return doc.save(path)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_pdf_weighs_its_pages_and_a_text_file_its_size(tmp_path: Path) -> None:
+    assert pages_of(pdf(tmp_path / "f.pdf", 7)) == 7
+    (tmp_path / "n.md").write_text("x" * (PAGE_BYTES * 2 + 1), encoding="utf-8")
+    assert pages_of(tmp_path / "n.md") == 3
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    assert pages_of(tmp_path / "empty.txt") == 1
+    # a damaged PDF is weighed by its size; its parse says what is wrong with it
+    (tmp_path / "bad.pdf").write_bytes(b"%PDF-1.7 not really" * 400)
+    assert pages_of(tmp_path / "bad.pdf") == 3
+    assert pages_of(tmp_path / "gone.pdf") == 1
+
+
+def test_time_left_comes_from_pages_not_files(tmp_path: Path) -> None:
+    """A 2-page file done in 4 s leaves a 20-page one: 40 s left, not 4 s."""
+    small, big = pdf(tmp_path / "small.pdf", 2), pdf(tmp_path / "big.pdf", 20)
+    clock = Clock()
+    pace = Pace([small, big], clock=clock)
+    assert (pace.files_total, pace.pages_total) == (2, 22)
+    assert pace.rate is None and pace.seconds_left is None
+    assert pace.summary() == "0/2 files, 0/22 pages"
+
+    pace.event("parsing", small, 0, 2)
+    clock.now += 4
+    pace.event("stored", small, 1, 2)
+    assert pace.rate == pytest.approx(0.5)
+    assert pace.seconds_left == pytest.approx(40)
+    assert pace.summary() == "1/2 files, 2/22 pages, 0.5 pages/s, ~40 s left"
+
+    # inside the big one, the page its embedding reached counts
+    pace.event("parsing", big, 1, 2)
+    clock.now += 16
+    pace.event("page", big, 10, 20)
+    assert pace.pages_done == 12
+    assert pace.summary() == "1/2 files, 12/22 pages, 0.6 pages/s, ~17 s left"
+
+    clock.now += 24
+    pace.event("stored", big, 2, 2)
+    assert pace.summary() == "2/2 files, 22/22 pages, 0.5 pages/s"
+
+
+def test_files_found_unchanged_count_as_in_but_not_in_the_rate(tmp_path: Path) -> None:
+    """A re-run after an interruption: what was stored is skipped at no cost, and the
+    time left is that of the files still missing, at the rate of those done."""
+    files = [pdf(tmp_path / f"f{i}.pdf", 5) for i in range(4)]
+    clock = Clock()
+    pace = Pace(files, clock=clock)
+    pace.event("skip", files[0], 1, 4)
+    pace.event("skip", files[1], 2, 4)
+    assert pace.summary() == "2/4 files, 10/20 pages"  # no rate yet: nothing worked
+    pace.event("parsing", files[2], 0, 2)
+    clock.now += 10
+    pace.event("stored", files[2], 1, 2)
+    assert pace.rate == pytest.approx(0.5)  # 5 pages in 10 s, the skipped ones cost 0
+    assert pace.summary() == "3/4 files, 15/20 pages, 0.5 pages/s, ~10 s left"
+    pace.event("failed", files[3], 2, 2)  # a failure is done too (its line says why)
+    assert (pace.files_done, pace.pages_done) == (4, 20)
+
+
+@pytest.mark.parametrize(
+    "seconds, said",
+    [
+        (0, "0 s"),
+        (42.4, "42 s"),
+        (200, "3 min 20 s"),
+        (600, "10 min"),
+        (754, "13 min"),
+        (3600, "1 h"),
+        (6720, "1 h 52 min"),
+        (7190, "2 h"),
+    ],
+)
+def test_durations_read_as_a_person_says_them(seconds: float, said: str) -> None:
+    assert duration(seconds) == said
