@@ -635,47 +635,11 @@ def quote(text: str, limit: int, wanted: Collection[str] = ()) -> str:
     flat = " ".join(plain(text).split())
     if len(flat) <= limit:
         return escape(flat)
-    rows = _table_rows(text, wanted, limit)
-    if rows is not None:
-        return escape(rows)
     start = _best_sentence(flat, wanted, limit)
     cut = flat[start : start + limit]
     if start + limit < len(flat):
         cut = cut.rsplit(" ", 1)[0] + " …"
     return escape(("… " if start else "") + cut)
-
-
-_ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.IGNORECASE | re.DOTALL)
-
-
-def _table_rows(text: str, wanted: Collection[str], limit: int) -> str | None:
-    """A table too long to quote whole, quoted as its header row and the rows holding
-    most of the ``wanted`` words, in table order, joined by " … " (each row verbatim);
-    None for a paragraph that is no table, or when no row past the header holds any.
-    The figure a question asks for sits in one row of a statement ("Total net sales"),
-    which a quote of the table's first characters seldom reaches."""
-    rows = [" ".join(plain(r).split()) for r in _ROW.findall(text)]
-    rows = [r for r in rows if r]
-    if len(rows) < 3 or not wanted:
-        return None
-    wanted = set(wanted)
-    scores = [len(wanted & terms(r)) for r in rows]
-    ranked = sorted(range(1, len(rows)), key=lambda i: (-scores[i], i))
-    if scores[ranked[0]] == 0:
-        return None
-    chosen, size = [0], len(rows[0])
-    for i in ranked:
-        if scores[i] == 0 or size + len(rows[i]) + 3 > limit:
-            break
-        chosen.append(i)
-        size += len(rows[i]) + 3
-    parts: list[str] = []
-    for n, i in enumerate(sorted(chosen)):
-        if n and i != sorted(chosen)[n - 1] + 1:
-            parts.append("…")
-        parts.append(rows[i][:limit])
-    tail = " …" if sorted(chosen)[-1] != len(rows) - 1 else ""
-    return " ".join(parts) + tail
 
 
 #: Where a sentence may start: after ". ", "? ", "! ", "; " or ": ".

@@ -238,31 +238,3 @@ def test_a_quoted_lead_in_ending_with_a_colon_is_followed_by_what_it_announces(t
     lead = answer.index("In particular:")
     assert answer.index("Infinite and NaN number values are accepted", lead) > lead
     assert "Repeated names within an object are accepted" in answer
-
-
-def test_a_long_table_is_quoted_as_its_header_and_the_rows_holding_the_question_s_words():
-    from deepread.extractive.policy import quote
-    from deepread.nodes.sufficiency.support import lexical_check
-    from deepread.text.terms import terms
-
-    rows = "".join(f"<tr><td>Product line {i}</td><td>{i * 100}</td></tr>" for i in range(40))
-    table = (
-        "<table><tr><th>Line</th><th>Fiscal 2022</th></tr>"
-        f"{rows}<tr><td>Total net sales</td><td>10,208.6</td></tr></table>"
-    )
-    question = "What were total net sales in fiscal 2022?"
-
-    shown = quote(table, 200, terms(question))
-
-    assert shown == "Line Fiscal 2022 … Total net sales 10,208.6"
-    answer = f"> {shown} [1:2:3]"
-    assert lexical_check(question, answer, [table], 0.5).supported  # every piece verbatim
-
-
-def test_a_long_table_no_row_of_which_holds_the_question_s_words_is_quoted_from_its_start():
-    from deepread.extractive.policy import quote
-
-    rows = "".join(f"<tr><td>Product line {i}</td><td>{i * 100}</td></tr>" for i in range(40))
-    table = f"<table><tr><th>Line</th><th>Amount</th></tr>{rows}</table>"
-
-    assert quote(table, 100, {"walrus"}).startswith("Line Amount Product line 0 0")
