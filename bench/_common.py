@@ -12,6 +12,19 @@ from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
+#: The benchmarks' data folders: beside the checkout (``/work/main`` → ``/work/shared/data``)
+#: or beside its worktrees' folder (``/work/wt/NAME``).
+SHARED_DATA = next(
+    (
+        p
+        for p in (
+            BENCH_DIR.parents[1] / "shared" / "data",
+            BENCH_DIR.parents[2] / "shared" / "data",
+        )
+        if p.is_dir()
+    ),
+    BENCH_DIR.parents[1] / "shared" / "data",
+)
 DEVSET = Path(
     os.environ.get("DEEPREAD_DEVSET", BENCH_DIR.parent.parent / "shared" / "data" / "devset")
 )

@@ -36,24 +36,12 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from _common import BENCH_DIR, Timer, machine, machine_line, table, write_json
+from _common import SHARED_DATA, Timer, machine, machine_line, table, write_json
 
 from deepread import Index
 from deepread.evaluation import EvalConfig, run_eval
 
-#: Where the benchmarks' folders are: beside the checkout (``/work/main`` →
-#: ``/work/shared/data``) or beside its worktrees' folder (``/work/wt/NAME``).
-DATA = next(
-    (
-        p
-        for p in (
-            BENCH_DIR.parents[1] / "shared" / "data",
-            BENCH_DIR.parents[2] / "shared" / "data",
-        )
-        if p.is_dir()
-    ),
-    BENCH_DIR.parents[1] / "shared" / "data",
-)
+DATA = SHARED_DATA
 SPLITS = {"dev": DATA / "financebench-dev", "val": DATA / "financebench-val"}
 #: Filings ingested beside the questions' own with ``--shelf`` (issue 34): other years and
 #: forms of the same companies and others, with no questions — the rest of a real library.

@@ -37,7 +37,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import BENCH_DIR, Timer, machine, machine_line, summary_ms, table, write_json
+from _common import (
+    SHARED_DATA,
+    Timer,
+    machine,
+    machine_line,
+    summary_ms,
+    table,
+    write_json,
+)
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -49,17 +57,7 @@ from deepread.corpus.parsing import parse_file
 from deepread.records.documents import Document, FrontMatter
 from deepread.text.tokens import count_tokens
 
-DATA = next(
-    (
-        p
-        for p in (
-            BENCH_DIR.parents[1] / "shared" / "data",
-            BENCH_DIR.parents[2] / "shared" / "data",
-        )
-        if p.is_dir()
-    ),
-    Path("/work/shared/data"),
-)
+DATA = SHARED_DATA
 PARAGRAPHS = 50
 FIRST = (
     "Keller Orchid Brant Vexa Solano Tamsin Ardent Corvel Lumen Harwick Pryce Zephyr "

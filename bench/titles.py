@@ -61,22 +61,12 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import date, datetime
 from pathlib import Path
 
-from _common import BENCH_DIR, Timer, machine, machine_line, table, write_json
+from _common import BENCH_DIR, SHARED_DATA, Timer, machine, machine_line, table, write_json
 
 from deepread.corpus.library import Library
 from deepread.records.documents import Document
 
-DATA = next(
-    (
-        p
-        for p in (
-            BENCH_DIR.parents[1] / "shared" / "data",
-            BENCH_DIR.parents[2] / "shared" / "data",
-        )
-        if p.is_dir()
-    ),
-    BENCH_DIR.parents[1] / "shared" / "data",
-)
+DATA = SHARED_DATA
 FOLDERS = ("financebench-dev", "financebench-val", "financebench-library")
 #: Where a filing calls itself otherwise than its file name does (the bench's only
 #: knowledge of companies; deepread has none).

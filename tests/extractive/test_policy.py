@@ -192,31 +192,34 @@ def test_a_long_paragraph_whose_opening_holds_the_words_is_quoted_from_its_start
     assert quote(text, 100).startswith("Walruses sleep on ice.")
 
 
-def test_the_first_quote_is_the_passage_closest_to_the_question_not_the_earliest(tmp_path):
+def offline_answer(tmp_path, markdown: str, question: str) -> str:
+    """The offline policy's answer to ``question`` over one Markdown file."""
     import deepread
 
-    (tmp_path / "guide.md").write_text(
+    (tmp_path / "doc.md").write_text(markdown, encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="d") as idx:
+        idx.ingest([tmp_path / "doc.md"])
+        out = build_graph(index=idx).invoke({"question": question}, context=Context())
+    return out["answer"]
+
+
+def test_the_first_quote_is_the_passage_closest_to_the_question_not_the_earliest(tmp_path):
+    answer = offline_answer(
+        tmp_path,
         "# Guide\n\n## Intro\n\nThis guide keeps mentioning keys, dictionaries and "
         "sorting in passing.\n\n## Sorting\n\nTo make json.dumps sort the keys of a "
         "dictionary, pass sort_keys=True.\n",
-        encoding="utf-8",
+        "How do I make json.dumps sort the keys of a dictionary?",
     )
-    with deepread.Index.open(store=tmp_path / "store", collection="g") as idx:
-        idx.ingest([tmp_path / "guide.md"])
-        out = build_graph(index=idx).invoke(
-            {"question": "How do I make json.dumps sort the keys of a dictionary?"},
-            context=Context(),
-        )
 
-    quotes = [line for line in out["answer"].splitlines() if line.startswith("> ")]
+    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
     assert len(quotes) >= 2
     assert "sort_keys=True" in quotes[0]
 
 
 def test_a_quoted_lead_in_ending_with_a_colon_is_followed_by_what_it_announces(tmp_path):
-    import deepread
-
-    (tmp_path / "json.md").write_text(
+    answer = offline_answer(
+        tmp_path,
         "# JSON\n\n## Standard compliance\n\n"
         "This module does not comply with the RFC in a strict fashion. In particular:\n\n"
         "- Infinite and NaN number values are accepted and output;\n"
@@ -225,16 +228,9 @@ def test_a_quoted_lead_in_ending_with_a_colon_is_followed_by_what_it_announces(t
         "The json module reads RFC 8259 documents.\n\n"
         "A strict fashion of parsing is the json module's default for RFC text.\n\n"
         "The RFC and the json module agree on the fashion of numbers.\n",
-        encoding="utf-8",
+        "Does the json module comply with the RFC in a strict fashion?",
     )
-    with deepread.Index.open(store=tmp_path / "store", collection="j") as idx:
-        idx.ingest([tmp_path / "json.md"])
-        out = build_graph(index=idx).invoke(
-            {"question": "Does the json module comply with the RFC in a strict fashion?"},
-            context=Context(),
-        )
 
-    answer = out["answer"]
     lead = answer.index("In particular:")
     assert answer.index("Infinite and NaN number values are accepted", lead) > lead
     assert "Repeated names within an object are accepted" in answer
