@@ -85,7 +85,7 @@ def edge_filter(match: Match) -> qe.Filter:
 #: or pinned there. The engine's defaults keep dense vectors (``InRam``) and the sparse
 #: index (``Pinned``) resident, so a process's RSS grew with the store: 2.06 GB for a
 #: 1.44 GB store of 184 filings (issue 34), 1.6 GB for a reader of 231,000 paragraphs
-#: (docs/benchmarks.md §20). Mapped pages are the kernel's to drop under pressure;
+#: (docs/benchmarks.md §24). Mapped pages are the kernel's to drop under pressure;
 #: a search touches only the pages its index visits.
 COLD = qe.Memory.Cold
 #: The engine's own HNSW defaults (m 16, ef_construct 100, brute force under 10,000
@@ -101,7 +101,7 @@ SEGMENT_KB = 100_000
 
 #: The payload indexes (coordinates, versions, sources), on disk too: kept in memory they
 #: were read and built again at every opening, which grew with the points (the engine's
-#: load 0.5 s at 36,530 paragraphs, 2.3-2.7 s at 231,304; docs/benchmarks.md §20).
+#: load 0.5 s at 36,530 paragraphs, 2.3-2.7 s at 231,304; docs/benchmarks.md §24).
 _INTEGER_INDEX = qe.IntegerIndexParams(lookup=True, range=True, memory=COLD)
 _KEYWORD_INDEX = qe.KeywordIndexParams(memory=COLD)
 
