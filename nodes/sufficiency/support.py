@@ -50,7 +50,7 @@ from langchain_core.messages import HumanMessage
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
 from deepread.models.chat import invoke_with_retry, message_text
-from deepread.nodes.read_memory import Regions, was_read
+from deepread.nodes.read_memory import Regions, regions_of, was_read
 from deepread.nodes.read_plan import Sections, fit
 from deepread.prompts import fill
 from deepread.records.documents import Document
@@ -238,17 +238,11 @@ def evidence(index: Index, coords: list[tuple[int, int, int]]) -> dict[tuple[int
     order cited; neighbours read together, one read per run."""
     wanted = list(dict.fromkeys(coords))[:EVIDENCE_PARAGRAPHS]
     texts: dict[tuple[int, int, int], str] = {}
-    runs: list[list[tuple[int, int, int]]] = []
-    for coord in sorted(wanted):
-        last = runs[-1][-1] if runs else None
-        if last and last[:2] == coord[:2] and last[2] + 1 == coord[2]:
-            runs[-1].append(coord)
-        else:
-            runs.append([coord])
-    for run in runs:
-        d, s, first = run[0]
-        for paragraph in index.read(d, s, first, run[-1][2]).paragraphs:
-            texts[(d, s, paragraph.para_idx)] = paragraph.text
+    for key, spans in regions_of(wanted).items():
+        d, s = map(int, key.split(":"))
+        for first, last in spans:
+            for paragraph in index.read(d, s, first, last).paragraphs:
+                texts[paragraph.coord] = paragraph.text
     return {c: texts[c] for c in wanted if c in texts}
 
 
