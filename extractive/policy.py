@@ -80,6 +80,7 @@ from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.repeats import earlier_failure
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
+from deepread.text.clip import clip
 from deepread.text.markup import plain
 from deepread.text.questions import asked
 from deepread.text.terms import key_words, terms
@@ -636,10 +637,7 @@ def quote(text: str, limit: int, wanted: Collection[str] = ()) -> str:
     if len(flat) <= limit:
         return escape(flat)
     start = _best_sentence(flat, wanted, limit)
-    cut = flat[start : start + limit]
-    if start + limit < len(flat):
-        cut = cut.rsplit(" ", 1)[0] + " …"
-    return escape(("… " if start else "") + cut)
+    return escape(("… " if start else "") + clip(flat[start:], limit))
 
 
 #: Where a sentence may start: after ". ", "? ", "! ", "; " or ": ".

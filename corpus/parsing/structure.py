@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.records.documents import Paragraph, Section
+from deepread.text.clip import clip
 from deepread.text.tokens import count_tokens_batch
 
 #: Longest paragraph kept whole, in characters (~1,000 tiktoken tokens of English). The
@@ -196,12 +197,7 @@ MAX_HEADER_LINES = 12
 
 
 def _header_line(heading: str) -> str:
-    flat = " ".join(heading.split())
-    return (
-        flat
-        if len(flat) <= MAX_HEADER_LINE_CHARS
-        else (flat[:MAX_HEADER_LINE_CHARS].rsplit(" ", 1)[0] + " …")
-    )
+    return clip(" ".join(heading.split()), MAX_HEADER_LINE_CHARS)
 
 
 def _with_headings(pending: list[str], block: Block) -> str:

@@ -20,6 +20,7 @@ from deepread.evaluation.modes import ModeSpec
 from deepread.extractive.policy import NOTICE
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.records.documents import Paragraph
+from deepread.text.clip import clip
 from deepread.text.terms import terms
 from deepread.text.tokens import count_tokens
 
@@ -83,9 +84,7 @@ def extractive_answer(question: str, chunks: list[Paragraph]) -> str:
     order = sorted(range(len(chunks)), key=lambda i: -len(wanted & terms(chunks[i].text)))
     parts = [NOTICE, ""]
     for i in sorted(order[:QUOTES]):
-        text = " ".join(re.sub(r"<[^>]+>", " ", chunks[i].text).split())
-        if len(text) > QUOTE_CHARS:
-            text = text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+        text = clip(" ".join(re.sub(r"<[^>]+>", " ", chunks[i].text).split()), QUOTE_CHARS)
         parts += [f"> {text} [passage {i + 1}]", ""]
     return "\n".join(parts).rstrip()
 

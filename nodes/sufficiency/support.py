@@ -54,6 +54,7 @@ from deepread.nodes.read_memory import Regions, regions_of, was_read
 from deepread.nodes.read_plan import Sections, fit
 from deepread.prompts import fill
 from deepread.records.documents import Document
+from deepread.text.clip import clip
 from deepread.text.markup import plain, untagged
 from deepread.text.questions import asked
 from deepread.text.terms import stem, terms
@@ -288,7 +289,9 @@ def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = ""
         doc = index.document(d)
         title = title_text(doc.sections[s].title)
         read = index.read_section(d, s, p, p)
-        passage = _excerpt(plain(_body(read[0].text, _headings(doc, s)))) if read else ""
+        passage = (
+            clip(plain(_body(read[0].text, _headings(doc, s))), ABSTENTION_CHARS) if read else ""
+        )
         where = f" ({title})" if title else ""
         lines.append(f'- "{escape(passage)}" [{d}:{s}:{p}]{where}')
     if lines:
@@ -316,10 +319,3 @@ def _body(text: str, headings: set[str]) -> str:
     while start < min(len(lines) - 1, 8) and " ".join(lines[start].split()) in headings:
         start += 1
     return "\n".join(lines[start:])
-
-
-def _excerpt(text: str) -> str:
-    """``text`` cut at a word boundary to about :data:`ABSTENTION_CHARS` characters."""
-    if len(text) <= ABSTENTION_CHARS:
-        return text
-    return text[:ABSTENTION_CHARS].rsplit(" ", 1)[0] + " …"
