@@ -558,7 +558,9 @@ class ExtractiveChatModel(BaseChatModel):
         # Best first (issue 35: a person reads the first quote, and it was the one
         # earliest in the document); quotes of one document kept together, documents in
         # the order of their best quote.
-        ranks = {doc: i for i, (doc, _, _) in reversed(list(enumerate(picked.values())))}
+        ranks: dict[int, int] = {}  # document -> the rank of its best quote
+        for i, (doc, _, _) in enumerate(picked.values()):
+            ranks.setdefault(doc, i)
         chosen = _with_items(sorted(picked.values(), key=lambda c: ranks[c[0]]), texts)
         parts = [NOTICE, ""]
         several = len(ranks) > 1
