@@ -221,44 +221,56 @@ class _Pipeline:
         # embeds and writes, in the order given (corpus/parse_ahead.py).
         # (An OCR model reads PDFs in this process: its client and cache are not shared.)
         workers = 1 if models.ocr is not None else self._workers
+        loader = None
         if todo and isinstance(self._embeddings, LocalEmbeddings):
-            self._load_beside_parsing(self._embeddings)
-        with ParseAhead([path for path, _ in todo], parse, workers) as parsed:
-            taken = unoptimized = 0
-            while taken < len(todo):
-                # Every document already parsed joins one embedding call: one call per
-                # document cost ~10 % more on the devset (each document's short tail
-                # batches are padded on their own), and a vector does not depend on its
-                # batch companions, so the grouping changes nothing that is stored.
-                group: list[tuple[int, Path, str, Structured]] = []
-                size = 0
-                while taken < len(todo) and (
-                    not group or (parsed.ready() and size < GROUP_PARAGRAPHS)
-                ):
-                    path, digest = todo[taken]
-                    if self._progress:
-                        self._progress("parsing", path, taken, len(todo))
-                    taken += 1
-                    try:
-                        structured = parsed.take()
-                        # a flood of tiny paragraphs is refused before it is embedded
-                        check_texts([p.text for p in structured.paragraphs])
-                        if models.active:
-                            structured = models.enrich(path, structured)
-                    except RUN_ERRORS:
-                        raise
-                    except Exception as exc:  # one file's fault, never the run's (see RUN_ERRORS)
-                        self._failed(result, path, exc, taken, len(todo))
-                        continue
-                    if self._progress:
-                        self._progress("parsed", path, taken, len(todo))
-                    group.append((taken, path, digest, structured))
-                    size += len(structured.paragraphs)
-                self._store_group(group, result, len(todo))
-                unoptimized += size
-                if unoptimized >= OPTIMIZE_EVERY and taken < len(todo):
-                    self._optimize(taken, len(todo))
-                    unoptimized = 0
+            loader = self._load_beside_parsing(self._embeddings)
+        try:
+            with ParseAhead([path for path, _ in todo], parse, workers) as parsed:
+                taken = unoptimized = 0
+                while taken < len(todo):
+                    # Every document already parsed joins one embedding call: one call per
+                    # document cost ~10 % more on the devset (each document's short tail
+                    # batches are padded on their own), and a vector does not depend on its
+                    # batch companions, so the grouping changes nothing that is stored.
+                    group: list[tuple[int, Path, str, Structured]] = []
+                    size = 0
+                    while taken < len(todo) and (
+                        not group or (parsed.ready() and size < GROUP_PARAGRAPHS)
+                    ):
+                        path, digest = todo[taken]
+                        if self._progress:
+                            self._progress("parsing", path, taken, len(todo))
+                        taken += 1
+                        try:
+                            structured = parsed.take()
+                            # a flood of tiny paragraphs is refused before it is embedded
+                            check_texts([p.text for p in structured.paragraphs])
+                            if models.active:
+                                structured = models.enrich(path, structured)
+                        except RUN_ERRORS:
+                            raise
+                        except (
+                            Exception
+                        ) as exc:  # one file's fault, never the run's (see RUN_ERRORS)
+                            self._failed(result, path, exc, taken, len(todo))
+                            continue
+                        if self._progress:
+                            self._progress("parsed", path, taken, len(todo))
+                        group.append((taken, path, digest, structured))
+                        size += len(structured.paragraphs)
+                    self._store_group(group, result, len(todo))
+                    unoptimized += size
+                    if unoptimized >= OPTIMIZE_EVERY and taken < len(todo):
+                        self._optimize(taken, len(todo))
+                        unoptimized = 0
+        finally:
+            if loader is not None:
+                # The process must not end while onnxruntime is still building its
+                # session in that thread: its C++ thread pool is then destroyed under it
+                # and the process aborts ("terminate called without an active
+                # exception", exit 134 instead of the run's own code) — an ingest whose
+                # every file failed to parse, or a Ctrl-C during the first parse.
+                loader.join()
         self._resolve_copies(copies, firsts, result)
         result.texts_embedded = self.memo.embedded
         result.texts_repeated = self.memo.asked - self.memo.embedded
@@ -289,7 +301,7 @@ class _Pipeline:
                 )
 
     @staticmethod
-    def _load_beside_parsing(embeddings: LocalEmbeddings) -> None:
+    def _load_beside_parsing(embeddings: LocalEmbeddings) -> threading.Thread:
         """Load the local model in a thread while the first file parses (it loads on
         first use, so the two would otherwise follow each other)."""
 
@@ -299,7 +311,9 @@ class _Pipeline:
             except Exception:  # raised again, as the run's error, by the first embedding
                 return
 
-        threading.Thread(target=load, name="deepread-load-model", daemon=True).start()
+        thread = threading.Thread(target=load, name="deepread-load-model", daemon=True)
+        thread.start()
+        return thread
 
     def _failed(
         self, result: IngestResult, path: Path, exc: Exception, done: int, total: int
