@@ -234,3 +234,35 @@ def test_a_quoted_lead_in_ending_with_a_colon_is_followed_by_what_it_announces(t
     lead = answer.index("In particular:")
     assert answer.index("Infinite and NaN number values are accepted", lead) > lead
     assert "Repeated names within an object are accepted" in answer
+
+
+#: A report stating one year's sales three ways: prose, the fourth quarter's, the year's.
+SALES_REPORT = (
+    "# Annual report\n\n## Overview\n\n"
+    "Total net sales strategy: in fiscal 2022 we grew total net sales through new "
+    "stores and loyalty.\n\n"
+    "## Fourth quarter\n\n"
+    "Total net sales in the fourth quarter of fiscal 2022 were $3,226.8 million "
+    "compared to $2,730.6 million, an increase of 18.2%.\n\n"
+    "## Results of operations\n\n"
+    "For the year, revenue rose 18.3% to $10,208.6 million from $8,630.9 million "
+    "(fiscal 2022 and 2021).\n"
+)
+
+
+def test_a_question_naming_a_year_is_answered_first_with_that_year_s_figures(tmp_path):
+    """Not the quarter's figure that shares the question's words, nor the prose that
+    shares them too: the passage stating the year's figures."""
+    answer = offline_answer(tmp_path, SALES_REPORT, "What were total net sales in fiscal 2022?")
+
+    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
+    assert "$10,208.6 million" in quotes[0], answer
+
+
+def test_a_question_naming_a_quarter_is_answered_first_with_the_quarter_s_figures(tmp_path):
+    answer = offline_answer(
+        tmp_path, SALES_REPORT, "What were total net sales in the fourth quarter of fiscal 2022?"
+    )
+
+    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
+    assert "$3,226.8 million" in quotes[0], answer
