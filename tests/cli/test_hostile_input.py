@@ -778,8 +778,8 @@ def test_a_signal_mid_ingest_ends_with_one_line_and_a_rerun_completes_it(
         if line.lstrip().startswith("stored"):
             break
     proc.send_signal(signum)
-    rest = proc.stderr.read()
-    returncode = proc.wait(timeout=300)
+    _, rest = proc.communicate(timeout=300)
+    returncode = proc.returncode
 
     assert returncode == code, "".join(lines) + rest
     assert "Traceback" not in rest
@@ -817,9 +817,9 @@ def test_a_signal_during_ingest_force_says_to_rerun_with_force(long_folder, tmp_
         if line.lstrip().startswith("stored"):
             break
     proc.send_signal(signal.SIGTERM)
-    rest = proc.stderr.read()
+    _, rest = proc.communicate(timeout=300)
 
-    assert proc.wait(timeout=300) == 143, "".join(lines) + rest
+    assert proc.returncode == 143, "".join(lines) + rest
     last = rest.strip().splitlines()[-1]
     assert re.fullmatch(
         r"deepread: interrupted; \d+ of 12 files stored again, the others "

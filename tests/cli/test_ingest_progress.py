@@ -12,10 +12,12 @@ import json
 import os
 import pty
 import re
+import select
 import signal
 import struct
 import subprocess
 import termios
+import time
 from pathlib import Path
 from typing import Any
 
@@ -141,8 +143,12 @@ def test_a_terminal_gets_one_live_line_naming_the_file_at_work(tmp_path: Path) -
         env=environment(),
     )
     os.close(terminal)
-    shown = b""
+    shown, deadline = b"", time.monotonic() + 120
     while True:
+        # bounded: a process that never lets go of the terminal fails the test, not the run
+        if not select.select([master], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            proc.kill()
+            raise AssertionError(f"the terminal was still open after 120 s: {shown[-2000:]!r}")
         try:
             chunk = os.read(master, 65536)
         except OSError:  # the terminal's other end closed: the process is gone

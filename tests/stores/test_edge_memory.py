@@ -137,7 +137,11 @@ def test_opening_a_collection_does_not_read_its_vectors_into_memory(tmp_path: Pa
     backend.close()
     vectors_kb = 20_000 * DIM * 4 // 1024
     out = subprocess.run(
-        [sys.executable, "-c", _OPEN, str(path)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _OPEN, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     resident_kb = int(out.stdout)
     assert resident_kb < vectors_kb / 10, (resident_kb, vectors_kb)
