@@ -169,7 +169,6 @@ class _Pipeline:
         self.memo = VectorMemo()
 
     def run(self, paths: Iterable[str | Path] | str | Path, models: IngestModels) -> IngestResult:
-        parse = models.parse
         if isinstance(paths, (str, Path)):
             paths = [paths]
         unsupported: list[Path] = []
@@ -225,44 +224,7 @@ class _Pipeline:
         if todo and isinstance(self._embeddings, LocalEmbeddings):
             loader = self._load_beside_parsing(self._embeddings)
         try:
-            with ParseAhead([path for path, _ in todo], parse, workers) as parsed:
-                taken = unoptimized = 0
-                while taken < len(todo):
-                    # Every document already parsed joins one embedding call: one call per
-                    # document cost ~10 % more on the devset (each document's short tail
-                    # batches are padded on their own), and a vector does not depend on its
-                    # batch companions, so the grouping changes nothing that is stored.
-                    group: list[tuple[int, Path, str, Structured]] = []
-                    size = 0
-                    while taken < len(todo) and (
-                        not group or (parsed.ready() and size < GROUP_PARAGRAPHS)
-                    ):
-                        path, digest = todo[taken]
-                        if self._progress:
-                            self._progress("parsing", path, taken, len(todo))
-                        taken += 1
-                        try:
-                            structured = parsed.take()
-                            # a flood of tiny paragraphs is refused before it is embedded
-                            check_texts([p.text for p in structured.paragraphs])
-                            if models.active:
-                                structured = models.enrich(path, structured)
-                        except RUN_ERRORS:
-                            raise
-                        except (
-                            Exception
-                        ) as exc:  # one file's fault, never the run's (see RUN_ERRORS)
-                            self._failed(result, path, exc, taken, len(todo))
-                            continue
-                        if self._progress:
-                            self._progress("parsed", path, taken, len(todo))
-                        group.append((taken, path, digest, structured))
-                        size += len(structured.paragraphs)
-                    self._store_group(group, result, len(todo))
-                    unoptimized += size
-                    if unoptimized >= OPTIMIZE_EVERY and taken < len(todo):
-                        self._optimize(taken, len(todo))
-                        unoptimized = 0
+            unoptimized = self._parse_and_store(todo, models, workers, result)
         finally:
             if loader is not None:
                 # The process must not end while onnxruntime is still building its
@@ -277,6 +239,54 @@ class _Pipeline:
         if result.documents and unoptimized and self._collection.count_paragraphs() >= OPTIMIZE_AT:
             self._optimize(len(todo), len(todo))
         return result
+
+    def _parse_and_store(
+        self,
+        todo: list[tuple[Path, str]],
+        models: IngestModels,
+        workers: int,
+        result: IngestResult,
+    ) -> int:
+        """Parse ``todo`` ahead (a thread, or worker processes) while embedding and storing
+        each parse in order; the paragraphs stored since the vector index was last built."""
+        parse = models.parse
+        with ParseAhead([path for path, _ in todo], parse, workers) as parsed:
+            taken = unoptimized = 0
+            while taken < len(todo):
+                # Every document already parsed joins one embedding call: one call per
+                # document cost ~10 % more on the devset (each document's short tail
+                # batches are padded on their own), and a vector does not depend on its
+                # batch companions, so the grouping changes nothing that is stored.
+                group: list[tuple[int, Path, str, Structured]] = []
+                size = 0
+                while taken < len(todo) and (
+                    not group or (parsed.ready() and size < GROUP_PARAGRAPHS)
+                ):
+                    path, digest = todo[taken]
+                    if self._progress:
+                        self._progress("parsing", path, taken, len(todo))
+                    taken += 1
+                    try:
+                        structured = parsed.take()
+                        # a flood of tiny paragraphs is refused before it is embedded
+                        check_texts([p.text for p in structured.paragraphs])
+                        if models.active:
+                            structured = models.enrich(path, structured)
+                    except RUN_ERRORS:
+                        raise
+                    except Exception as exc:  # one file's fault, never the run's (see RUN_ERRORS)
+                        self._failed(result, path, exc, taken, len(todo))
+                        continue
+                    if self._progress:
+                        self._progress("parsed", path, taken, len(todo))
+                    group.append((taken, path, digest, structured))
+                    size += len(structured.paragraphs)
+                self._store_group(group, result, len(todo))
+                unoptimized += size
+                if unoptimized >= OPTIMIZE_EVERY and taken < len(todo):
+                    self._optimize(taken, len(todo))
+                    unoptimized = 0
+        return unoptimized
 
     def _optimize(self, done: int, total: int) -> None:
         """Build the vector index of what was stored since the last build."""
