@@ -38,7 +38,7 @@ from pathlib import Path
 
 from _common import SHARED_DATA, Timer, machine, machine_line, table, write_json
 
-from deepread import Index
+from deepread import Index, IngestError
 from deepread.evaluation import EvalConfig, run_eval
 
 DATA = SHARED_DATA
@@ -69,7 +69,12 @@ def ingest(index: Index, force: bool, shelf: bool = False) -> float:
             print(f"  {event} {done}/{total} {path.name}", file=sys.stderr)
 
     with Timer() as t:
-        index.ingest(pdfs, progress=progress, force=force)
+        try:
+            index.ingest(pdfs, progress=progress, force=force)
+        except IngestError as exc:
+            # A file the ingest refuses (a PDF whose text comes out glyph by glyph) is
+            # that file's failure, said here; the library is the rest.
+            print(f"  {exc}", file=sys.stderr)
     return t.s
 
 
