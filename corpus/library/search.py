@@ -262,9 +262,15 @@ class DocumentSearch:
         names, periods = asked_words(question, is_common)
         for word in sorted(names | periods):
             docs = set(self._postings.get(word, ()))
-            if not docs and word.isalpha() and len(word) >= 3:
-                # No document holds it as written: an abbreviation of a key's words?
-                docs = {i for i, e in self._abbreviable(word) if abbreviates(word, e.names)}
+            if (
+                word.isalpha()
+                and len(word) >= 3
+                and not any(word in self._entries[i].key for i in docs)
+            ):
+                # No document's key holds it as written: an abbreviation of a key's words?
+                # (Also when a front mentions it — "NYSE MKT (formerly AMEX)" on a
+                # utility's cover: the company the name abbreviates is what it names.)
+                docs |= {i for i, e in self._abbreviable(word) if abbreviates(word, e.names)}
             if not docs or len(docs) > max(n // 2, naming):
                 continue
             idf = self._idf(len(docs))

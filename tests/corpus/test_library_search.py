@@ -111,6 +111,21 @@ def test_an_abbreviation_of_a_name_and_a_ticker_find_their_company():
     assert not abbreviates("bet", [["american", "express"]])
 
 
+def test_an_abbreviation_finds_its_company_though_another_filing_s_cover_mentions_it():
+    """PG&E's 2015 cover lists its stock on "NYSE MKT (formerly AMEX)": "AMEX" was then
+    a word some document holds as written, so no key's abbreviation was looked for, and
+    "Does AMEX have an improving operating margin profile as of 2022?" read PG&E's
+    filing (the 155-filing library, benchmarks §26)."""
+    mentions = filing(
+        7,
+        "Delta Utilities Corporation",
+        "December 31, 2015",
+        "DELTA_2015_10K.pdf",
+        more=("Name of each exchange on which registered: NYSE MKT (formerly AMEX)",),
+    )
+    assert found("Does AMEX have an improving operating margin profile?", [*DOCS, mentions]) == [4]
+
+
 def test_a_date_and_a_name_on_the_first_page_find_the_report_of_that_day():
     assert found("What did Acme say about Kenvue on August 30, 2023?")[0] == 6
 
