@@ -639,8 +639,8 @@ def rank_passages(question: str, texts: dict[Coord, str]) -> list[tuple[Coord, s
     # FinanceBench, offline answers (issue 35 §5): the answer cited a gold page for 23 of
     # 42 dev questions and 8 of 14 val, its first quote 8 and 2; with this 29 and 11,
     # 17 and 8 (docs/benchmarks.md §25).
-    of_year = [kv for kv in ranked if states_figures_of(plain(kv[1]), years, quarter)]
-    return of_year + [kv for kv in ranked if kv not in of_year]
+    # a stable sort: those of the year first, each group in the order above
+    return sorted(ranked, key=lambda kv: not states_figures_of(plain(kv[1]), years, quarter))
 
 
 def unheld_answer(names: Sequence[str]) -> str:
