@@ -31,10 +31,12 @@ tools as an LLM would:
    until the budget is spent (the budget counts what the reading tools show, not
    ``find_documents``' cards: they are the library's TOC, which it does not count either);
 4. answer by quoting the shown paragraph closest to the question in meaning and those
-   sharing most of its words, best first, each cited — each quote one line, its own
-   citation-like markers escaped, so a document cannot plant a quote or a citation in
-   the answer; a long paragraph quoted from its sentence holding the question's words,
-   a lead-in ending with a colon followed by the shown paragraphs it announces.
+   sharing most of its words, best first, each cited — each quoted paragraph one
+   line, its own citation-like markers escaped, so a document cannot plant a quote or a
+   citation in the answer; a long paragraph quoted from its sentence holding the
+   question's words; a short one with the shown paragraphs that follow it, within the
+   quote's length, and a lead-in ending with a colon with the paragraphs it announces
+   (:mod:`deepread.extractive.passages`).
 
 The answer says plainly that no LLM was used. Offered only ``retrieve`` (Search-o1
 mode) it answers after step 2; offered only ``read_section`` (Read-only mode) it reads
@@ -70,9 +72,11 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from deepread.corpus.framing import escape, title_text
 from deepread.corpus.index import Index
 from deepread.corpus.vectors import local_vectors
+from deepread.extractive.passages import ITEM_CHARS, passages
 from deepread.extractive.periods import asks_quarter, states_figures_of, years_named
 from deepread.extractive.statements import disclosure_sections, statement_sections
 from deepread.models.chat import message_text
+from deepread.nodes.citations import Coord
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
 from deepread.nodes.lru import Lru
 from deepread.nodes.messages import ANSWER_METADATA, in_conversation
@@ -548,33 +552,28 @@ class ExtractiveChatModel(BaseChatModel):
         """The answer quoting the best of ``texts`` (every paragraph shown this turn, in
         the order shown) for ``question``."""
         wanted = terms(asked(question))
-        ranked = rank_passages(question, texts)
-        picked: dict[str, tuple[int, int, int]] = {}
-        for coord, row_text in ranked:
-            # The same passage in two copies of a document (an HTML page and its PDF
-            # print) is quoted once.
-            picked.setdefault(plain(row_text), coord)
-            if len(picked) == self.quotes:
-                break
+        ranked = [coord for coord, _ in rank_paragraphs(question, texts)]
+        chosen = passages(ranked, texts, self.quotes, self.quote_chars)
         # Best first (issue 35: a person reads the first quote, and it was the one
         # earliest in the document); quotes of one document kept together, documents in
         # the order of their best quote.
         ranks: dict[int, int] = {}  # document -> the rank of its best quote
-        for i, (doc, _, _) in enumerate(picked.values()):
-            ranks.setdefault(doc, i)
-        chosen = _with_items(sorted(picked.values(), key=lambda c: ranks[c[0]]), texts)
+        for i, passage in enumerate(chosen):
+            ranks.setdefault(passage[0][0][0], i)
+        chosen.sort(key=lambda passage: ranks[passage[0][0][0]])
         parts = [NOTICE, ""]
         several = len(ranks) > 1
-        for i, (coord, item) in enumerate(chosen):
-            if several and (i == 0 or chosen[i - 1][0][0] != coord[0]):
+        for i, passage in enumerate(chosen):
+            doc = passage[0][0][0]
+            if several and (i == 0 or chosen[i - 1][0][0][0] != doc):
                 # Quotes of several documents: say which each comes from, never blend.
-                title = title_text(self._title(coord[0]))
-                parts.append(f"From document {coord[0]}" + (f", {title}:" if title else ":"))
-            limit = ITEM_CHARS if item else self.quote_chars
-            shown = quote(texts[coord], limit, wanted)
-            parts.append(f"> {shown} [{coord[0]}:{coord[1]}:{coord[2]}]")
-            if not item or i + 1 == len(chosen) or not chosen[i + 1][1]:
-                parts.append("")
+                title = title_text(self._title(doc))
+                parts.append(f"From document {doc}" + (f", {title}:" if title else ":"))
+            # A passage's paragraphs on lines of their own, each with its citation.
+            for coord, item in passage:
+                shown = quote(texts[coord], ITEM_CHARS if item else self.quote_chars, wanted)
+                parts.append(f"> {shown} [{coord[0]}:{coord[1]}:{coord[2]}]")
+            parts.append("")
         return "\n".join(parts).rstrip()
 
     def _title(self, doc_id: int) -> str:
@@ -588,41 +587,8 @@ class ExtractiveChatModel(BaseChatModel):
             return ""
 
 
-#: What follows a quoted lead-in ("The following decorators implement skipping:"): at
-#: most this many paragraphs, of at most ``ITEM_CHARS`` characters each.
-ITEMS = 8
-ITEM_CHARS = 300
-
-Coord = tuple[int, int, int]
-
-
-def _with_items(chosen: list[Coord], texts: dict[Coord, str]) -> list[tuple[Coord, bool]]:
-    """``chosen``, each quote that ends with a colon followed by the paragraphs after it
-    that were shown (at most :data:`ITEMS`, each marked as an item): a sentence that says
-    "In particular:" or "Some differences still remain:" announces what answers, and a
-    quote stopping at it showed the announcement without the list (issue 35: list
-    questions read 0.94 of their gold text and quoted none of it). A paragraph quoted
-    as an item is not quoted again as a quote of its own."""
-    items: dict[Coord, Coord] = {}  # item -> its lead-in
-    for coord in chosen:
-        if coord in items or not plain(texts[coord]).endswith(":"):
-            continue
-        d, s, p = coord
-        for following in range(p + 1, p + 1 + ITEMS):
-            if (d, s, following) not in texts:
-                break
-            items.setdefault((d, s, following), coord)
-    out: list[tuple[Coord, bool]] = []
-    for coord in chosen:
-        if coord in items:
-            continue
-        out.append((coord, False))
-        out.extend((item, True) for item, lead in items.items() if lead == coord)
-    return out
-
-
-def rank_passages(question: str, texts: dict[Coord, str]) -> list[tuple[Coord, str]]:
-    """``texts`` best first for ``question``: the passage closest in meaning (local
+def rank_paragraphs(question: str, texts: dict[Coord, str]) -> list[tuple[Coord, str]]:
+    """``texts`` best first for ``question``: the paragraph closest in meaning (local
     MiniLM, as the sufficiency check measures support), then those sharing most of its
     words — a paraphrase of the question ("Class meets Mon/Wed" for "What days is the
     class held?") shares few of its words but is often the answer. When the question

@@ -266,3 +266,22 @@ def test_a_question_naming_a_quarter_is_answered_first_with_the_quarter_s_figure
 
     quotes = [line for line in answer.splitlines() if line.startswith("> ")]
     assert "$3,226.8 million" in quotes[0], answer
+
+
+def test_an_answer_said_over_short_paragraphs_is_quoted_with_what_follows_it(tmp_path):
+    """The paragraphs after the best one say the rest of the answer, and share few of the
+    question's words: they were left out for paragraphs that only repeat those words."""
+    answer = offline_answer(
+        tmp_path,
+        "# Guide\n\n## Lookup\n\n"
+        "Name lookup searches the local scope of the function first.\n\n"
+        "Then the enclosing functions, innermost outwards.\n\n"
+        "Then the module's globals, and last the builtins.\n\n"
+        "## Catalogue\n\n"
+        "Search order forms by name in the scopes catalogue.\n\n"
+        "The lookup table lists each scope name and its search order code.\n\n"
+        "Order codes name the scopes a lookup form searches.\n",
+        "In what order does name lookup search the scopes?",
+    )
+
+    assert "last the builtins" in answer, answer
