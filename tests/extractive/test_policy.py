@@ -285,3 +285,30 @@ def test_an_answer_said_over_short_paragraphs_is_quoted_with_what_follows_it(tmp
     )
 
     assert "last the builtins" in answer, answer
+
+
+#: A quarter's statement of earnings beside a table of the revenue's mix.
+EARNINGS_RELEASE = (
+    "# Quarterly results\n\n## Revenue category summary\n\n"
+    "| What was total revenue in the quarter ended July 29, 2023, by category? | Share |\n"
+    "|---|---|\n"
+    "| Computing and mobile phones | 41.2% |\n"
+    "| Consumer electronics | 30.5% |\n"
+    "| Total | 100.0% |\n\n"
+    "## Statements of earnings\n\n"
+    "| Three months ended | July 29, 2023 | July 30, 2022 |\n"
+    "|---|---|---|\n"
+    "| Revenue | $9,583 | $10,329 |\n"
+    "| Cost of sales | 7,363 | 8,042 |\n"
+    "| Gross profit | 2,220 | 2,287 |\n"
+)
+
+
+def test_a_financial_quantity_is_answered_first_with_the_row_named_for_it(tmp_path):
+    """Not the table of the revenue's mix, whose words are closer to the question's."""
+    answer = offline_answer(
+        tmp_path, EARNINGS_RELEASE, "What was total revenue in the quarter ended July 29, 2023?"
+    )
+
+    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
+    assert "$9,583" in quotes[0], answer

@@ -1,0 +1,46 @@
+"""A table with a row stating the quantity a question asks for.
+
+"What was Best Buy's total revenue in the quarter ended July 29, 2023?" — the offline
+answer read the statement of earnings (its row ``Revenue | $9,583 | $10,329 …``) and quoted
+first the revenue-mix tables, whose words are closer to the question's ("Revenue Mix",
+"Total 100 %") but which state shares, not revenue (issue 35). An analyst reads the row
+named for the quantity. So when a question asks for a financial quantity
+(:func:`~deepread.extractive.statements.statements_asked`), the offline answer quotes
+first the tables holding a row whose label names it (:func:`states_row_of`): every word of
+the label but "total", "net" and "other" is a word of the question (so "Total net revenue"
+names "total revenue", "Total" alone names nothing) and a cell of the row is a figure.
+
+Nothing here knows a benchmark's wording: a label is a row's first cell, a figure a
+number as statements print them ("$9,583", "(7)", "23.2 %").
+"""
+
+from __future__ import annotations
+
+import re
+
+from deepread.text.markup import plain_table
+from deepread.text.terms import stem, terms
+
+#: Words a row label adds to a quantity without naming another one.
+QUALIFIERS = frozenset({"total", "net", "other"})
+#: A cell holding one figure: "$9,583", "(7)", "23.2 %", "1,879".
+_FIGURE_CELL = re.compile(r"^\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?\s?%?$")
+
+
+def question_words(question: str) -> frozenset[str]:
+    """The stems of ``question``'s words, as row labels are matched against them."""
+    return frozenset(stem(word) for word in terms(question))
+
+
+def states_row_of(text: str, words: frozenset[str]) -> bool:
+    """Whether ``text`` is a table with a row whose label's words, but for
+    :data:`QUALIFIERS`, are all among ``words`` (at least one of them) and which holds a
+    figure."""
+    if not words or "<table" not in text.lower():
+        return False
+    for row in plain_table(text).splitlines():
+        label, *cells = row.split(" | ")
+        named = {stem(word) for word in terms(label)} - QUALIFIERS
+        if named and named <= words and any(_FIGURE_CELL.match(c.strip()) for c in cells):
+            return True
+    return False

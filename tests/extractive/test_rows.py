@@ -1,0 +1,45 @@
+"""A table with a row named for the quantity the question asks (extractive/rows.py)."""
+
+from __future__ import annotations
+
+from deepread.extractive.rows import question_words, states_row_of
+
+STATEMENT = (
+    "STATEMENTS OF EARNINGS<table><tr><td>Three Months Ended</td><td></td></tr>"
+    "<tr><td>Revenue</td><td>$9,583</td><td>$10,329</td></tr>"
+    "<tr><td>Cost of sales</td><td>7,363</td><td>8,042</td></tr></table>"
+)
+MIX = (
+    "REVENUE CATEGORY SUMMARY<table><tr><td>Revenue Mix Comparable Sales</td></tr>"
+    "<tr><td>Computing and Mobile Phones</td><td>41 %</td><td>(6.4)%</td></tr>"
+    "<tr><td>Total</td><td>100 %</td><td>(5.4)%</td></tr></table>"
+)
+TOTAL_REVENUE = question_words("What was the company's total revenue in the quarter?")
+
+
+def test_a_table_with_a_row_named_for_the_quantity_states_it():
+    assert states_row_of(STATEMENT, TOTAL_REVENUE)
+
+
+def test_a_table_whose_only_matching_row_is_a_bare_total_does_not():
+    assert not states_row_of(MIX, TOTAL_REVENUE)
+
+
+def test_a_label_qualified_by_total_or_net_still_names_the_quantity():
+    table = "<table><tr><td>Total net revenue</td><td>$9,497,578</td></tr></table>"
+
+    assert states_row_of(table, TOTAL_REVENUE)
+
+
+def test_a_row_without_a_figure_names_nothing():
+    table = "<table><tr><td>Revenue</td><td>see note 4</td></tr></table>"
+
+    assert not states_row_of(table, TOTAL_REVENUE)
+
+
+def test_prose_naming_the_quantity_is_not_a_table_row():
+    assert not states_row_of("Revenue | $9,583 was reported.", TOTAL_REVENUE)
+
+
+def test_without_question_words_nothing_is_stated():
+    assert not states_row_of(STATEMENT, frozenset())
