@@ -269,7 +269,10 @@ class _Pipeline:
                     try:
                         structured = parsed.take()
                         # a flood of tiny paragraphs is refused before it is embedded
-                        check_texts([p.text for p in structured.paragraphs])
+                        check_texts(
+                            [p.text for p in structured.paragraphs],
+                            pdf=path.suffix.lower() == ".pdf",
+                        )
                         if models.active:
                             structured = models.enrich(path, structured)
                     except RUN_ERRORS:
