@@ -8,7 +8,8 @@ named for the quantity. So when a question asks for a financial quantity
 (:func:`~deepread.extractive.statements.statements_asked`), the offline answer quotes
 first the tables holding a row whose label names it (:func:`states_row_of`): every word of
 the label but "total", "net" and "other" is a word of the question (so "Total net revenue"
-names "total revenue", "Total" alone names nothing) and a cell of the row is a figure.
+names "total revenue", "Total" alone names nothing; "% of revenue" names a share) and a
+cell of the row is a figure.
 
 Nothing here knows a benchmark's wording: a label is a row's first cell, a figure a
 number as statements print them ("$9,583", "(7)", "23.2 %").
@@ -23,6 +24,8 @@ from deepread.text.terms import stem, terms
 
 #: Words a row label adds to a quantity without naming another one.
 QUALIFIERS = frozenset({"total", "net", "other"})
+#: A label naming a share of a quantity rather than the quantity.
+_SHARE = re.compile(r"%|\bper ?cent(?:age)?\b", re.IGNORECASE)
 #: A cell holding one figure: "$9,583", "(7)", "23.2 %", "1,879".
 _FIGURE_CELL = re.compile(r"^\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?\s?%?$")
 
@@ -40,6 +43,8 @@ def states_row_of(text: str, words: frozenset[str]) -> bool:
         return False
     for row in plain_table(text).splitlines():
         label, *cells = row.split(" | ")
+        if _SHARE.search(label):
+            continue  # "% of revenue", "as a percent of sales": a share, not the quantity
         named = {stem(word) for word in terms(label)} - QUALIFIERS
         if named and named <= words and any(_FIGURE_CELL.match(c.strip()) for c in cells):
             return True

@@ -43,3 +43,9 @@ def test_prose_naming_the_quantity_is_not_a_table_row():
 
 def test_without_question_words_nothing_is_stated():
     assert not states_row_of(STATEMENT, frozenset())
+
+
+def test_a_row_of_the_quantity_s_share_does_not_name_the_quantity():
+    table = "<table><tr><td>% of revenue</td><td>19.5 %</td><td>21.5 %</td></tr></table>"
+
+    assert not states_row_of(table, TOTAL_REVENUE)
