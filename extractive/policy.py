@@ -593,33 +593,44 @@ class ExtractiveChatModel(BaseChatModel):
 
 
 def rank_paragraphs(question: str, texts: dict[Coord, str]) -> list[tuple[Coord, str]]:
-    """``texts`` best first for ``question``: the paragraph closest in meaning (local
-    MiniLM, as the sufficiency check measures support), then those sharing most of its
-    words — a paraphrase of the question ("Class meets Mon/Wed" for "What days is the
-    class held?") shares few of its words but is often the answer. When the question
+    """The paragraphs of ``texts`` worth quoting for ``question``, best first: the one
+    closest in meaning (local MiniLM, as the sufficiency check measures support), then
+    those sharing most of its words (none sharing none) — a paraphrase of the question
+    ("Class meets Mon/Wed" for "What days is the class held?") shares few of its words
+    but is often the answer. When the question
     names a year, the passages stating figures of that year come first
     (extractive/periods.py); among equals, when it asks for a financial quantity, the
     tables with a row named for it (extractive/rows.py) — each group in the order above."""
     own = asked(question)
     wanted = terms(own)
-    ranked = sorted(texts.items(), key=lambda kv: -len(wanted & terms(kv[1])))
-    ranked.insert(0, _closest(own, texts))
     years = years_named(own)
     quarter = asks_quarter(own)
     quantity = question_words(own) if statements_asked(own) else frozenset()
-    if not years and not quantity:
-        return ranked
+    # (the year's figures, a row named for the quantity): False first
+    standing = {
+        coord: (
+            not states_figures_of(plain(text), years, quarter),
+            not states_row_of(text, quantity),
+        )
+        for coord, text in texts.items()
+    }
+    shared = {coord: len(wanted & terms(text)) for coord, text in texts.items()}
+    # A paragraph sharing none of the question's words, stating none of its year's
+    # figures and no row of its quantity is no quote of an answer unless it is the
+    # closest in meaning (a paraphrase): with passages (extractive/passages.py) it filled
+    # the last quote with whatever else was shown — a salary list under a refund
+    # question (the answers are otherwise the same on every dev set, §28).
+    ranked = sorted(
+        (kv for kv in texts.items() if shared[kv[0]] or standing[kv[0]] != (True, True)),
+        key=lambda kv: -shared[kv[0]],
+    )
+    ranked.insert(0, _closest(own, texts))
     # FinanceBench, offline answers (issue 35 §5): the year's figures first took the
     # answers citing a gold page from 23 to 29 of 42 dev questions and 8 to 11 of 14 val,
     # the first quote from 8 to 17 and 2 to 8 (docs/benchmarks.md §25); the rows named
-    # for the quantity then took the first quote to 18 and 9 (§28).
-    return sorted(
-        ranked,
-        key=lambda kv: (
-            not states_figures_of(plain(kv[1]), years, quarter),
-            not states_row_of(kv[1], quantity),
-        ),
-    )
+    # for the quantity then took the first quote to 18 and 9 (§28). A stable sort: each
+    # group in the order above.
+    return sorted(ranked, key=lambda kv: standing[kv[0]])
 
 
 def unheld_answer(names: Sequence[str]) -> str:

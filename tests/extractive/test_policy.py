@@ -312,3 +312,18 @@ def test_a_financial_quantity_is_answered_first_with_the_row_named_for_it(tmp_pa
 
     quotes = [line for line in answer.splitlines() if line.startswith("> ")]
     assert "$9,583" in quotes[0], answer
+
+
+def test_a_paragraph_sharing_nothing_with_the_question_is_not_ranked_to_fill_the_answer():
+    from deepread.extractive.policy import rank_paragraphs
+
+    texts = {
+        (1, 1, 0): "A customer may ask for a refund within 30 days from delivery.",
+        (1, 1, 1): "The refund is paid to the card used for the order.",
+        (2, 1, 0): "Employee 3 of the payroll earns 43 thousand a year.",
+    }
+
+    ranked = [coord for coord, _ in rank_paragraphs("How do I get a refund?", texts)]
+
+    assert ranked[0] == (1, 1, 0) and (1, 1, 1) in ranked
+    assert (2, 1, 0) not in ranked
