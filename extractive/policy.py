@@ -74,7 +74,7 @@ from deepread.corpus.index import Index
 from deepread.corpus.vectors import local_vectors
 from deepread.extractive.passages import ITEM_CHARS, passages
 from deepread.extractive.periods import asks_quarter, states_figures_of, years_named
-from deepread.extractive.rows import question_words, states_row_of
+from deepread.extractive.rows import states_row_of
 from deepread.extractive.statements import (
     disclosure_sections,
     statement_sections,
@@ -93,7 +93,7 @@ from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, r
 from deepread.text.clip import clip
 from deepread.text.markup import plain
 from deepread.text.questions import asked
-from deepread.text.terms import key_words, terms
+from deepread.text.terms import content_words, key_words, terms
 from deepread.text.tokens import count_tokens
 
 NOTICE = (
@@ -597,15 +597,15 @@ def rank_paragraphs(question: str, texts: dict[Coord, str]) -> list[tuple[Coord,
     closest in meaning (local MiniLM, as the sufficiency check measures support), then
     those sharing most of its words (none sharing none) — a paraphrase of the question
     ("Class meets Mon/Wed" for "What days is the class held?") shares few of its words
-    but is often the answer. When the question
-    names a year, the passages stating figures of that year come first
-    (extractive/periods.py); among equals, when it asks for a financial quantity, the
-    tables with a row named for it (extractive/rows.py) — each group in the order above."""
+    but is often the answer. When the question names a year, the paragraphs stating
+    figures of that year come first (extractive/periods.py); among equals, when it asks
+    for a financial quantity, the tables with a row named for it (extractive/rows.py) —
+    each group in the order above."""
     own = asked(question)
     wanted = terms(own)
     years = years_named(own)
     quarter = asks_quarter(own)
-    quantity = question_words(own) if statements_asked(own) else frozenset()
+    quantity = content_words(own) if statements_asked(own) else set()
     # (the year's figures, a row named for the quantity): False first
     standing = {
         coord: (

@@ -18,9 +18,10 @@ number as statements print them ("$9,583", "(7)", "23.2 %").
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 
 from deepread.text.markup import plain_table
-from deepread.text.terms import stem, terms
+from deepread.text.terms import content_words
 
 #: Words a row label adds to a quantity without naming another one.
 QUALIFIERS = frozenset({"total", "net", "other"})
@@ -30,22 +31,18 @@ _SHARE = re.compile(r"%|\bper ?cent(?:age)?\b", re.IGNORECASE)
 _FIGURE_CELL = re.compile(r"^\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?\s?%?$")
 
 
-def question_words(question: str) -> frozenset[str]:
-    """The stems of ``question``'s words, as row labels are matched against them."""
-    return frozenset(stem(word) for word in terms(question))
-
-
-def states_row_of(text: str, words: frozenset[str]) -> bool:
-    """Whether ``text`` is a table with a row whose label's words, but for
-    :data:`QUALIFIERS`, are all among ``words`` (at least one of them) and which holds a
-    figure."""
+def states_row_of(text: str, words: Set[str]) -> bool:
+    """Whether ``text`` is a table with a row whose label's content words
+    (:func:`~deepread.text.terms.content_words`), but for :data:`QUALIFIERS`, are all
+    among ``words`` (the question's content words; at least one of them) and which holds
+    a figure."""
     if not words or "<table" not in text.lower():
         return False
     for row in plain_table(text).splitlines():
         label, *cells = row.split(" | ")
         if _SHARE.search(label):
             continue  # "% of revenue", "as a percent of sales": a share, not the quantity
-        named = {stem(word) for word in terms(label)} - QUALIFIERS
+        named = content_words(label) - QUALIFIERS
         if named and named <= words and any(_FIGURE_CELL.match(c.strip()) for c in cells):
             return True
     return False
