@@ -26,22 +26,22 @@ from _runs import run_parser, run_records
 from abstention import shown_of
 
 from deepread.corpus.index import Index
-from deepread.evaluation.answer_evidence import answer_metrics
+from deepread.evaluation.answer_evidence import answer_metrics, cited_paragraphs
 from deepread.evaluation.evidence import DocResolver
 from deepread.evaluation.formats import read_dataset
 from deepread.extractive.policy import ExtractiveChatModel
 from deepread.nodes.citations import parse_citations
 
 METRICS = ("evidence_in_answer", "answer_cites_gold_page", "first_quote_gold")
+#: A citation's keys, as eval records them.
+KEYS = ("doc_id", "sec_id", "para_idx")
 
 
 def scored(
     index: Index, resolver: DocResolver, question: Any, answer: str, scoped: bool
 ) -> dict[str, float]:
     """``answer``'s metrics (0 where a question has none of that kind) and its length."""
-    cites = [
-        dict(zip(("doc_id", "sec_id", "para_idx"), c, strict=True)) for c in parse_citations(answer)
-    ]
+    cites = [dict(zip(KEYS, c, strict=True)) for c in parse_citations(answer)]
     got = answer_metrics(index, resolver, question, answer, cites, scoped)
     return {k: float(got.get(k) or 0) for k in METRICS} | {"chars": float(len(answer))}
 
@@ -56,19 +56,13 @@ def main() -> None:
     with Index.open(store=args.store, collection=args.collection) as index:
         resolver = DocResolver(index.documents())
         policy = ExtractiveChatModel(index=index)
-        texts_of: dict[tuple[int, int, int], str | None] = {}
         for record in run_records(args.out):
             question = questions.get(record["id"])
             if question is None or record.get("stop_reason") != "answered":
                 continue
-            texts: dict[tuple[int, int, int], str] = {}
-            for coord in shown_of(record):
-                if coord not in texts_of:
-                    got = index.read(coord[0], coord[1], coord[2], coord[2]).paragraphs
-                    texts_of[coord] = got[0].text if got else None  # gone since the run
-                text = texts_of[coord]
-                if text is not None:
-                    texts[coord] = text
+            # in the order shown; one read per run of neighbours, what is gone skipped
+            shown = [dict(zip(KEYS, coord, strict=True)) for coord in shown_of(record)]
+            texts = {p.coord: p.text for p in cited_paragraphs(index, shown)}
             if not texts:
                 continue
             again = policy.compose(record["question"], texts)
