@@ -215,6 +215,7 @@ class Index:
         describe_budget: DescribeBudget | None = None,
         force: bool = False,
         workers: int = 1,
+        exact_vectors: bool = False,
     ) -> list[Document]:
         """Ingest files and folders; returns the stored (or unchanged) documents.
 
@@ -223,6 +224,11 @@ class Index:
         :func:`deepread.corpus.parse_ahead.default_workers`); 1 parses in a background
         thread, starting no process. A file another process is writing at the same
         moment is reported as failed, naming it; nothing of it is stored by this call.
+
+        An ingest that embeds more than 20,000 paragraphs with the local model (a shelf of
+        filings) embeds the rest with a static table the model taught on those, ~100×
+        faster and ranking as the model does (:mod:`deepread.corpus.taught_vectors`);
+        ``exact_vectors`` keeps the model for every paragraph.
 
         Documents come back as :meth:`documents` lists them: under the title that
         identifies each among the others, with its card. A file holding the same bytes
@@ -251,6 +257,7 @@ class Index:
             describe_budget=describe_budget,
             force=force,
             workers=workers,
+            exact_vectors=exact_vectors,
         )
         if result.failures:
             from deepread.corpus.pipeline import IngestError
@@ -269,6 +276,7 @@ class Index:
         describe_budget: DescribeBudget | None = None,
         force: bool = False,
         workers: int = 1,
+        exact_vectors: bool = False,
     ) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
         from deepread.corpus.enrich import IngestModels
@@ -290,6 +298,7 @@ class Index:
                 models,
                 force=force,
                 workers=workers,
+                exact_vectors=exact_vectors,
             )
         finally:
             models.close()

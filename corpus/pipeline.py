@@ -35,6 +35,7 @@ from deepread.corpus.library.front import front_matter
 from deepread.corpus.paragraph_budget import check_texts
 from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import Structured
+from deepread.corpus.taught_vectors import TaughtVectors
 from deepread.corpus.vector_memo import VectorMemo
 from deepread.records.documents import Document
 from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
@@ -66,8 +67,10 @@ EMBED_SLICE = 256
 #: stored document's file: nothing stored), "parsing" (a file's parse is awaited: said
 #: before it, so a bar names the file from the first second, not after the parsers'
 #: start-up), "parsed", "stored", "failed", "optimize" (once, before building the vector
-#: index of a large collection), and "page" while a paged document (a PDF) is embedded:
-#: ``done`` of its ``total`` pages.
+#: index of a large collection), "teach" (once, when a long ingest starts teaching the table
+#: its later paragraphs take, :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs
+#: taught from) and "page" while a paged document (a PDF) is embedded: ``done`` of its
+#: ``total`` pages.
 Progress = Callable[[str, Path, int, int], None]
 
 
@@ -112,6 +115,9 @@ class IngestResult:
     #: already and took its vector (:mod:`deepread.corpus.vector_memo`).
     texts_embedded: int = 0
     texts_repeated: int = 0
+    #: Of the texts embedded, those a table taught in this run embedded (the others by
+    #: the model; :mod:`deepread.corpus.taught_vectors`).
+    texts_by_table: int = 0
 
 
 def still_holds(source: str, digest: str) -> bool:
@@ -142,13 +148,17 @@ def ingest_files(
     *,
     force: bool = False,
     workers: int = 1,
+    exact_vectors: bool = False,
 ) -> IngestResult:
     """Ingest ``paths`` into ``collection``; failures are reported, not raised.
     ``force``: store unchanged files again too (:meth:`deepread.Index.ingest`);
-    ``workers``: processes parsing side by side (1: a background thread)."""
+    ``workers``: processes parsing side by side (1: a background thread);
+    ``exact_vectors``: the local model embeds every paragraph, however long the ingest
+    (:mod:`deepread.corpus.taught_vectors`)."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise UsageError(f"workers must be a whole number of at least 1 (got {workers!r})")
-    return _Pipeline(collection, embeddings, progress, force, workers).run(paths, models)
+    pipeline = _Pipeline(collection, embeddings, progress, force, workers, exact_vectors)
+    return pipeline.run(paths, models)
 
 
 class _Pipeline:
@@ -159,6 +169,7 @@ class _Pipeline:
         progress: Progress | None,
         force: bool = False,
         workers: int = 1,
+        exact_vectors: bool = False,
     ) -> None:
         self._collection = collection
         self._embeddings = embeddings
@@ -167,6 +178,12 @@ class _Pipeline:
         self._workers = workers
         # A text this run embedded before (a repeated paragraph) is not embedded again.
         self.memo = VectorMemo()
+        # The local model's vectors only can be taught to a table (it is fitted to them).
+        self.taught = (
+            TaughtVectors(embeddings)
+            if isinstance(embeddings, LocalEmbeddings) and not exact_vectors
+            else None
+        )
 
     def run(self, paths: Iterable[str | Path] | str | Path, models: IngestModels) -> IngestResult:
         if isinstance(paths, (str, Path)):
@@ -236,6 +253,7 @@ class _Pipeline:
         self._resolve_copies(copies, firsts, result)
         result.texts_embedded = self.memo.embedded
         result.texts_repeated = self.memo.asked - self.memo.embedded
+        result.texts_by_table = self.taught.by_table if self.taught else 0
         if result.documents and unoptimized and self._collection.count_paragraphs() >= OPTIMIZE_AT:
             self._optimize(len(todo), len(todo))
         return result
@@ -346,7 +364,13 @@ class _Pipeline:
             return embed_texts(self._embeddings, flat)
 
         def embed(some: list[str]) -> np.ndarray:
-            return embed_texts(self._embeddings, some)
+            if self.taught is None:
+                return embed_texts(self._embeddings, some)
+            if self.taught.ready:  # taught when more texts come, not at a run's end
+                if self._progress:
+                    self._progress("teach", group[0][1], self.taught.by_model, 0)
+                self.taught.teach()
+            return self.taught(some)
 
         # For each paragraph: its file, its page and its document's last page.
         where = [

@@ -9,6 +9,7 @@ environment (``DEEPREAD_EMBEDDINGS``) is read by :mod:`deepread.environment.sett
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -56,6 +57,10 @@ class LocalEmbeddings(Embeddings):
         """Load the model now rather than at the first text embedded (an ingest loads
         it beside its first parse)."""
         self._model.load()
+
+    def tokenizer(self) -> Any:
+        """The model's WordPiece tokenizer (:meth:`LocalModel.tokenizer`)."""
+        return self._model.tokenizer()
 
     def embed_array(self, texts: list[str]) -> np.ndarray:
         """Vectors of ``texts`` as one ``(n, 384)`` array, in input order."""

@@ -111,6 +111,10 @@ class LocalModel:
         it beside its first parse)."""
         self._model()
 
+    def tokenizer(self) -> Any:
+        """The model's WordPiece tokenizer (``tokenizers.Tokenizer``, cut at 256 tokens)."""
+        return self._model()[0]
+
     def _model(self) -> tuple[Any, Any, set[str]]:
         """The tokenizer, the ONNX session and its input names, loaded once."""
         loaded = self._loaded

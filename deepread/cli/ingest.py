@@ -78,6 +78,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "stores them in order (default: one per core when the files hold 1 MiB or "
         "more, else 1; 1: no extra process)",
     )
+    p.add_argument(
+        "--exact-vectors",
+        action="store_true",
+        help="embed every paragraph with the model (by default an ingest of more than "
+        "20,000 paragraphs embeds the rest with a table the model taught on those, "
+        "~100x faster)",
+    )
     p.set_defaults(func=cmd_ingest)
 
 
@@ -128,6 +135,12 @@ class IngestProgress:
             self._doing = f"{event} {name}"
         if event == "optimize":
             say(f"building the vector index of collection {self.collection!r}…", err=True)
+        elif event == "teach":
+            say(
+                f"teaching a table from the model's vectors of {done:,} paragraphs: "
+                "the rest are embedded with it (--exact-vectors: the model for all)…",
+                err=True,
+            )
         if not self.bar.disable:
             self.bar.n = self.pace.files_done
             self.bar.set_description_str(f"{self.pace.summary()} · {self._doing}", refresh=True)
@@ -190,6 +203,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             force=args.force,
             # (by default one per core, if the files are big enough to repay them)
             workers=args.workers if args.workers is not None else workers_for(found),
+            exact_vectors=args.exact_vectors,
         )
     # (A bad model name, ModelConfigError, is exit 2 by main's mapping: not imported here,
     # where it would load LangChain's chat models for every ingest.)
