@@ -37,9 +37,21 @@ order alternating between repeats — and embedding the same texts alone once pe
 Reported per worker count: the ingest time, pages/s, the ratio to embedding alone, and
 the speed against one worker.
 
+A shelf of filings (issue 34 §1): ``--taught`` ingests the same files twice, each into a
+fresh store in a fresh process, one after the other (the order alternating between
+repeats): today's default — the model for the first 20,000 paragraphs, then the table it
+taught on them (:mod:`deepread.corpus.taught_vectors`) — and ``exact_vectors=True``, the
+model for every paragraph, as before. ``--data`` may be given more than once (the PDFs of
+all, in name order, as ``bench/library.py --shelf`` takes them); ``--files N`` takes the
+first N; ``--workers N`` parsing processes on each side (default 2, as ``deepread ingest``
+takes one per core). Reported per side: time, pages/s, the speed-up, peak RSS (the child's own
+``ru_maxrss``), paragraphs embedded by the table, and the rate after the table was taught
+(pages of the files stored after the "teach" event over the time since).
+
 Run:  python bench/ingest.py [--data DIR] [--repeats 1] [--rss-pages N] [--workers 1,2]
+      [--taught [--files N]]
 Prints a markdown table and writes bench/out/ingest.json (ingest-rss.json for --rss-pages,
-ingest-workers.json for --workers).
+ingest-workers.json for --workers, ingest-taught.json for --taught).
 """
 
 from __future__ import annotations
@@ -98,6 +110,119 @@ idx.close()
 print(json.dumps({"workers": workers, "ingest_s": t_ingest, "documents": len(docs),
                   "paragraphs": n_para}))
 """
+
+
+CHILD_TAUGHT = r"""
+import json, resource, sys, time
+import deepread
+store, listing, exact = sys.argv[1], sys.argv[2], sys.argv[3] == "exact"
+workers = int(sys.argv[4])
+paths = json.loads(open(listing).read())
+events = []
+def progress(event, path, done, total):
+    if event in ("stored", "failed", "teach"):
+        events.append((time.perf_counter(), event, str(path)))
+idx = deepread.Index.open(store=store, collection="bench")
+t0 = time.perf_counter()
+result = idx.ingest_report(paths, progress=progress, exact_vectors=exact, workers=workers)
+t_ingest = time.perf_counter() - t0
+n_para = idx.collection.count_paragraphs()
+idx.close()
+print(json.dumps({"ingest_s": t_ingest, "documents": len(result.documents),
+                  "failures": len(result.failures), "paragraphs": n_para,
+                  "texts_embedded": result.texts_embedded,
+                  "texts_by_table": result.texts_by_table,
+                  "events": [(t - t0, e, p) for t, e, p in events],
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def taught_run(folders: list[Path], files_limit: int, repeats: int, workers: int) -> int:
+    """Today's ingest (a taught table past 20,000 paragraphs) and the model for every
+    paragraph, side by side on the same files."""
+    files = sorted((p for f in folders for p in f.glob("*.pdf")), key=lambda p: p.name)
+    if files_limit:
+        files = files[:files_limit]
+    pages_of = {str(f.resolve()): pdf_pages([f]) for f in files}
+    pages = sum(pages_of.values())
+    listing = Path(tempfile.mkdtemp(prefix="deepread-bench-taught-")) / "files.json"
+    listing.write_text(json.dumps([str(f.resolve()) for f in files]))
+    sides = ("taught", "exact")
+    runs = []
+    for r in range(repeats):
+        got = {}
+        for side in sides if r % 2 == 0 else tuple(reversed(sides)):
+            store = tempfile.mkdtemp(prefix=f"deepread-bench-{side}-")
+            proc = subprocess.run(
+                [sys.executable, "-c", CHILD_TAUGHT, store, str(listing), side, str(workers)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            got[side] = json.loads(proc.stdout.strip().splitlines()[-1])
+            print(
+                f"run {r + 1}: {side}: {got[side]['ingest_s']:.0f} s, "
+                f"load {os.getloadavg()[0]:.1f}",
+                file=sys.stderr,
+            )
+        runs.append(got)
+    rows = []
+    med = lambda f: statistics.median(f(x) for x in runs)  # noqa: E731
+    exact_s = med(lambda x: x["exact"]["ingest_s"])
+    for side, label in (
+        ("exact", "the model for every paragraph (`exact_vectors=True`)"),
+        ("taught", "default: the model, then the table it taught"),
+    ):
+        ingest_s = med(lambda x, s=side: x[s]["ingest_s"])
+        after = []
+        for x in runs:
+            events = x[side]["events"]
+            taught_at = next((t for t, e, _ in events if e == "teach"), None)
+            if taught_at is not None:
+                later = [(t, p) for t, e, p in events if e == "stored" and t > taught_at]
+                if later:
+                    done = sum(pages_of.get(p, 0) for _, p in later)
+                    after.append(done / (later[-1][0] - taught_at))
+        rows.append(
+            [
+                label,
+                f"{ingest_s:.0f} s",
+                f"{pages / ingest_s:.1f}",
+                f"{exact_s / ingest_s:.2f}×",
+                f"{statistics.median(after):.1f}" if after else "–",
+                f"{med(lambda x, s=side: x[s]['peak_rss_mb']) / 1024:.2f} GB",
+                f"{runs[0][side]['texts_by_table']:,} of {runs[0][side]['texts_embedded']:,}",
+            ]
+        )
+    m = machine()
+    print(machine_line(m))
+    print(
+        f"input: {len(files)} PDFs ({pages:,} pages) from "
+        f"{', '.join(f.name for f in folders)}, {runs[0]['exact']['paragraphs']:,} "
+        f"paragraphs stored; {workers} parsing process(es) each, as `deepread ingest` "
+        f"uses one per core; {repeats} run(s), medians; load average "
+        f"{os.getloadavg()[0]:.1f} at the end\n"
+    )
+    print(
+        table(
+            [
+                "ingest",
+                "time",
+                "pages/s",
+                "speed",
+                "pages/s after teaching",
+                "peak RSS",
+                "texts embedded by the table",
+            ],
+            rows,
+        )
+    )
+    out = write_json(
+        "ingest-taught",
+        {"machine": m, "files": [f.name for f in files], "pdf_pages": pages, "runs": runs},
+    )
+    print(f"\nJSON: {out}", file=sys.stderr)
+    return 0
 
 
 def run_workers_child(folder: Path, workers: int) -> dict:
@@ -309,11 +434,17 @@ def main() -> int:
     ap.add_argument(
         "--data",
         "--folder",
-        dest="folder",
+        dest="folders",
         type=Path,
-        default=DEVSET / "docs",
-        help="folder to ingest (default: the devset's docs)",
+        action="append",
+        help="folder to ingest (default: the devset's docs; more than one with --taught)",
     )
+    ap.add_argument(
+        "--taught",
+        action="store_true",
+        help="today's ingest and the model for every paragraph, side by side",
+    )
+    ap.add_argument("--files", type=int, default=0, help="with --taught: the first N PDFs")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument(
         "--rss-pages",
@@ -335,6 +466,10 @@ def main() -> int:
         "large folder on a machine that is quiet only briefly",
     )
     a = ap.parse_args()
+    folders = a.folders or [DEVSET / "docs"]
+    if a.taught:
+        return taught_run(folders, a.files, a.repeats, int(a.workers or 2))
+    a.folder = folders[0]
     if a.rss_pages:
         return rss_run(a.folder, a.rss_pages)
     if a.workers:

@@ -19,32 +19,28 @@ PAGES = ("library-json.html", "tutorial-classes.html", "howto-descriptor.html")
 
 
 def _stored_vectors(idx: deepread.Index) -> tuple[list[str], np.ndarray]:
-    """Every stored paragraph's search text and dense vector."""
+    """Every stored paragraph's search text (what ingest embeds) and dense vector."""
     import qdrant_edge as qe
 
-    from deepread.stores.search_text import search_text  # the text ingest embeds
+    from deepread.stores.search_text import search_text
 
     backend = idx.collection.backend
-    titles: dict[tuple[int, int], str] = {}
-    found = []
-    offset = None
-    while True:
-        request = qe.ScrollRequest(limit=1000, with_payload=True, with_vector=True, offset=offset)
-        records, offset = backend._run(lambda r=request: backend.shard.scroll(r))
-        for r in records:
-            p = r.payload or {}
-            if p.get("record") == "document":
-                doc = p["document"]
-                titles.update({(p["doc_id"], s["sec_id"]): s["title"] for s in doc["sections"]})
-            elif "text" in p and "doc_id" in p:
-                found.append((p, np.asarray(r.vector["dense"], np.float32)))
-        if offset is None:
-            break
+    request = qe.ScrollRequest(limit=100_000, with_payload=True, with_vector=True)
+    records, more = backend._run(lambda: backend.shard.scroll(request))
+    assert more is None  # (one page holds a test's collection)
+    payloads = [r.payload or {} for r in records]
+    titles = {
+        (p["doc_id"], s["sec_id"]): s["title"]
+        for p in payloads
+        if p.get("record") == "document"
+        for s in p["document"]["sections"]
+    }
+    found = [(p, r.vector) for p, r in zip(payloads, records, strict=True) if "text" in p]
     texts = [
         search_text(p["text"], p["kind"], titles.get((p["doc_id"], p["sec_id"]), ""))
         for p, _ in found
     ]
-    return texts, np.stack([v for _, v in found])
+    return texts, np.stack([np.asarray(v["dense"], np.float32) for _, v in found])
 
 
 @pytest.fixture
@@ -105,3 +101,24 @@ def test_a_text_the_table_was_not_taught_is_embedded_by_the_model() -> None:
     vectors = taught([text])
     np.testing.assert_allclose(vectors[0], local_embeddings().embed_array([text])[0], atol=1e-6)
     assert (taught.by_model, taught.by_table) == (3, 0)
+
+
+def test_the_cli_says_when_it_teaches_the_table(
+    pages: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from deepread import cli
+
+    monkeypatch.setattr(taught_vectors, "TEACH_AT", 150)
+    assert cli.main(["ingest", str(pages), "--store", str(tmp_path / "s"), "--workers", "1"]) == 0
+    assert "teaching a table from the model's vectors of" in capsys.readouterr().err
+
+
+def test_the_cli_with_exact_vectors_teaches_no_table(
+    pages: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from deepread import cli
+
+    monkeypatch.setattr(taught_vectors, "TEACH_AT", 150)
+    argv = ["ingest", str(pages), "--store", str(tmp_path / "s"), "--workers", "1"]
+    assert cli.main([*argv, "--exact-vectors"]) == 0
+    assert "teaching a table" not in capsys.readouterr().err
