@@ -77,3 +77,30 @@ def test_a_short_ingest_builds_the_index_once(
     ) as idx:
         idx.ingest(library(tmp_path / "docs"), progress=lambda event, *_: events.append(event))
     assert events.count("optimize") == 1 and events[-1] == "optimize"
+
+
+def test_a_long_ingest_lets_go_of_the_engine_after_each_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "OPTIMIZE_AT", 50)
+    monkeypatch.setattr(pipeline, "OPTIMIZE_EVERY", 2 * PARAGRAPHS)
+    monkeypatch.setattr(pipeline, "GROUP_PARAGRAPHS", 1)
+    with deepread.Index.open(
+        store=tmp_path / "store", collection="lib", embeddings=HashEmbeddings(), reranker="none"
+    ) as idx:
+        backend = idx.collection.backend
+        released: list[bool] = []
+        real_release = backend.release
+
+        def release() -> None:
+            real_release()
+            released.append(backend.held())
+
+        monkeypatch.setattr(backend, "release", release)
+        idx.ingest(library(tmp_path / "docs"))
+        # let go of after every build (its memory held no longer), opened again by the
+        # next write; everything stored is there and found
+        assert len(released) >= FILES // 2 and not any(released)
+        assert len(idx.documents()) == FILES
+        hits = idx.retrieve("ferret ledger", k=1, mode="bm25")
+        assert "ferret" in hits[0].text
