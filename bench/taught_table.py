@@ -87,7 +87,7 @@ def main() -> int:
             tokenizer.get_vocab_size(),
         )
         seconds = time.perf_counter() - began
-        taught = TaughtTable(rows, tokenizer, len(keep))
+        taught = TaughtTable(rows, tokenizer)
         began = time.perf_counter()
         vectors, ok = taught.embed(ranked_texts)
         embed_s = time.perf_counter() - began

@@ -72,5 +72,5 @@ class TaughtVectors:
         """Fit the table to the paragraphs kept, and embed with it from now on."""
         tokenizer = self._model.tokenizer()
         rows = teach(self._ids, np.stack(self._vectors), tokenizer.get_vocab_size())
-        self.table = TaughtTable(rows, tokenizer, taught_on=len(self._ids))
+        self.table = TaughtTable(rows, tokenizer)
         self._ids, self._vectors = [], []

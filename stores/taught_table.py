@@ -34,8 +34,6 @@ ROUNDS = 25
 #: Gathered values per step of a product: small enough to stay in cache (measured: 512
 #: values a step 3× faster than 32,768).
 _CHUNK = 512
-#: Tokens a text is cut to, as the model cuts it.
-MAX_TOKENS = 256
 
 
 class _Bags:
@@ -133,11 +131,9 @@ def teach(
 class TaughtTable:
     """A taught table and the tokenizer whose ids index it (the local model's)."""
 
-    def __init__(self, rows: np.ndarray, tokenizer: Any, taught_on: int) -> None:
+    def __init__(self, rows: np.ndarray, tokenizer: Any) -> None:
         self.rows = rows
         self.tokenizer = tokenizer
-        #: Paragraphs the table was taught from.
-        self.taught_on = taught_on
         self._known = np.abs(rows).sum(1) > 0
 
     def embed(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -156,8 +152,9 @@ class TaughtTable:
 
 
 def token_ids(tokenizer: Any, texts: list[str]) -> list[np.ndarray]:
-    """Each text's WordPiece ids, without the model's [CLS]/[SEP], cut as the model cuts."""
+    """Each text's WordPiece ids, without the model's [CLS]/[SEP]; cut where ``tokenizer``
+    cuts (the model's own, :meth:`~deepread.stores.local_model.LocalModel.tokenizer`, at
+    its 256 tokens)."""
     return [
-        np.asarray(e.ids[:MAX_TOKENS], np.int64)
-        for e in tokenizer.encode_batch(texts, add_special_tokens=False)
+        np.asarray(e.ids, np.int64) for e in tokenizer.encode_batch(texts, add_special_tokens=False)
     ]

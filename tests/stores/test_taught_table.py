@@ -43,7 +43,7 @@ def test_a_text_of_untaught_tokens_is_marked_for_the_model() -> None:
     rows = np.zeros((tokenizer.get_vocab_size(), 384), np.float32)
     (walrus,) = token_ids(tokenizer, ["walrus"])
     rows[walrus] = 1.0
-    vectors, ok = TaughtTable(rows, tokenizer, taught_on=1).embed(["walrus", "penguin", ""])
+    vectors, ok = TaughtTable(rows, tokenizer).embed(["walrus", "penguin", ""])
     assert ok.tolist() == [True, False, False]
     assert np.linalg.norm(vectors[0]) == pytest.approx(1.0)
     assert not vectors[1:].any()
