@@ -1,10 +1,11 @@
 """What one quote of the offline answer shows: a passage, not a lone short paragraph.
 
 The offline answer quotes the paragraphs it ranks best (extractive/policy.py), three of
-them. A document often says one thing over several short paragraphs — a list's items, a
-definition and the line after it, a rule and its exception — and a quote of one of them
-showed a sentence where the document gave the answer over three (issue 35: the devset's
-answers held 0.58 of the gold quotes the agent had read). So a quote is a *passage*: the
+them, and up to six when more are as tied to the question. A document often says one
+thing over several short paragraphs — a list's items, a definition and the line after
+it, a rule and its exception — and a quote of one of them showed a sentence where the
+document gave the answer over three (issue 35: the devset's answers held 0.58 of the
+gold quotes the agent had read). So a quote is a *passage*: the
 ranked paragraph, then the paragraphs that follow it in its section and were shown this
 turn, while the passage stays within the quote's length — what the agent itself read as
 one window (the paper's ReadSection shows neighbours together). Only what follows: the
@@ -20,7 +21,7 @@ announcement showed it without the list.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from deepread.nodes.citations import Coord
 from deepread.text.markup import plain
@@ -36,9 +37,15 @@ ITEM_CHARS = 300
 
 
 def passages(
-    ranked: Iterable[Coord], texts: dict[Coord, str], count: int, limit: int
+    ranked: Iterable[Coord],
+    texts: dict[Coord, str],
+    count: int,
+    limit: int,
+    most: int = 0,
+    tied: Callable[[Coord], bool] = lambda coord: False,
 ) -> list[Passage]:
-    """At most ``count`` passages, best first: each starts at the next of ``ranked`` not
+    """``count`` passages, best first, then up to ``most`` in all while the next starts
+    at a paragraph ``tied`` to the question: each starts at the next of ``ranked`` not
     quoted yet (nor the same text as a quoted paragraph: an HTML page and its PDF print
     say it twice) and takes the shown paragraphs after it while their plain text, with
     its own, stays within ``limit`` characters; then, after a lead-in, its items."""
@@ -46,9 +53,11 @@ def passages(
     used: set[Coord] = set()
     said: set[str] = set()
     for coord in ranked:
-        if len(out) == count:
+        if len(out) >= max(count, most):
             break
         if coord in used or plain(texts[coord]) in said:
+            continue
+        if len(out) >= count and not tied(coord):
             continue
         passage = _grown(coord, texts, used, limit)
         used.update(c for c, _ in passage)

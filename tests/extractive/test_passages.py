@@ -71,3 +71,22 @@ def test_a_passage_ending_with_a_lead_in_is_followed_by_its_items_past_its_lengt
 
     assert coords_of(passage) == [(1, 1, i) for i in range(ITEMS + 1)]
     assert [item for _, item in passage] == [False] + [True] * ITEMS
+
+
+#: Five places in five sections, far apart: each its own passage.
+PLACES = {(1, s, 0): f"Place {s}." for s in range(1, 6)}
+
+
+def test_past_count_a_passage_is_quoted_only_when_its_paragraph_is_tied_to_the_question():
+    ranked = list(PLACES)
+    tied = {(1, 4, 0)}
+
+    got = passages(ranked, PLACES, count=2, limit=700, most=6, tied=tied.__contains__)
+
+    assert [coords_of(p) for p in got] == [[(1, 1, 0)], [(1, 2, 0)], [(1, 4, 0)]]
+
+
+def test_no_more_than_most_passages_are_quoted_however_many_are_tied():
+    got = passages(list(PLACES), PLACES, count=2, limit=700, most=3, tied=lambda c: True)
+
+    assert len(got) == 3

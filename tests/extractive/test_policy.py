@@ -327,3 +327,29 @@ def test_a_paragraph_sharing_nothing_with_the_question_is_not_ranked_to_fill_the
 
     assert ranked[0] == (1, 1, 0) and (1, 1, 1) in ranked
     assert (2, 1, 0) not in ranked
+
+
+def test_an_answer_said_in_several_places_quotes_each_place_tied_to_the_question():
+    """Five differences in five sections, each sharing the question's words: three
+    passages showed three of them, though the agent had read all five."""
+    differences = {
+        (1, s, 0): f"One difference between OrderedDict and dict: {what}."
+        for s, what in enumerate(
+            [
+                "equality checks order",
+                "popitem takes a last argument",
+                "move_to_end repositions a key",
+                "reordering is cheaper",
+                "reversed worked before 3.8",
+            ],
+            start=1,
+        )
+    }
+    aside = {(2, 1, 0): "A dict is a mapping type.", (2, 2, 0): "Dict views are dynamic."}
+
+    answer = ExtractiveChatModel().compose(
+        "What differences remain between OrderedDict and dict?", differences | aside
+    )
+
+    assert all(f"[1:{s}:0]" in answer for s in range(1, 6)), answer
+    assert "[2:1:0]" not in answer and "[2:2:0]" not in answer, answer
