@@ -270,33 +270,57 @@ def extra_read(
     return {"doc_id": doc.doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
 
 
-#: Passages an abstention shows, and the characters shown of each.
+#: Passages an abstention shows — runs of neighbouring paragraphs cited together, as an
+#: answer quotes a passage (extractive/passages.py) — and the characters shown of each.
 ABSTENTION_PASSAGES = 3
-ABSTENTION_CHARS = 240
+ABSTENTION_CHARS = 700
+#: A paragraph of a passage is shown only while this many of its characters fit.
+_SHOWN_AT_LEAST = 40
 
 
 def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = "") -> str:
     """The answer that abstains, under ``label`` (the label of the answer it replaces,
     e.g. the offline policy's), showing the closest passages read — the first
-    :data:`ABSTENTION_PASSAGES` of ``coords``, each cut to :data:`ABSTENTION_CHARS`, with
-    its citation and section: the person still sees what was found and where (issue 35),
-    and judges it, rather than a bare "no evidence"."""
+    :data:`ABSTENTION_PASSAGES` runs of neighbouring paragraphs of ``coords`` (the
+    passages the draft quoted), each within :data:`ABSTENTION_CHARS`, each paragraph on
+    its own line with its citation, the section named on the first: the person still
+    sees what was found and where (issue 35), and judges it, rather than a bare "no
+    evidence". (One paragraph of 240 characters a passage showed a quarter of the gold
+    text the draft had quoted: docs/benchmarks.md §31.)"""
     text = f"{label}\n\n{ABSTENTION}" if label else ABSTENTION
     lines: list[str] = []
-    for d, s, p in coords[:ABSTENTION_PASSAGES]:
-        # title and passage are document text: a "[2:1:0]" in them must not become a
-        # citation (escaped); the citation that follows is the passage's own.
+    for run in _runs(coords)[:ABSTENTION_PASSAGES]:
+        d, s, first = run[0]
         doc = index.document(d)
+        headings = _headings(doc, s)
         title = title_text(doc.sections[s].title)
-        read = index.read_section(d, s, p, p)
-        passage = (
-            clip(plain(_body(read[0].text, _headings(doc, s))), ABSTENTION_CHARS) if read else ""
-        )
-        where = f" ({title})" if title else ""
-        lines.append(f'- "{escape(passage)}" [{d}:{s}:{p}]{where}')
+        got = {p.para_idx: p.text for p in index.read(d, s, first, run[-1][2]).paragraphs}
+        left = ABSTENTION_CHARS
+        for i, (_, _, p) in enumerate(run):
+            if left < _SHOWN_AT_LEAST:
+                break
+            # title and passage are document text: a "[2:1:0]" in them must not become
+            # a citation (escaped); the citation that follows is the passage's own.
+            passage = clip(plain(_body(got.get(p, ""), headings)), left)
+            left -= len(passage)
+            where = f" ({title})" if title and i == 0 else ""
+            lines.append(f'- "{escape(passage)}" [{d}:{s}:{p}]{where}')
     if lines:
         text += " The closest passages read were:\n" + "\n".join(lines)
     return text
+
+
+def _runs(coords: list[tuple[int, int, int]]) -> list[list[tuple[int, int, int]]]:
+    """``coords`` (in the order cited, each once) as runs of neighbours: a paragraph
+    cited right after the one before it in its section continues that run."""
+    runs: list[list[tuple[int, int, int]]] = []
+    for coord in dict.fromkeys(coords):
+        last = runs[-1][-1] if runs else None
+        if last is not None and last[:2] == coord[:2] and last[2] + 1 == coord[2]:
+            runs[-1].append(coord)
+        else:
+            runs.append([coord])
+    return runs
 
 
 def _headings(doc: Document, sec_id: int) -> set[str]:
