@@ -3,8 +3,9 @@ today's extractive policy composes from the very paragraphs each run was shown.
 
 Reads a finished ``deepread eval`` run (its trajectories; the agent is not run again),
 rebuilds what each answered question was shown from the coordinates of its observations
-(in the order shown) and has :meth:`~deepread.extractive.policy.ExtractiveChatModel.compose`
-answer it again. Both answers are scored by ``deepread eval``'s own answer metrics
+(in the order shown), with the first search's best hit, and has
+:meth:`~deepread.extractive.policy.ExtractiveChatModel.compose` answer it again. Both
+answers are scored by ``deepread eval``'s own answer metrics
 (:func:`~deepread.evaluation.answer_evidence.answer_metrics`): *evidence in the answer*,
 *the answer cites a gold page* (FinanceBench), *the first quote holds gold evidence*, and
 the mean answer length. So a change to how answers are composed (issue 35: the ranking
@@ -46,6 +47,16 @@ def scored(
     return {k: float(got.get(k) or 0) for k in METRICS} | {"chars": float(len(answer))}
 
 
+def top_hit(record: dict) -> tuple[int, int, int] | None:
+    """The first search's best hit in ``record`` (its observations' ``hits``), which
+    the policy quotes first when it was shown."""
+    for observation in record.get("observations") or []:
+        if observation.get("hits"):
+            d, s, p = map(int, observation["hits"][0].split(":"))
+            return d, s, p
+    return None
+
+
 def main() -> None:
     ap = run_parser(__doc__)
     ap.add_argument("--questions", required=True, help="the run's question file")
@@ -65,7 +76,7 @@ def main() -> None:
             texts = {p.coord: p.text for p in cited_paragraphs(index, shown)}
             if not texts:
                 continue
-            again = policy.compose(record["question"], texts)
+            again = policy.compose(record["question"], texts, top_hit(record))
             for name, answer in (("as run", record.get("answer") or ""), ("re-composed", again)):
                 rows[name].append(scored(index, resolver, question, answer, dataset.scoped))
     means = {

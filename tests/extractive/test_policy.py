@@ -353,3 +353,22 @@ def test_an_answer_said_in_several_places_quotes_each_place_tied_to_the_question
 
     assert all(f"[1:{s}:0]" in answer for s in range(1, 6)), answer
     assert "[2:1:0]" not in answer and "[2:2:0]" not in answer, answer
+
+
+def test_the_search_s_best_hit_is_quoted_first_and_the_closest_in_meaning_after_it():
+    """The README's own question: the search ranked "If sort_keys is true…" first, and
+    the answer opened with the command-line option's one-liner, closer in meaning."""
+    texts = {
+        (4, 12, 7): "Sort the output of dictionaries alphabetically by key.",
+        (4, 3, 30): "If sort_keys is true (default: False), then the output of dictionaries "
+        "will be sorted by key.",
+        (4, 2, 20): "Keys in key/value pairs of JSON are always of the type str.",
+    }
+    question = "How do I make json.dumps sort the keys of dictionaries?"
+
+    answer = ExtractiveChatModel().compose(question, texts, top=(4, 3, 30))
+    without = ExtractiveChatModel().compose(question, texts)
+
+    quoted = [line for line in answer.splitlines() if line.startswith("> ")]
+    assert quoted[0].endswith("[4:3:30]") and quoted[1].endswith("[4:12:7]"), answer
+    assert without.split("> ", 1)[1].startswith("Sort the output"), without
