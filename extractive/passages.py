@@ -5,13 +5,12 @@ them, and up to six when more are as tied to the question. A document often says
 thing over several short paragraphs — a list's items, a definition and the line after
 it, a rule and its exception — and a quote of one of them showed a sentence where the
 document gave the answer over three (issue 35: the devset's answers held 0.58 of the
-gold quotes the agent had read). So a quote is a *passage*: the
-ranked paragraph, then the paragraphs that follow it in its section and were shown this
-turn, while the passage stays within the quote's length — what the agent itself read as
-one window (the paper's ReadSection shows neighbours together). Only what follows: the
-ranked paragraph stays the quote's first line, the one a person reads first (growing
-backwards too showed as much gold but put the best line first for 0.10 of the devset's
-questions instead of 0.30).
+gold quotes the agent had read). So a quote is a *passage*: the ranked paragraph, then
+the paragraphs that follow it in its section and were shown this turn, while the passage
+stays within the quote's length — what the agent itself read as one window (the paper's
+ReadSection shows neighbours together). Only what follows: the ranked paragraph stays the
+quote's first line, the one a person reads first (growing backwards too showed as much
+gold but put the best line first for 0.10 of the devset's questions instead of 0.30).
 
 A passage whose last paragraph ends with a colon ("In particular:") is followed by what
 it announces, the shown paragraphs after it, at most :data:`ITEMS` of at most
