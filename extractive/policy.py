@@ -377,7 +377,7 @@ class ExtractiveChatModel(BaseChatModel):
             return None
         shown_rows = [row for m in results for row in Observation.of(m).paragraphs]
         shown = {row.coord for row in shown_rows}
-        hits = [(h.doc_id, h.sec_id, h.para_idx) for h in located.hits or []]
+        hits = [h.coord for h in located.hits or []]
         docs = {d for d, _, _ in hits}
         if before_retrieve:
             # Only the statements and disclosures, of one document: the one the TOC
@@ -563,8 +563,7 @@ class ExtractiveChatModel(BaseChatModel):
         for msg in results:
             seen = Observation.of(msg)
             if top is None and seen.hits:
-                best = seen.hits[0]  # the first search's best match
-                top = (best.doc_id, best.sec_id, best.para_idx)
+                top = seen.hits[0].coord  # the first search's best match
             for row in seen.paragraphs:
                 texts.setdefault(row.coord, row.text)
         if not texts:
@@ -575,10 +574,10 @@ class ExtractiveChatModel(BaseChatModel):
         """The answer quoting the best of ``texts`` (every paragraph shown this turn, in
         the order shown) for ``question``; ``top``: the first search's best hit."""
         wanted = terms(asked(question))
-        ranked = [coord for coord, _ in rank_paragraphs(question, texts, top)]
+        shared = words_shared(wanted, texts)
+        ranked = [coord for coord, _ in rank_paragraphs(question, texts, top, shared)]
         # what ties a paragraph to the question for a passage past the third: as many
         # of its words as the best-tied paragraph shares, or half (never fewer than two)
-        shared = {coord: len(wanted & terms(text)) for coord, text in texts.items()}
         floor = max(2, math.ceil(self.tied_share * max(shared.values(), default=0)))
         chosen = passages(
             ranked,
@@ -621,8 +620,17 @@ class ExtractiveChatModel(BaseChatModel):
             return ""
 
 
+def words_shared(wanted: set[str], texts: dict[Coord, str]) -> dict[Coord, int]:
+    """How many of the question's words (``wanted``, its :func:`terms`) each of ``texts``
+    holds."""
+    return {coord: len(wanted & terms(text)) for coord, text in texts.items()}
+
+
 def rank_paragraphs(
-    question: str, texts: dict[Coord, str], top: Coord | None = None
+    question: str,
+    texts: dict[Coord, str],
+    top: Coord | None = None,
+    shared: dict[Coord, int] | None = None,
 ) -> list[tuple[Coord, str]]:
     """The paragraphs of ``texts`` worth quoting for ``question``, best first: ``top``
     (the search's best hit for the question, when shown), the one closest in meaning
@@ -632,7 +640,8 @@ def rank_paragraphs(
     the answer. When the question names a year, the paragraphs stating
     figures of that year come first (extractive/periods.py); among equals, when it asks
     for a financial quantity, the tables with a row named for it (extractive/rows.py) —
-    each group in the order above."""
+    each group in the order above. ``shared``: :func:`words_shared` of the question's
+    words, when the caller has it already."""
     own = asked(question)
     wanted = terms(own)
     years = years_named(own)
@@ -646,7 +655,8 @@ def rank_paragraphs(
         )
         for coord, text in texts.items()
     }
-    shared = {coord: len(wanted & terms(text)) for coord, text in texts.items()}
+    if shared is None:
+        shared = words_shared(wanted, texts)
     # A paragraph sharing none of the question's words, stating none of its year's
     # figures and no row of its quantity is no quote of an answer unless it is the
     # closest in meaning (a paraphrase): with passages (extractive/passages.py) it filled

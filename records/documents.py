@@ -206,5 +206,9 @@ class Hit:
     para_idx: int
     score: float
 
+    @property
+    def coord(self) -> tuple[int, int, int]:
+        return (self.doc_id, self.sec_id, self.para_idx)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
