@@ -18,6 +18,7 @@ from deepread.corpus.parsing import ParseError, Structured, parse_file
 from deepread.corpus.parsing.structure import build_structure
 from deepread.records.locations import sidecar_dir
 from deepread.stores.cache import ModelCache
+from deepread.text.markup import shown_text
 from deepread.text.tokens import count_tokens_batch
 
 if TYPE_CHECKING:  # LangChain's chat models load only when a model step is asked for
@@ -113,8 +114,8 @@ def _recount(sections, before, after):
     changed = [(a, b) for a, b in zip(before, after, strict=True) if a.text != b.text]
     if not changed:
         return sections
-    old = count_tokens_batch([a.text for a, _ in changed])
-    new = count_tokens_batch([b.text for _, b in changed])
+    old = count_tokens_batch([shown_text(a.text, a.kind) for a, _ in changed])
+    new = count_tokens_batch([shown_text(b.text, b.kind) for _, b in changed])
     out = [replace(s, children=list(s.children)) for s in sections]
     for (a, _), o, n in zip(changed, old, new, strict=True):
         out[a.sec_id].n_tok += n - o

@@ -7,6 +7,13 @@ evaluation's evidence matching — wants them without the tags; a tag becomes a 
 that neighbouring cells stay separate words. It sits in ``text``, below
 every layer that reads paragraphs (the search text included); so does a table's cell text
 (:func:`plain_table`), which search, titles and the flat baselines read.
+
+What a *reader* is shown of a table (:func:`shown_text`, :func:`table_rows`) is its rows,
+one line each, cells between " | ", a cell left empty where a column holds something in
+another row: a table stays whole and in its columns, at about half the tokens of its
+HTML (a filing's tables are a third of its tokens; as HTML, 152 of 3,498 tables in 26
+filings were over a 1,100-token read and could be shown by no read at all, as rows 13 —
+docs/benchmarks.md §32). The store keeps the HTML.
 """
 
 from __future__ import annotations
@@ -16,6 +23,18 @@ import re
 
 #: Any tag ("<td>", "</tr>", "<br/>").
 TAGS = re.compile(r"<[^>]+>")
+#: A table element and what it holds.
+_TABLE = re.compile(r"<table\b[^>]*>(.*?)</table\s*>", re.IGNORECASE | re.DOTALL)
+#: A row: from its ``<tr>`` to the next row or the end of its group (``</tr>`` may be
+#: left out in HTML, and OCR engines' Markdown does).
+_ROW = re.compile(r"<tr\b[^>]*>(.*?)(?=<tr\b|</t(?:body|head|foot)\b|$)", re.IGNORECASE | re.DOTALL)
+#: A cell: its attributes and its content up to the next cell or the row's end
+#: (``<td/>`` is an empty cell).
+_CELL = re.compile(r"<t[dh]\b([^>]*)>(.*?)(?=<t[dh]\b|</tr\b|$)", re.IGNORECASE | re.DOTALL)
+_COLSPAN = re.compile(r"colspan\s*=\s*[\"']?(\d+)", re.IGNORECASE)
+#: Most columns one cell's ``colspan`` is taken to cover (a hostile "colspan=1000000"
+#: would otherwise write a million separators).
+MAX_COLSPAN = 50
 
 
 def untagged(text: str) -> str:
@@ -41,3 +60,58 @@ def plain_table(markup: str) -> str:
         if cells:
             out.append(" | ".join(cells))
     return "\n".join(out)
+
+
+def _words(markup: str) -> str:
+    """The text of a piece of markup on one line, entities resolved."""
+    return " ".join(html.unescape(untagged(markup)).split())
+
+
+def _grid(body: str) -> list[str]:
+    """A table element's rows as lines: cells between " | ", a cell spanning ``colspan``
+    columns followed by its empty ones so that the columns stay aligned; columns empty
+    in every row, a row's trailing empty cells and empty rows left out. (A ``rowspan``
+    cell is written once, in its first row.)"""
+    rows: list[list[str]] = []
+    for row in _ROW.finditer(body):
+        cells: list[str] = []
+        for cell in _CELL.finditer(row.group(1)):
+            cells.append(_words(cell.group(2)))
+            span = _COLSPAN.search(cell.group(1))
+            if span:
+                cells += [""] * (min(int(span.group(1)), MAX_COLSPAN) - 1)
+        if cells:
+            rows.append(cells)
+    width = max(map(len, rows), default=0)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    used = [j for j in range(width) if any(r[j] for r in rows)]
+    lines = []
+    for r in rows:
+        cells = [r[j] for j in used]
+        while cells and not cells[-1]:
+            cells.pop()
+        if cells:
+            lines.append(" | ".join(cells))
+    return lines
+
+
+def table_rows(markup: str) -> str:
+    """A table paragraph as a reader is shown it: each ``<table>``'s rows on lines of
+    their own (:func:`_grid`), the text around the tables (a caption parsed into the
+    paragraph) on its own lines."""
+    lines: list[str] = []
+    pos = 0
+    for table in _TABLE.finditer(markup):
+        lines += [t for t in [_words(markup[pos : table.start()])] if t]
+        lines += _grid(table.group(1))
+        pos = table.end()
+    lines += [t for t in [_words(markup[pos:])] if t]
+    return "\n".join(lines)
+
+
+def shown_text(text: str, kind: str) -> str:
+    """A paragraph's text as the reading tools show it: a table as its rows
+    (:func:`table_rows`; as stored when it holds no ``<table>``), anything else as stored."""
+    if kind != "table" or not _TABLE.search(text):
+        return text
+    return table_rows(text)

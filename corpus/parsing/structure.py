@@ -7,7 +7,8 @@ The rules of paper §3.2, in one place for every format:
 * every heading opens section ``1..N`` in document order; its parent is the nearest
   earlier section of a smaller level (the root when none);
 * paragraphs get ``para_idx`` 0, 1, … inside the section they fall in;
-* ``n_para`` / ``n_tok`` count direct paragraphs only (tiktoken);
+* ``n_para`` / ``n_tok`` count direct paragraphs only (tiktoken, on the text a read shows:
+  a table as its rows, :func:`~deepread.text.markup.shown_text`);
 * a block longer than :data:`MAX_PARAGRAPH_CHARS` (a 5 MB single-line text file, a
   paragraph-less dump) becomes several paragraphs, cut at line breaks, else sentence
   ends, else whitespace (a hard cut only when a window has none). Without this the
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
 from deepread.records.documents import Paragraph, Section
 from deepread.text.clip import clip
+from deepread.text.markup import shown_text
 from deepread.text.tokens import count_tokens_batch
 
 #: Longest paragraph kept whole, in characters (~1,000 tiktoken tokens of English). The
@@ -171,9 +173,8 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                 )
             )
             current.n_para += 1
-    for para, n_tok in zip(
-        paragraphs, count_tokens_batch([p.text for p in paragraphs]), strict=True
-    ):
+    shown = count_tokens_batch([shown_text(p.text, p.kind) for p in paragraphs])
+    for para, n_tok in zip(paragraphs, shown, strict=True):
         sections[para.sec_id].n_tok += n_tok
     return Structured(
         title=title,

@@ -95,9 +95,13 @@ def paragraph_json(p) -> dict[str, Any]:
 
 
 def print_paragraphs(paragraphs) -> None:
+    """Paragraphs as a person reads them: a table as its rows, as the model is shown it
+    (``--json`` keeps the stored HTML)."""
+    from deepread.text.markup import shown_text
+
     for p in paragraphs:
         page = f" p.{p.page}" if p.page else ""
-        say(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} ({p.kind}) {p.text}")
+        say(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} ({p.kind}) {shown_text(p.text, p.kind)}")
 
 
 def clip(text: str, limit: int = 160) -> str:

@@ -86,7 +86,10 @@ class Verdict:
 
 
 def _flat(text: str) -> str:
-    text = untagged(text).replace("’", "'").replace("‘", "'")
+    # "|" is a table's cell separator as the reading tools show a table (rows of cells,
+    # text.markup.shown_text) where the store holds its HTML: a quoted row matches the
+    # stored table with the separators as spaces, as its tags are.
+    text = untagged(text).replace("|", " ").replace("’", "'").replace("‘", "'")
     return " ".join(text.replace("“", '"').replace("”", '"').split()).lower()
 
 

@@ -20,6 +20,7 @@ from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import FollowReferenceArgs, check_scope
 from deepread.records.documents import Paragraph
 from deepread.text.hygiene import brief
+from deepread.text.markup import shown_text
 from deepread.text.tokens import count_tokens
 
 #: Tokens of paragraph text one followed reference shows at most (at least one paragraph).
@@ -30,7 +31,7 @@ def _within(paragraphs: list[Paragraph], budget: int) -> list[Paragraph]:
     out: list[Paragraph] = []
     spent = 0
     for p in paragraphs:
-        cost = count_tokens(p.text)
+        cost = count_tokens(shown_text(p.text, p.kind))
         if out and spent + cost > budget:
             break
         out.append(p)
@@ -107,7 +108,7 @@ def follow_reference(args: FollowReferenceArgs, env: ToolEnv) -> Outcome:
     budget = SECTION_BUDGET
     for target in targets[:3]:
         shown, header = _show(target, index, budget)
-        budget = max(0, budget - sum(count_tokens(p.text) for p in shown))
+        budget = max(0, budget - sum(count_tokens(shown_text(p.text, p.kind)) for p in shown))
         paragraphs += [p for p in shown if p.coord not in {q.coord for q in paragraphs}]
         headers.append(header)
     found: list[dict[str, Any]] = [

@@ -35,6 +35,7 @@ from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.read_memory import Regions, was_read
 from deepread.records.documents import Document, Hit, Paragraph
+from deepread.text.markup import shown_text
 
 #: What a pointer line says after its coordinates: these paragraphs were shown in an
 #: earlier result of the conversation (the system prompt says so once).
@@ -229,9 +230,9 @@ def pointer_line(doc_id: int, sec_id: int, first: int, last: int) -> str:
 
 def paragraph_line(p: Paragraph, page: bool) -> str:
     """A paragraph's line: its coordinates, its page when ``page`` (and it has one),
-    its escaped text."""
+    its escaped text (a table as its rows, :func:`~deepread.text.markup.shown_text`)."""
     marker = f" (p.{p.page})" if page and p.page else ""
-    return f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{marker} {escape(p.text)}"
+    return f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{marker} {escape(shown_text(p.text, p.kind))}"
 
 
 def format_paragraphs(

@@ -190,6 +190,21 @@ def test_read_json_clips_the_range_to_the_section(shapes_store: Path, capsys):
     ]
 
 
+def test_read_prints_a_table_as_its_rows_and_json_keeps_its_html(tmp_path: Path, capsys):
+    report = tmp_path / "report.md"
+    report.write_text(
+        "# Report\n\n## Sales\n\n| Region | 2023 |\n|---|---|\n| Americas | 1,690 |\n",
+        encoding="utf-8",
+    )
+    assert run(capsys, "ingest", report, "--store", tmp_path / "store")[0] == 0
+
+    code, out, _ = run(capsys, "read", "1", "2", "--store", tmp_path / "store")
+    data = run_json(capsys, "read", "1", "2", "--store", tmp_path / "store")
+
+    assert code == 0 and "Region | 2023\nAmericas | 1,690" in out
+    assert "<td>Americas</td>" in data["paragraphs"][0]["text"]
+
+
 def test_read_of_an_unknown_document_exits_2_with_a_clear_message(shapes_store: Path, capsys):
     code, out, err = run(capsys, "read", "42", "0", "--store", shapes_store)
 

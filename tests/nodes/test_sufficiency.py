@@ -65,6 +65,13 @@ def test_quoted_passages_must_be_verbatim_in_the_cited_paragraphs():
     assert not verdict.supported and "not in the cited paragraphs" in verdict.reason
 
 
+def test_a_table_row_quoted_as_the_reading_tools_show_it_is_verbatim_in_the_stored_table():
+    evidence = ["<table><tr><td>Net income</td><td></td><td>$5,428</td></tr></table>"]
+    answer = "> Net income |  | $5,428 [1:2:3]"
+
+    assert lexical_check("What was net income?", answer, evidence, 0.5).supported
+
+
 def test_straight_quotes_in_two_quoted_lines_of_code_are_not_read_as_one_quote():
     evidence = ['print(f"Not on the diagonal")', 'Mapping patterns: {"bandwidth": b} captures.']
     answer = (
