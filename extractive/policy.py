@@ -59,6 +59,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -83,6 +84,7 @@ from deepread.extractive.statements import (
     disclosure_sections,
     statement_sections,
     statements_asked,
+    with_its_table,
 )
 from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord
@@ -483,16 +485,23 @@ class ExtractiveChatModel(BaseChatModel):
 
     def _statement_trees(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:
         """The financial statements the question needs, in ``docs``, each as the
-        sections to read in order: its section and its descendants."""
-        assert self.sections is not None
+        sections to read in order: its section and its descendants, on to its table when
+        that sits beside it (:func:`~deepread.extractive.statements.with_its_table`)."""
+        sections = self.sections
+        assert sections is not None
         # The whole outline: a statement is a deep heading a bounded TOC may collapse
         # (a reader would open it with open_toc).
-        outlines = {d: self.sections.outline(d) for d in docs}
+        outlines = {d: sections.outline(d) for d in docs}
         return [
-            [(doc_id, s) for s in self.sections.subtree(doc_id, sec_id)]
-            for doc_id, sec_id in statement_sections(
-                question, outlines, self.sections.subtree_tokens
-            )
+            [
+                (doc_id, s)
+                for s in with_its_table(
+                    outlines[doc_id],
+                    sections.subtree(doc_id, sec_id),
+                    partial(sections.holds_table, doc_id),
+                )
+            ]
+            for doc_id, sec_id in statement_sections(question, outlines, sections.subtree_tokens)
         ]
 
     def _disclosure_reads(self, question: str, docs: set[int]) -> list[list[tuple[int, int]]]:

@@ -163,6 +163,37 @@ def title_statement(title: str) -> str | None:
     return None
 
 
+#: Sections after a statement's subtree read on to find its table, when the subtree holds
+#: none (:func:`with_its_table`).
+TABLE_SPILL = 2
+
+
+def with_its_table(
+    sections: Sequence[Section], tree: list[int], holds_table: Callable[[int], bool]
+) -> list[int]:
+    """A statement's sections to read — ``tree``, its section and its subtree in reading
+    order — on to its table: where none of them holds a table, the sections right after
+    the tree, up to :data:`TABLE_SPILL`, through the first that holds one. A PDF's
+    statement whose first row label was taken for a heading of the statement's own level
+    ("CONSOLIDATED BALANCE SHEETS", a date line, then "Assets" over the table) has its
+    table beside it, not under it, and a read of the statement showed its caption alone.
+    Never into a section of a higher level or another statement; ``tree`` unchanged when
+    no table is found so."""
+    if any(holds_table(s) for s in tree):
+        return tree
+    level = sections[tree[0]].level
+    start = max(tree) + 1
+    spill: list[int] = []
+    for sec_id in range(start, min(start + TABLE_SPILL, len(sections))):
+        sec = sections[sec_id]
+        if sec.level < level or title_statement(sec.title) is not None:
+            break
+        spill.append(sec_id)
+        if holds_table(sec_id):
+            return tree + spill
+    return tree
+
+
 def statement_sections(
     question: str, outlines: Mapping[int, Sequence[Section]], weight: Callable[[int, int], int]
 ) -> list[tuple[int, int]]:

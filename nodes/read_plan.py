@@ -71,6 +71,7 @@ class Sections:
     def __init__(self, index: Index) -> None:
         self.index = index
         self._costs: dict[tuple[int, int], ReadCost] = {}
+        self._tables: dict[tuple[int, int], bool] = {}
 
     def read_cost(self, doc_id: int, sec_id: int) -> ReadCost:
         """What a read of the section will show, in tokens, exactly as the ``tools``
@@ -78,6 +79,7 @@ class Sections:
         key = (doc_id, sec_id)
         if key not in self._costs:
             paragraphs = self.index.read(doc_id, sec_id).paragraphs
+            self._tables[key] = any(p.kind == "table" for p in paragraphs)
             lines, marks = [], []
             for i, p in enumerate(paragraphs):
                 plain, marked = _line(paragraph_line(p, False)), _line(paragraph_line(p, True))
@@ -98,6 +100,12 @@ class Sections:
 
             self._costs[key] = ReadCost(lines, marks, frame, pointer)
         return self._costs[key]
+
+    def holds_table(self, doc_id: int, sec_id: int) -> bool:
+        """Whether one of the section's direct paragraphs is a table."""
+        if (doc_id, sec_id) not in self._tables:
+            self.read_cost(doc_id, sec_id)
+        return self._tables[(doc_id, sec_id)]
 
     def outline(self, doc_id: int) -> list[Section]:
         """The document's sections, the deep ones a bounded TOC collapses included."""

@@ -218,3 +218,38 @@ def test_a_document_titled_by_its_statements_heading_reads_that_statement_not_it
     assert acme.title.startswith("Consolidated Balance Sheets")
     second = out["tool_calls"][1]
     assert (second["args"]["doc_id"], second["args"]["sec_id"]) == (acme.doc_id, sheet)
+
+
+def test_a_statement_whose_table_sits_under_the_next_heading_of_its_level_is_read_on_into_it(
+    tmp_path,
+):
+    # A PDF's statement whose first row label ("Assets") was taken for a heading of the
+    # statement's own level: its table is beside its heading, not under it.
+    beside = FILING_MD.replace("CASH_FLOW_TABLE", "").replace(
+        "### As of December 31", "As of December 31.\n\n## Assets"
+    )
+    (tmp_path / "filing.md").write_text(beside, encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="beside") as idx:
+        idx.ingest([tmp_path / "filing.md"])
+        sheet, assets = titled(idx, "Consolidated Balance Sheets"), titled(idx, "Assets")
+
+        made = calls(idx, "Has the quick ratio improved between 2022 and 2023?", "beside")
+
+    assert made[:2] == [("read_section", sheet), ("read_section", assets)]
+
+
+def test_a_statement_without_a_table_near_it_is_not_read_on_into_another_statement(tmp_path):
+    # The balance sheet's heading holds a line and no table; the next section is the
+    # income statement: a reader does not take its table for the balance sheet's.
+    bare = FILING_MD.replace("CASH_FLOW_TABLE", "")
+    table = bare.index("### As of December 31")
+    bare = bare[:table] + bare[bare.index("## Consolidated Statements of Income") :]
+    (tmp_path / "filing.md").write_text(bare, encoding="utf-8")
+    with deepread.Index.open(store=tmp_path / "store", collection="bare") as idx:
+        idx.ingest([tmp_path / "filing.md"])
+        income = titled(idx, "Consolidated Statements of Income")
+        its_table = titled(idx, "Years Ended December 31")  # the income statement's
+
+        made = calls(idx, "Has the quick ratio improved between 2022 and 2023?", "bare")
+
+    assert not {("read_section", income), ("read_section", its_table)} & set(made[:2])
