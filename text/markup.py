@@ -71,7 +71,8 @@ def _grid(body: str) -> list[str]:
     """A table element's rows as lines: cells between " | ", a cell spanning ``colspan``
     columns followed by its empty ones so that the columns stay aligned; columns empty
     in every row, a row's trailing empty cells and empty rows left out. (A ``rowspan``
-    cell is written once, in its first row.)"""
+    cell is written once, in its first row.) Linear in the cells: rows are not padded
+    to the widest (a hostile table of one wide row and many short ones stays small)."""
     rows: list[list[str]] = []
     for row in _ROW.finditer(body):
         cells: list[str] = []
@@ -82,17 +83,27 @@ def _grid(body: str) -> list[str]:
                 cells += [""] * (min(int(span.group(1)), MAX_COLSPAN) - 1)
         if cells:
             rows.append(cells)
-    width = max(map(len, rows), default=0)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    used = [j for j in range(width) if any(r[j] for r in rows)]
+    used = sorted({j for r in rows for j, cell in enumerate(r) if cell})
     lines = []
     for r in rows:
-        cells = [r[j] for j in used]
+        cells = []
+        for j in used:
+            if j >= len(r):
+                break
+            cells.append(r[j])
         while cells and not cells[-1]:
             cells.pop()
         if cells:
             lines.append(" | ".join(cells))
     return lines
+
+
+def _closed(markup: str) -> int:
+    """Where the last ``</table>`` of ``markup`` ends (0: none). A table is looked for
+    only before it: each ``<table`` after the last closing tag would scan to the end of
+    the text in vain (quadratic in a hostile paragraph of openings)."""
+    close = markup.lower().rfind("</table")
+    return 0 if close < 0 else markup.find(">", close) + 1
 
 
 def table_rows(markup: str) -> str:
@@ -101,7 +112,7 @@ def table_rows(markup: str) -> str:
     paragraph) on its own lines."""
     lines: list[str] = []
     pos = 0
-    for table in _TABLE.finditer(markup):
+    for table in _TABLE.finditer(markup, 0, _closed(markup)):
         lines += [t for t in [_words(markup[pos : table.start()])] if t]
         lines += _grid(table.group(1))
         pos = table.end()
@@ -112,6 +123,6 @@ def table_rows(markup: str) -> str:
 def shown_text(text: str, kind: str) -> str:
     """A paragraph's text as the reading tools show it: a table as its rows
     (:func:`table_rows`; as stored when it holds no ``<table>``), anything else as stored."""
-    if kind != "table" or not _TABLE.search(text):
+    if kind != "table" or not _TABLE.search(text, 0, _closed(text)):
         return text
     return table_rows(text)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 from deepread.text.markup import MAX_COLSPAN, plain, shown_text, table_rows, untagged
 
 
@@ -73,3 +75,15 @@ def test_text_that_is_not_a_table_is_shown_as_stored():
 
     assert shown_text(code, "text") == code
     assert shown_text("Revenue 9,583", "table") == "Revenue 9,583"
+
+
+def test_a_hostile_table_of_openings_or_of_one_wide_row_is_shown_in_linear_time():
+    openings = "</table>" + "<table><tr><td>x" * 50_000
+    wide = "<table><tr>" + "<td>x</td>" * 5_000 + "</tr>" + "<tr><td>y</td></tr>" * 5_000
+    wide += "</table>"
+
+    started = time.perf_counter()
+    shown = shown_text(openings, "table"), shown_text(wide, "table")
+
+    assert time.perf_counter() - started < 5  # quadratic takes minutes; linear ~0.1 s
+    assert shown[1].count("\n") == 5_000 and shown[1].endswith("\ny")
