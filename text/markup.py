@@ -52,11 +52,8 @@ def plain_table(markup: str) -> str:
     rows = re.split(r"</tr\s*>", markup, flags=re.IGNORECASE)
     out = []
     for row in rows:
-        cells = [
-            html.unescape(untagged(c)).strip()
-            for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)
-        ]
-        cells = [" ".join(c.split()) for c in cells if c.strip()]
+        cells = [_words(c) for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)]
+        cells = [c for c in cells if c]
         if cells:
             out.append(" | ".join(cells))
     return "\n".join(out)
@@ -106,23 +103,32 @@ def _closed(markup: str) -> int:
     return 0 if close < 0 else markup.find(">", close) + 1
 
 
-def table_rows(markup: str) -> str:
-    """A table paragraph as a reader is shown it: each ``<table>``'s rows on lines of
-    their own (:func:`_grid`), the text around the tables (a caption parsed into the
-    paragraph) on its own lines."""
+def _rows(markup: str) -> str | None:
+    """Each ``<table>``'s rows on lines of their own (:func:`_grid`), the text around the
+    tables (a caption parsed into the paragraph) on its own lines; None when ``markup``
+    holds no table."""
     lines: list[str] = []
     pos = 0
     for table in _TABLE.finditer(markup, 0, _closed(markup)):
         lines += [t for t in [_words(markup[pos : table.start()])] if t]
         lines += _grid(table.group(1))
         pos = table.end()
+    if not pos:
+        return None
     lines += [t for t in [_words(markup[pos:])] if t]
     return "\n".join(lines)
 
 
+def table_rows(markup: str) -> str:
+    """A table paragraph as a reader is shown it (:func:`_rows`; its words on one line
+    when it holds no ``<table>``)."""
+    rows = _rows(markup)
+    return _words(markup) if rows is None else rows
+
+
 def shown_text(text: str, kind: str) -> str:
     """A paragraph's text as the reading tools show it: a table as its rows
-    (:func:`table_rows`; as stored when it holds no ``<table>``), anything else as stored."""
-    if kind != "table" or not _TABLE.search(text, 0, _closed(text)):
-        return text
-    return table_rows(text)
+    (:func:`_rows`; as stored when it holds no ``<table>``), anything else as stored. One
+    pass over the markup: the tables found are the rows written."""
+    rows = _rows(text) if kind == "table" else None
+    return text if rows is None else rows
