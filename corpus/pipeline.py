@@ -417,23 +417,49 @@ class _Pipeline:
         for (done, path, digest, structured), doc_texts in zip(group, texts, strict=True):
             stop = start + len(doc_texts)
             try:
-                result.documents.append(
-                    self._collection.put_document(
-                        source=str(path.resolve()),
-                        title=structured.title,
-                        sections=structured.sections,
-                        paragraphs=structured.paragraphs,
-                        vectors=vectors[start:stop],
-                        content_hash=digest,
-                        search_texts=doc_texts,
-                        front=front_matter(structured),
-                    )
-                )
+                # Under the write lock, from the look at what is stored to the commit:
+                # another process may have stored this file (or its bytes) since this run
+                # looked at the start — then it is as if that one had run first.
+                with self._collection.writing():
+                    if not self._stored_meanwhile(path, digest, result, done, total):
+                        result.documents.append(
+                            self._collection.put_document(
+                                source=str(path.resolve()),
+                                title=structured.title,
+                                sections=structured.sections,
+                                paragraphs=structured.paragraphs,
+                                vectors=vectors[start:stop],
+                                content_hash=digest,
+                                search_texts=doc_texts,
+                                front=front_matter(structured),
+                            )
+                        )
+                        if self._progress:
+                            self._progress("stored", path, done, total)
             except RUN_ERRORS:
                 raise
             except Exception as exc:  # this document's write failed and was rolled back
                 self._failed(result, path, exc, done, total)
-            else:
-                if self._progress:
-                    self._progress("stored", path, done, total)
             start = stop
+
+    def _stored_meanwhile(
+        self, path: Path, digest: str, result: IngestResult, done: int, total: int
+    ) -> bool:
+        """Whether another process stored ``path`` unchanged, or a file of the same bytes
+        that still holds them, since this run looked (then it is reported as skipped or
+        a copy, as a run after that process would have, and nothing is written)."""
+        known = self._collection.find_source(str(path.resolve()))
+        if known is not None:
+            if known.content_hash != digest or self._force:
+                return False
+            result.skipped.append(known)
+            if self._progress:
+                self._progress("skip", path, done, total)
+            return True
+        same = self._collection.find_content(digest)
+        if same is None or not still_holds(same.source, digest):
+            return False
+        result.duplicates.append(Duplicate(str(path), same))
+        if self._progress:
+            self._progress("same", path, done, total)
+        return True
