@@ -496,12 +496,21 @@ class Index:
     # -- lifecycle ------------------------------------------------------------------
 
     def release(self) -> None:
-        """Let go of the store while idle: the embedded engine's lock is freed for other
-        processes (a ``deepread ingest`` beside an open chat) and taken again by the next
-        call that reads or writes — ~0.1-0.3 s on the README's store. Call it between
-        uses only, never while another thread reads or writes through this index.
-        Nothing to do on a Qdrant server."""
+        """Let go of the store while idle: on the embedded engine, this process stops
+        holding it (or stops reaching it through the process that holds it), and the next
+        call that reads or writes takes it again — ~0.1-0.3 s on the README's store.
+        Another process never waits for an index that holds the store (its calls are
+        answered by this one, stores/relay.py), but a process that answers others must
+        be running: release before idling for long. Call it between uses only, never
+        while another thread reads or writes through this index. Nothing to do on a
+        Qdrant server."""
         self._collection.release()
+
+    def leave(self) -> None:
+        """This process ends now without closing the index (a quick exit): other
+        processes whose calls it answers are handed over first; the rest is left to the
+        exit, which loses no acknowledged write."""
+        self._collection.leave()
 
     def close(self) -> None:
         """Flush and release the store (the embedded engine's lock included)."""

@@ -22,8 +22,9 @@ moved to: the document is named by its new path, its doc_id kept.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
@@ -66,11 +67,12 @@ EMBED_SLICE = 256
 #: Called as ``progress(event, path, done, total)``; events: "skip", "same" (a copy of a
 #: stored document's file: nothing stored), "parsing" (a file's parse is awaited: said
 #: before it, so a bar names the file from the first second, not after the parsers'
-#: start-up), "parsed", "stored", "failed", "optimize" (once, before building the vector
-#: index of a large collection), "teach" (once, when a long ingest starts teaching the table
-#: its later paragraphs take, :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs
-#: taught from) and "page" while a paged document (a PDF) is embedded: ``done`` of its
-#: ``total`` pages.
+#: start-up), "parsed", "embedding" (a document's embedding begins: ``total`` its pages,
+#: 0 for a file without pages), "page" while a paged document (a PDF) is embedded:
+#: ``done`` of its ``total`` pages, "stored", "failed", "optimize" (before building the
+#: vector index of what was stored since the last build), "teach" (once, when a long
+#: ingest starts teaching the table its later paragraphs take,
+#: :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs taught from).
 Progress = Callable[[str, Path, int, int], None]
 
 
@@ -360,14 +362,13 @@ class _Pipeline:
         if self._progress:
             self._progress("failed", path, done, total)
 
-    def _embed(
+    def _embedded(
         self, group: list[tuple[int, Path, str, Structured]], texts: list[list[str]]
-    ) -> np.ndarray:
-        """The group's vectors, :data:`EMBED_SLICE` paragraphs per call, each call's end
-        reported as the page its document's embedding reached."""
-        flat = [t for doc in texts for t in doc]
-        if not flat:
-            return embed_texts(self._embeddings, flat)
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        """Each document of the group with its vectors, in order, as soon as the
+        :data:`EMBED_SLICE`-paragraph calls that hold them are done — so it is stored
+        (and counted, and readable) while the next ones embed; each call's end reported
+        as the page its document's embedding reached."""
 
         def embed(some: list[str]) -> np.ndarray:
             if self.taught is None:
@@ -378,69 +379,103 @@ class _Pipeline:
                 self.taught.teach()
             return self.taught(some)
 
+        flat = [t for doc in texts for t in doc]
+        ends = list(accumulate(len(doc) for doc in texts))
         # For each paragraph: its file, its page and its document's last page.
         where = [
             (path, p.page, max((q.page or 0 for q in s.paragraphs), default=0))
             for _, path, _, s in group
             for p in s.paragraphs
         ]
-        parts = []
-        for start in range(0, len(flat), EMBED_SLICE):
+        held: np.ndarray | None = None  # vectors made, not yet handed out
+        held_from = 0  # the paragraph the first of them is
+        doc = 0  # the next document to hand out
+        self._announce(group[0])
+        for start in range(0, max(len(flat), 1), EMBED_SLICE):
             stop = min(start + EMBED_SLICE, len(flat))
-            parts.append(self.memo.vectors(flat[start:stop], embed))
-            path, page, pages = where[stop - 1]
-            if self._progress and page and pages:
-                self._progress("page", path, page, pages)
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+            if stop > start:
+                made = self.memo.vectors(flat[start:stop], embed)
+                held = made if held is None or not len(held) else np.concatenate([held, made])
+                path, page, pages = where[stop - 1]
+                if self._progress and page and pages:
+                    self._progress("page", path, page, pages)
+            while doc < len(group) and ends[doc] <= stop:
+                if held is None:  # a document with no paragraph before any was embedded
+                    yield doc, embed_texts(self._embeddings, [])
+                else:
+                    cut = ends[doc] - held_from
+                    vectors, held, held_from = held[:cut], held[cut:], ends[doc]
+                    yield doc, vectors
+                doc += 1
+                if doc < len(group):
+                    self._announce(group[doc])
+
+    def _announce(self, item: tuple[int, Path, str, Structured]) -> None:
+        """Say which document's embedding begins (the file a person sees named)."""
+        _, path, _, structured = item
+        if self._progress:
+            pages = max((p.page or 0 for p in structured.paragraphs), default=0)
+            self._progress("embedding", path, 0, pages)
 
     def _store_group(
         self, group: list[tuple[int, Path, str, Structured]], result: IngestResult, total: int
     ) -> None:
-        """Embed the group's paragraphs in one call, then write document by document."""
+        """Embed the group's paragraphs (every document already parsed joins the same
+        calls), storing each document as soon as its vectors are done."""
         if not group:
             return
         texts = [search_texts(structured) for _, _, _, structured in group]
+        stored = 0  # documents of the group handed to _store_one
         try:
-            vectors = self._embed(group, texts)
+            for i, vectors in self._embedded(group, texts):
+                self._store_one(group[i], texts[i], vectors, result, total)
+                stored = i + 1
         except RUN_ERRORS:
             raise
         except Exception as exc:  # a refusal of some document's text (see RUN_ERRORS)
-            if len(group) == 1:
-                done, path, _, _ = group[0]
+            rest = group[stored:]
+            if len(rest) == 1:
+                done, path, _, _ = rest[0]
                 self._failed(result, path, exc, done, total)
                 return
             # Find out which document the embedding backend refuses; store the others.
-            for item in group:
+            for item in rest:
                 self._store_group([item], result, total)
-            return
-        start = 0
-        for (done, path, digest, structured), doc_texts in zip(group, texts, strict=True):
-            stop = start + len(doc_texts)
-            try:
-                # Under the write lock, from the look at what is stored to the commit:
-                # another process may have stored this file (or its bytes) since this run
-                # looked at the start — then it is as if that one had run first.
-                with self._collection.writing():
-                    if not self._stored_meanwhile(path, digest, result, done, total):
-                        result.documents.append(
-                            self._collection.put_document(
-                                source=str(path.resolve()),
-                                title=structured.title,
-                                sections=structured.sections,
-                                paragraphs=structured.paragraphs,
-                                vectors=vectors[start:stop],
-                                content_hash=digest,
-                                search_texts=doc_texts,
-                                front=front_matter(structured),
-                            )
+
+    def _store_one(
+        self,
+        item: tuple[int, Path, str, Structured],
+        doc_texts: list[str],
+        vectors: np.ndarray,
+        result: IngestResult,
+        total: int,
+    ) -> None:
+        """Store one embedded document (its failure is its own line)."""
+        done, path, digest, structured = item
+        try:
+            # Under the write lock, from the look at what is stored to the commit:
+            # another process may have stored this file (or its bytes) since this run
+            # looked at the start — then it is as if that one had run first.
+            with self._collection.writing():
+                if not self._stored_meanwhile(path, digest, result, done, total):
+                    result.documents.append(
+                        self._collection.put_document(
+                            source=str(path.resolve()),
+                            title=structured.title,
+                            sections=structured.sections,
+                            paragraphs=structured.paragraphs,
+                            vectors=vectors,
+                            content_hash=digest,
+                            search_texts=doc_texts,
+                            front=front_matter(structured),
                         )
-                        if self._progress:
-                            self._progress("stored", path, done, total)
-            except RUN_ERRORS:
-                raise
-            except Exception as exc:  # this document's write failed and was rolled back
-                self._failed(result, path, exc, done, total)
-            start = stop
+                    )
+                    if self._progress:
+                        self._progress("stored", path, done, total)
+        except RUN_ERRORS:
+            raise
+        except Exception as exc:  # this document's write failed and was rolled back
+            self._failed(result, path, exc, done, total)
 
     def _stored_meanwhile(
         self, path: Path, digest: str, result: IngestResult, done: int, total: int

@@ -9,8 +9,10 @@ what to do. Needs the ``mcp`` extra.
 
     deepread mcp --store ./store --collection manuals [--k 5] [--window 1 1]
 
-The server opens the collection for its lifetime (the embedded engine admits one
-process: use a Qdrant server URL as the store to share it with others). Its tools keep
+The server holds the collection's embedded engine only while it answers a call and lets
+go of it between calls (:meth:`deepread.Index.release`), so ``deepread docs``, an ingest
+or a chat beside it never wait for it; while it answers, the others' calls go through it
+(docs/deployment.md, "One machine, several processes"). Its tools keep
 no read-region memory: a host may run many conversations through one server process,
 which cannot tell them apart, and a pointer to a paragraph "shown above" in another
 conversation would point at nothing. Nothing heavy is imported until the server starts
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -46,6 +50,7 @@ def build_server(
     from deepread.langchain_tools import tools
 
     made = {t.name: t for t in tools(index, k=k, window=window, documents=documents, memory=False)}
+    idle = _Idle(index)
     server = MCPServer(
         "deepread",
         instructions=(
@@ -58,9 +63,10 @@ def build_server(
     calls = iter(range(1, 1 << 62))
 
     def run(name: str, args: dict[str, Any]) -> str:
-        message = made[name].invoke(
-            {"name": name, "args": args, "type": "tool_call", "id": f"mcp-{next(calls)}"}
-        )
+        with idle.call():
+            message = made[name].invoke(
+                {"name": name, "args": args, "type": "tool_call", "id": f"mcp-{next(calls)}"}
+            )
         if message.status == "error":
             raise ToolError(str(message.content))
         return str(message.content)
@@ -82,6 +88,28 @@ def build_server(
         return run("find_documents", {"query": query})
 
     return server
+
+
+class _Idle:
+    """Lets go of the index's store whenever no call is running (calls may overlap: the
+    last one to end lets go)."""
+
+    def __init__(self, index: Index) -> None:
+        self._index = index
+        self._running = 0
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        with self._lock:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    self._index.release()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,6 +156,7 @@ def serve(args: argparse.Namespace) -> int:
     from deepread.mcp_wire import serve_stdio
 
     with index:
+        index.release()  # held only while a call is answered
         server = build_server(index, k=args.k, window=tuple(args.window), documents=args.doc)
         # Not server.run("stdio"): every line must get an answer (deepread/mcp_wire.py).
         anyio.run(serve_stdio, server)

@@ -18,6 +18,11 @@ class TransientStoreError(StoreError):
     answered 5xx, timed out or dropped the connection (the graph's nodes retry it)."""
 
 
+class StoreBusy(StoreError):
+    """An embedded store held by a process that does not answer (stopped, say) nor let
+    go of it within the wait: it may pass, and the message names that process."""
+
+
 class UsageError(ValueError):
     """A request that cannot be served as asked (an unknown name, a value out of range,
     an empty query): the caller's to fix; the message says what is allowed. A

@@ -79,4 +79,9 @@ class Backend(Protocol):
         takes it again."""
         ...
 
+    def leave(self) -> None:
+        """The process ends now without closing: hand over what other processes rely on
+        (the embedded engine, when this process answers others' calls)."""
+        ...
+
     def close(self) -> None: ...

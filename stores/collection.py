@@ -541,6 +541,10 @@ class Collection:
         knows of the documents is kept, and checked against the store on the next read."""
         self.backend.release()
 
+    def leave(self) -> None:
+        """The process ends now without closing (:meth:`Backend.leave`)."""
+        self.backend.leave()
+
     def close(self) -> None:
         self.backend.close()
 

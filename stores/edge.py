@@ -54,7 +54,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from deepread.records.errors import StoreError
+from deepread.records.errors import StoreBusy, StoreError
 from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload
 from deepread.stores.disk_space import (
     create_estimate,
@@ -79,13 +79,13 @@ HANDOVER_S = 3.0
 _RESENDS = 20
 
 
-def _in_use(path: Path, holder: Holder | None, waited: float | None = None) -> StoreError:
+def _in_use(path: Path, holder: Holder | None, waited: float | None = None) -> StoreBusy:
     said = f"the store {path} is in use by another deepread process"
     if holder is not None:
         said += f", {holder.describe()}"
     if waited:
         said += f", which did not answer or let go of it within {waited:g} s"
-    return StoreError(
+    return StoreBusy(
         f"{said}; try again when it is done, set DEEPREAD_STORE_WAIT to wait longer, "
         "or use a Qdrant server (--store http://…)"
     )
@@ -225,6 +225,15 @@ class EdgeBackend:
             if client is not None:
                 client.close()
             self._let_go()
+
+    def leave(self) -> None:
+        """This process ends now without closing (a reading command's quick exit): if it
+        answers other processes, let go properly first — their running calls finish and
+        their next ones find the next holder; otherwise leave it to the exit (the
+        kernel releases the lock, and no acknowledged write is lost)."""
+        server = self._server
+        if server is not None and server.answering():
+            self.release()
 
     def held(self) -> bool:
         """Whether this process has the engine open now (not released, not closed)."""

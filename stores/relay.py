@@ -46,7 +46,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from deepread.records.errors import StoreError
+from deepread.records.errors import StoreBusy, StoreError
 from deepread.stores.disk_space import NoSpaceError
 from deepread.stores.shard import CALLS, Shard
 
@@ -206,6 +206,11 @@ class RelayServer:
             kind = next((k for k, t in _ERRORS.items() if type(exc) is t), "StoreError")
             return ("error", kind, str(exc))
 
+    def answering(self) -> bool:
+        """Whether another process is connected (it may be in the middle of a write)."""
+        with self._state:
+            return bool(self._connections)
+
     def stop(self, grace: float = GRACE_S) -> None:
         """Take no more calls, let the running ones finish (up to ``grace`` seconds),
         then close every connection: their callers take the collection again."""
@@ -285,7 +290,7 @@ class RelayClient:
             reply = _receive(conn)
         except TimeoutError:
             self._forget(conn)
-            raise StoreError(
+            raise StoreBusy(
                 f"the store {self._collection} is held by {self.holder}, which did not "
                 f"answer within {REPLY_S:g} s (is it stopped? Ctrl-Z, a debugger); "
                 "resume or end it and try again"

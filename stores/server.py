@@ -338,6 +338,9 @@ class ServerBackend:
             return fused(search, limit, candidates)
         return ordered(search(mode, limit + TIE_MARGIN), limit)
 
+    def leave(self) -> None:
+        """Nothing to hand over: the server stays."""
+
     def writing(self) -> AbstractContextManager[None]:
         """Nothing to take: writers on many machines are kept apart by the write
         protocol (stores/writers.py) alone."""

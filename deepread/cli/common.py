@@ -73,10 +73,11 @@ def reading_index(args: argparse.Namespace, collection: str | None = None) -> It
     leaves with ``os._exit``): closing the embedded engine syncs each of its memory maps
     and joins its threads, ~0.25 s of a 0.5 s command (issue 36), while the end of the
     process releases its lock as surely, and a killed process loses no acknowledged
-    write (the engine's write-ahead log) — so nothing is lost by not closing."""
+    write (the engine's write-ahead log) — so nothing is lost by not closing. (An index
+    that answers other processes' calls hands them over first: ``Index.leave``.)"""
     idx = open_index(args, collection)
     if getattr(args, "ends_process", False):
-        args.left_open = True
+        args.left_open = idx
         yield idx
         return
     with idx:

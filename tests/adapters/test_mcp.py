@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import deepread
+from deepread.stores.file_locks import EngineLock
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed (deepread[mcp])")
 
@@ -236,3 +237,28 @@ def test_the_server_serves_on_after_bad_lines_and_exits_cleanly(wire) -> None:
     assert "(1) [0]" in wire["after"]["result"]["content"][0]["text"]
     code, stderr = wire["exit"]
     assert code == 0 and "Traceback" not in stderr
+
+
+def test_an_idle_mcp_server_holds_no_store_and_answers_after_others_used_it(store: Path) -> None:
+    session = Wire(store)
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    try:
+        assert session.ask(message(id=1, method="initialize", params=init)) is not None
+        session.send(message(method="notifications/initialized"))
+        assert session.ask(tool_call(2, "toc", {})) is not None  # it has served a call
+
+        lock = EngineLock(store / "collections" / "json")
+        assert lock.take(), "the idle server still holds the store"
+        lock.release()
+        docs = subprocess.run(
+            [str(Path(sys.executable).with_name("deepread")), "docs", "--store", str(store),
+             "--collection", "json"],
+            capture_output=True, text=True, timeout=120, check=False,
+            env=os.environ | {"DEEPREAD_STORE_WAIT": "0"},
+        )  # fmt: skip
+        assert docs.returncode == 0, docs.stderr
+
+        answer = session.ask(tool_call(3, "retrieve", {"query": "sort_keys"}))
+        assert answer is not None and not answer["result"].get("isError"), answer
+    finally:
+        session.close()

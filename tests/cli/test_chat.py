@@ -213,11 +213,15 @@ def test_bad_inputs_exit_with_the_readmes_codes(
     assert code == exit_code and says in err, err
 
 
-def test_a_store_in_use_exits_3(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with deepread.Index.open(store=store, collection="default"):
-        code, _, err = chat(monkeypatch, store, "Hello?\n")
+def test_a_chat_beside_an_index_holding_the_store_answers_through_it(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with deepread.Index.open(store=store, collection="default") as holder:
+        code, _, err = chat(monkeypatch, store, "How does json encode NaN?\n")
+        assert holder.collection.backend.held()  # the holder kept it throughout
 
-    assert code == 3 and "in use" in err
+    assert code == 0, err
+    assert "in use" not in err and "[thread " in err
 
 
 def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> None:

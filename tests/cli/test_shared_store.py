@@ -11,6 +11,8 @@ holder that does not answer: tests/stores/test_faults.py.)
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -92,3 +94,62 @@ def test_a_writer_beside_the_process_holding_the_store_writes_through_it_at_once
         holder.kill()
     with dr.Index.open(store=store) as index:
         assert [d.title for d in index.documents()] == ["Alpha", "Beta"]
+
+
+DOCS = Path(__file__).resolve().parents[1] / "data" / "docs"
+
+
+def test_docs_search_and_read_answer_while_an_ingest_runs_seeing_what_it_stored(
+    store: Path, tmp_path: Path
+) -> None:
+    ingest = Running(
+        [*deepread_command(), "ingest", str(DOCS), "--store", str(store)], environment()
+    )
+    try:
+        ingest.wait_for("stored ")  # its first document is in; the others are to come
+        others = environment(DEEPREAD_STORE_WAIT="0")  # answered, not waited for
+
+        docs = deepread("docs", "--store", store, "--json", env=others)
+        search = deepread("search", "sort_keys", "--store", store, "--json", env=others)
+        read = deepread("read", "1", "1", "0", "0", "--store", store, "--json", env=others)
+
+        assert docs.returncode == 0, docs.stderr
+        listed = [d["title"] for d in json.loads(docs.stdout)["documents"]]
+        assert listed[0] == "Alpha" and len(listed) >= 2  # what is stored so far, whole
+        assert search.returncode == 0, search.stderr
+        assert read.returncode == 0, read.stderr
+        assert ingest.process.poll() is None, "the ingest ended before the readers asked"
+        assert ingest.finish() == 0, ingest.err_seen
+    finally:
+        ingest.kill()
+    with dr.Index.open(store=store) as index:
+        assert len(index.documents()) == 1 + 9
+
+
+def test_a_chat_beside_a_stopped_holder_waits_saying_so_then_answers_and_names_its_thread(
+    store: Path,
+) -> None:
+    holder = Running([sys.executable, str(HOLD), str(store), "default"], environment())
+    chat = None
+    try:
+        assert holder.line("out") == "held"
+        os.kill(holder.process.pid, signal.SIGSTOP)  # it holds the store and answers nobody
+        chat = Running(
+            [*deepread_command(), "chat", "--store", str(store), "--json"],
+            environment(DEEPREAD_STORE_WAIT="0"),
+        )
+        waiting = chat.wait_for("waiting for the store")
+        assert f"hold_store.py (pid {holder.process.pid})" in waiting
+        os.kill(holder.process.pid, signal.SIGCONT)
+        holder.send("")  # resumed, it lets go
+        chat.wait_for("deepread chat — collection 'default'")
+        chat.send("Which way does the alpha widget turn the crank?")
+        answer = json.loads(chat.line("out"))
+        assert answer["stop_reason"] == "answered", answer
+        assert chat.finish() == 0  # (end of input: Ctrl-D)
+        assert chat.wait_for("[thread ").startswith(f"[thread {answer['thread_id']} ")
+    finally:
+        os.kill(holder.process.pid, signal.SIGCONT)
+        holder.kill()
+        if chat is not None:
+            chat.kill()

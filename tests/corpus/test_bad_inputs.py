@@ -557,7 +557,7 @@ def test_the_cli_ingests_a_bad_folder_lists_failures_and_exits_1(
     assert code == 1
     for name in expected:
         assert f"FAILED {tmp_path / 'corpus' / name}: " in err
-    assert f"3 stored, 0 unchanged, {len(expected)} failed (collection 'docs')" in err
+    assert f"3 stored, 0 unchanged, {len(expected)} failed (collection 'docs' of the store " in err
     assert "Traceback" not in err
     with Index.open(store=tmp_path / "store", collection="docs") as idx:
         assert len(idx.documents()) == 3
