@@ -24,7 +24,7 @@ many as the reference's; no hidden paragraph and no write lease are left; and ev
 process that was not killed exited 0.
 
 Run:  python bench/store_stress.py [--repeats 20] [--scenarios disjoint overlap …]
-      [--seed 1] [--keep DIR]   (a run that differs keeps its folder there)
+      [--seed 1] [--keep DIR] [--out FILE.json]   (a run that differs keeps its folder there)
 Exits 0 when every run agreed; prints a table and writes bench/out/store_stress.json.
 """
 
@@ -331,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", type=Path, help="work in this folder (default: a temporary one)")
+    ap.add_argument("--out", type=Path, help="the JSON here (default bench/out/store_stress.json)")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="store-stress-"))
@@ -362,7 +363,11 @@ def main(argv: list[str] | None = None) -> int:
         {"scenario": r.scenario, "ok": r.ok, "seconds": round(r.seconds, 1), "detail": r.detail}
         for r in runs
     ]
-    write_json("store_stress", {"machine": m, "load": os.getloadavg(), "runs": rows})
+    data = {"machine": m, "load": os.getloadavg(), "runs": rows}
+    if args.out is None:
+        write_json("store_stress", data)
+    else:
+        args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return 0 if all(r.ok for r in runs) else 1
 
 

@@ -12,6 +12,7 @@ Python all read and write through it (re-exported as ``deepread.Index``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -117,6 +118,7 @@ class Index:
         self.mode: RetrievalMode = mode
         self.reranker = reranker
         self._library = Library()  # the documents' cards and the document search
+        self._loading: threading.Thread | None = None  # the local model, loading
 
     @classmethod
     def open(
@@ -127,6 +129,7 @@ class Index:
         embeddings: Embeddings | str | None = None,
         mode: RetrievalMode = "hybrid",
         reranker: Reranker | str | None = None,
+        searching: bool = False,
     ) -> Index:
         """Open (or prepare to create) ``collection`` in ``store``.
 
@@ -137,10 +140,14 @@ class Index:
         remembers the model that built it and refuses queries with another.
         ``reranker``: ``"coverage"`` (default, ``$DEEPREAD_RERANK``), ``"none"``, or any
         :class:`~deepread.stores.rerank.Reranker`.
+        ``searching``: a search will follow — the local model starts loading in a thread
+        now, while the store opens (~0.3-0.5 s of a short command's run).
         """
         settings = current_settings()  # defaults for what the caller left out
         location = str(store) if store is not None else settings.store
         spec = embeddings if embeddings is not None else settings.embeddings
+        local = isinstance(spec, str) and names_local(spec)
+        loading = local_model().load_beside() if local and searching else None
 
         def model() -> Embeddings:
             from deepread.stores.embeddings import resolve_embeddings
@@ -149,7 +156,6 @@ class Index:
 
         # The local model is named without being loaded (or LangChain imported): it
         # loads when something is embedded. Any other is resolved now, to learn its id.
-        local = isinstance(spec, str) and names_local(spec)
         if local:
             chosen: Embeddings | Callable[[], Embeddings] = model
             model_id = LOCAL_MODEL_ID
@@ -158,13 +164,18 @@ class Index:
 
             chosen = model()
             model_id = embeddings_id(chosen)
-        backend = open_backend(
-            location,
-            collection,
-            api_key=settings.qdrant_api_key,
-            timeout=settings.qdrant_timeout,
-            wait=settings.store_wait,
-        )
+        try:
+            backend = open_backend(
+                location,
+                collection,
+                api_key=settings.qdrant_api_key,
+                timeout=settings.qdrant_timeout,
+                wait=settings.store_wait,
+            )
+        except BaseException:
+            if loading is not None:
+                loading.join()  # (a process must not end while it builds its session)
+            raise
         index = cls(
             Collection(backend, collection, model_id),
             chosen,
@@ -174,8 +185,9 @@ class Index:
         )
         if local:
             # The same process-wide model LocalEmbeddings runs: the same vectors, and a
-            # search never imports LangChain for them (~0.3-0.8 s; issue 36).
+            # search never imports LangChain for them (~0.3-0.8 s).
             index._encode_query = lambda text: local_model().embed_query(text)
+        index._loading = loading
         return index
 
     @staticmethod
@@ -510,10 +522,19 @@ class Index:
         """This process ends now without closing the index (a quick exit): other
         processes whose calls it answers are handed over first; the rest is left to the
         exit, which loses no acknowledged write."""
+        self._joined()
         self._collection.leave()
+
+    def _joined(self) -> None:
+        """Wait for the local model's loading thread, if one was started: a process must
+        not end while onnxruntime builds its session (it aborts)."""
+        loading, self._loading = self._loading, None
+        if loading is not None:
+            loading.join()
 
     def close(self) -> None:
         """Flush and release the store (the embedded engine's lock included)."""
+        self._joined()
         self._collection.close()
 
     def __enter__(self) -> Index:

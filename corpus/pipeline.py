@@ -21,7 +21,6 @@ moved to: the document is named by its new path, its doc_id kept.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -241,7 +240,9 @@ class _Pipeline:
         workers = 1 if models.ocr is not None else self._workers
         loader = None
         if todo and isinstance(self._embeddings, LocalEmbeddings):
-            loader = self._load_beside_parsing(self._embeddings)
+            # (beside the first parse: it loads on first use, so the two would follow
+            # each other)
+            loader = self._embeddings.load_beside()
         try:
             unoptimized = self._parse_and_store(todo, models, workers, result)
         finally:
@@ -338,21 +339,6 @@ class _Pipeline:
                 result.failures.append(
                     IngestFailure(str(path), f"same bytes as {firsts[digest]}, which failed")
                 )
-
-    @staticmethod
-    def _load_beside_parsing(embeddings: LocalEmbeddings) -> threading.Thread:
-        """Load the local model in a thread while the first file parses (it loads on
-        first use, so the two would otherwise follow each other)."""
-
-        def load() -> None:
-            try:
-                embeddings.load()
-            except Exception:  # raised again, as the run's error, by the first embedding
-                return
-
-        thread = threading.Thread(target=load, name="deepread-load-model", daemon=True)
-        thread.start()
-        return thread
 
     def _failed(
         self, result: IngestResult, path: Path, exc: Exception, done: int, total: int

@@ -111,6 +111,22 @@ class LocalModel:
         it beside its first parse)."""
         self._model()
 
+    def load_beside(self) -> threading.Thread:
+        """Start loading the model in a thread (a failure is raised again by the first
+        embedding, under the same lock): a command that will embed loads it while it
+        opens the store. Join the thread before the process ends — onnxruntime aborts
+        a process that ends while a session is being built."""
+
+        def load() -> None:
+            try:
+                self._model()
+            except Exception:  # raised again, as the command's error, by its first embedding
+                return
+
+        thread = threading.Thread(target=load, name="deepread-load-model", daemon=True)
+        thread.start()
+        return thread
+
     def tokenizer(self) -> Any:
         """The model's WordPiece tokenizer (``tokenizers.Tokenizer``, cut at 256 tokens)."""
         return self._model()[0]

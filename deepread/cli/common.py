@@ -48,7 +48,7 @@ def default_model(name: str) -> str | None:
     return current().context_defaults.get(name) or None
 
 
-def open_index(args: argparse.Namespace, collection: str | None = None):
+def open_index(args: argparse.Namespace, collection: str | None = None, **options: Any):
     """The ``deepread.Index`` the command's options name (imported lazily: fast --help).
 
     None for ``--embeddings`` / ``--rerank`` lets ``Index.open`` take
@@ -62,11 +62,14 @@ def open_index(args: argparse.Namespace, collection: str | None = None):
         collection=collection or args.collection,
         embeddings=getattr(args, "embeddings", None),
         reranker=getattr(args, "rerank", None),
+        **options,
     )
 
 
 @contextmanager
-def reading_index(args: argparse.Namespace, collection: str | None = None) -> Iterator[Any]:
+def reading_index(
+    args: argparse.Namespace, collection: str | None = None, **options: Any
+) -> Iterator[Any]:
     """:func:`open_index` for a command that only reads (``docs``, ``toc``, ``search``,
     ``read``, ``collections``), closed after the block — except in the ``deepread``
     process itself, which ends right after the command (:func:`deepread.cli.main.main`
@@ -75,7 +78,7 @@ def reading_index(args: argparse.Namespace, collection: str | None = None) -> It
     process releases its lock as surely, and a killed process loses no acknowledged
     write (the engine's write-ahead log) — so nothing is lost by not closing. (An index
     that answers other processes' calls hands them over first: ``Index.leave``.)"""
-    idx = open_index(args, collection)
+    idx = open_index(args, collection, **options)
     if getattr(args, "ends_process", False):
         args.left_open = idx
         yield idx

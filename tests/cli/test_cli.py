@@ -190,6 +190,13 @@ def test_read_json_clips_the_range_to_the_section(shapes_store: Path, capsys):
     ]
 
 
+def test_a_read_past_the_sections_end_exits_2_naming_its_size(shapes_store: Path, capsys):
+    code, out, err = run(capsys, "read", "1", "2", "50", "60", "--store", shapes_store)
+
+    assert code == 2 and out == ""
+    assert "section [2] of document 1 has paragraphs 0-4: 50..60 is past its end" in err
+
+
 def test_read_prints_a_table_as_its_rows_and_json_keeps_its_html(tmp_path: Path, capsys):
     report = tmp_path / "report.md"
     report.write_text(

@@ -119,7 +119,7 @@ def test_docs_search_and_read_answer_while_an_ingest_runs_seeing_what_it_stored(
         assert search.returncode == 0, search.stderr
         assert read.returncode == 0, read.stderr
         assert ingest.process.poll() is None, "the ingest ended before the readers asked"
-        assert ingest.finish() == 0, ingest.err_seen
+        assert ingest.finish(timeout=600) == 0, ingest.err_seen  # (nine pages: minutes, loaded)
     finally:
         ingest.kill()
     with dr.Index.open(store=store) as index:

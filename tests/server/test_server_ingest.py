@@ -205,6 +205,7 @@ def test_each_file_streams_its_progress_as_a_custom_event(served) -> None:
     assert {e["ingest"] for e in events} <= {
         "parsing",
         "parsed",
+        "embedding",
         "stored",
         "skip",
         "failed",

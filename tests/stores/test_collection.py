@@ -792,6 +792,7 @@ def test_a_folder_ingest_reports_each_file_parsed_then_stored_in_order(
         assert mine == [
             ("parsing", name, i, 7),
             ("parsed", name, i + 1, 7),
+            ("embedding", name, 0, 0),  # (a file without pages: 0 of them)
             ("stored", name, i + 1, 7),
         ]
     assert [e[1] for e in events if e[0] == "stored"] == [f"doc{i}.md" for i in range(7)]
