@@ -100,6 +100,10 @@ def to_document(
         "kind": paragraph.kind,
         "hit": score is not None,
     }
+    # where it is in its source (Paragraph.boxes, .span): JSON lists, None when stored
+    # before places were kept
+    place = paragraph.to_dict()
+    metadata["boxes"], metadata["span"] = place["boxes"], place["span"]
     if score is not None:
         metadata["score"] = score
     return LCDocument(

@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
+from deepread.corpus.parsing.places import Box, cut_lines, cut_span, merge_runs
 from deepread.records.documents import Paragraph, Section
 from deepread.text.clip import clip
 from deepread.text.markup import shown_text
@@ -84,11 +85,26 @@ def _split_blocks(blocks: list[Block]) -> list[Block]:
         if block.kind in ("heading", "table", "figure") or len(block.text) <= MAX_PARAGRAPH_CHARS:
             out.append(block)
             continue
+        pieces = split_long(block.text, code=block.kind == "code")
+        lengths = [len(p) for p in pieces]
+        lines = cut_lines(block.lines, lengths)
+        spans = cut_span(block.span, lengths)
         out.extend(
-            Block(block.kind, piece, page=block.page)
-            for piece in split_long(block.text, code=block.kind == "code")
+            Block(
+                block.kind,
+                piece,
+                page=next((ln.page for ln in piece_lines), block.page),
+                lines=piece_lines,
+                span=span,
+            )
+            for piece, piece_lines, span in zip(pieces, lines, spans, strict=True)
         )
     return out
+
+
+def _boxes(block: Block) -> tuple[Box, ...]:
+    """The rectangles of ``block`` on its pages (``()``: a source without pages)."""
+    return merge_runs(block.lines, rows=block.kind == "table")
 
 
 @dataclass(slots=True)
@@ -152,6 +168,8 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                 caption=block.caption,
                 label=block.label,
                 image=block.image,
+                boxes=_boxes(block),
+                span=block.span,
             )
         )
         current.n_para += 1
@@ -170,6 +188,8 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                     text=piece,
                     kind="text",
                     page=last_heading.page if last_heading else None,
+                    boxes=_boxes(last_heading) if last_heading else (),
+                    span=last_heading.span if last_heading else None,
                 )
             )
             current.n_para += 1
