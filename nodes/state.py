@@ -20,7 +20,10 @@ from typing import Annotated, Any, Protocol, get_type_hints
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 from pydantic import Field
-from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
+from typing_extensions import (  # the server's JSON schemas need it on Python < 3.12
+    NotRequired,
+    TypedDict,
+)
 
 from deepread.nodes.checked_channel import Checked
 from deepread.nodes.context import Context
@@ -41,6 +44,13 @@ class Citation(TypedDict):
     doc_id: int
     sec_id: int
     para_idx: int
+    #: Where the paragraph is in its source, for a UI to show it (its page images:
+    #: docs/deployment.md, "Page images"): rectangles ``[page, x0, top, x1, bottom]`` in
+    #: PDF points from the page's top-left corner, or the character range ``[start, end]``
+    #: of a source without pages; ``None`` when the store was written before places
+    #: were kept. Set by ``finalize`` (nodes/places.py).
+    boxes: NotRequired[list[list[float]] | None]
+    span: NotRequired[list[int] | None]
 
 
 class InputState(TypedDict, total=False):
