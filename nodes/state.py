@@ -15,15 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Protocol, get_type_hints
+from typing import Annotated, Any, NotRequired, Protocol, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 from pydantic import Field
-from typing_extensions import (  # the server's JSON schemas need it on Python < 3.12
-    NotRequired,
-    TypedDict,
-)
+from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.nodes.checked_channel import Checked
 from deepread.nodes.context import Context
