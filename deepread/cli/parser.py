@@ -19,6 +19,7 @@ from deepread.cli import (
     ingest,
     mcp,
     reading,
+    serve,
     show,
 )
 from deepread.cli.arguments import Parser
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     documents.register(sub, common)
     reading.register(sub, common)
     show.register(sub, common)
+    serve.register(sub, common)
     ask.register(sub, common)
     chat.register(sub, common)
     collections.register(sub, common, Parser(add_help=False, parents=[location, output]))
