@@ -239,23 +239,30 @@ def make_app(idx: Any, saver: Any, *, model: str | None = None) -> Any:
         except (CoordinateError, UsageError) as exc:
             return refused(exc, 404)
 
-    def drawing(request: Request, page: int | None) -> Any:
-        dpi = check_dpi(int(request.query_params.get("dpi") or DEFAULT_DPI))
+    def drawing(request: Request, page: int | None, dpi: int) -> Any:
         doc, sec, para = coordinate(request)
         return draw_cited(idx, doc, sec, para, dpi=dpi, page=page)[0]
 
-    async def page_image(request: Request) -> Response:
+    async def drawn(request: Request, page: int | None) -> Any:
         try:
-            made = await run_in_threadpool(drawing, request, int(request.path_params["page"]))
+            dpi = check_dpi(int(request.query_params.get("dpi") or DEFAULT_DPI))
+        except ValueError as exc:  # not a number, or out of bounds
+            return refused(exc, 400)
+        try:
+            return await run_in_threadpool(drawing, request, page, dpi)
         except (CoordinateError, UsageError) as exc:
             return refused(exc, 404)
+
+    async def page_image(request: Request) -> Response:
+        made = await drawn(request, int(request.path_params["page"]))
+        if isinstance(made, Response):
+            return made
         return Response(made.data, media_type="image/png")
 
     async def passage(request: Request) -> Response:
-        try:
-            made = await run_in_threadpool(drawing, request, None)
-        except (CoordinateError, UsageError) as exc:
-            return refused(exc, 404)
+        made = await drawn(request, None)
+        if isinstance(made, Response):
+            return made
         kind = "text/html; charset=utf-8" if made.page is None else "image/png"
         return Response(made.data, media_type=kind)
 
