@@ -84,7 +84,7 @@ def test_the_full_lines_of_a_paragraph_are_one_rectangle_and_its_short_last_line
     assert last[3] < full[3] - 20 and last[2] >= full[4] - 0.5
 
 
-def test_a_table_is_kept_as_one_rectangle_per_row(tmp_path: Path):
+def test_a_table_is_kept_as_one_rectangle_per_row_under_its_title(tmp_path: Path):
     doc = Doc().page().line("Selected figures", bold=True).gap(8)
     for label, a, b in (
         ("Revenue", "9,583", "9,912"),
@@ -97,10 +97,12 @@ def test_a_table_is_kept_as_one_rectangle_per_row(tmp_path: Path):
 
     table = next(p for p in parse_file(path).paragraphs if p.kind == "table")
 
-    assert len(table.boxes or ()) == 4
-    tops = [b[2] for b in table.boxes or ()]
+    title, *rows = table.boxes or ()
+    assert len(rows) == 4  # one a row, and the title above it: a table shown with its heads
+    assert title[3] < 200 and title[4] <= rows[0][2]
+    tops = [b[2] for b in rows]
     assert tops == sorted(tops)
-    assert all(b[1] <= LEFT + 1 and b[3] >= 499 for b in table.boxes or ())
+    assert all(b[1] <= LEFT + 1 and b[3] >= 499 for b in rows)
 
 
 def test_a_paragraph_across_a_page_break_has_rectangles_on_both_pages(tmp_path: Path):
@@ -167,10 +169,10 @@ def test_a_paragraph_of_a_text_source_keeps_the_character_range_of_its_text(
     assert paragraphs
     for p in paragraphs:
         assert p.boxes == () and p.span is not None
-        own = p.text.split("\n")[-1]  # after any heading lines put before it
+        words = words_of(p.text)  # the headings put before it included: they are its text
         shown = words_of(source.text[p.span[0] : p.span[1]])
-        assert words_of(own) == [w for w in shown if w in set(words_of(own))]
-        assert words_of(own)[0] == shown[0] and words_of(own)[-1] == shown[-1]
+        assert words == [w for w in shown if w in set(words)]
+        assert words[0] == shown[0] and words[-1] == shown[-1]
 
 
 def test_a_word_paragraph_keeps_the_character_range_of_its_text(tmp_path: Path):

@@ -535,11 +535,11 @@ def _line_boxes(p: Para, pages: list[PageText]) -> tuple[LineBox, ...]:
     out = []
     for group in groups:
         a, b, c, d, e, f = pages[group[0].page - 1].shown
-        xs, ys = [], []
-        for ln in group:
-            for x, y in ((ln.x0, ln.y0), (ln.x1, ln.y1), (ln.x0, ln.y1), (ln.x1, ln.y0)):
-                xs.append(a * x + c * y + e)
-                ys.append(b * x + d * y + f)
+        x0, x1 = min(ln.x0 for ln in group), max(ln.x1 for ln in group)
+        y0, y1 = min(ln.y0 for ln in group), max(ln.y1 for ln in group)
+        # the corners of the group's box on the page as shown (a rotated page swaps axes)
+        xs = [a * x + c * y + e for x, y in ((x0, y0), (x1, y1), (x0, y1), (x1, y0))]
+        ys = [b * x + d * y + f for x, y in ((x0, y0), (x1, y1), (x0, y1), (x1, y0))]
         chars = sum(len(ln.text) + 1 for ln in group)
         out.append(LineBox(group[0].page, min(xs), min(ys), max(xs), max(ys), chars))
     return tuple(out)
