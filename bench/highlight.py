@@ -21,9 +21,12 @@ For every gold evidence of the FinanceBench dev and val questions (``evidence_te
    * ``not evidence``: for each paragraph that *is* evidence (≥ 95 % of the characters
      its rectangles hold are evidence characters), the share of its highlighted area
      that is not evidence (target ≤ 0.10). The evidence's area: each of its lines' box
-     (left of the first character to right of the last, top to bottom of the line), and
-     the gap between two lines of one run (a paragraph's leading lies inside the passage
-     a reader sees). Areas are counted on a 0.25 pt grid.
+     (left of the first character to right of the last, top to bottom of the line; a
+     line cut where two characters are over 40 pt apart — a table's gutter between a
+     row's label and its figures is then not evidence), and the gap between two lines of
+     one run (a paragraph's leading lies inside the passage a reader sees). Beside it,
+     ``not evidence (rows)``: the same with a row's label and figures one line. Areas are
+     counted on a 0.25 pt grid.
    Reported overall and apart for tables, two-column pages (the parser found a gutter)
    and passages across a page break (a holding paragraph has rectangles on another page).
 
@@ -119,15 +122,18 @@ def _raster(rects, shape) -> np.ndarray:
     return grid
 
 
-def _evidence_lines(boxes: np.ndarray) -> list[tuple[float, float, float, float]]:
-    """The evidence's lines (characters grouped by baseline), runs' gaps filled."""
+def _evidence_lines(
+    boxes: np.ndarray, gap: float = 40.0
+) -> list[tuple[float, float, float, float]]:
+    """The evidence's lines (characters grouped by baseline, a line cut where two
+    characters are more than ``gap`` points apart), runs' gaps filled."""
     order = np.argsort((boxes[:, 1] + boxes[:, 3]) / 2, kind="stable")
     lines: list[list[float]] = []
     for i in order:
         x0, top, x1, bottom = boxes[i]
         mid = (top + bottom) / 2
         for ln in lines:
-            if ln[1] <= mid <= ln[3] and not (x0 > ln[2] + 40 or x1 < ln[0] - 40):
+            if ln[1] <= mid <= ln[3] and not (x0 > ln[2] + gap or x1 < ln[0] - gap):
                 ln[0], ln[1], ln[2], ln[3] = (
                     min(ln[0], x0),
                     min(ln[1], top),
@@ -213,6 +219,9 @@ def measure(pdf_path: Path, items: list[dict]) -> list[dict]:
             }
             shape = (int(np.ceil(size[1] * GRID)) + 1, int(np.ceil(size[0] * GRID)) + 1)
             evidence_area = _raster(_evidence_lines(ev), shape)
+            # a table row's label and figures as one line: the gutter between them is
+            # the row's (the second reading of "not evidence", reported beside)
+            row_area = _raster(_evidence_lines(ev, gap=np.inf), shape)
             all_centres = np.stack(
                 [(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1
             )
@@ -226,7 +235,8 @@ def measure(pdf_path: Path, items: list[dict]) -> list[dict]:
                     continue
                 lit = _raster([b[1:] for b in prects], shape)
                 waste = float((lit & ~evidence_area).sum() / max(lit.sum(), 1))
-                record["exact"].append({"kind": p.kind, "waste": waste})
+                rows = float((lit & ~row_area).sum() / max(lit.sum(), 1))
+                record["exact"].append({"kind": p.kind, "waste": waste, "waste_rows": rows})
             out.append(record)
     finally:
         pdf.close()
@@ -238,6 +248,7 @@ def summarise(records: list[dict]) -> dict:
 
     def group(rows: list[dict]) -> dict:
         exact = [e["waste"] for r in rows for e in r["exact"]]
+        by_rows = [e["waste_rows"] for r in rows for e in r["exact"]]
         papers = [r["in_paragraphs"] for r in rows if r["in_paragraphs"] is not None]
         return {
             "evidences": len(rows),
@@ -247,6 +258,8 @@ def summarise(records: list[dict]) -> dict:
             "exact_paragraphs": len(exact),
             "not_evidence": statistics.fmean(exact) if exact else None,
             "not_evidence_max": max(exact, default=None),
+            "not_evidence_rows": statistics.fmean(by_rows) if by_rows else None,
+            "over_0_10": sum(1 for w in exact if w > 0.10),
         }
 
     return {
