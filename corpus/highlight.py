@@ -314,11 +314,14 @@ def _context(text: str, span: Span) -> tuple[str, str, str]:
         nl = text.rfind("\n", end, hi)
         hi = nl if nl >= 0 else hi
     before, after = text[lo:start], text[end:hi]
-    # a fragment cut inside a tag starts after it and ends before it
-    if ((gt := before.find(">")) >= 0 and (lt := before.find("<")) > gt) or (gt >= 0 > lt):
-        before = before[gt + 1 :]
-    if (lt := after.rfind("<")) > after.rfind(">"):
-        after = after[:lt]
+    # a fragment cut inside a tag (a ">" before any "<") starts after the tag's end
+    first_close, first_open = before.find(">"), before.find("<")
+    if first_close >= 0 and (first_open < 0 or first_open > first_close):
+        before = before[first_close + 1 :]
+    # and one cut inside a tag at its end (a "<" after the last ">") ends before it
+    last_open = after.rfind("<")
+    if last_open > after.rfind(">"):
+        after = after[:last_open]
     return before, text[start:end], after
 
 

@@ -77,11 +77,14 @@ async def _serve(request: Request, page: int | None) -> Response:
         return refused
     try:
         dpi = check_dpi(int(request.query_params.get("dpi") or DEFAULT_DPI))
+    except ValueError as exc:  # not a number, or out of bounds: the request's to fix
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+    try:
         made = await run_in_threadpool(
             _draw, collection, params["doc"], params["sec"], params["para"], page, dpi
         )
-    except ValueError as exc:  # a UsageError (PlaceError), a dpi that is no number
-        return JSONResponse({"detail": str(exc)}, status_code=400 if "dpi" in str(exc) else 404)
+    except ValueError as exc:  # a PlaceError (UsageError): what cannot be drawn, and why
+        return JSONResponse({"detail": str(exc)}, status_code=404)
     except (CoordinateError, UnknownCollection) as exc:
         return JSONResponse({"detail": str(exc)}, status_code=404)
     except StoreError as exc:
