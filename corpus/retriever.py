@@ -45,7 +45,10 @@ class DeepReadRetriever(BaseRetriever):
     citation), ``paragraphs`` (``[first, last]`` para_idx of the passage, inclusive: the
     ``read_section`` range that reads it again), ``page`` (the hit's, PDFs; else None),
     ``source`` (the file), ``title`` (the document's), ``section`` (the section's title),
-    ``kind`` (the hit's: "text", "table", "figure", "code"…) and ``score`` (the hit's).
+    ``kind`` (the hit's: "text", "table", "figure", "code"…), ``score`` (the hit's),
+    and where the passage is in its source: ``boxes`` (a PDF's ``[page, x0, top, x1,
+    bottom]`` rectangles of all its paragraphs) or ``span`` (``[start, end]`` in the
+    source's text), ``None`` where the store kept no places.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -123,6 +126,14 @@ def to_document(
         "kind": hit.kind,
         "score": score,
     }
+    # where the passage is in its source (Paragraph.boxes, .span): every paragraph's
+    # rectangles, or the character range from its first to its last; None when the
+    # store was written before places were kept
+    places = [p.to_dict() for p in passage]
+    boxes = [b for place in places for b in (place["boxes"] or [])]
+    spans = [place["span"] for place in places if place["span"] is not None]
+    metadata["boxes"] = boxes if any(place["boxes"] is not None for place in places) else None
+    metadata["span"] = [spans[0][0], spans[-1][1]] if spans else None
     return LCDocument(
         page_content="\n\n".join(p.text for p in passage),
         metadata=metadata,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Protocol, get_type_hints
+from typing import Annotated, Any, NotRequired, Protocol, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
@@ -41,6 +41,13 @@ class Citation(TypedDict):
     doc_id: int
     sec_id: int
     para_idx: int
+    #: Where the paragraph is in its source, for a UI to show it (its page images:
+    #: docs/deployment.md, "Page images"): rectangles ``[page, x0, top, x1, bottom]`` in
+    #: PDF points from the page's top-left corner, or the character range ``[start, end]``
+    #: of a source without pages; ``None`` when the store was written before places
+    #: were kept. Set by ``finalize`` (nodes/places.py).
+    boxes: NotRequired[list[list[float]] | None]
+    span: NotRequired[list[int] | None]
 
 
 class InputState(TypedDict, total=False):

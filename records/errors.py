@@ -30,6 +30,12 @@ class UsageError(ValueError):
     class, not every ``ValueError``, to exit code 2."""
 
 
+class PlaceError(UsageError):
+    """A cited passage that cannot be shown as asked: stored before places were kept,
+    its source file gone or changed since ingest, a page the file does not have, a
+    drawing past its bounds. The message says why and what to do; nothing was written."""
+
+
 class CoordinateError(KeyError):
     """A document or section that does not exist; the message lists what does."""
 

@@ -71,6 +71,10 @@ def _stored(doc: Document) -> dict[str, Any]:
 
 
 def _paragraph(payload: dict[str, Any]) -> Paragraph:
+    """The paragraph a point's payload holds; ``boxes`` and ``span`` ``None`` when it was
+    written before places were kept (the payload has no ``boxes``)."""
+    boxes = payload.get("boxes")
+    span = payload.get("span")
     return Paragraph(
         doc_id=payload["doc_id"],
         sec_id=payload["sec_id"],
@@ -81,6 +85,10 @@ def _paragraph(payload: dict[str, Any]) -> Paragraph:
         caption=payload.get("caption"),
         label=payload.get("label"),
         image=payload.get("image"),
+        boxes=None
+        if boxes is None
+        else tuple((int(b[0]), float(b[1]), float(b[2]), float(b[3]), float(b[4])) for b in boxes),
+        span=None if span is None else (int(span[0]), int(span[1])),
     )
 
 
@@ -417,6 +425,11 @@ class Collection:
                             "caption": p.caption,
                             "label": p.label,
                             "image": p.image,
+                            # where it is in its source: [] and a span for sources
+                            # without pages, so a payload without "boxes" is one
+                            # written before places were kept
+                            "boxes": [list(b) for b in p.boxes or ()],
+                            "span": list(p.span) if p.span is not None else None,
                             "version": lease.token,
                             "live": 0,
                         },
@@ -514,7 +527,8 @@ class Collection:
                     stale += 1
                     continue
                 para = _paragraph(s.payload)
-                out.append((Hit(para.doc_id, para.sec_id, para.para_idx, s.score), para))
+                hit = Hit(para.doc_id, para.sec_id, para.para_idx, s.score, para.boxes, para.span)
+                out.append((hit, para))
             if not stale or len(scored) < limit:
                 break
             limit += stale

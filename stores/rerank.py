@@ -11,6 +11,7 @@ semantic neighbours.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from deepread.records.documents import Hit, Paragraph
@@ -60,10 +61,7 @@ class CoverageReranker:
         # first, whatever else they share ("What do we discuss from 9/23 through 9/30?"
         # is the schedule's rows of those days, not a paragraph on "discussion topics").
         scored.sort(key=lambda s: s[:3], reverse=True)
-        return [
-            (Hit(c[0].doc_id, c[0].sec_id, c[0].para_idx, float(score)), c[1])
-            for _, score, _, c in scored[:k]
-        ]
+        return [(replace(c[0], score=float(score)), c[1]) for _, score, _, c in scored[:k]]
 
 
 def _words(text: str) -> set[str]:

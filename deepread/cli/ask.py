@@ -14,6 +14,7 @@ from typing import Any
 
 from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE, emit, fail, open_index, store_of
+from deepread.cli.show import add_drawing_options, show_cited
 from deepread.cli.turn import TurnPrinter, run_turn
 from deepread.terminal import say
 
@@ -44,6 +45,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument(
         "--thread", default=None, help="continue this conversation (its read regions included)"
     )
+    p.add_argument(
+        "--show",
+        default=None,
+        metavar="DIR",
+        help="write each citation's page image, the passage highlighted, into DIR",
+    )
+    add_drawing_options(p)
     p.set_defaults(func=cmd_ask)
 
 
@@ -143,6 +151,8 @@ def answer(args: argparse.Namespace, idx: Any, context: Any, thread: str) -> int
         fail(exc)
         return EXIT_USAGE
     output["thread_id"] = thread
+    if args.show is not None:
+        output["shown"] = show_cited(args, idx, output.get("citations") or [])
     if args.json:
         emit(output)
     else:

@@ -88,6 +88,7 @@ def reading_index(
 
 
 def paragraph_json(p) -> dict[str, Any]:
+    place = p.to_dict()
     return {
         "doc_id": p.doc_id,
         "sec_id": p.sec_id,
@@ -95,6 +96,11 @@ def paragraph_json(p) -> dict[str, Any]:
         "text": p.text,
         "kind": p.kind,
         "page": p.page,
+        # where it is in its source: rectangles [page, x0, top, x1, bottom] on its
+        # pages, or its character range in the source's text (None: stored before
+        # places were kept)
+        "boxes": place["boxes"],
+        "span": place["span"],
     }
 
 

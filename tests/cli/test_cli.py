@@ -167,7 +167,9 @@ def test_search_json_has_ranked_hits_and_their_paragraphs(shapes_store: Path, ca
     assert data["query"] == "cherries"
     assert len(data["hits"]) == 2
     for hit in data["hits"]:
-        assert set(hit) == {"doc_id", "sec_id", "para_idx", "score"}
+        # with where the paragraph is in its source (an .md here: a character range)
+        assert set(hit) == {"doc_id", "sec_id", "para_idx", "score", "boxes", "span"}
+        assert hit["boxes"] == [] and len(hit["span"]) == 2
     scores = [h["score"] for h in data["hits"]]
     assert scores == sorted(scores, reverse=True)
     for para in data["paragraphs"]:
