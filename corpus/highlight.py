@@ -287,8 +287,8 @@ def _highlight(rgb: np.ndarray, boxes: Sequence[Box], scale: float) -> None:
 
 # --- sources without pages --------------------------------------------------------------
 
-_BREAK_TAG = re.compile(r"<\s*(?:br|/p|/div|/li|/h[1-6]|/tr|/table|/pre|hr)\b[^>]*>", re.I)
-_ANY_TAG = re.compile(r"<[^>]*>")
+_BREAK_TAG = re.compile(r"<\s*(?:br|/p|/div|/li|/h[1-6]|/tr|/table|/pre|hr)\b[^<>]*>", re.I)
+_ANY_TAG = re.compile(r"<[^<>]*>")
 _HIDDEN = re.compile(r"<(script|style)\b.*?</\1\s*>", re.I | re.S)
 _BLANKS = re.compile(r"\n\s*\n(\s*\n)+")
 

@@ -125,9 +125,11 @@ def cut_lines(lines: Sequence[LineBox], lengths: Sequence[int]) -> list[tuple[Li
 # --- character ranges of text sources ---------------------------------------------------
 
 #: A word (letters and digits), or — in markup — a tag or an entity, which are skipped.
+#: A tag also stops at the next "<", so a "<" that never closes (unfenced C code) costs a
+#: scan to the next "<", not to the end of the source: parsing stays linear.
 _WORD = re.compile(r"[^\W_]+")
-_MARKUP_WORD = re.compile(r"<[^>]*>|&#?\w+;|([^\W_]+)")
-_TAG = re.compile(r"<[^>]*>")
+_MARKUP_WORD = re.compile(r"<[^<>]*>|&#?\w+;|([^\W_]+)")
+_TAG = re.compile(r"<[^<>]*>")
 #: What may close a paragraph after its last word (taken into its range).
 _CLOSING = frozenset(".,;:!?)]}\"'’”%")
 #: Words of a paragraph compared at each end (fewer when it has fewer).
