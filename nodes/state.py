@@ -107,6 +107,10 @@ class AgentState(InputState, OutputState, total=False):
     """Everything the nodes share."""
 
     toc: str
+    #: ``[doc_id, sec_id]`` of the sections the Directory Structure (``toc``) lists, in
+    #: its order: what a policy without an LLM chooses among, as data (the extractive
+    #: policy's TOC, :meth:`deepread.extractive.policy.ExtractiveChatModel.for_turn`).
+    toc_sections: list[list[int]]
     turn_start: int
     rounds: Annotated[int, PerTurn(int)]
     #: The thread's read-region memory, keys ``scope/doc:sec`` (:func:`region_key`).
