@@ -9,11 +9,11 @@ its own citation-like markers escaped, so a document can plant neither a quote n
 citation in the answer; a long paragraph is quoted from its sentence holding the
 question's words; a short one with the shown paragraphs that follow it, within the
 quote's length, and a lead-in ending with a colon with the paragraphs it announces
-(:mod:`deepread.extractive.passages`). When the question names a year, the paragraphs
-stating figures of that year come first (:mod:`deepread.extractive.periods`); among
-equals, when it asks for a financial quantity, the tables with a row named for it
-(:mod:`deepread.extractive.rows`). Quotes of several documents say which document each
-comes from. Every answer says plainly that no LLM was used (:data:`NOTICE`).
+(:mod:`deepread.extractive.passages`). What a kind of document puts first goes first —
+in a filing, the paragraphs stating figures of the year the question names, then the
+tables with a row named for the quantity it asks (the profiles' ``quote_order``,
+:mod:`deepread.profiles`). Quotes of several documents say which document each comes
+from. Every answer says plainly that no LLM was used (:data:`NOTICE`).
 """
 
 from __future__ import annotations
@@ -28,14 +28,12 @@ import numpy as np
 from deepread.corpus.framing import escape, title_text
 from deepread.corpus.vectors import local_vectors
 from deepread.extractive.passages import ITEM_CHARS, passages
-from deepread.extractive.periods import asks_quarter, states_figures_of, years_named
-from deepread.extractive.rows import states_row_of
-from deepread.extractive.statements import statements_asked
 from deepread.nodes.tools.observation import Observation
+from deepread.profiles import PROFILES
 from deepread.text.clip import clip
 from deepread.text.markup import plain
 from deepread.text.questions import asked
-from deepread.text.terms import content_words, terms
+from deepread.text.terms import terms
 
 NOTICE = (
     "No LLM was used (extractive mode): the passages below are quoted verbatim from "
@@ -145,30 +143,21 @@ def rank_paragraphs(
     headings), the one closest in meaning (local MiniLM, as the sufficiency check
     measures support), then those sharing most of its words — a paraphrase of the
     question ("Class meets Mon/Wed" for "What days is the class held?") shares few of
-    its words but is often the answer. A paragraph sharing none of the question's
-    words, stating none of its year's figures and no row of its quantity is no quote
-    unless it is the closest in meaning. When the question names a year, the
-    paragraphs stating figures of that year come first; among equals, when it asks for
-    a financial quantity, the tables with a row named for it — each group in the order
-    above (a stable sort). ``shared``: :func:`words_shared` of the question's words,
-    when the caller has it already."""
+    its words but is often the answer. Then what the profiles put first goes first
+    (:meth:`~deepread.profiles.profile.Profiles.quote_order`: in a filing, the year's
+    figures, then a row named for the quantity), each group in the order above (a
+    stable sort). A paragraph sharing none of the question's words and standing for
+    nothing a profile puts first is no quote unless it is the closest in meaning.
+    ``shared``: :func:`words_shared` of the question's words, when the caller has it
+    already."""
     own = asked(question)
     wanted = terms(own)
-    years = years_named(own)
-    quarter = asks_quarter(own)
-    quantity = content_words(own) if statements_asked(own) else set()
-    # (the year's figures, a row named for the quantity): False first
-    standing = {
-        coord: (
-            not states_figures_of(plain(text), years, quarter),
-            not states_row_of(text, quantity),
-        )
-        for coord, text in texts.items()
-    }
+    order = PROFILES.quote_order(own)
+    standing = {coord: order(text) for coord, text in texts.items()}  # False first
     if shared is None:
         shared = words_shared(wanted, texts)
     ranked = sorted(
-        (kv for kv in texts.items() if shared[kv[0]] or standing[kv[0]] != (True, True)),
+        (kv for kv in texts.items() if shared[kv[0]] or not all(standing[kv[0]])),
         key=lambda kv: -shared[kv[0]],
     )
     ranked.insert(0, _closest(own, texts))

@@ -6,11 +6,11 @@ lists and what reading each would show (:class:`~deepread.nodes.read_plan.Sectio
 0. in a library (``find_documents`` on offer), find the documents the question names
    first and search only those; when it names something no document holds at all,
    answer so; when it names none, search them all;
-1. when the question asks for a financial quantity and a section of a document in view
-   is titled as the statement it is computed from (a quick ratio → the balance sheet,
-   :mod:`deepread.extractive.statements`), read that statement first, with its
-   subtree; before it, in a filing, the MD&A discussion of a metric the question asks
-   the causes of, or the section disclosing a topic it asks about, with at most half
+1. read first what the question turns to first, as its kind of document says (the
+   profiles' ``first_reads``, :mod:`deepread.profiles`) — for a financial quantity, the
+   filing's statement it is computed from (a quick ratio → the balance sheet), with its
+   subtree; before it, the disclosures (the MD&A discussion of a metric the question
+   asks the causes of, the section disclosing a topic it asks about), with at most half
    the budget. Before any search this is done in one document only: the best-ranked
    of those ``find_documents`` found that has one, or the one the TOC shows;
 2. ``retrieve`` what the question asks (:func:`~deepread.text.questions.asked`; a
@@ -35,11 +35,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from deepread.extractive.statements import Tree, first_reads
 from deepread.extractive.turn import Answer, Call, Read, Result, TocEntry, Turn, by_title
 from deepread.nodes.read_plan import FRAME, Sections, fit
 from deepread.nodes.tools.observation import Observation, ShownParagraph
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE, read_window
+from deepread.profiles import PROFILES
+from deepread.profiles.profile import Tree
 from deepread.text.questions import asked
 from deepread.text.terms import terms
 
@@ -177,11 +178,13 @@ class Planner:
 
     def _first_trees(self, question: str, docs: set[int]) -> tuple[list[Tree], list[Tree]]:
         """The disclosures and statements of ``docs`` the question turns to first
-        (:func:`~deepread.extractive.statements.first_reads`), read or not."""
+        (:meth:`~deepread.profiles.profile.Profiles.first_reads`), read or not."""
         sections = self.sections
         assert sections is not None
         outlines = {d: sections.outline(d) for d in docs}
-        return first_reads(question, outlines, sections.subtree_tokens, sections.holds_table)
+        return PROFILES.first_reads(
+            question, outlines, sections.subtree_tokens, sections.holds_table
+        )
 
     def _first_read(
         self,

@@ -1,6 +1,6 @@
 """Where financial quantities live: a reader's lexicon of the three primary financial
 statements and of a filing's other standard sections, for the offline policy to locate
-them by TOC title.
+them by TOC title (:func:`first_reads`, the profile's ``first_reads``).
 
 An analyst asked for a company's quick ratio does not search the filing for the words
 "quick ratio" — a 10-K rarely prints them — but turns to the balance sheet, because the
@@ -36,8 +36,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
-from deepread.nodes.read_plan import subtree
+from deepread.profiles.profile import Tree
 from deepread.records.documents import Section
+from deepread.records.outline import subtree
 from deepread.text.questions import asked
 
 INCOME, BALANCE, CASH_FLOW = "income statement", "balance sheet", "cash flow statement"
@@ -370,10 +371,6 @@ def disclosure_sections(
         ]
         out += [(doc_id, s) for s in dict.fromkeys(found)]
     return out
-
-
-#: The sections of one statement or disclosure, ``(doc_id, sec_id)`` in reading order.
-Tree = list[tuple[int, int]]
 
 
 def first_reads(
