@@ -4,7 +4,7 @@ A long report or a regulation can carry thousands of bookmarks or contents rows.
 parser matches each outline entry to the text of its page (inserting a section for an
 entry whose title is not printed) and each printed-contents row to the blocks after the
 contents pages; both must cost time linear in the number of headings, not headings x
-paragraphs. This script builds synthetic PDFs with fpdf2 (``tests/pdf_builder.py``, 20
+paragraphs. This script builds synthetic PDFs with fpdf2 (``tests/support/pdf_builder.py``, 20
 headings a page, each over one line of text) at growing sizes and times ``parse_file``
 on each, after one warm-up parse:
 

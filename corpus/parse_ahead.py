@@ -41,7 +41,7 @@ from deepread.corpus.parsing import ParseError, Structured
 AHEAD_PER_WORKER = 2
 #: Files parsed ahead with a single (thread) worker.
 PARSE_AHEAD = 4
-#: What a worker runs on each path: ``module:function`` (deepread/corpus/parse_worker.py).
+#: What a worker runs on each path: ``module:function`` (corpus/parse_worker.py).
 PARSE_IN_WORKER = "deepread.corpus.parse_worker:parse_in_worker"
 
 

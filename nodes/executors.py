@@ -105,7 +105,7 @@ def offered(state: AgentState) -> list[str]:
 
 def pending(state: AgentState, context: Context | None) -> list[dict[str, Any]]:
     """The calls left to answer, those past the reply's ``max_tool_calls`` marked
-    refused (:func:`~deepread.nodes.state.pending_tool_calls`)."""
+    refused (:func:`~deepread.nodes.messages.pending_tool_calls`)."""
     return pending_tool_calls(state.get("messages", []), (context or Context()).max_tool_calls)
 
 
@@ -122,7 +122,7 @@ def this_round(messages: list[AnyMessage]) -> list[ToolMessage]:
 
 def shown_memory(state: AgentState, memory: Regions) -> Regions:
     """What the model has been shown, as the next call's pointers see it: the read
-    regions of the turn's collection (``memory``, a :func:`~deepread.nodes.state.view`),
+    regions of the turn's collection (``memory``, a :func:`~deepread.nodes.read_memory.view`),
     less the paragraphs it now sees only as evidence notes (re-reading them shows their
     text again), plus everything this round's earlier calls showed."""
     regions = subtract_regions(memory, state.get("noted_regions"))
@@ -202,7 +202,7 @@ def make_executor(resources: Resources, tool: str) -> AgentNode:
                 "args": call.get("args"),
             }
         )
-        # The memory of the collection this turn reads (nodes/state.py: view); what this
+        # The memory of the collection this turn reads (nodes/read_memory.py: view); what this
         # call shows is written back under the same scope.
         scope = state.get("scope") or resources.scope(context)
         index = resources.index(context)

@@ -158,7 +158,7 @@ class Resources:
 
     def scope(self, context) -> str:
         """Which collection ``context`` reads, as read-region memory names it
-        (:func:`~deepread.nodes.state.region_scope`), without opening it."""
+        (:func:`~deepread.nodes.read_memory.region_scope`), without opening it."""
         if self._index is not None:
             return index_scope(self._index)
         return region_scope(context.store or current_settings().store, context.collection)

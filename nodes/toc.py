@@ -100,7 +100,7 @@ def make_toc(resources: Resources) -> AgentNode:
         context = runtime.context or Context()
         check_length(state, context)
         # The turn's collection: the part of the thread's read-region memory its nodes
-        # see (nodes/state.py: view).
+        # see (nodes/read_memory.py: view).
         fresh = fresh_turn(state)
         fresh["scope"] = scope = resources.scope(context)
         question = fresh["question"]

@@ -8,8 +8,8 @@ runs them between the policy's answer and ``finalize``:
 
 1. **Check.** Every passage the answer quotes (``> …`` lines, "…" quotes of 20+
    characters) is verbatim in a cited paragraph (always so for the extractive policy),
-   and the cited paragraphs are about what the question asks (:func:`~deepread.nodes.
-   query.asked`: its questions, not the instructions around them): densely, the best
+   and the cited paragraphs are about what the question asks (:func:`~deepread.text.
+   questions.asked`: its questions, not the instructions around them): densely, the best
    cited paragraph's cosine similarity to it reaches ``support_threshold``
    (:func:`dense_support`, the local MiniLM model whatever the collection embeds with,
    so the threshold keeps its calibration) — ``unused_term_support`` instead when that
