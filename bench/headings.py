@@ -25,18 +25,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import BENCH_DIR, machine, machine_line, table, write_json
-
-sys.path.insert(0, str(BENCH_DIR.parent / "tests"))  # the tests' PDF writer, not a copy
-from pdf_builder import RIGHT, Doc, filler
+from _common import machine, machine_line, table, test_support, write_json
 
 from deepread.corpus.parsing import parse_file
+
+_pdf = test_support("pdf_builder")  # the tests' PDF writer, not a copy
+RIGHT, Doc, filler = _pdf.RIGHT, _pdf.Doc, _pdf.filler
 
 PER_PAGE = 20
 ROWS_PER_CONTENTS_PAGE = 40

@@ -132,6 +132,18 @@ def shown_memory(state: AgentState, memory: Regions) -> Regions:
     return merge_regions(regions, regions_of(earlier))
 
 
+def announce(write: Any, call: dict[str, Any]) -> None:
+    """The ``custom`` stream event of a call about to run (or be answered unrun)."""
+    write(
+        {
+            "event": "tool_call",
+            "id": call.get("id"),
+            "name": call.get("name"),
+            "args": call.get("args"),
+        }
+    )
+
+
 def report(write: Any, call: dict[str, Any], answer: ToolMessage) -> None:
     """The ``custom`` stream event of one answered call."""
     write(
@@ -167,14 +179,7 @@ def answer_refused(calls: list[dict[str, Any]], write: Any) -> AgentState | None
         return None
     answers: list[AnyMessage] = []
     for call in (c for c in calls if c.get("refused")):
-        write(
-            {
-                "event": "tool_call",
-                "id": call.get("id"),
-                "name": call.get("name"),
-                "args": call.get("args"),
-            }
-        )
+        announce(write, call)
         answer = error_message(call, str(call["refused"]))
         report(write, call, answer)
         answers.append(answer)
@@ -194,14 +199,7 @@ def make_executor(resources: Resources, tool: str) -> AgentNode:
         if refused is not None:
             return refused
         call = calls[0]
-        write(
-            {
-                "event": "tool_call",
-                "id": call.get("id"),
-                "name": call.get("name"),
-                "args": call.get("args"),
-            }
-        )
+        announce(write, call)
         # The memory of the collection this turn reads (nodes/read_memory.py: view); what this
         # call shows is written back under the same scope.
         scope = state.get("scope") or resources.scope(context)
@@ -259,14 +257,7 @@ def invalid_call(state: AgentState, runtime: Runtime[Context]) -> AgentState:
     if refused is not None:
         return refused
     call = calls[0]
-    runtime.stream_writer(
-        {
-            "event": "tool_call",
-            "id": call.get("id"),
-            "name": call.get("name"),
-            "args": call.get("args"),
-        }
-    )
+    announce(runtime.stream_writer, call)
     # An unknown tool or arguments that are not JSON fail the same way again; a tool not
     # on offer this round, or a call past the reply's cap, may run in a later one.
     final = bool(call.get("invalid")) or call.get("name") not in HANDLERS

@@ -69,7 +69,8 @@ def _stored(doc: Document) -> dict[str, Any]:
     return stored
 
 
-def _paragraph(payload: dict[str, Any]) -> Paragraph:
+def paragraph_of(payload: dict[str, Any]) -> Paragraph:
+    """The paragraph a point's payload holds."""
     return Paragraph(
         doc_id=payload["doc_id"],
         sec_id=payload["sec_id"],
@@ -481,7 +482,7 @@ class Collection:
             if len(rows) >= wanted:
                 break
             self._refresh(doc_id)  # replaced or removed since the record was read
-        return [_paragraph(r) for r in rows]
+        return [paragraph_of(r) for r in rows]
 
     def rank(
         self,
@@ -509,7 +510,7 @@ class Collection:
                 if self._version(s.payload["doc_id"]) != paragraph_version(s.payload):
                     stale += 1
                     continue
-                para = _paragraph(s.payload)
+                para = paragraph_of(s.payload)
                 out.append((Hit(para.doc_id, para.sec_id, para.para_idx, s.score), para))
             if not stale or len(scored) < limit:
                 break

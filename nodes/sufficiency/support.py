@@ -49,6 +49,7 @@ from langchain_core.messages import HumanMessage
 
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
+from deepread.corpus.vectors import local_vectors
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.read_memory import Regions, regions_of, was_read
 from deepread.nodes.read_plan import Sections, fit
@@ -166,8 +167,6 @@ def lexical_check(
 def dense_support(question: str, evidence: list[str]) -> float:
     """The best cosine similarity between what ``question`` asks and one of the
     ``evidence`` paragraphs (markup removed), by the local MiniLM model."""
-    from deepread.corpus.vectors import local_vectors
-
     texts = [plain(t) for t in evidence]
     texts = [t for t in texts if t]
     if not texts:
