@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: id, section, ``k`` and window is checked against it here, where all callers (the
 #: CLI, the tools, MCP, users' Python) come through: past it the engine failed to
 #: convert the number and the caller was told the store "could not be used", with its
-#: internals and path (issue 38).
+#: internals and path.
 MAX_WHOLE = 2**63 - 1
 
 
@@ -76,7 +76,7 @@ def edge(name: str, value: object) -> int:
 
 
 #: Names this module offers that load the ingest pipeline (its parsers and model steps)
-#: only when asked for: a command that reads a collection never pays for them (issue 36).
+#: only when asked for: a command that reads a collection never pays for them.
 _INGEST_NAMES = {
     "IngestError": "deepread.corpus.pipeline",
     "IngestResult": "deepread.corpus.pipeline",
@@ -195,7 +195,7 @@ class Index:
         )
         if local:
             # The same process-wide model LocalEmbeddings runs: the same vectors, and a
-            # search never imports LangChain for them (~0.3-0.8 s; issue 36).
+            # search never imports LangChain for them (~0.3-0.8 s).
             index._encode_query = lambda text: local_model().embed_query(text)
         return index
 

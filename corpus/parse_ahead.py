@@ -56,7 +56,7 @@ def default_workers() -> int:
 #: Bytes of files below which one thread parses them all: a worker process readies every
 #: reader before its first file (~3-6 s of imports, more on a busy machine), which a few
 #: small files never repay — two small Markdown files took 10.6 s with a worker per
-#: core, the bar standing still meanwhile (issue 36).
+#: core, the bar standing still meanwhile.
 WORKER_BYTES = 1 << 20
 
 

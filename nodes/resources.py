@@ -75,7 +75,7 @@ def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
             if collection not in known:
                 # Neither the other collections nor the store are named: the error is
                 # the thread's, which a served client reads, and on a shared server the
-                # names are other users' and the location the operator's (issue 38).
+                # names are other users' and the location the operator's.
                 raise UnknownCollection(
                     f"collection {collection!r} does not exist (ingest documents into it first)"
                 )

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # annotations only: a reader never loads numpy for them (issue 36)
+if TYPE_CHECKING:  # annotations only: a reader never loads numpy for them
     import numpy as np
 
 from deepread.records.documents import Document, FrontMatter, Hit, Paragraph, Section

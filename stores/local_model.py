@@ -11,7 +11,7 @@ Kept apart from :mod:`deepread.stores.embeddings`, which gives this model LangCh
 ``Embeddings`` face and so imports LangChain (~0.3-0.8 s, most of ``langchain_core``):
 a command that only reads a collection checks it was built with this model by its name,
 ``deepread search`` embeds its query with :func:`local_model`, and the common-words
-list reads this tokenizer's vocabulary, none of them importing LangChain (issue 36).
+list reads this tokenizer's vocabulary, none of them importing LangChain.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ class LocalModel:
         """``max_tokens``: where a text is cut (the model's own 256; fewer to measure
         what a cheaper cut would cost, ``bench/cheaper_vectors.py``)."""
         # The model loads on first use, not here: opening an index to list its documents
-        # or read a section embeds nothing, and loading cost those commands ~0.4-1.4 s
-        # (issue 36). The lock makes threads that embed at once load it once.
+        # or read a section embeds nothing, and loading cost those commands ~0.4-1.4 s.
+        # The lock makes threads that embed at once load it once.
         self._threads = threads
         self._max_tokens = max_tokens
         self._loading = threading.Lock()

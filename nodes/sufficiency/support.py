@@ -286,9 +286,9 @@ def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = ""
     :data:`ABSTENTION_PASSAGES` runs of neighbouring paragraphs of ``coords`` (the
     passages the draft quoted), each within :data:`ABSTENTION_CHARS`, each paragraph on
     its own line with its citation, the section named on the first: the person still
-    sees what was found and where (issue 35), and judges it, rather than a bare "no
-    evidence". (One paragraph of 240 characters a passage showed a quarter of the gold
-    text the draft had quoted: docs/benchmarks.md §31.)"""
+    sees what was found and where, and judges it, rather than a bare "no evidence"
+    (passages, not one paragraph of 240 characters each: a lone paragraph showed a
+    small part of what the draft had quoted)."""
     text = f"{label}\n\n{ABSTENTION}" if label else ABSTENTION
     lines: list[str] = []
     for run in _runs(coords)[:ABSTENTION_PASSAGES]:
