@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # annotations only: a reader never loads numpy for them
+if TYPE_CHECKING:  # annotations only: a reader never loads numpy for them (issue 36)
     import numpy as np
 
 from deepread.records.documents import Document, FrontMatter, Hit, Paragraph, Section
@@ -69,8 +69,7 @@ def _stored(doc: Document) -> dict[str, Any]:
     return stored
 
 
-def paragraph_of(payload: dict[str, Any]) -> Paragraph:
-    """The paragraph a point's payload holds."""
+def _paragraph(payload: dict[str, Any]) -> Paragraph:
     return Paragraph(
         doc_id=payload["doc_id"],
         sec_id=payload["sec_id"],
@@ -482,7 +481,7 @@ class Collection:
             if len(rows) >= wanted:
                 break
             self._refresh(doc_id)  # replaced or removed since the record was read
-        return [paragraph_of(r) for r in rows]
+        return [_paragraph(r) for r in rows]
 
     def rank(
         self,
@@ -510,7 +509,7 @@ class Collection:
                 if self._version(s.payload["doc_id"]) != paragraph_version(s.payload):
                     stale += 1
                     continue
-                para = paragraph_of(s.payload)
+                para = _paragraph(s.payload)
                 out.append((Hit(para.doc_id, para.sec_id, para.para_idx, s.score), para))
             if not stale or len(scored) < limit:
                 break
@@ -560,3 +559,8 @@ def _ranges(ids: list[int]) -> str:
         else:
             parts.append(str(i))
     return ", ".join(parts)
+
+
+#: The paragraph a point's payload holds, for what reads raw points itself (a bench script
+#: rebuilding a library from another's points).
+paragraph_of = _paragraph
