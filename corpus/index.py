@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from typing_extensions import TypedDict, Unpack
+
 from deepread.corpus.library import Library, Match
 from deepread.environment.settings import current as current_settings
 from deepread.records.documents import Document, Paragraph
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 #: id, section, ``k`` and window is checked against it here, where all callers (the
 #: CLI, the tools, MCP, users' Python) come through: past it the engine failed to
 #: convert the number and the caller was told the store "could not be used", with its
-#: internals and path (issue 38).
+#: internals and path.
 MAX_WHOLE = 2**63 - 1
 
 
@@ -75,7 +77,7 @@ def edge(name: str, value: object) -> int:
 
 
 #: Names this module offers that load the ingest pipeline (its parsers and model steps)
-#: only when asked for: a command that reads a collection never pays for them (issue 36).
+#: only when asked for: a command that reads a collection never pays for them.
 _INGEST_NAMES = {
     "IngestError": "deepread.corpus.pipeline",
     "IngestResult": "deepread.corpus.pipeline",
@@ -90,6 +92,25 @@ def __getattr__(name: str) -> object:
     from importlib import import_module
 
     return getattr(import_module(module), name)
+
+
+class IngestOptions(TypedDict, total=False):
+    """What :meth:`Index.ingest` and :meth:`Index.ingest_report` may be told besides
+    the paths, every key optional (see :meth:`Index.ingest`)."""
+
+    #: Called with each file's events (``parsed``, ``stored``, ``failed`` …); no default.
+    progress: Progress | None
+    #: Model steps (a model name, or a chat model object); none by default.
+    ocr_model: ModelLike
+    vision_model: ModelLike
+    describe_model: ModelLike
+    describe_budget: DescribeBudget | None
+    #: Parse and store again files whose content is unchanged (default False).
+    force: bool
+    #: Processes parsing files side by side (default 1: a background thread).
+    workers: int
+    #: The local model for every paragraph, no taught table (default False).
+    exact_vectors: bool
 
 
 class Index:
@@ -217,17 +238,7 @@ class Index:
     # -- ingest ---------------------------------------------------------------------
 
     def ingest(
-        self,
-        paths: Iterable[str | Path] | str | Path,
-        *,
-        progress: Progress | None = None,
-        ocr_model: ModelLike = None,
-        vision_model: ModelLike = None,
-        describe_model: ModelLike = None,
-        describe_budget: DescribeBudget | None = None,
-        force: bool = False,
-        workers: int = 1,
-        exact_vectors: bool = False,
+        self, paths: Iterable[str | Path] | str | Path, **options: Unpack[IngestOptions]
     ) -> list[Document]:
         """Ingest files and folders; returns the stored (or unchanged) documents.
 
@@ -260,17 +271,7 @@ class Index:
         (:mod:`deepread.corpus.vision`), ``describe_model`` writes a one-line summary per
         section for the TOC within ``describe_budget`` (:mod:`deepread.corpus.describe`).
         """
-        result = self.ingest_report(
-            paths,
-            progress=progress,
-            ocr_model=ocr_model,
-            vision_model=vision_model,
-            describe_model=describe_model,
-            describe_budget=describe_budget,
-            force=force,
-            workers=workers,
-            exact_vectors=exact_vectors,
-        )
+        result = self.ingest_report(paths, **options)
         if result.failures:
             from deepread.corpus.pipeline import IngestError
 
@@ -278,39 +279,32 @@ class Index:
         return result.documents + result.skipped
 
     def ingest_report(
-        self,
-        paths: Iterable[str | Path] | str | Path,
-        *,
-        progress: Progress | None = None,
-        ocr_model: ModelLike = None,
-        vision_model: ModelLike = None,
-        describe_model: ModelLike = None,
-        describe_budget: DescribeBudget | None = None,
-        force: bool = False,
-        workers: int = 1,
-        exact_vectors: bool = False,
+        self, paths: Iterable[str | Path] | str | Path, **options: Unpack[IngestOptions]
     ) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
         from deepread.corpus.enrich import IngestModels
         from deepread.corpus.pipeline import ingest_files
 
+        unknown = sorted(set(options) - IngestOptions.__optional_keys__)
+        if unknown:  # as a signature would: a misspelt option is not silently ignored
+            raise TypeError(f"unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
         models = IngestModels.build(
             self.store,
-            ocr_model=ocr_model,
-            vision_model=vision_model,
-            describe_model=describe_model,
-            describe_budget=describe_budget,
+            ocr_model=options.get("ocr_model"),
+            vision_model=options.get("vision_model"),
+            describe_model=options.get("describe_model"),
+            describe_budget=options.get("describe_budget"),
         )
         try:
             result = ingest_files(
                 self._collection,
                 self.embeddings,
                 paths,
-                progress,
+                options.get("progress"),
                 models,
-                force=force,
-                workers=workers,
-                exact_vectors=exact_vectors,
+                force=options.get("force", False),
+                workers=options.get("workers", 1),
+                exact_vectors=options.get("exact_vectors", False),
             )
         finally:
             models.close()

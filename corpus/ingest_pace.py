@@ -1,6 +1,6 @@
 """The pace of a long ingest: pages done of all, pages per second, and time left.
 
-A library is ingested for tens of minutes (issue 34: ~340 filings, ~50,000 pages), and
+A library is ingested for tens of minutes (~340 filings, ~50,000 pages), and
 its files vary from 20 to 400 pages, so files done say little about the time left: the
 work is weighed in **pages**. A PDF weighs its page count (read from its page tree:
 ~1 ms a filing, 0.06 s for 60 filings of 8,105 pages here); a file without pages

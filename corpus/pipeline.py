@@ -49,7 +49,7 @@ OPTIMIZE_AT = 20_000
 #: Paragraphs stored between two builds within one ingest. What the embedded engine has
 #: not optimized sits in its one appendable segment, whose indexes live in the process's
 #: memory, and one build over all of it held the whole store at once: a long ingest's RSS
-#: grew with the store (0.3 → 2.06 GB over 184 filings, issue 34) and building 231,000
+#: grew with the store (to 2.06 GB over 184 filings) and building 231,000
 #: paragraphs at once took 2.4 GB. Built as it goes, each build indexes only what was
 #: stored since, into segments of bounded size (stores/edge.py).
 OPTIMIZE_EVERY = 20_000
@@ -320,7 +320,7 @@ class _Pipeline:
         # Let go of the engine after each build: held through one long ingest, its memory
         # grew with the store (1.86 GB after 80 filings, 3.3 GB after the 155); let go of
         # and opened again by the next write, it stays near 0.9 GB between builds
-        # (benchmarks §30). Another process may take the store in between: the next
+        # (docs/benchmarks.md). Another process may take the store in between: the next
         # write waits for it as any opener does (DEEPREAD_STORE_WAIT).
         self._collection.backend.release()
 

@@ -2,13 +2,13 @@
 taught on them.
 
 A shelf of filings is ~750 MiniLM tokens a page, and the int8 MiniLM embeds ~5,500 tokens/s
-on two cores: ~7 pages/s, two hours for FinanceBench's public filings (issue 34). So an
+on two cores: ~7 pages/s, two hours for FinanceBench's public filings. So an
 ingest embeds its first :data:`TEACH_AT` paragraphs with the model, as always, keeping each
 one's tokens and vector; once it has that many it fits a static table to them
 (:mod:`deepread.stores.taught_table`, ~30 s) and embeds every later paragraph of the run
 with the table, ~100× faster. The table lives in the model's own space: a query is still
 embedded by the model, and measured on the 155-filing library the gold page is found as
-often as with the model's vectors (benchmarks §30). A text holding no token the table was
+often as with the model's vectors (docs/benchmarks.md). A text holding no token the table was
 taught is embedded by the model.
 
 Only an ingest that embeds more than :data:`TEACH_AT` paragraphs changes at all: a
@@ -27,7 +27,7 @@ from deepread.stores.taught_table import TaughtTable, teach, token_ids
 
 #: Paragraphs an ingest embeds with the model before it teaches the table the rest take
 #: (~1,800 pages of filings, ~4 min here). Measured on filings: taught from 20,000 the
-#: table ranks gold pages as the model does; from 5,000–10,000, a little worse (§30).
+#: table ranks gold pages as the model does; from 5,000–10,000, a little worse.
 TEACH_AT = 20_000
 
 

@@ -114,14 +114,20 @@ class AgentState(InputState, OutputState, total=False):
     """Everything the nodes share."""
 
     toc: str
+    #: ``[doc_id, sec_id]`` of the sections the Directory Structure (``toc``) lists, in
+    #: its order: what a policy without an LLM chooses among, as data (the extractive
+    #: policy's TOC, :meth:`deepread.extractive.policy.ExtractiveChatModel.for_turn`).
+    toc_sections: list[list[int]]
     turn_start: int
     rounds: Annotated[int, PerTurn(int)]
-    #: The thread's read-region memory, keys ``scope/doc:sec`` (:func:`region_key`).
+    #: The thread's read-region memory, keys ``scope/doc:sec``
+    #: (:func:`~deepread.nodes.read_memory.region_key`).
     read_regions: Annotated[Regions, Checked(dict, merge_regions)]
     #: The version of each document (``scope/doc``) its read regions were shown from.
     read_versions: Annotated[dict[str, str], Checked(dict, merge_versions)]
-    #: The collection this turn reads (:func:`region_scope`), set by the ``toc`` node:
-    #: the part of ``read_regions`` the turn's nodes see (:func:`view`).
+    #: The collection this turn reads (:func:`~deepread.nodes.read_memory.region_scope`),
+    #: set by the ``toc`` node: the part of ``read_regions`` the turn's nodes see
+    #: (:func:`~deepread.nodes.read_memory.view`).
     scope: str
     # Bounded interaction space (nodes/model_input/space.py): whether the TOC is bounded, the
     # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.

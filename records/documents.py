@@ -131,8 +131,8 @@ class Card:
 
     def describe(self, max_sections: int = 6) -> str:
         """The card after the title, one line: ``file=… | kind, period | pages=N |
-        sections: A; B; C`` (at most ``max_sections`` of them; 0: no sections part — it
-        read "sections: ; +1 more" in a TOC's document line, issue 36)."""
+        sections: A; B; C`` (at most ``max_sections`` of them; 0: no sections part, not
+        "sections: ; +1 more" in a TOC's document line)."""
         parts = [f"file={self.file}"]
         what = ", ".join(p for p in (self.kind, self.period) if p and p not in self.title)
         if what:

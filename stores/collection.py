@@ -587,3 +587,8 @@ def _ranges(ids: list[int]) -> str:
         else:
             parts.append(str(i))
     return ", ".join(parts)
+
+
+#: The paragraph a point's payload holds, for what reads raw points itself (a bench script
+#: rebuilding a library from another's points).
+paragraph_of = _paragraph

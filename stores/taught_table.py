@@ -1,13 +1,13 @@
 """A static table taught by the local model: a paragraph's vector as the mean of its tokens'
 rows, the rows fitted so that this mean lands where MiniLM puts the paragraph.
 
-Embedding is what a long ingest spends its time on (~88 %, issue 34): the int8 MiniLM
+Embedding is what a long ingest spends its time on (~88 %): the int8 MiniLM
 runs ~5,500 tokens/s on two cores, ~7 pages/s of filings. A static table embeds ~100×
 faster — but a table *distilled* from single tokens (model2vec's method) lost 0.09 of
-hybrid hit@10 on filings (benchmarks §22): a token alone is not what the model makes of
+hybrid hit@10 on filings (docs/benchmarks.md): a token alone is not what the model makes of
 it in a sentence. Fitted instead, as tokenlearn does, to the model's own vectors of real
 paragraphs, the table lands near them (cosine ~0.86 on filings it never saw) and ranks the
-gold page about as the model does (benchmarks §30). It is a linear least-squares problem:
+gold page about as the model does (docs/benchmarks.md). It is a linear least-squares problem:
 find rows ``W`` (one per vocabulary token) minimising ``‖X W − Y‖² + λ‖W‖²``, where a row
 of ``X`` is a paragraph's token counts over its length and ``Y`` the model's vectors,
 solved by conjugate gradients in numpy — no download, no new dependency.
@@ -105,7 +105,7 @@ def teach(
     # Conjugate gradients, each of the dim columns its own system solved side by side
     # (one matrix, so one pair of sparse products a round serves them all), preconditioned
     # by the normal matrix's diagonal: a common token's equation is ~10⁴× a rare one's, and
-    # scaled each to its own the rounds needed fall several-fold (measured, §30).
+    # scaled each to its own the rounds needed fall several-fold (measured).
     diagonal = (np.bincount(bags.col, bags.val * bags.val, len(bags.tokens)) + ridge)[:, None]
     diagonal = diagonal.astype(np.float32)
     b = bags.tdot(y)

@@ -93,7 +93,7 @@ def opening_line(args: argparse.Namespace, context: Any, thread: str, documents:
     """``ask``'s first line: the collection asked (its documents counted, those in scope
     named), the model that answers and the thread — shown once the store is open, before
     the agent graph is imported and built (~1-2 s: LangGraph, LangChain), so the person
-    who asked learns within a moment what is being asked of what (issue 36)."""
+    who asked learns within a moment what is being asked of what."""
     count = f"{len(documents)} document{'s' if len(documents) != 1 else ''}"
     ids = ", ".join(map(str, args.doc or []))
     scope = (

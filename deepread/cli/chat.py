@@ -48,6 +48,7 @@ from deepread.cli.common import (
     store_of,
 )
 from deepread.cli.turn import TurnPrinter, run_turn
+from deepread.records.summary import document_summary
 from deepread.terminal import say
 
 COMMANDS = {
@@ -164,13 +165,7 @@ class Chat:
             emit(
                 {
                     "documents": [
-                        {
-                            "doc_id": d.doc_id,
-                            "title": d.title,
-                            "source": d.source,
-                            "paragraphs": d.n_para,
-                            "in_scope": scope is None or d.doc_id in scope,
-                        }
+                        document_summary(d) | {"in_scope": scope is None or d.doc_id in scope}
                         for d in docs
                     ]
                 },

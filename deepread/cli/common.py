@@ -74,7 +74,7 @@ def reading_index(
     ``read``, ``collections``), closed after the block — except in the ``deepread``
     process itself, which ends right after the command (:func:`deepread.cli.main.main`
     leaves with ``os._exit``): closing the embedded engine syncs each of its memory maps
-    and joins its threads, ~0.25 s of a 0.5 s command (issue 36), while the end of the
+    and joins its threads, ~0.25 s of a 0.5 s command, while the end of the
     process releases its lock as surely, and a killed process loses no acknowledged
     write (the engine's write-ahead log) — so nothing is lost by not closing. (An index
     that answers other processes' calls hands them over first: ``Index.leave``.)"""

@@ -35,6 +35,7 @@ from deepread.cli.common import (
     open_index,
     store_of,
 )
+from deepread.records.summary import document_summary
 from deepread.terminal import say, terminal_text
 
 
@@ -250,16 +251,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         emit(
             {
                 "documents": [
-                    {
-                        "doc_id": d.doc_id,
-                        "source": d.source,
-                        "title": d.title,
-                        "sections": len(d.sections),
-                        "paragraphs": d.n_para,
-                        "tokens": d.n_tok,
-                        "unchanged": d in result.skipped,
-                    }
-                    for d in docs
+                    document_summary(d) | {"unchanged": d in result.skipped} for d in docs
                 ],
                 "duplicates": [
                     {"path": c.path, "doc_id": c.document.doc_id, "source": c.document.source}

@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 #: deepread's expected failures (module, class) mapped to exit 2: a usage error, a bad
 #: coordinate or setting. Named, not imported: a module a command never loaded cannot
 #: have raised its error, and importing them all (the chat-model and checkpointer
-#: modules among them) cost every command ~1 s before it started (issue 36).
+#: modules among them) cost every command ~1 s before it started.
 USAGE_ERRORS = (
     ("deepread.records.errors", "UsageError"),
     ("deepread.records.errors", "CoordinateError"),

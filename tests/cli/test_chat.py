@@ -173,11 +173,13 @@ def test_json_gives_one_document_per_answer(store: Path, monkeypatch: pytest.Mon
     assert answer["answer"] == "Cherries [1:2:2]."
     assert coordinates(answer["citations"]) == [{"doc_id": 1, "sec_id": 2, "para_idx": 2}]
     assert answer["thread_id"]
-    assert docs["documents"][0] | {"source": ""} == {
+    assert docs["documents"][0] | {"source": "", "tokens": 0} == {
         "doc_id": 1,
         "title": "Shapes",
         "source": "",
+        "sections": 5,
         "paragraphs": 7,
+        "tokens": 0,
         "in_scope": True,
     }
 
