@@ -86,7 +86,7 @@ def cmd_toc(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with reading_index(args, searching=args.mode != "bm25") as idx:
+    with reading_index(args, searching="once" if args.mode != "bm25" else False) as idx:
         result = idx.search(
             args.query, k=args.k, window=tuple(args.window), doc_id=args.doc, mode=args.mode
         )

@@ -8,6 +8,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 import deepread
 from deepread.stores.embeddings import LocalEmbeddings, local_embeddings, resolve_embeddings
+from deepread.stores.local_model import LocalModel
 
 
 def test_local_vectors_are_unit_length_and_384_wide():
@@ -80,3 +81,28 @@ def test_the_installed_model_file_matches_its_published_sha256():
     from deepread.stores.embeddings import MODEL_SHA256, _model_file, check_sha256
 
     assert check_sha256(_model_file(), MODEL_SHA256).name == "model.onnx"
+
+
+def test_a_query_from_the_quick_session_gets_the_optimised_sessions_vector():
+    # ``search`` builds its session without graph optimisation (one query, then the
+    # process ends): the vector must be the one the stored collection was searched with.
+    text = "How do I make json.dumps sort the keys of dictionaries?"
+    optimised = np.array(LocalModel(threads=1).embed_query(text))
+    quick = LocalModel(threads=1)
+    quick.load_beside(optimised=False).join()
+    assert np.allclose(np.array(quick.embed_query(text)), optimised, atol=1e-5)
+
+
+def test_documents_embedded_after_a_quick_load_use_the_optimised_session():
+    model = LocalModel(threads=1)
+    model.load_beside(optimised=False).join()
+    assert model.optimised is False
+    model.embed_array(["a paragraph of a document"])
+    assert model.optimised is True
+
+
+def test_a_query_keeps_whichever_session_is_loaded():
+    model = LocalModel(threads=1)
+    assert model.optimised is None
+    model.embed_query("json")
+    assert model.optimised is True
