@@ -30,7 +30,16 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.enrich import IngestModels
-from deepread.corpus.files import IngestFailure, expand_paths, failure_reason, sha256_file
+from deepread.corpus.files import (
+    FileChanged,
+    IngestFailure,
+    Stamp,
+    expand_paths,
+    failure_reason,
+    hashed,
+    sha256_file,
+    unchanged,
+)
 from deepread.corpus.library.front import front_matter
 from deepread.corpus.paragraph_budget import check_texts
 from deepread.corpus.parse_ahead import ParseAhead
@@ -56,6 +65,10 @@ OPTIMIZE_EVERY = 20_000
 
 #: Parsed documents join one embedding call while they hold fewer paragraphs than this.
 GROUP_PARAGRAPHS = 4_096
+
+#: Times a file that changed between its hash and its parse is hashed and parsed again
+#: before it is that file's failure (one still being written, a log appended to).
+REREADS = 3
 
 #: Paragraphs embedded per embedding call: each call's end is a progress point, so a long
 #: document reports the page its embedding reached (a 112-page filing's 1,300 paragraphs
@@ -178,6 +191,8 @@ class _Pipeline:
         self._workers = workers
         # A text this run embedded before (a repeated paragraph) is not embedded again.
         self.memo = VectorMemo()
+        # Each file's stamp when it was hashed: its parse must read those bytes.
+        self._stamps: dict[Path, Stamp] = {}
         # The local model's vectors only can be taught to a table (it is fitted to them).
         self.taught = (
             TaughtVectors(embeddings)
@@ -197,7 +212,7 @@ class _Pipeline:
         for path in files:
             source = str(path.resolve())
             try:
-                digest = sha256_file(path)
+                digest, self._stamps[path] = hashed(path)
             except OSError as exc:
                 result.failures.append(IngestFailure(str(path), exc.strerror or str(exc)))
                 continue
@@ -285,7 +300,7 @@ class _Pipeline:
                         self._progress("parsing", path, taken, len(todo))
                     taken += 1
                     try:
-                        structured = parsed.take()
+                        structured, digest = self._as_hashed(path, digest, parsed.take(), parse)
                         # a flood of tiny paragraphs is refused before it is embedded
                         check_texts(
                             [p.text for p in structured.paragraphs],
@@ -308,6 +323,26 @@ class _Pipeline:
                     self._optimize(taken, len(todo))
                     unoptimized = 0
         return unoptimized
+
+    def _as_hashed(
+        self, path: Path, digest: str, structured: Structured, parse: Callable[[Path], Structured]
+    ) -> tuple[Structured, str]:
+        """``structured`` and ``digest`` when the file still holds the bytes hashed before
+        it was parsed (files are hashed long before they are parsed: a save in between
+        stored the new text under the old hash, and putting the old bytes back then read
+        as "unchanged"); else the file hashed and parsed again, up to :data:`REREADS`
+        times, then :class:`FileChanged`."""
+        for _ in range(REREADS):
+            if unchanged(path, digest, self._stamps[path]):
+                return structured, digest
+            digest, self._stamps[path] = hashed(path)
+            structured = parse(path)
+        if unchanged(path, digest, self._stamps[path]):
+            return structured, digest
+        raise FileChanged(
+            f"the file changed while it was read ({REREADS + 1} times); ingest it again "
+            "once it is saved"
+        )
 
     def _optimize(self, done: int, total: int) -> None:
         """Build the vector index of what was stored since the last build."""

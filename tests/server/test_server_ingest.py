@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from support.documents import SHAPES_MD
 from support.processes import Running, environment
+from support.stores import stored_text
 
 import deepread
 from deepread.graphs.ingest import build_ingest_graph
@@ -39,12 +40,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def texts_of(store: Path, collection: str = "docs") -> str:
     with resources.shared_index(str(store), collection) as idx:
-        return " ".join(
-            p.text
-            for d in idx.documents()
-            for s in d.sections
-            for p in idx.read_section(d.doc_id, s.sec_id)
-        )
+        return stored_text(idx)
 
 
 def test_a_served_graph_without_an_ingest_root_refuses_every_path_and_says_how_to_allow(
