@@ -44,7 +44,7 @@ from deepread.corpus.library.front import front_matter
 from deepread.corpus.paragraph_budget import check_texts
 from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import Structured
-from deepread.corpus.taught_vectors import TaughtVectors
+from deepread.corpus.taught_vectors import TableCheck, TaughtVectors
 from deepread.corpus.vector_memo import VectorMemo
 from deepread.records.documents import Document
 from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
@@ -82,7 +82,9 @@ EMBED_SLICE = 256
 #: start-up), "parsed", "stored", "failed", "optimize" (once, before building the vector
 #: index of a large collection), "teach" (once, when a long ingest starts teaching the table
 #: its later paragraphs take, :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs
-#: taught from) and "page" while a paged document (a PDF) is embedded: ``done`` of its
+#: the model embedded), "untaught" (the table failed its check and the model embeds the
+#: rest: ``done`` paragraphs held back, ``total`` their mean cosine to the model's vectors
+#: in thousandths) and "page" while a paged document (a PDF) is embedded: ``done`` of its
 #: ``total`` pages.
 Progress = Callable[[str, Path, int, int], None]
 
@@ -131,6 +133,10 @@ class IngestResult:
     #: Of the texts embedded, those a table taught in this run embedded (the others by
     #: the model; :mod:`deepread.corpus.taught_vectors`).
     texts_by_table: int = 0
+    #: Each teaching of that table and its check on paragraphs held back; documents its
+    #: probe showed it did not match (embedded by the model).
+    table_checks: list[TableCheck] = field(default_factory=list)
+    documents_by_model: int = 0
 
 
 def still_holds(source: str, digest: str) -> bool:
@@ -268,7 +274,10 @@ class _Pipeline:
         self._resolve_copies(copies, firsts, result)
         result.texts_embedded = self.memo.embedded
         result.texts_repeated = self.memo.asked - self.memo.embedded
-        result.texts_by_table = self.taught.by_table if self.taught else 0
+        if self.taught:
+            result.texts_by_table = self.taught.by_table
+            result.table_checks = list(self.taught.checks)
+            result.documents_by_model = self.taught.documents_by_model
         if result.documents and unoptimized and self._collection.count_paragraphs() >= OPTIMIZE_AT:
             self._optimize(len(todo), len(todo))
         return result
@@ -408,10 +417,11 @@ class _Pipeline:
             if self.taught is None:
                 return embed_texts(self._embeddings, some)
             if self.taught.ready:  # taught when more texts come, not at a run's end
-                if self._progress:
-                    self._progress("teach", group[0][1], self.taught.by_model, 0)
-                self.taught.teach()
+                self._teach(self.taught, group[0][1])
             return self.taught(some)
+
+        if self.taught is not None:
+            self.taught.plan(texts)  # each document probed as the table reaches it
 
         # For each paragraph: its file, its page and its document's last page.
         where = [
@@ -427,6 +437,15 @@ class _Pipeline:
             if self._progress and page and pages:
                 self._progress("page", path, page, pages)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _teach(self, taught: TaughtVectors, path: Path) -> None:
+        """Teach the table, and say when its check keeps the model for the rest of the run."""
+        first = not taught.checks
+        if self._progress and first:
+            self._progress("teach", path, taught.by_model, 0)
+        check = taught.teach()
+        if self._progress and taught.table is None:
+            self._progress("untaught", path, check.held, round(check.cosine * 1000))
 
     def _store_group(
         self, group: list[tuple[int, Path, str, Structured]], result: IngestResult, total: int
