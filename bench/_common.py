@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
 import statistics
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
@@ -28,6 +31,24 @@ SHARED_DATA = next(
 DEVSET = Path(
     os.environ.get("DEEPREAD_DEVSET", BENCH_DIR.parent.parent / "shared" / "data" / "devset")
 )
+
+
+def test_support(name: str) -> ModuleType:
+    """A module of the test suite's builders (``tests/support/<name>.py``: synthetic PDFs,
+    a ``langgraph dev`` launcher) that a script shares with the tests rather than keep a
+    copy: loaded from its file as ``support.<name>``, the tests' own name for it, without
+    putting ``tests/`` on ``sys.path`` (nothing else of the test suite can be imported
+    by mistake)."""
+    qualified = f"support.{name}"
+    if qualified not in sys.modules:
+        path = BENCH_DIR.parent / "tests" / "support" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(qualified, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"no test support module {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module
+        spec.loader.exec_module(module)
+    return sys.modules[qualified]
 
 
 def machine() -> dict:

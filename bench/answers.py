@@ -4,7 +4,7 @@ today's extractive policy composes from the very paragraphs each run was shown.
 Reads a finished ``deepread eval`` run (its trajectories; the agent is not run again),
 rebuilds what each answered question was shown from the coordinates of its observations
 (in the order shown), with the first search's best hit, and has
-:meth:`~deepread.extractive.policy.ExtractiveChatModel.compose` answer it again. Both
+:meth:`~deepread.extractive.composer.Composer.compose` answer it again. Both
 answers are scored by ``deepread eval``'s own answer metrics
 (:func:`~deepread.evaluation.answer_evidence.answer_metrics`): *evidence in the answer*,
 *the answer cites a gold page* (FinanceBench), *the first quote holds gold evidence*, and
@@ -66,7 +66,7 @@ def main() -> None:
     rows: dict[str, list[dict[str, float]]] = {"as run": [], "re-composed": []}
     with Index.open(store=args.store, collection=args.collection) as index:
         resolver = DocResolver(index.documents())
-        policy = ExtractiveChatModel(index=index)
+        composer = ExtractiveChatModel(index=index).composer
         for record in run_records(args.out):
             question = questions.get(record["id"])
             if question is None or record.get("stop_reason") != "answered":
@@ -76,7 +76,7 @@ def main() -> None:
             texts = {p.coord: p.text for p in cited_paragraphs(index, shown)}
             if not texts:
                 continue
-            again = policy.compose(record["question"], texts, top_hit(record))
+            again = composer.compose(record["question"], texts, top_hit(record))
             for name, answer in (("as run", record.get("answer") or ""), ("re-composed", again)):
                 rows[name].append(scored(index, resolver, question, answer, dataset.scoped))
     means = {

@@ -38,7 +38,6 @@ from _common import machine, machine_line, table, write_json
 from langchain_core.embeddings import Embeddings
 
 from deepread import Index
-from deepread.stores import local_model as minilm
 from deepread.stores.local_model import LOCAL_MODEL_ID, LocalModel
 from deepread.stores.search_text import search_text
 
@@ -47,7 +46,8 @@ KS = (5, 10, 20)
 
 def distil(model: LocalModel) -> np.ndarray:
     """One row per vocabulary token: the shipped MiniLM's mean-pooled output for it alone."""
-    tokenizer, session, inputs = model._model()
+    tokenizer = model.tokenizer()
+    session, inputs = model.session()
     size = tokenizer.get_vocab_size()
     rows = np.zeros((size, LocalModel.dim), np.float32)
     for start in range(0, size, 512):
@@ -97,7 +97,7 @@ def paragraphs(index: Index) -> tuple[dict[int, str], list[dict]]:
     offset = None
     while True:
         request = qe.ScrollRequest(limit=2000, with_payload=True, with_vector=True, offset=offset)
-        records, offset = backend._run(lambda r=request: backend.shard.scroll(r))
+        records, offset = backend.shard.scroll(request)
         for r in records:
             p = r.payload or {}
             if p.get("record") == "document":
@@ -179,13 +179,12 @@ def main() -> int:
     engine(index, "MiniLM as stored", ("dense", "bm25", "hybrid"))
     index.close()
     texts = [p["search"] for p in paras]
-    tokenizer = model._model()[0]
+    tokenizer = model.tokenizer()
     lengths = np.array([len(e.ids) for e in tokenizer.encode_batch(texts)])
     queries = np.stack([np.asarray(model.embed_query(q["question"])) for q in questions])
     exact(np.stack([p["vec"] for p in paras]), queries, "MiniLM as stored, dense (exact)", 1.0)
     for cap in a.caps:
-        minilm._MAX_TOKENS = cap  # the cut a capped model would make
-        capped = LocalModel()
+        capped = LocalModel(max_tokens=cap)  # the cut a capped model would make
         began = time.perf_counter()
         vectors = capped.embed_array(texts)
         seconds = time.perf_counter() - began
@@ -207,7 +206,7 @@ def main() -> int:
             qe.PointVectors(p["id"], {"dense": v.tolist()})
             for p, v in zip(chunk, vectors[start : start + 2000], strict=True)
         ]
-        backend._run(lambda u=update: backend.shard.update(qe.UpdateOperation.update_vectors(u)))
+        backend.shard.update(qe.UpdateOperation.update_vectors(update))
     engine(index, "static table", ("dense", "hybrid"))
     index.close()
     shutil.rmtree(scratch, ignore_errors=True)

@@ -4,7 +4,7 @@ A long report or a regulation can carry thousands of bookmarks or contents rows.
 parser matches each outline entry to the text of its page (inserting a section for an
 entry whose title is not printed) and each printed-contents row to the blocks after the
 contents pages; both must cost time linear in the number of headings, not headings x
-paragraphs. This script builds synthetic PDFs with fpdf2 (``tests/pdf_builder.py``, 20
+paragraphs. This script builds synthetic PDFs with fpdf2 (``tests/support/pdf_builder.py``, 20
 headings a page, each over one line of text) at growing sizes and times ``parse_file``
 on each, after one warm-up parse:
 
@@ -25,18 +25,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import BENCH_DIR, machine, machine_line, table, write_json
-
-sys.path.insert(0, str(BENCH_DIR.parent / "tests"))  # the tests' PDF writer, not a copy
-from pdf_builder import RIGHT, Doc, filler
+from _common import machine, machine_line, table, test_support, write_json
 
 from deepread.corpus.parsing import parse_file
+
+_pdf = test_support("pdf_builder")  # the tests' PDF writer, not a copy
+RIGHT, Doc, filler = _pdf.RIGHT, _pdf.Doc, _pdf.filler
 
 PER_PAGE = 20
 ROWS_PER_CONTENTS_PAGE = 40

@@ -24,10 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import OUT_DIR, machine, machine_line
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))  # the test suite's langgraph dev launcher
+from _common import OUT_DIR, machine, machine_line, test_support
 
 DOC = (
     "# Harbour notes {i}\n\n## Berths\n\nThe vessel of collection {i} berths at quay "
@@ -65,7 +62,8 @@ def server_pid(port: int) -> int:
 
 def run(cap: int, n: int, every: int) -> dict:
     from langgraph_sdk import get_sync_client
-    from support.langgraph_server import langgraph_dev
+
+    langgraph_dev = test_support("langgraph_server").langgraph_dev  # the tests' launcher
 
     with (
         tempfile.TemporaryDirectory() as tmp,

@@ -240,9 +240,9 @@ class Structured:
 
 
 def collection_paragraph(payload: dict[str, Any]) -> Any:
-    from deepread.stores.collection import _paragraph
+    from deepread.stores.collection import paragraph_of
 
-    return _paragraph(payload)
+    return paragraph_of(payload)
 
 
 # -- measure: one process per figure ----------------------------------------------------

@@ -33,7 +33,7 @@ from deepread.text.markup import plain_table
 from deepread.text.tokens import count_tokens
 
 if TYPE_CHECKING:  # loaded with a describe model only: DescribeBudget is imported by
-    # every ingest, which must not pay for LangChain's chat models (issue 36)
+    # every ingest, which must not pay for LangChain's chat models
     from langchain_core.language_models import BaseChatModel
 
 log = logging.getLogger(__name__)

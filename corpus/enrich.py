@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # LangChain's chat models load only when a model step is aske
     from langchain_core.language_models import BaseChatModel
 
 # (A string annotation: an ingest without model steps never imports LangChain's chat
-# models, ~1-1.7 s of imports, issue 36.)
+# models, ~1-1.7 s of imports.)
 ModelLike = Union["BaseChatModel", str, None]
 
 

@@ -12,9 +12,12 @@ Python all read and write through it (re-exported as ``deepread.Index``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
+
+from typing_extensions import TypedDict, Unpack
 
 from deepread.corpus.library import Library, Match
 from deepread.environment.settings import current as current_settings
@@ -42,7 +45,7 @@ if TYPE_CHECKING:
 #: id, section, ``k`` and window is checked against it here, where all callers (the
 #: CLI, the tools, MCP, users' Python) come through: past it the engine failed to
 #: convert the number and the caller was told the store "could not be used", with its
-#: internals and path (issue 38).
+#: internals and path.
 MAX_WHOLE = 2**63 - 1
 
 
@@ -74,7 +77,7 @@ def edge(name: str, value: object) -> int:
 
 
 #: Names this module offers that load the ingest pipeline (its parsers and model steps)
-#: only when asked for: a command that reads a collection never pays for them (issue 36).
+#: only when asked for: a command that reads a collection never pays for them.
 _INGEST_NAMES = {
     "IngestError": "deepread.corpus.pipeline",
     "IngestResult": "deepread.corpus.pipeline",
@@ -89,6 +92,25 @@ def __getattr__(name: str) -> object:
     from importlib import import_module
 
     return getattr(import_module(module), name)
+
+
+class IngestOptions(TypedDict, total=False):
+    """What :meth:`Index.ingest` and :meth:`Index.ingest_report` may be told besides
+    the paths, every key optional (see :meth:`Index.ingest`)."""
+
+    #: Called with each file's events (``parsed``, ``stored``, ``failed`` …); no default.
+    progress: Progress | None
+    #: Model steps (a model name, or a chat model object); none by default.
+    ocr_model: ModelLike
+    vision_model: ModelLike
+    describe_model: ModelLike
+    describe_budget: DescribeBudget | None
+    #: Parse and store again files whose content is unchanged (default False).
+    force: bool
+    #: Processes parsing files side by side (default 1: a background thread).
+    workers: int
+    #: The local model for every paragraph, no taught table (default False).
+    exact_vectors: bool
 
 
 class Index:
@@ -117,6 +139,7 @@ class Index:
         self.mode: RetrievalMode = mode
         self.reranker = reranker
         self._library = Library()  # the documents' cards and the document search
+        self._loading: threading.Thread | None = None  # the local model, loading
 
     @classmethod
     def open(
@@ -127,6 +150,7 @@ class Index:
         embeddings: Embeddings | str | None = None,
         mode: RetrievalMode = "hybrid",
         reranker: Reranker | str | None = None,
+        searching: bool = False,
     ) -> Index:
         """Open (or prepare to create) ``collection`` in ``store``.
 
@@ -137,10 +161,14 @@ class Index:
         remembers the model that built it and refuses queries with another.
         ``reranker``: ``"coverage"`` (default, ``$DEEPREAD_RERANK``), ``"none"``, or any
         :class:`~deepread.stores.rerank.Reranker`.
+        ``searching``: a search will follow — the local model starts loading in a thread
+        now, while the store opens (~0.3-0.5 s of a short command's run).
         """
         settings = current_settings()  # defaults for what the caller left out
         location = str(store) if store is not None else settings.store
         spec = embeddings if embeddings is not None else settings.embeddings
+        local = isinstance(spec, str) and names_local(spec)
+        loading = local_model().load_beside() if local and searching else None
 
         def model() -> Embeddings:
             from deepread.stores.embeddings import resolve_embeddings
@@ -149,7 +177,6 @@ class Index:
 
         # The local model is named without being loaded (or LangChain imported): it
         # loads when something is embedded. Any other is resolved now, to learn its id.
-        local = isinstance(spec, str) and names_local(spec)
         if local:
             chosen: Embeddings | Callable[[], Embeddings] = model
             model_id = LOCAL_MODEL_ID
@@ -158,13 +185,18 @@ class Index:
 
             chosen = model()
             model_id = embeddings_id(chosen)
-        backend = open_backend(
-            location,
-            collection,
-            api_key=settings.qdrant_api_key,
-            timeout=settings.qdrant_timeout,
-            wait=settings.store_wait,
-        )
+        try:
+            backend = open_backend(
+                location,
+                collection,
+                api_key=settings.qdrant_api_key,
+                timeout=settings.qdrant_timeout,
+                wait=settings.store_wait,
+            )
+        except BaseException:
+            if loading is not None:
+                loading.join()  # (a process must not end while it builds its session)
+            raise
         index = cls(
             Collection(backend, collection, model_id),
             chosen,
@@ -174,8 +206,9 @@ class Index:
         )
         if local:
             # The same process-wide model LocalEmbeddings runs: the same vectors, and a
-            # search never imports LangChain for them (~0.3-0.8 s; issue 36).
+            # search never imports LangChain for them (~0.3-0.8 s).
             index._encode_query = lambda text: local_model().embed_query(text)
+        index._loading = loading
         return index
 
     @staticmethod
@@ -205,17 +238,7 @@ class Index:
     # -- ingest ---------------------------------------------------------------------
 
     def ingest(
-        self,
-        paths: Iterable[str | Path] | str | Path,
-        *,
-        progress: Progress | None = None,
-        ocr_model: ModelLike = None,
-        vision_model: ModelLike = None,
-        describe_model: ModelLike = None,
-        describe_budget: DescribeBudget | None = None,
-        force: bool = False,
-        workers: int = 1,
-        exact_vectors: bool = False,
+        self, paths: Iterable[str | Path] | str | Path, **options: Unpack[IngestOptions]
     ) -> list[Document]:
         """Ingest files and folders; returns the stored (or unchanged) documents.
 
@@ -249,17 +272,7 @@ class Index:
         (:mod:`deepread.corpus.vision`), ``describe_model`` writes a one-line summary per
         section for the TOC within ``describe_budget`` (:mod:`deepread.corpus.describe`).
         """
-        result = self.ingest_report(
-            paths,
-            progress=progress,
-            ocr_model=ocr_model,
-            vision_model=vision_model,
-            describe_model=describe_model,
-            describe_budget=describe_budget,
-            force=force,
-            workers=workers,
-            exact_vectors=exact_vectors,
-        )
+        result = self.ingest_report(paths, **options)
         if result.failures:
             from deepread.corpus.pipeline import IngestError
 
@@ -267,39 +280,32 @@ class Index:
         return result.documents + result.skipped
 
     def ingest_report(
-        self,
-        paths: Iterable[str | Path] | str | Path,
-        *,
-        progress: Progress | None = None,
-        ocr_model: ModelLike = None,
-        vision_model: ModelLike = None,
-        describe_model: ModelLike = None,
-        describe_budget: DescribeBudget | None = None,
-        force: bool = False,
-        workers: int = 1,
-        exact_vectors: bool = False,
+        self, paths: Iterable[str | Path] | str | Path, **options: Unpack[IngestOptions]
     ) -> IngestResult:
         """Like :meth:`ingest`, but returns failures instead of raising them."""
         from deepread.corpus.enrich import IngestModels
         from deepread.corpus.pipeline import ingest_files
 
+        unknown = sorted(set(options) - IngestOptions.__optional_keys__)
+        if unknown:  # as a signature would: a misspelt option is not silently ignored
+            raise TypeError(f"unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
         models = IngestModels.build(
             self.store,
-            ocr_model=ocr_model,
-            vision_model=vision_model,
-            describe_model=describe_model,
-            describe_budget=describe_budget,
+            ocr_model=options.get("ocr_model"),
+            vision_model=options.get("vision_model"),
+            describe_model=options.get("describe_model"),
+            describe_budget=options.get("describe_budget"),
         )
         try:
             result = ingest_files(
                 self._collection,
                 self.embeddings,
                 paths,
-                progress,
+                options.get("progress"),
                 models,
-                force=force,
-                workers=workers,
-                exact_vectors=exact_vectors,
+                force=options.get("force", False),
+                workers=options.get("workers", 1),
+                exact_vectors=options.get("exact_vectors", False),
             )
         finally:
             models.close()
@@ -497,15 +503,33 @@ class Index:
     # -- lifecycle ------------------------------------------------------------------
 
     def release(self) -> None:
-        """Let go of the store while idle: the embedded engine's lock is freed for other
-        processes (a ``deepread ingest`` beside an open chat) and taken again by the next
-        call that reads or writes — ~0.1-0.3 s on the README's store. Call it between
-        uses only, never while another thread reads or writes through this index.
-        Nothing to do on a Qdrant server."""
+        """Let go of the store while idle: on the embedded engine, this process stops
+        holding it (or stops reaching it through the process that holds it), and the next
+        call that reads or writes takes it again — ~0.1-0.3 s on the README's store.
+        Another process never waits for an index that holds the store (its calls are
+        answered by this one, stores/relay.py), but a process that answers others must
+        be running: release before idling for long. Call it between uses only, never
+        while another thread reads or writes through this index. Nothing to do on a
+        Qdrant server."""
         self._collection.release()
+
+    def leave(self) -> None:
+        """This process ends now without closing the index (a quick exit): other
+        processes whose calls it answers are handed over first; the rest is left to the
+        exit, which loses no acknowledged write."""
+        self._joined()
+        self._collection.leave()
+
+    def _joined(self) -> None:
+        """Wait for the local model's loading thread, if one was started: a process must
+        not end while onnxruntime builds its session (it aborts)."""
+        loading, self._loading = self._loading, None
+        if loading is not None:
+            loading.join()
 
     def close(self) -> None:
         """Flush and release the store (the embedded engine's lock included)."""
+        self._joined()
         self._collection.close()
 
     def __enter__(self) -> Index:

@@ -1,17 +1,24 @@
 """The pace of a long ingest: pages done of all, pages per second, and time left.
 
-A library is ingested for tens of minutes (issue 34: ~340 filings, ~50,000 pages), and
+A library is ingested for tens of minutes (~340 filings, ~50,000 pages), and
 its files vary from 20 to 400 pages, so files done say little about the time left: the
 work is weighed in **pages**. A PDF weighs its page count (read from its page tree:
 ~1 ms a filing, 0.06 s for 60 filings of 8,105 pages here); a file without pages
 (Markdown, HTML, text, Word) weighs one page per :data:`PAGE_BYTES` of it, at least one
 — an estimate, good enough to share out the time left, never shown as a page number.
 
-The rate is the pages *this run* has done (files stored or failed, and the pages of the
-file at work its embedding has reached) over the time since its first file was taken
-up: files skipped as unchanged, or copies of stored ones, cost nothing and count
-neither in the rate nor in the time left — a re-run after an interruption estimates
-only what is missing. Time left is the pages still to do at that rate.
+Pages done never go back: a file counts the pages its embedding has reached until it
+is done (several files may be at work at once: an embedding call takes every document
+already parsed), then all its pages. Files skipped as unchanged, or copies of stored
+ones, cost nothing and count neither in the rate nor in the time left — a re-run after
+an interruption estimates only what is missing.
+
+The rate is this run's pages over the last :data:`WINDOW_S` seconds (over the whole run
+before that): a library's filings differ, and a long ingest changes pace once — after
+teaching its table (:mod:`deepread.corpus.taught_vectors`, the ``teach`` event) it
+embeds several times faster — so the rate is measured afresh from the end of that
+step, and no time left is said until :data:`SETTLE_S` seconds of the new pace are
+seen. Time left is the pages still to do at that rate.
 
 Events are those of :data:`deepread.corpus.pipeline.Progress`; :class:`Pace` only counts
 them, the command line says it (``deepread/cli/ingest.py``).
@@ -20,6 +27,7 @@ them, the command line says it (``deepread/cli/ingest.py``).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -31,6 +39,11 @@ PAGE_BYTES = 3_000
 #: Events after which a file is done: stored, failed, or not to be done at all.
 _WORKED = ("stored", "failed")
 _NOT_WORKED = ("skip", "same")
+#: Seconds of recent work the rate is measured over.
+WINDOW_S = 180.0
+#: Seconds of work after a change of pace (the start, the table taught) before a time
+#: left is said.
+SETTLE_S = 10.0
 
 
 def pages_of(path: Path) -> int:
@@ -79,8 +92,11 @@ class Pace:
         self._skipped_pages = 0  # unchanged files and copies: in, at no cost
         self._stored_pages = 0  # files this run stored
         self._failed_pages = 0  # files this run tried and failed (worked, not in)
-        self._current: tuple[str, int] | None = None  # the file at work, its pages reached
+        self._reached: dict[str, int] = {}  # files at work: the pages their embedding reached
         self._started: float | None = None
+        #: (seconds, pages worked) now and then, the oldest within the window first
+        self._samples: deque[tuple[float, int]] = deque()
+        self._teaching = False  # between a teach event and the next pages
 
     @staticmethod
     def _key(path: Path) -> str:
@@ -92,37 +108,48 @@ class Pace:
     def event(self, event: str, path: Path, done: int = 0, total: int = 0) -> None:
         """Count one progress event (``Progress``'s ``event, path, done, total``)."""
         key = self._key(path)
-        if event == "parsing":
-            if self._started is None:
-                self._started = self._clock()
-            self._current = (key, 0)
-        elif event == "page":
-            if self._started is None:
-                self._started = self._clock()
+        now = self._clock()
+        if self._started is None and event in ("parsing", "embedding", "page"):
+            self._started = now
+            self._samples.append((now, 0))
+        if event == "teach":
+            self._teaching = True  # no pace is said until the new one is seen
+            return
+        if event == "page":
             # the page its embedding reached, scaled to the file's weight (a PDF's last
             # paragraph may sit before its last page: never more than the file weighs)
             weight = self.weight(path)
             reached = min(weight, round(weight * done / total)) if total > 0 else 0
-            self._current = (key, reached)
+            if key not in self._done_keys:
+                self._reached[key] = max(self._reached.get(key, 0), reached)
         elif event in _WORKED or event in _NOT_WORKED:
             if key in self._done_keys:
                 return  # (a file is done once)
             self._done_keys.add(key)
             self.files_done += 1
+            self._reached.pop(key, None)
             if event == "stored":
                 self._stored_pages += self.weight(path)
             elif event == "failed":
                 self._failed_pages += self.weight(path)
             else:
                 self._skipped_pages += self.weight(path)
-            if self._current is not None and self._current[0] == key:
-                self._current = None
+        if event in ("page", *_WORKED) and self._started is not None:
+            self._sample(now)
+
+    def _sample(self, now: float) -> None:
+        if self._teaching:  # the first pages of the new pace: measured from here on
+            self._teaching = False
+            self._samples.clear()
+        self._samples.append((now, self.pages_worked))
+        while len(self._samples) > 2 and self._samples[1][0] <= now - WINDOW_S:
+            self._samples.popleft()
 
     @property
     def pages_worked(self) -> int:
-        """Pages this run has done: files stored or failed, and the file at work's."""
+        """Pages this run has done: files stored or failed, and those at work's."""
         done = self._stored_pages + self._failed_pages
-        return done + (self._current[1] if self._current else 0)
+        return done + sum(self._reached.values())
 
     @property
     def pages_done(self) -> int:
@@ -140,17 +167,23 @@ class Pace:
 
     @property
     def rate(self) -> float | None:
-        """Pages per second this run, once it has done some pages; else ``None``."""
-        worked, elapsed = self.pages_worked, self.elapsed
-        if worked <= 0 or elapsed <= 0:
+        """Pages per second over the recent work (see the module's docstring), once
+        there is some; else ``None``."""
+        if self._teaching or not self._samples:
             return None
-        return worked / elapsed
+        then, worked_then = self._samples[0]
+        span = self._clock() - then
+        worked = self.pages_worked - worked_then
+        if worked <= 0 or span <= 0:
+            return None
+        return worked / span
 
     @property
     def seconds_left(self) -> float | None:
-        """The pages still to do at :attr:`rate`; ``None`` before there is a rate."""
+        """The pages still to do at :attr:`rate`; ``None`` before there is a rate, or
+        before :data:`SETTLE_S` seconds of the current pace were seen."""
         rate = self.rate
-        if rate is None:
+        if rate is None or self._clock() - self._samples[0][0] < SETTLE_S:
             return None
         return max(0, self.pages_total - self.pages_done) / rate
 

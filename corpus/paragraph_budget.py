@@ -4,7 +4,7 @@ The upload caps (corpus/uploads.py) count bytes, but the store's cost is per par
 each one is a point with a dense and a sparse vector, a payload and its index entries —
 some 5 KB on disk here, and an embedding call — whatever its length. So 6,000 bytes of
 one-letter paragraphs made a 10 MB store, and 30 KB of ``x\\n\\n`` 46 MB in 26 s; one
-10 MiB upload would have made ~16 GB in hours (issue 38). A document is therefore
+10 MiB upload would have made ~16 GB in hours. A document is therefore
 refused, as its own failure line naming the cap and its variable, when it holds more
 paragraphs than its text pays for:
 

@@ -41,7 +41,7 @@ from deepread.corpus.parsing import ParseError, Structured
 AHEAD_PER_WORKER = 2
 #: Files parsed ahead with a single (thread) worker.
 PARSE_AHEAD = 4
-#: What a worker runs on each path: ``module:function`` (deepread/corpus/parse_worker.py).
+#: What a worker runs on each path: ``module:function`` (corpus/parse_worker.py).
 PARSE_IN_WORKER = "deepread.corpus.parse_worker:parse_in_worker"
 
 
@@ -56,7 +56,7 @@ def default_workers() -> int:
 #: Bytes of files below which one thread parses them all: a worker process readies every
 #: reader before its first file (~3-6 s of imports, more on a busy machine), which a few
 #: small files never repay — two small Markdown files took 10.6 s with a worker per
-#: core, the bar standing still meanwhile (issue 36).
+#: core, the bar standing still meanwhile.
 WORKER_BYTES = 1 << 20
 
 

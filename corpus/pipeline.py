@@ -21,9 +21,9 @@ moved to: the document is named by its new path, its doc_id kept.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +58,7 @@ OPTIMIZE_AT = 20_000
 #: Paragraphs stored between two builds within one ingest. What the embedded engine has
 #: not optimized sits in its one appendable segment, whose indexes live in the process's
 #: memory, and one build over all of it held the whole store at once: a long ingest's RSS
-#: grew with the store (0.3 → 2.06 GB over 184 filings, issue 34) and building 231,000
+#: grew with the store (to 2.06 GB over 184 filings) and building 231,000
 #: paragraphs at once took 2.4 GB. Built as it goes, each build indexes only what was
 #: stored since, into segments of bounded size (stores/edge.py).
 OPTIMIZE_EVERY = 20_000
@@ -79,13 +79,14 @@ EMBED_SLICE = 256
 #: Called as ``progress(event, path, done, total)``; events: "skip", "same" (a copy of a
 #: stored document's file: nothing stored), "parsing" (a file's parse is awaited: said
 #: before it, so a bar names the file from the first second, not after the parsers'
-#: start-up), "parsed", "stored", "failed", "optimize" (once, before building the vector
-#: index of a large collection), "teach" (once, when a long ingest starts teaching the table
-#: its later paragraphs take, :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs
-#: the model embedded), "untaught" (the table failed its check and the model embeds the
-#: rest: ``done`` paragraphs held back, ``total`` their mean cosine to the model's vectors
-#: in thousandths) and "page" while a paged document (a PDF) is embedded: ``done`` of its
-#: ``total`` pages.
+#: start-up), "parsed", "embedding" (a document's embedding begins: ``total`` its pages,
+#: 0 for a file without pages), "page" while a paged document (a PDF) is embedded:
+#: ``done`` of its ``total`` pages, "stored", "failed", "optimize" (before building the
+#: vector index of what was stored since the last build), "teach" (once, when a long
+#: ingest starts teaching the table its later paragraphs take,
+#: :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs the model embedded) and
+#: "untaught" (the table failed its check and the model embeds the rest: ``done``
+#: paragraphs held back, ``total`` their mean cosine to the model's vectors in thousandths).
 Progress = Callable[[str, Path, int, int], None]
 
 
@@ -260,7 +261,9 @@ class _Pipeline:
         workers = 1 if models.ocr is not None else self._workers
         loader = None
         if todo and isinstance(self._embeddings, LocalEmbeddings):
-            loader = self._load_beside_parsing(self._embeddings)
+            # (beside the first parse: it loads on first use, so the two would follow
+            # each other)
+            loader = self._embeddings.load_beside()
         try:
             unoptimized = self._parse_and_store(todo, models, workers, result)
         finally:
@@ -361,7 +364,7 @@ class _Pipeline:
         # Let go of the engine after each build: held through one long ingest, its memory
         # grew with the store (1.86 GB after 80 filings, 3.3 GB after the 155); let go of
         # and opened again by the next write, it stays near 0.9 GB between builds
-        # (benchmarks §30). Another process may take the store in between: the next
+        # (docs/benchmarks.md). Another process may take the store in between: the next
         # write waits for it as any opener does (DEEPREAD_STORE_WAIT).
         self._collection.backend.release()
 
@@ -381,21 +384,6 @@ class _Pipeline:
                     IngestFailure(str(path), f"same bytes as {firsts[digest]}, which failed")
                 )
 
-    @staticmethod
-    def _load_beside_parsing(embeddings: LocalEmbeddings) -> threading.Thread:
-        """Load the local model in a thread while the first file parses (it loads on
-        first use, so the two would otherwise follow each other)."""
-
-        def load() -> None:
-            try:
-                embeddings.load()
-            except Exception:  # raised again, as the run's error, by the first embedding
-                return
-
-        thread = threading.Thread(target=load, name="deepread-load-model", daemon=True)
-        thread.start()
-        return thread
-
     def _failed(
         self, result: IngestResult, path: Path, exc: Exception, done: int, total: int
     ) -> None:
@@ -404,14 +392,13 @@ class _Pipeline:
         if self._progress:
             self._progress("failed", path, done, total)
 
-    def _embed(
+    def _embedded(
         self, group: list[tuple[int, Path, str, Structured]], texts: list[list[str]]
-    ) -> np.ndarray:
-        """The group's vectors, :data:`EMBED_SLICE` paragraphs per call, each call's end
-        reported as the page its document's embedding reached."""
-        flat = [t for doc in texts for t in doc]
-        if not flat:
-            return embed_texts(self._embeddings, flat)
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        """Each document of the group with its vectors, in order, as soon as the
+        :data:`EMBED_SLICE`-paragraph calls that hold them are done — so it is stored
+        (and counted, and readable) while the next ones embed; each call's end reported
+        as the page its document's embedding reached."""
 
         def embed(some: list[str]) -> np.ndarray:
             if self.taught is None:
@@ -423,20 +410,43 @@ class _Pipeline:
         if self.taught is not None:
             self.taught.plan(texts)  # each document probed as the table reaches it
 
+        flat = [t for doc in texts for t in doc]
+        ends = list(accumulate(len(doc) for doc in texts))
         # For each paragraph: its file, its page and its document's last page.
         where = [
             (path, p.page, max((q.page or 0 for q in s.paragraphs), default=0))
             for _, path, _, s in group
             for p in s.paragraphs
         ]
-        parts = []
-        for start in range(0, len(flat), EMBED_SLICE):
+        held: np.ndarray | None = None  # vectors made, not yet handed out
+        held_from = 0  # the paragraph the first of them is
+        doc = 0  # the next document to hand out
+        self._announce(group[0])
+        for start in range(0, max(len(flat), 1), EMBED_SLICE):
             stop = min(start + EMBED_SLICE, len(flat))
-            parts.append(self.memo.vectors(flat[start:stop], embed))
-            path, page, pages = where[stop - 1]
-            if self._progress and page and pages:
-                self._progress("page", path, page, pages)
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+            if stop > start:
+                made = self.memo.vectors(flat[start:stop], embed)
+                held = made if held is None or not len(held) else np.concatenate([held, made])
+                path, page, pages = where[stop - 1]
+                if self._progress and page and pages:
+                    self._progress("page", path, page, pages)
+            while doc < len(group) and ends[doc] <= stop:
+                if held is None:  # a document with no paragraph before any was embedded
+                    yield doc, embed_texts(self._embeddings, [])
+                else:
+                    cut = ends[doc] - held_from
+                    vectors, held, held_from = held[:cut], held[cut:], ends[doc]
+                    yield doc, vectors
+                doc += 1
+                if doc < len(group):
+                    self._announce(group[doc])
+
+    def _announce(self, item: tuple[int, Path, str, Structured]) -> None:
+        """Say which document's embedding begins (the file a person sees named)."""
+        _, path, _, structured = item
+        if self._progress:
+            pages = max((p.page or 0 for p in structured.paragraphs), default=0)
+            self._progress("embedding", path, 0, pages)
 
     def _teach(self, taught: TaughtVectors, path: Path) -> None:
         """Teach the table, and say when its check keeps the model for the rest of the run."""
@@ -450,44 +460,81 @@ class _Pipeline:
     def _store_group(
         self, group: list[tuple[int, Path, str, Structured]], result: IngestResult, total: int
     ) -> None:
-        """Embed the group's paragraphs in one call, then write document by document."""
+        """Embed the group's paragraphs (every document already parsed joins the same
+        calls), storing each document as soon as its vectors are done."""
         if not group:
             return
         texts = [search_texts(structured) for _, _, _, structured in group]
+        stored = 0  # documents of the group handed to _store_one
         try:
-            vectors = self._embed(group, texts)
+            for i, vectors in self._embedded(group, texts):
+                self._store_one(group[i], texts[i], vectors, result, total)
+                stored = i + 1
         except RUN_ERRORS:
             raise
         except Exception as exc:  # a refusal of some document's text (see RUN_ERRORS)
-            if len(group) == 1:
-                done, path, _, _ = group[0]
+            rest = group[stored:]
+            if len(rest) == 1:
+                done, path, _, _ = rest[0]
                 self._failed(result, path, exc, done, total)
                 return
             # Find out which document the embedding backend refuses; store the others.
-            for item in group:
+            for item in rest:
                 self._store_group([item], result, total)
-            return
-        start = 0
-        for (done, path, digest, structured), doc_texts in zip(group, texts, strict=True):
-            stop = start + len(doc_texts)
-            try:
-                result.documents.append(
-                    self._collection.put_document(
-                        source=str(path.resolve()),
-                        title=structured.title,
-                        sections=structured.sections,
-                        paragraphs=structured.paragraphs,
-                        vectors=vectors[start:stop],
-                        content_hash=digest,
-                        search_texts=doc_texts,
-                        front=front_matter(structured),
+
+    def _store_one(
+        self,
+        item: tuple[int, Path, str, Structured],
+        doc_texts: list[str],
+        vectors: np.ndarray,
+        result: IngestResult,
+        total: int,
+    ) -> None:
+        """Store one embedded document (its failure is its own line)."""
+        done, path, digest, structured = item
+        try:
+            # Under the write lock, from the look at what is stored to the commit:
+            # another process may have stored this file (or its bytes) since this run
+            # looked at the start — then it is as if that one had run first.
+            with self._collection.writing():
+                if not self._stored_meanwhile(path, digest, result, done, total):
+                    result.documents.append(
+                        self._collection.put_document(
+                            source=str(path.resolve()),
+                            title=structured.title,
+                            sections=structured.sections,
+                            paragraphs=structured.paragraphs,
+                            vectors=vectors,
+                            content_hash=digest,
+                            search_texts=doc_texts,
+                            front=front_matter(structured),
+                        )
                     )
-                )
-            except RUN_ERRORS:
-                raise
-            except Exception as exc:  # this document's write failed and was rolled back
-                self._failed(result, path, exc, done, total)
-            else:
-                if self._progress:
-                    self._progress("stored", path, done, total)
-            start = stop
+                    if self._progress:
+                        self._progress("stored", path, done, total)
+        except RUN_ERRORS:
+            raise
+        except Exception as exc:  # this document's write failed and was rolled back
+            self._failed(result, path, exc, done, total)
+
+    def _stored_meanwhile(
+        self, path: Path, digest: str, result: IngestResult, done: int, total: int
+    ) -> bool:
+        """Whether another process stored ``path`` unchanged, or a file of the same bytes
+        that still holds them, since this run looked (then it is reported as skipped or
+        a copy, as a run after that process would have, and nothing is written)."""
+        known = self._collection.find_source(str(path.resolve()))
+        if known is not None:
+            if known.content_hash != digest or self._force:
+                return False
+            result.skipped.append(known)
+            if self._progress:
+                self._progress("skip", path, done, total)
+            return True
+        same = self._collection.find_content(digest)
+        if same is None or not still_holds(same.source, digest):
+            return False
+        result.duplicates.append(Duplicate(str(path), same))
+        if self._progress:
+            self._progress("same", path, done, total)
+        return True

@@ -3,8 +3,10 @@
 So that any LangChain chain or agent that takes a retriever (RAG chains, ensemble
 retrievers, ``create_retriever_tool``) can search a deepread collection. It runs the same
 Algorithm-1 retrieve as the agent — hybrid search, reranking, each hit widened by
-``window`` inside its own section, de-duplicated in order — and each ``Document`` carries
-the paragraph's coordinates, so an answer built from it can still cite
+``window`` inside its own section, de-duplicated in order — and returns ``k`` Documents,
+one per hit: the hit's paragraph with its window's neighbours as one passage (as a
+chain expects ``k`` chunks, not ``k`` times the window). Each carries the hit's
+coordinates and its passage's range, so an answer built from it can still cite
 ``[doc_id:sec_id:para_idx]`` and be re-read with ``read_section``.
 
 Only ``langchain_core`` is needed here, never LangGraph: the corpus layer stays usable
@@ -35,12 +37,18 @@ def checked_window(value: Any) -> tuple[int, int]:
 
 
 class DeepReadRetriever(BaseRetriever):
-    """Paragraphs of a deepread collection as LangChain Documents, in Algorithm-1 order.
+    """A deepread collection's hits as LangChain Documents, best first: ``k`` of them,
+    each the hit's paragraph with its ``window`` of neighbours (a neighbour already in
+    an earlier hit's passage is not repeated; a hit always is its own passage's).
 
-    Metadata of each Document: ``doc_id``, ``sec_id``, ``para_idx`` (the citation),
-    ``page`` (PDFs; else None), ``source`` (the file), ``title`` (the document's),
-    ``section`` (the section's title), ``kind`` ("text", "table", "figure", "code"…),
-    ``hit`` (a ranked hit, not a window neighbour) and ``score`` (hits only).
+    Metadata of each Document: ``doc_id``, ``sec_id``, ``para_idx`` (the hit: the
+    citation), ``paragraphs`` (``[first, last]`` para_idx of the passage, inclusive: the
+    ``read_section`` range that reads it again), ``page`` (the hit's, PDFs; else None),
+    ``source`` (the file), ``title`` (the document's), ``section`` (the section's title),
+    ``kind`` (the hit's: "text", "table", "figure", "code"…), ``score`` (the hit's),
+    and where the passage is in its source: ``boxes`` (a PDF's ``[page, x0, top, x1,
+    bottom]`` rectangles of all its paragraphs) or ``span`` (``[start, end]`` in the
+    source's text), ``None`` where the store kept no places.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -78,32 +86,56 @@ class DeepReadRetriever(BaseRetriever):
             window=self.window if window is None else window,
             doc_id=self.documents if documents is None else documents,
         )
-        scores = {(h.doc_id, h.sec_id, h.para_idx): h.score for h in result.hits}
+        shown = {p.coord: p for p in result.paragraphs}
         docs = {d.doc_id: d for d in self.index.documents()}
-        return [to_document(p, docs.get(p.doc_id), scores.get(p.coord)) for p in result.paragraphs]
+        up, down = self.window if window is None else window
+        out: list[LCDocument] = []
+        taken: set[tuple[int, int, int]] = set()
+        for hit in result.hits:
+            passage = [
+                shown[c]
+                for i in range(hit.para_idx - up, hit.para_idx + down + 1)
+                if (c := (hit.doc_id, hit.sec_id, i)) in shown
+                and (c not in taken or c == hit.coord)  # (a hit is always its own passage's)
+            ]
+            taken.update(p.coord for p in passage)
+            if hit.coord in shown:
+                out.append(to_document(shown[hit.coord], passage, docs.get(hit.doc_id), hit.score))
+        return out
 
 
 def to_document(
-    paragraph: Paragraph, document: Document | None, score: float | None = None
+    hit: Paragraph,
+    passage: list[Paragraph],
+    document: Document | None,
+    score: float,
 ) -> LCDocument:
-    """One paragraph as a LangChain Document with its coordinates in the metadata."""
+    """A hit and its passage as a LangChain Document with its coordinates in the
+    metadata."""
     sections = document.sections if document else []
-    section = sections[paragraph.sec_id].title if paragraph.sec_id < len(sections) else ""
+    section = sections[hit.sec_id].title if hit.sec_id < len(sections) else ""
     metadata: dict[str, Any] = {
-        "doc_id": paragraph.doc_id,
-        "sec_id": paragraph.sec_id,
-        "para_idx": paragraph.para_idx,
-        "page": paragraph.page,
+        "doc_id": hit.doc_id,
+        "sec_id": hit.sec_id,
+        "para_idx": hit.para_idx,
+        "paragraphs": [passage[0].para_idx, passage[-1].para_idx],
+        "page": hit.page,
         "source": document.source if document else "",
         "title": document.title if document else "",
         "section": section,
-        "kind": paragraph.kind,
-        "hit": score is not None,
+        "kind": hit.kind,
+        "score": score,
     }
-    if score is not None:
-        metadata["score"] = score
+    # where the passage is in its source (Paragraph.boxes, .span): every paragraph's
+    # rectangles, or the character range from its first to its last; None when the
+    # store was written before places were kept
+    places = [p.to_dict() for p in passage]
+    boxes = [b for place in places for b in (place["boxes"] or [])]
+    spans = [place["span"] for place in places if place["span"] is not None]
+    metadata["boxes"] = boxes if any(place["boxes"] is not None for place in places) else None
+    metadata["span"] = [spans[0][0], spans[-1][1]] if spans else None
     return LCDocument(
-        page_content=paragraph.text,
+        page_content="\n\n".join(p.text for p in passage),
         metadata=metadata,
-        id=f"{paragraph.doc_id}:{paragraph.sec_id}:{paragraph.para_idx}",
+        id=f"{hit.doc_id}:{hit.sec_id}:{hit.para_idx}",
     )

@@ -2,15 +2,15 @@
 taught on them — where the table is known to match the model.
 
 A shelf of filings is ~750 MiniLM tokens a page, and the int8 MiniLM embeds ~5,500 tokens/s
-on two cores: ~7 pages/s, two hours for FinanceBench's public filings (issue 34). So an
+on two cores: ~7 pages/s, two hours for FinanceBench's public filings. So an
 ingest embeds its first :data:`TEACH_AT` paragraphs with the model, as always, keeping each
 one's tokens and vector; once it has that many it fits a static table to them
 (:mod:`deepread.stores.taught_table`) and embeds later paragraphs with the table, ~100×
 faster. The table lives in the model's own space: a query is still embedded by the model,
 and measured on the 155-filing library the gold page is found as often as with the model's
-vectors (benchmarks §30).
+vectors (docs/benchmarks.md).
 
-What teaches the table must not be able to spoil it (issue 50: 21 files of stop-word lines
+What teaches the table must not be able to spoil it (21 files of stop-word lines
 taught a table that collapsed every later document onto a few rows; a syllabus after a
 shelf of filings was embedded from the filings' words). So:
 
@@ -48,7 +48,7 @@ from deepread.stores.taught_table import TaughtTable, token_ids
 
 #: Paragraphs an ingest embeds with the model before it teaches the table the rest take
 #: (~1,800 pages of filings, ~4 min here). Measured on filings: taught from 20,000 the
-#: table ranks gold pages as the model does; from 5,000–10,000, a little worse (§30).
+#: table ranks gold pages as the model does; from 5,000–10,000, a little worse.
 TEACH_AT = 20_000
 #: The held-back paragraphs' mean cosine to the model's vectors a table must reach to be
 #: used (filings it was not taught from: 0.78 taught from 14 filings, 0.86 from 106).
@@ -65,7 +65,7 @@ PROBE = (8, 32, 16)
 #: A document is the table's when its probe's mean cosine to the model's vectors is at
 #: least the held-back paragraphs' less DOC_MARGIN, and never under DOC_FLOOR (measured, a
 #: table taught on 14 filings, 0.89 on those held back: five filings of other companies
-#: 0.73–0.82, syllabi 0.31–0.46, Python's documentation pages 0.28–0.38; benchmarks §33).
+#: 0.73–0.82, syllabi 0.31–0.46, Python's documentation pages 0.28–0.38; docs/benchmarks.md).
 DOC_MARGIN = 0.2
 DOC_FLOOR = 0.6
 #: Paragraphs the model embeds for documents the table did not match before the table is

@@ -42,6 +42,9 @@ class RenderedToc:
     max_level: int | None  # deepest level shown; None = nothing collapsed
     documents_shown: int
     documents_total: int
+    #: ``(doc_id, sec_id)`` of every section line of :attr:`text`, in its order: what the
+    #: TOC lists, as data (a policy choosing among them never reads them back from text).
+    sections: tuple[tuple[int, int], ...] = ()
 
 
 def _descendants(doc: Document, sec: Section) -> int:
@@ -76,12 +79,13 @@ def section_line(doc: Document, sec: Section, max_level: int | None = None) -> s
     )
 
 
+def listed(doc: Document, max_level: int | None = None) -> list[Section]:
+    """The sections of ``doc`` a TOC collapsed to ``max_level`` lists, in order."""
+    return [s for s in doc.sections if max_level is None or s.level <= max_level]
+
+
 def document_lines(doc: Document, max_level: int | None = None) -> list[str]:
-    return [
-        section_line(doc, s, max_level)
-        for s in doc.sections
-        if max_level is None or s.level <= max_level
-    ]
+    return [section_line(doc, s, max_level) for s in listed(doc, max_level)]
 
 
 def full_toc(documents: Sequence[Document]) -> str:
@@ -114,15 +118,19 @@ def render_toc(documents: Sequence[Document], budget: int | None = None) -> Rend
             )
         return "\n".join(lines + notes)
 
+    def rendered(max_level: int | None, n_docs: int, text: str) -> RenderedToc:
+        keys = tuple((d.doc_id, s.sec_id) for d in docs[:n_docs] for s in listed(d, max_level))
+        return RenderedToc(text, count_tokens(text), max_level, n_docs, len(docs), keys)
+
     text = build(None, len(docs))
     if budget is None or count_tokens(text) <= budget:
-        return RenderedToc(text, count_tokens(text), None, len(docs), len(docs))
+        return rendered(None, len(docs), text)
     for level in range(deepest - 1, -1, -1):
         text = build(level, len(docs))
         if count_tokens(text) <= budget:
-            return RenderedToc(text, count_tokens(text), level, len(docs), len(docs))
+            return rendered(level, len(docs), text)
     for n_docs in range(len(docs) - 1, -1, -1):
         text = build(0, n_docs)
         if count_tokens(text) <= budget:
             break
-    return RenderedToc(text, count_tokens(text), 0, n_docs, len(docs))
+    return rendered(0, n_docs, text)

@@ -4,7 +4,7 @@ again.
 A library repeats itself: the same company's filings of other years carry the same risk
 factors, accounting policies and boilerplate word for word, and one filing repeats its page
 banners and "See accompanying notes" lines. Embedding is what an ingest spends its time on
-(issue 34: ~88 % of it), and a vector depends only on its text (the local model embeds
+(~88 % of it), and a vector depends only on its text (the local model embeds
 each text alone; a batch's other texts change nothing, :mod:`deepread.stores.local_model`),
 so a text seen before takes the vector it got then: the same vector, not an approximation
 — what is stored is exactly what embedding it again would store.

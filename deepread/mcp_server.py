@@ -9,8 +9,11 @@ what to do. Needs the ``mcp`` extra.
 
     deepread mcp --store ./store --collection manuals [--k 5] [--window 1 1]
 
-The server opens the collection for its lifetime (the embedded engine admits one
-process: use a Qdrant server URL as the store to share it with others). Its tools keep
+The server holds the collection's embedded engine only while it answers calls: it lets
+go of it a second after the last one (:meth:`deepread.Index.release`), so a host's burst
+of calls opens it once, and an MCP server left idle — or stopped — never keeps another
+process waiting; while it holds it, the others' calls go through it (docs/deployment.md,
+"One machine, several processes"). Its tools keep
 no read-region memory: a host may run many conversations through one server process,
 which cannot tell them apart, and a pointer to a paragraph "shown above" in another
 conversation would point at nothing. Nothing heavy is imported until the server starts
@@ -22,7 +25,9 @@ conversation would point at nothing. Nothing heavy is imported until the server 
 # imported inside :func:`build_server`, where only evaluated annotations reach them.
 import argparse
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -48,6 +53,7 @@ def build_server(
     from deepread.nodes.tools.specs import Documents, MaybeWhole, Whole
 
     made = {t.name: t for t in tools(index, k=k, window=window, documents=documents, memory=False)}
+    idle = _Idle(index)
     server = MCPServer(
         "deepread",
         instructions=(
@@ -60,9 +66,10 @@ def build_server(
     calls = iter(range(1, 1 << 62))
 
     def run(name: str, args: dict[str, Any]) -> str:
-        message = made[name].invoke(
-            {"name": name, "args": args, "type": "tool_call", "id": f"mcp-{next(calls)}"}
-        )
+        with idle.call():
+            message = made[name].invoke(
+                {"name": name, "args": args, "type": "tool_call", "id": f"mcp-{next(calls)}"}
+            )
         if message.status == "error":
             raise ToolError(str(message.content))
         return str(message.content)
@@ -84,6 +91,44 @@ def build_server(
         return run("find_documents", {"query": query})
 
     return server
+
+
+class _Idle:
+    """Lets go of the index's store once no call has run for :data:`IDLE_S` seconds (a
+    burst of calls from a host opens the engine once; calls may overlap: the timer
+    counts from the last one to end)."""
+
+    def __init__(self, index: "Index") -> None:
+        self._index = index
+        self._running = 0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        with self._lock:
+            self._running += 1
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    self._timer = threading.Timer(IDLE_S, self._release)
+                    self._timer.daemon = True
+                    self._timer.start()
+
+    def _release(self) -> None:
+        with self._lock:  # (a call that starts meanwhile waits for the release to end)
+            if not self._running:
+                self._index.release()
+
+
+#: Seconds without a call after which the server lets go of the store.
+IDLE_S = 1.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -125,11 +170,20 @@ def serve(args: argparse.Namespace) -> int:
     except (StoreError, ValueError) as exc:
         print(f"deepread mcp: {exc}", file=sys.stderr)
         return 3 if isinstance(exc, StoreError) else 2
+    import logging
+
     import anyio
 
     from deepread.mcp_wire import serve_stdio
 
+    # Plain lines on stderr (the mcp package's own default is a rich console, boxes and
+    # colours in a host's log); a failed call is the client's to see, not a log line.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("deepread mcp: %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
     with index:
+        index.release()  # held only while a call is answered
         server = build_server(index, k=args.k, window=tuple(args.window), documents=args.doc)
         # Not server.run("stdio"): every line must get an answer (deepread/mcp_wire.py).
         anyio.run(serve_stdio, server)

@@ -3,7 +3,7 @@
 The ``mcp`` package's stdio transport drops a line it cannot read as a message — one
 that is not JSON, a JSON value that is not a request, and (its JSON parser refuses them)
 a string holding a lone surrogate such as ``"\\ud800"`` — with no reply at all: the
-client waits for ever (issue 38). Here each line is read first:
+client waits for ever. Here each line is read first:
 
 * not JSON (nor JSON nested past what Python parses) → a ``-32700`` *Parse error* reply,
   ``id`` null;

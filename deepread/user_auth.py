@@ -21,8 +21,8 @@ collections with LangGraph's own auth (``langgraph_sdk.Auth``), denying by defau
   deleting and running on them is filtered to the owner, so another user's threads are
   neither listed nor readable (404). The owner is the server's to set: a create, update
   or run that names another owner in its metadata is refused (403), so a thread can
-  never be handed to another user (issue 29: ``PATCH /threads/T {"metadata": {"owner":
-  "bob"}}`` had put a thread, with an answer its author wrote, into bob's list).
+  never be handed to another user (``PATCH /threads/T {"metadata": {"owner": "bob"}}``
+  would put a thread, with an answer its author wrote, into bob's list).
 - **Thread ids**: the server assigns them. Creating a thread under an id the client
   chose — ``POST /threads {"thread_id": …}``, or a run with ``if_not_exists="create"``
   — would tell the client whether that id is another user's thread (409 or 404 instead
@@ -120,8 +120,8 @@ def _collection(kwargs: dict[str, Any], yours: str) -> Any:
     LangGraph makes the context of a run that sends none from ``config.configurable`` —
     and only then merges the run's ``checkpoint`` into ``configurable``. So a
     ``collection`` there that is not the context's is one the graph would never open:
-    checking it would allow a run on another collection (issue 38: ``"checkpoint":
-    {"collection": "alice"}`` with no context ran on the shared ``default``). Such a run
+    checking it would allow a run on another collection (``"checkpoint":
+    {"collection": "alice"}`` with no context would run on the shared ``default``). Such a run
     is refused, naming both.
     """
     context = kwargs.get("context") or {}

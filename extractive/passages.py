@@ -4,8 +4,7 @@ The offline answer quotes the paragraphs it ranks best (extractive/policy.py), t
 them, and up to six when more are as tied to the question. A document often says one
 thing over several short paragraphs — a list's items, a definition and the line after
 it, a rule and its exception — and a quote of one of them showed a sentence where the
-document gave the answer over three (issue 35: the devset's answers held 0.58 of the
-gold quotes the agent had read). So a quote is a *passage*: the ranked paragraph, then
+document gave the answer over three. So a quote is a *passage*: the ranked paragraph, then
 the paragraphs that follow it in its section and were shown this turn, while the passage
 stays within the quote's length — what the agent itself read as one window (the paper's
 ReadSection shows neighbours together). Only what follows: the ranked paragraph stays the

@@ -51,8 +51,8 @@ from deepread.nodes.compact import make_compact
 from deepread.nodes.context import Context
 from deepread.nodes.executors import HANDLERS, invalid_call, make_executor
 from deepread.nodes.failure import STORE_RETRY, on_error
-from deepread.nodes.finalize import finalize
 from deepread.nodes.names import CHECK, COMPACT, FINALIZE, INVALID_CALL, POLICY, TOC
+from deepread.nodes.places import make_finalize
 from deepread.nodes.policy import make_policy
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentState, InputState, OutputState
@@ -97,7 +97,7 @@ def build_graph(
         builder.add_node(tool, make_executor(resources, tool), retry_policy=STORE_RETRY)
     builder.add_node(INVALID_CALL, invalid_call)
     builder.add_node(CHECK, make_check(resources, READ_SECTION in tools), retry_policy=STORE_RETRY)
-    builder.add_node(FINALIZE, finalize)
+    builder.add_node(FINALIZE, make_finalize(resources))
     builder.add_edge(START, TOC)
     builder.add_edge(TOC, COMPACT)
     builder.add_edge(COMPACT, POLICY)

@@ -258,7 +258,7 @@ def check_one_collection(context: Any, config: Mapping[str, Any] | None) -> None
     The graph reads the collection from the context only; LangGraph merges a run's
     ``checkpoint`` into ``configurable`` after the context was made, so a ``collection``
     there can differ from the one the graph opens. An auth hook that read it there would
-    have checked one collection and let the run read another (issue 38); refusing the
+    have checked one collection and let the run read another; refusing the
     run makes any hook's reading of either place the collection the graph uses.
     """
     configurable = (config or {}).get("configurable") or {}

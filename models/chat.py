@@ -191,7 +191,7 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def redact(text: str) -> str:
-    """``text`` with secrets masked (:func:`deepread.stores.redaction.redact`: the values
+    """``text`` with secrets masked (:func:`deepread.text.redaction.redact`: the values
     of the environment's secrets, URL passwords and secret parameters, bearer tokens).
 
     Provider error bodies may echo request headers (a proxy answering 500 with the

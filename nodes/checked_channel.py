@@ -4,10 +4,10 @@ LangGraph applies a field's reducer to every update of it — except an update t
 replace the value: ``Overwrite(value)``, or, as JSON from a client (``POST
 /threads/T/state``, a run's input), ``{"__overwrite__": value}`` and ``{"type":
 "__overwrite__", "value": value}``. Such a value is stored as sent. Our reducers are also
-our checks (issue 38, found probing state updates): ``messages`` through
-``{"__overwrite__": [...]}`` skipped the message cap and the tool-call check and was
-stored as raw dicts the nodes cannot read; ``read_regions`` was stored unsorted and
-unmerged, which the bisection of :func:`~deepread.nodes.state.was_read` relies on.
+our checks: ``messages`` through ``{"__overwrite__": [...]}`` would skip the message cap
+and the tool-call check and be stored as raw dicts the nodes cannot read;
+``read_regions`` would be stored unsorted and unmerged, which the bisection of
+:func:`~deepread.nodes.read_memory.was_read` relies on.
 
 :class:`Checked` is LangGraph's reducer channel with one change: a replacing update still
 replaces, but its value is first run through the reducer from an empty value — checked,

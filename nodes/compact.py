@@ -48,8 +48,10 @@ def make_compact(resources: Resources) -> AgentNode:
             # (A store that fails here ends the turn through the graph's error handler.)
             index = resources.index(context)
             documents = index.toc(context.documents) if context.documents else index.toc()
+            text, listed = render_space(documents, space, context.toc_budget)
             update |= {
-                "toc": render_space(documents, space, context.toc_budget),
+                "toc": text,
+                "toc_sections": [list(key) for key in listed],
                 "toc_space": list(space),
             }
             toc = update["toc"]

@@ -105,7 +105,7 @@ def offered(state: AgentState) -> list[str]:
 
 def pending(state: AgentState, context: Context | None) -> list[dict[str, Any]]:
     """The calls left to answer, those past the reply's ``max_tool_calls`` marked
-    refused (:func:`~deepread.nodes.state.pending_tool_calls`)."""
+    refused (:func:`~deepread.nodes.messages.pending_tool_calls`)."""
     return pending_tool_calls(state.get("messages", []), (context or Context()).max_tool_calls)
 
 
@@ -122,7 +122,7 @@ def this_round(messages: list[AnyMessage]) -> list[ToolMessage]:
 
 def shown_memory(state: AgentState, memory: Regions) -> Regions:
     """What the model has been shown, as the next call's pointers see it: the read
-    regions of the turn's collection (``memory``, a :func:`~deepread.nodes.state.view`),
+    regions of the turn's collection (``memory``, a :func:`~deepread.nodes.read_memory.view`),
     less the paragraphs it now sees only as evidence notes (re-reading them shows their
     text again), plus everything this round's earlier calls showed."""
     regions = subtract_regions(memory, state.get("noted_regions"))
@@ -130,6 +130,18 @@ def shown_memory(state: AgentState, memory: Regions) -> Regions:
         p.coord for m in this_round(state.get("messages", [])) for p in Observation.of(m).paragraphs
     ]
     return merge_regions(regions, regions_of(earlier))
+
+
+def announce(write: Any, call: dict[str, Any]) -> None:
+    """The ``custom`` stream event of a call about to run (or be answered unrun)."""
+    write(
+        {
+            "event": "tool_call",
+            "id": call.get("id"),
+            "name": call.get("name"),
+            "args": call.get("args"),
+        }
+    )
 
 
 def report(write: Any, call: dict[str, Any], answer: ToolMessage) -> None:
@@ -167,14 +179,7 @@ def answer_refused(calls: list[dict[str, Any]], write: Any) -> AgentState | None
         return None
     answers: list[AnyMessage] = []
     for call in (c for c in calls if c.get("refused")):
-        write(
-            {
-                "event": "tool_call",
-                "id": call.get("id"),
-                "name": call.get("name"),
-                "args": call.get("args"),
-            }
-        )
+        announce(write, call)
         answer = error_message(call, str(call["refused"]))
         report(write, call, answer)
         answers.append(answer)
@@ -194,15 +199,8 @@ def make_executor(resources: Resources, tool: str) -> AgentNode:
         if refused is not None:
             return refused
         call = calls[0]
-        write(
-            {
-                "event": "tool_call",
-                "id": call.get("id"),
-                "name": call.get("name"),
-                "args": call.get("args"),
-            }
-        )
-        # The memory of the collection this turn reads (nodes/state.py: view); what this
+        announce(write, call)
+        # The memory of the collection this turn reads (nodes/read_memory.py: view); what this
         # call shows is written back under the same scope.
         scope = state.get("scope") or resources.scope(context)
         index = resources.index(context)
@@ -259,14 +257,7 @@ def invalid_call(state: AgentState, runtime: Runtime[Context]) -> AgentState:
     if refused is not None:
         return refused
     call = calls[0]
-    runtime.stream_writer(
-        {
-            "event": "tool_call",
-            "id": call.get("id"),
-            "name": call.get("name"),
-            "args": call.get("args"),
-        }
-    )
+    announce(runtime.stream_writer, call)
     # An unknown tool or arguments that are not JSON fail the same way again; a tool not
     # on offer this round, or a call past the reply's cap, may run in a later one.
     final = bool(call.get("invalid")) or call.get("name") not in HANDLERS

@@ -30,8 +30,9 @@ and worker processes are for the command line and Python (corpus/parse_ahead.py)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -51,7 +52,11 @@ from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import IngestContext
 from deepread.nodes.resources import Resources
 from deepread.records.errors import StoreError
+from deepread.records.summary import document_summary
 from deepread.text.hygiene import brief
+
+if TYPE_CHECKING:
+    from deepread.corpus.pipeline import IngestResult
 
 ROOT_ENV = "DEEPREAD_INGEST_ROOT"
 NO_ROOT = (
@@ -187,6 +192,63 @@ class IngestNode(Protocol):
     def __call__(self, state: IngestInput, runtime: Runtime[IngestContext]) -> IngestOutput: ...
 
 
+def _admitted(
+    paths: list[str], served: bool, unsupported: list[Path], errors: list[str]
+) -> tuple[list[str], list[dict[str, str]]]:
+    """``paths`` split into the files the run may read and failures: a served graph reads
+    only under ``DEEPREAD_INGEST_ROOT``, and nothing without it (said in ``errors``)."""
+    root = current_settings().ingest_root
+    if served and not root:
+        if paths:
+            errors.append(NO_ROOT)
+        return [], [{"path": p, "reason": NO_ROOT} for p in paths]
+    return files_under_root(paths, root, unsupported)
+
+
+def _unopened(
+    state: IngestInput, exc: Exception, allowed: list[str], refused: list[dict[str, str]]
+) -> IngestOutput:
+    """The output of a run whose collection could not be opened (a bad name, a store in
+    use): every file it names failed, with why."""
+    sent = [
+        f.get("name", f"files[{i}]") if isinstance(f, dict) else f"files[{i}]"
+        for i, f in enumerate(state.get("files") or [])
+    ]
+    return {
+        "documents": [],
+        "error": str(exc),
+        "unsupported": [],
+        "failures": refused + [{"path": p, "reason": str(exc)} for p in allowed + sent],
+    }
+
+
+def _output(
+    result: IngestResult | None,
+    shown: Callable[[Path | str], str],
+    failures: list[dict[str, str]],
+    unsupported: list[Path],
+    errors: list[str],
+) -> IngestOutput:
+    """What the run stored, found already stored, and could not store (``failures`` and
+    ``unsupported`` those found before the ingest ran), each file named by ``shown``."""
+    documents = [] if result is None else result.documents + result.skipped
+    if result is not None:
+        failures = failures + [{"path": shown(f.path), "reason": f.reason} for f in result.failures]
+        unsupported = unsupported + result.unsupported
+    out: IngestOutput = {
+        "documents": [document_summary(d, shown(d.source)) for d in documents],
+        "duplicates": [
+            {"path": shown(c.path), "doc_id": c.document.doc_id, "source": shown(c.document.source)}
+            for c in (result.duplicates if result else [])
+        ],
+        "failures": failures,
+        "unsupported": [str(p) for p in unsupported],
+    }
+    if errors:
+        out["error"] = "; ".join(errors)
+    return out
+
+
 def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
     """The node; ``served``: paths only under ``DEEPREAD_INGEST_ROOT``, none without it."""
 
@@ -198,30 +260,13 @@ def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
             paths, too_long = _too_long(_paths(state))
         except UploadRefused as exc:
             return {"documents": [], "failures": [], "unsupported": [], "error": str(exc)}
-        root = current_settings().ingest_root
         unsupported: list[Path] = []
         errors: list[str] = []
-        allowed: list[str]
-        refused: list[dict[str, str]]
-        if served and not root:
-            allowed, refused = [], [{"path": p, "reason": NO_ROOT} for p in paths]
-            if paths:
-                errors.append(NO_ROOT)
-        else:
-            allowed, refused = files_under_root(paths, root, unsupported)
+        allowed, refused = _admitted(paths, served, unsupported, errors)
         try:
             index = resources.index(context)
         except (ValueError, StoreError) as exc:  # a bad collection name, a store in use
-            sent = [
-                f.get("name", f"files[{i}]") if isinstance(f, dict) else f"files[{i}]"
-                for i, f in enumerate(state.get("files") or [])
-            ]
-            return {
-                "documents": [],
-                "error": str(exc),
-                "unsupported": [],
-                "failures": refused + [{"path": p, "reason": str(exc)} for p in allowed + sent],
-            }
+            return _unopened(state, exc, allowed, refused)
         try:
             uploads, upload_failures = save_uploads(
                 state.get("files"), upload_dir(index.store, index.name)
@@ -267,38 +312,9 @@ def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
         # A document sent as content that failed leaves no file behind (the one it
         # replaced comes back): the folder holds what the collection was built from.
         settle(uploads, {Path(f.path).resolve() for f in (result.failures if result else [])})
-        documents = [] if result is None else result.documents + result.skipped
         failures = (
             too_long + refused + [{"path": f.path, "reason": f.reason} for f in upload_failures]
         )
-        if result is not None:
-            failures += [{"path": shown(f.path), "reason": f.reason} for f in result.failures]
-            unsupported += result.unsupported
-        out: IngestOutput = {
-            "documents": [
-                {
-                    "doc_id": d.doc_id,
-                    "title": d.title,
-                    "source": shown(d.source),
-                    "sections": len(d.sections),
-                    "paragraphs": d.n_para,
-                    "tokens": d.n_tok,
-                }
-                for d in documents
-            ],
-            "duplicates": [
-                {
-                    "path": shown(c.path),
-                    "doc_id": c.document.doc_id,
-                    "source": shown(c.document.source),
-                }
-                for c in (result.duplicates if result else [])
-            ],
-            "failures": failures,
-            "unsupported": [str(p) for p in unsupported],
-        }
-        if errors:
-            out["error"] = "; ".join(errors)
-        return out
+        return _output(result, shown, failures, unsupported, errors)
 
     return ingest

@@ -37,7 +37,7 @@ def _message_chars(message: BaseMessage) -> int:
 
 #: Tool calls one message may hold. Past ``max_tool_calls`` (16) they are answered "not
 #: run", but every one is answered, with a message of its own: 50,000 one-word calls fit
-#: in a megabyte and cost 71 s of a worker to answer (issue 38).
+#: in a megabyte and cost 71 s of a worker to answer.
 MAX_CALLS_PER_MESSAGE = 1000
 
 

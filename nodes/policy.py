@@ -118,7 +118,7 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES) -> Ag
             load("sufficiency_retry").replace("{reason}", state.get("retry_reason") or ""),
         )
         try:
-            reply = ask(resources.model(context), [*model_input(state), nudge], context)
+            reply = ask(resources.model(context, state), [*model_input(state), nudge], context)
         except Exception:  # keep the first answer rather than fail the turn (check sees it)
             return {"retry_reason": ""}
         return {"retry_reason": "", "messages": [nudge, without_tool_calls(reply)]}
@@ -142,7 +142,7 @@ def make_policy(resources: Resources, tools: tuple[str, ...] = TOOL_NAMES) -> Ag
         history = model_input(state)
         # A model that fails (retries used up, the deadline passed) raises: the graph's
         # error handler ends the turn (deepread.nodes.failure).
-        model: BaseChatModel = resources.model(context)
+        model: BaseChatModel = resources.model(context, state)
         if rounds >= context.max_rounds:
             budget = notice(
                 "budget", load("budget").replace("{max_rounds}", str(context.max_rounds))

@@ -207,7 +207,7 @@ def region_doc(key: str) -> int:
 def was_read(regions: Regions, doc_id: int, sec_id: int, para_idx: int) -> bool:
     """Whether ``para_idx`` lies in one of the section's intervals — sorted and merged,
     as :func:`merge_regions` keeps them — found by bisection: a check of every cited
-    paragraph costs a logarithm of the intervals, not their number (issue 38)."""
+    paragraph costs a logarithm of the intervals, not their number."""
     intervals = regions.get(section_key(doc_id, sec_id))
     if not intervals:
         return False

@@ -31,6 +31,7 @@ from deepread.nodes.tools.observation import (
     section_line,
 )
 from deepread.records.documents import Section
+from deepread.records.outline import subtree
 from deepread.text.tokens import count_tokens
 
 #: Tokens of a typical read's frame — the tags and a section line with its title and
@@ -123,18 +124,6 @@ class Sections:
         """Tokens of the section's paragraphs and all its descendants' (records)."""
         sections = self.outline(doc_id)
         return sum(sections[s].n_tok for s in self.subtree(doc_id, sec_id))
-
-
-def subtree(sections: Sequence[Section], sec_id: int) -> list[int]:
-    """``sec_id`` and its descendants in ``sections`` (a document's outline), in reading
-    order: each section, then its children in order, depth first."""
-    out: list[int] = []
-    stack = [sec_id]
-    while stack:
-        sec = sections[stack.pop()]
-        out.append(sec.sec_id)
-        stack.extend(reversed(sec.children))
-    return out
 
 
 def range_cost(cost: ReadCost, start: int, end: int, shown: Collection[int]) -> int:

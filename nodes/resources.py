@@ -18,10 +18,10 @@ graph creates the collection it names.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
@@ -40,6 +40,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: the run's context: the graphs inject the extractive policy (deepread.extractive), which
 #: sits above the nodes since it drives them through tool calls.
 DefaultModel = Callable[[Index, Any], BaseChatModel]
+
+
+@runtime_checkable
+class TurnReader(Protocol):
+    """A chat model that reads, beside the messages it is sent, the run's context and
+    the turn's state: the offline policy, whose calls are cut to the context's limits
+    and whose reads are chosen among the sections the turn's TOC lists (the state's
+    ``toc_sections``). :meth:`Resources.model` gives it both for each call."""
+
+    def for_turn(self, context: Any, state: Mapping[str, Any]) -> BaseChatModel: ...
+
 
 #: The leases the running node holds, by (store, collection): set by ``Resources.leasing``.
 _HELD: ContextVar[dict[Key, Index] | None] = ContextVar("deepread_leases", default=None)
@@ -64,7 +75,7 @@ def opener(store: str, collection: str, *, create: bool) -> Callable[[], Index]:
             if collection not in known:
                 # Neither the other collections nor the store are named: the error is
                 # the thread's, which a served client reads, and on a shared server the
-                # names are other users' and the location the operator's (issue 38).
+                # names are other users' and the location the operator's.
                 raise UnknownCollection(
                     f"collection {collection!r} does not exist (ingest documents into it first)"
                 )
@@ -147,21 +158,24 @@ class Resources:
 
     def scope(self, context) -> str:
         """Which collection ``context`` reads, as read-region memory names it
-        (:func:`~deepread.nodes.state.region_scope`), without opening it."""
+        (:func:`~deepread.nodes.read_memory.region_scope`), without opening it."""
         if self._index is not None:
             return index_scope(self._index)
         return region_scope(context.store or current_settings().store, context.collection)
 
-    def model(self, context) -> BaseChatModel:
-        """The policy's chat model: the one fixed at build time, the one the context
-        names, or — no model configured — the default the graph was built with (the
-        extractive policy, :func:`~deepread.extractive.policy.extractive_policy`), made
-        with the index it reads."""
+    def model(self, context, state: Mapping[str, Any] | None = None) -> BaseChatModel:
+        """The policy's chat model for a call of the turn whose ``state`` is given: the
+        one fixed at build time, the one the context names, or — no model configured —
+        the default the graph was built with (the extractive policy,
+        :func:`~deepread.extractive.policy.extractive_policy`), made with the index it
+        reads. A :class:`TurnReader` (the offline policy) is given the context and the
+        state."""
+        model = self._configured(context)
+        return model.for_turn(context, state or {}) if isinstance(model, TurnReader) else model
+
+    def _configured(self, context) -> BaseChatModel:
         if self._model is not None:
-            # A policy that cuts its own calls to the run's limits is given them (the
-            # offline policy: Context.max_query_chars, max_read_paragraphs).
-            within = getattr(self._model, "within", None)
-            return within(context) if callable(within) else self._model
+            return self._model
         if context.model:
             # The client's per-read timeout and its own retries (models/chat.py); the
             # total deadline of a response is the policy's (Context.model_timeout).

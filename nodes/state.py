@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Protocol, get_type_hints
+from typing import Annotated, Any, NotRequired, Protocol, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
@@ -41,6 +41,13 @@ class Citation(TypedDict):
     doc_id: int
     sec_id: int
     para_idx: int
+    #: Where the paragraph is in its source, for a UI to show it (its page images:
+    #: docs/deployment.md, "Page images"): rectangles ``[page, x0, top, x1, bottom]`` in
+    #: PDF points from the page's top-left corner, or the character range ``[start, end]``
+    #: of a source without pages; ``None`` when the store was written before places
+    #: were kept. Set by ``finalize`` (nodes/places.py).
+    boxes: NotRequired[list[list[float]] | None]
+    span: NotRequired[list[int] | None]
 
 
 class InputState(TypedDict, total=False):
@@ -107,14 +114,20 @@ class AgentState(InputState, OutputState, total=False):
     """Everything the nodes share."""
 
     toc: str
+    #: ``[doc_id, sec_id]`` of the sections the Directory Structure (``toc``) lists, in
+    #: its order: what a policy without an LLM chooses among, as data (the extractive
+    #: policy's TOC, :meth:`deepread.extractive.policy.ExtractiveChatModel.for_turn`).
+    toc_sections: list[list[int]]
     turn_start: int
     rounds: Annotated[int, PerTurn(int)]
-    #: The thread's read-region memory, keys ``scope/doc:sec`` (:func:`region_key`).
+    #: The thread's read-region memory, keys ``scope/doc:sec``
+    #: (:func:`~deepread.nodes.read_memory.region_key`).
     read_regions: Annotated[Regions, Checked(dict, merge_regions)]
     #: The version of each document (``scope/doc``) its read regions were shown from.
     read_versions: Annotated[dict[str, str], Checked(dict, merge_versions)]
-    #: The collection this turn reads (:func:`region_scope`), set by the ``toc`` node:
-    #: the part of ``read_regions`` the turn's nodes see (:func:`view`).
+    #: The collection this turn reads (:func:`~deepread.nodes.read_memory.region_scope`),
+    #: set by the ``toc`` node: the part of ``read_regions`` the turn's nodes see
+    #: (:func:`~deepread.nodes.read_memory.view`).
     scope: str
     # Bounded interaction space (nodes/model_input/space.py): whether the TOC is bounded, the
     # documents whose TOCs the prompt shows, and the space the current ``toc`` renders.

@@ -100,7 +100,7 @@ def make_toc(resources: Resources) -> AgentNode:
         context = runtime.context or Context()
         check_length(state, context)
         # The turn's collection: the part of the thread's read-region memory its nodes
-        # see (nodes/state.py: view).
+        # see (nodes/read_memory.py: view).
         fresh = fresh_turn(state)
         fresh["scope"] = scope = resources.scope(context)
         question = fresh["question"]
@@ -120,7 +120,7 @@ def make_toc(resources: Resources) -> AgentNode:
         # about (find_documents is on offer, nodes/tools/specs.py).
         library = len(documents) > 1
         bounded = rendered.max_level is not None and library
-        text = rendered.text
+        text, listed = rendered.text, rendered.sections
         if bounded:
             # Collapsing would hide most sections of every document: show the documents
             # the question names (else those retrieval ranks highest) in full instead,
@@ -133,10 +133,11 @@ def make_toc(resources: Resources) -> AgentNode:
                     ]
                 )
             )
-            text = render_space(documents, space, context.toc_budget)
+            text, listed = render_space(documents, space, context.toc_budget)
         return {
             **fresh,
             "toc": text,
+            "toc_sections": [list(key) for key in listed],
             "bounded": bounded,
             "space": space,
             "toc_space": space,

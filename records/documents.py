@@ -14,6 +14,11 @@ from typing import Any
 from deepread.records.errors import CoordinateError
 
 ParagraphKind = str  # "text" | "list_item" | "table" | "figure" | "code" | "caption" | "image"
+#: A rectangle of a PDF page: ``(page, x0, top, x1, bottom)`` — page 1-based, PDF points
+#: from the top-left corner of the page as shown (deepread.corpus.parsing.places).
+Box = tuple[int, float, float, float, float]
+#: Characters ``start`` up to (not including) ``end`` of a source's text.
+Span = tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,13 +36,27 @@ class Paragraph:
     caption: str | None = None
     label: str | None = None
     image: str | None = None
+    #: Where it is in its source, kept at ingest: a PDF paragraph's rectangles on its
+    #: pages (:data:`Box`; a table's: its rows; ``()`` for a source without pages), and
+    #: for other sources its character range in the source's text (:data:`Span`). Both
+    #: ``None``: stored before places were kept (``deepread ingest --force`` adds them).
+    boxes: tuple[Box, ...] | None = None
+    span: Span | None = None
 
     @property
     def coord(self) -> tuple[int, int, int]:
         return (self.doc_id, self.sec_id, self.para_idx)
 
+    @property
+    def placed(self) -> bool:
+        """Whether the store knows where the paragraph is (see ``boxes``)."""
+        return self.boxes is not None or self.span is not None
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["boxes"] = None if self.boxes is None else [list(b) for b in self.boxes]
+        data["span"] = None if self.span is None else list(self.span)
+        return data
 
 
 @dataclass(slots=True)
@@ -112,8 +131,8 @@ class Card:
 
     def describe(self, max_sections: int = 6) -> str:
         """The card after the title, one line: ``file=… | kind, period | pages=N |
-        sections: A; B; C`` (at most ``max_sections`` of them; 0: no sections part — it
-        read "sections: ; +1 more" in a TOC's document line, issue 36)."""
+        sections: A; B; C`` (at most ``max_sections`` of them; 0: no sections part, not
+        "sections: ; +1 more" in a TOC's document line)."""
         parts = [f"file={self.file}"]
         what = ", ".join(p for p in (self.kind, self.period) if p and p not in self.title)
         if what:
@@ -199,16 +218,22 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """A ranked retrieval hit (Algorithm 1, line 9): a coordinate and its score."""
+    """A ranked retrieval hit (Algorithm 1, line 9): a coordinate and its score, and
+    where the paragraph is in its source (:attr:`Paragraph.boxes`, :attr:`Paragraph.span`)."""
 
     doc_id: int
     sec_id: int
     para_idx: int
     score: float
+    boxes: tuple[Box, ...] | None = None
+    span: Span | None = None
 
     @property
     def coord(self) -> tuple[int, int, int]:
         return (self.doc_id, self.sec_id, self.para_idx)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["boxes"] = None if self.boxes is None else [list(b) for b in self.boxes]
+        data["span"] = None if self.span is None else list(self.span)
+        return data

@@ -18,11 +18,22 @@ class TransientStoreError(StoreError):
     answered 5xx, timed out or dropped the connection (the graph's nodes retry it)."""
 
 
+class StoreBusy(StoreError):
+    """An embedded store held by a process that does not answer (stopped, say) nor let
+    go of it within the wait: it may pass, and the message names that process."""
+
+
 class UsageError(ValueError):
     """A request that cannot be served as asked (an unknown name, a value out of range,
     an empty query): the caller's to fix; the message says what is allowed. A
     ``ValueError``, so callers that caught that still do; the command line maps this
     class, not every ``ValueError``, to exit code 2."""
+
+
+class PlaceError(UsageError):
+    """A cited passage that cannot be shown as asked: stored before places were kept,
+    its source file gone or changed since ingest, a page the file does not have, a
+    drawing past its bounds. The message says why and what to do; nothing was written."""
 
 
 class CoordinateError(KeyError):

@@ -12,6 +12,7 @@ whole or not at all), and :meth:`Backend.insert` never overwrites a point that e
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -38,15 +39,7 @@ class ScoredPayload:
 
 
 class Backend(Protocol):
-    """What :class:`deepread.stores.collection.Collection` needs from an engine.
-
-    ``opener``: for an engine one process holds exclusively (the embedded one), an id of
-    this opening — a lease written under another opener belongs to a process that has
-    let go of the store, so it is dead whatever its time says; ``None`` for a server,
-    where only a lease's time tells.
-    """
-
-    opener: str | None
+    """What :class:`deepread.stores.collection.Collection` needs from an engine."""
 
     def exists(self) -> bool: ...
     def create(self, dim: int) -> None: ...
@@ -75,9 +68,20 @@ class Backend(Protocol):
         candidates: int,
     ) -> list[ScoredPayload]: ...
     def optimize(self) -> None: ...
+    def writing(self) -> AbstractContextManager[None]:
+        """One document's write at a time where the engine can say so (the embedded one,
+        across the machine's processes); elsewhere the write protocol alone keeps
+        concurrent writers apart."""
+        ...
+
     def release(self) -> None:
         """Let go of the engine while idle (the embedded one's lock); the next call
         takes it again."""
+        ...
+
+    def leave(self) -> None:
+        """The process ends now without closing: hand over what other processes rely on
+        (the embedded engine, when this process answers others' calls)."""
         ...
 
     def close(self) -> None: ...

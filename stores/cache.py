@@ -2,7 +2,7 @@
 summaries, OCR pages), so re-ingesting a document never pays for the same call twice.
 
 One SQLite file, ``<sidecar dir>/enrich-cache.sqlite`` (beside the store, see
-:func:`deepread.stores.location.sidecar_dir`), one table keyed by
+:func:`deepread.records.locations.sidecar_dir`), one table keyed by
 ``(kind, model, content sha256)``. It is safe to share between the parse thread and the
 main thread (one connection, one lock) and between processes (SQLite's own locking).
 """

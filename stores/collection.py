@@ -21,6 +21,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,10 @@ def _stored(doc: Document) -> dict[str, Any]:
 
 
 def _paragraph(payload: dict[str, Any]) -> Paragraph:
+    """The paragraph a point's payload holds; ``boxes`` and ``span`` ``None`` when it was
+    written before places were kept (the payload has no ``boxes``)."""
+    boxes = payload.get("boxes")
+    span = payload.get("span")
     return Paragraph(
         doc_id=payload["doc_id"],
         sec_id=payload["sec_id"],
@@ -80,6 +85,10 @@ def _paragraph(payload: dict[str, Any]) -> Paragraph:
         caption=payload.get("caption"),
         label=payload.get("label"),
         image=payload.get("image"),
+        boxes=None
+        if boxes is None
+        else tuple((int(b[0]), float(b[1]), float(b[2]), float(b[3]), float(b[4])) for b in boxes),
+        span=None if span is None else (int(span[0]), int(span[1])),
     )
 
 
@@ -313,22 +322,23 @@ class Collection:
         meanwhile); :class:`~deepread.stores.writers.WriteConflict` if the document is
         being written."""
         source = storable(source)
-        lease = self.writers.acquire_doc(doc_id, f"document {doc_id}")
-        try:
-            if self.writers.map_source(source, doc_id) != doc_id:
-                return None
-            row = self.backend.get([lease.point])[0]
-            old = Document.from_dict(row["document"])
-            doc = replace(old, source=source)
-            held = Match(ids=(lease.point,), equals={"writer": lease.token})
-            self.backend.set_payload(held, {"source": source, "document": _stored(doc)})
-            if self.backend.count(replace(held, equals=held.equals | {"source": source})) != 1:
-                raise self.writers.lost(lease)
-            self.backend.delete(
-                Match(equals={"record": KIND_SOURCE, "doc_id": doc_id, "source": old.source})
-            )
-        finally:
-            self.writers.release(lease)
+        with self.backend.writing():
+            lease = self.writers.acquire_doc(doc_id, f"document {doc_id}")
+            try:
+                if self.writers.map_source(source, doc_id) != doc_id:
+                    return None
+                row = self.backend.get([lease.point])[0]
+                old = Document.from_dict(row["document"])
+                doc = replace(old, source=source)
+                held = Match(ids=(lease.point,), equals={"writer": lease.token})
+                self.backend.set_payload(held, {"source": source, "document": _stored(doc)})
+                if self.backend.count(replace(held, equals=held.equals | {"source": source})) != 1:
+                    raise self.writers.lost(lease)
+                self.backend.delete(
+                    Match(equals={"record": KIND_SOURCE, "doc_id": doc_id, "source": old.source})
+                )
+            finally:
+                self.writers.release(lease)
         self.writers.changed()
         self._remember(doc, committed_version(row))
         return doc
@@ -368,23 +378,24 @@ class Collection:
         text_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in search_texts or ())
         self.backend.ensure_space(len(paragraphs) + 2, dim, text_bytes, f"storing {source}")
         self._ensure_created(dim)
-        lease = self.writers.acquire(source)
-        try:
-            doc = Document(
-                doc_id=lease.doc_id,
-                title=title,
-                source=source,
-                sections=sections,
-                content_hash=content_hash,
-                front=front,
-            )
-            self._write(lease, paragraphs, vectors, search_texts)
-            self.writers.commit(lease, {"source": source, "document": _stored(doc)})
-        except (Exception, KeyboardInterrupt) as exc:  # (Ctrl-C too: the process lives)
-            _undo(self.writers, lease, exc)
-            raise
-        self._remember(doc, lease.token)
-        self.writers.publish(lease)
+        with self.backend.writing():
+            lease = self.writers.acquire(source)
+            try:
+                doc = Document(
+                    doc_id=lease.doc_id,
+                    title=title,
+                    source=source,
+                    sections=sections,
+                    content_hash=content_hash,
+                    front=front,
+                )
+                self._write(lease, paragraphs, vectors, search_texts)
+                self.writers.commit(lease, {"source": source, "document": _stored(doc)})
+            except (Exception, KeyboardInterrupt) as exc:  # (Ctrl-C too: the process lives)
+                _undo(self.writers, lease, exc)
+                raise
+            self._remember(doc, lease.token)
+            self.writers.publish(lease)
         return doc
 
     def _write(
@@ -414,6 +425,11 @@ class Collection:
                             "caption": p.caption,
                             "label": p.label,
                             "image": p.image,
+                            # where it is in its source: [] and a span for sources
+                            # without pages, so a payload without "boxes" is one
+                            # written before places were kept
+                            "boxes": [list(b) for b in p.boxes or ()],
+                            "span": list(p.span) if p.span is not None else None,
                             "version": lease.token,
                             "live": 0,
                         },
@@ -434,14 +450,15 @@ class Collection:
         paragraphs go, its source mapping, then the point: a process killed midway
         leaves a marked point with a dead lease, which :meth:`repair` finishes deleting.
         """
-        doc = self.document(doc_id)
-        lease = self.writers.acquire_doc(doc_id, f"document {doc_id} ({doc.source})")
-        try:
-            self.writers.delete(lease)
-        except (Exception, KeyboardInterrupt) as exc:  # (Ctrl-C too: the process lives)
-            _undo(self.writers, lease, exc)
-            raise
-        self._remember(doc, None)
+        with self.backend.writing():
+            doc = self.document(doc_id)
+            lease = self.writers.acquire_doc(doc_id, f"document {doc_id} ({doc.source})")
+            try:
+                self.writers.delete(lease)
+            except (Exception, KeyboardInterrupt) as exc:  # (Ctrl-C too: the process lives)
+                _undo(self.writers, lease, exc)
+                raise
+            self._remember(doc, None)
 
     def repair(self) -> None:
         """Finish or roll back the writes and removals of dead processes (killed, or
@@ -510,7 +527,8 @@ class Collection:
                     stale += 1
                     continue
                 para = _paragraph(s.payload)
-                out.append((Hit(para.doc_id, para.sec_id, para.para_idx, s.score), para))
+                hit = Hit(para.doc_id, para.sec_id, para.para_idx, s.score, para.boxes, para.span)
+                out.append((hit, para))
             if not stale or len(scored) < limit:
                 break
             limit += stale
@@ -526,10 +544,20 @@ class Collection:
         version = self._version(doc_id)
         return self.backend.count(version_paragraphs(doc_id, version)) if version else 0
 
+    def writing(self) -> AbstractContextManager[None]:
+        """One document's write at a time (:meth:`Backend.writing`): hold it across a look
+        at what is stored and the write that depends on it, so that two processes
+        storing one file end as if one had run after the other."""
+        return self.backend.writing()
+
     def release(self) -> None:
         """Let go of the engine while idle (:meth:`Backend.release`); what this reader
         knows of the documents is kept, and checked against the store on the next read."""
         self.backend.release()
+
+    def leave(self) -> None:
+        """The process ends now without closing (:meth:`Backend.leave`)."""
+        self.backend.leave()
 
     def close(self) -> None:
         self.backend.close()
@@ -559,3 +587,8 @@ def _ranges(ids: list[int]) -> str:
         else:
             parts.append(str(i))
     return ", ".join(parts)
+
+
+#: The paragraph a point's payload holds, for what reads raw points itself (a bench script
+#: rebuilding a library from another's points).
+paragraph_of = _paragraph

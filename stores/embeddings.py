@@ -8,6 +8,7 @@ environment (``DEEPREAD_EMBEDDINGS``) is read by :mod:`deepread.environment.sett
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -54,9 +55,12 @@ class LocalEmbeddings(Embeddings):
         self._model = local_model() if threads is None else LocalModel(threads)
 
     def load(self) -> None:
-        """Load the model now rather than at the first text embedded (an ingest loads
-        it beside its first parse)."""
+        """Load the model now rather than at the first text embedded."""
         self._model.load()
+
+    def load_beside(self) -> threading.Thread:
+        """Load the model in a thread (:meth:`LocalModel.load_beside`; join it)."""
+        return self._model.load_beside()
 
     def tokenizer(self) -> Any:
         """The model's WordPiece tokenizer (:meth:`LocalModel.tokenizer`)."""

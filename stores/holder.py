@@ -1,12 +1,14 @@
-"""Which process holds an embedded collection: a note beside it, for the ones that wait.
+"""Which process holds an embedded collection: a note beside it, for the others.
 
-The embedded engine lets one process at a time open a collection; the others wait for it
-(:mod:`deepread.stores.edge`). Waiting in silence would look like a hang, and "another
-process" does not tell a person which terminal to look at, so the holder writes a note —
-``collections/.NAME.holder``: its pid and its command (``deepread chat``, ``langgraph
-dev``) — right after it opens the collection, and removes it before it lets go. The
-note is advisory: the engine's own lock decides who holds the collection; a note whose
-process is gone (killed) is ignored.
+The embedded engine lets one process at a time open a collection (:mod:`deepread.stores.
+edge`); the others send their calls to it (:mod:`deepread.stores.relay`). The holder
+writes a note — ``collections/.NAME.holder``: its pid, its command (``deepread chat``,
+``langgraph dev``) and the address it answers on — right after it opens the collection
+and starts answering, and removes it before it lets go. The others read the note to
+reach the holder, and to say whom they wait for when it cannot answer ("held by
+deepread chat (pid N)": "another process" does not tell a person which terminal to look
+at). The note only informs: the engine lock decides who holds the collection; a note
+whose process is gone (killed) is ignored.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,30}")
 class Holder:
     pid: int
     command: str
+    #: Where the holder answers other processes' calls (None: it does not).
+    relay: str | None = None
 
     def describe(self) -> str:
         return f"{self.command} (pid {self.pid})"
@@ -46,13 +50,15 @@ def this_command(argv: list[str] | None = None) -> str:
     return f"{name} {first}" if first else name
 
 
-def write_note(collection: Path) -> None:
-    """Say that this process holds ``collection`` (best effort: the note only informs)."""
+def write_note(collection: Path, relay: str | None = None) -> None:
+    """Say that this process holds ``collection`` and answers on ``relay`` (best effort:
+    without a note the others cannot reach it, and wait for it to let go)."""
     note = note_path(collection)
     temporary = note.with_name(f"{note.name}.{os.getpid()}")
     try:
         temporary.write_text(
-            json.dumps({"pid": os.getpid(), "command": this_command()}), encoding="utf-8"
+            json.dumps({"pid": os.getpid(), "command": this_command(), "relay": relay}),
+            encoding="utf-8",
         )
         os.replace(temporary, note)  # whole or not at all, for a reader at any moment
     except OSError:
@@ -62,7 +68,8 @@ def write_note(collection: Path) -> None:
 def remove_note(collection: Path) -> None:
     """Take this process's note away (before letting go: the next holder writes its own)."""
     note = note_path(collection)
-    if holder_of(collection, live_only=False) == Holder(os.getpid(), this_command()):
+    holder = holder_of(collection, live_only=False)
+    if holder is not None and holder.pid == os.getpid():
         note.unlink(missing_ok=True)
 
 
@@ -71,7 +78,10 @@ def holder_of(collection: Path, *, live_only: bool = True) -> Holder | None:
     its process still runs)."""
     try:
         data = json.loads(note_path(collection).read_text(encoding="utf-8"))
-        holder = Holder(int(data["pid"]), str(data["command"]))
+        relay = data.get("relay") if isinstance(data, dict) else None
+        holder = Holder(
+            int(data["pid"]), str(data["command"]), relay if isinstance(relay, str) else None
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if live_only and not process_running(holder.pid):

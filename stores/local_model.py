@@ -11,7 +11,7 @@ Kept apart from :mod:`deepread.stores.embeddings`, which gives this model LangCh
 ``Embeddings`` face and so imports LangChain (~0.3-0.8 s, most of ``langchain_core``):
 a command that only reads a collection checks it was built with this model by its name,
 ``deepread search`` embeds its query with :func:`local_model`, and the common-words
-list reads this tokenizer's vocabulary, none of them importing LangChain (issue 36).
+list reads this tokenizer's vocabulary, none of them importing LangChain.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def names_local(spec: str | None) -> bool:
     return (spec or "").strip() in ("", "local", LOCAL_MODEL_ID)
 
 
-_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 _BATCH_TOKENS = 1024  # padded tokens per batch (measured: fastest and smallest here)
 _MAX_BATCH = 64
 
@@ -98,11 +98,14 @@ class LocalModel:
 
     dim = 384
 
-    def __init__(self, threads: int | None = None) -> None:
+    def __init__(self, threads: int | None = None, max_tokens: int = MAX_TOKENS) -> None:
+        """``max_tokens``: where a text is cut (the model's own 256; fewer to measure
+        what a cheaper cut would cost, ``bench/cheaper_vectors.py``)."""
         # The model loads on first use, not here: opening an index to list its documents
-        # or read a section embeds nothing, and loading cost those commands ~0.4-1.4 s
-        # (issue 36). The lock makes threads that embed at once load it once.
+        # or read a section embeds nothing, and loading cost those commands ~0.4-1.4 s.
+        # The lock makes threads that embed at once load it once.
         self._threads = threads
+        self._max_tokens = max_tokens
         self._loading = threading.Lock()
         self._loaded: tuple[Any, Any, set[str]] | None = None
 
@@ -111,9 +114,31 @@ class LocalModel:
         it beside its first parse)."""
         self._model()
 
+    def load_beside(self) -> threading.Thread:
+        """Start loading the model in a thread (a failure is raised again by the first
+        embedding, under the same lock): a command that will embed loads it while it
+        opens the store. Join the thread before the process ends — onnxruntime aborts
+        a process that ends while a session is being built."""
+
+        def load() -> None:
+            try:
+                self._model()
+            except Exception:  # raised again, as the command's error, by its first embedding
+                return
+
+        thread = threading.Thread(target=load, name="deepread-load-model", daemon=True)
+        thread.start()
+        return thread
+
     def tokenizer(self) -> Any:
         """The model's WordPiece tokenizer (``tokenizers.Tokenizer``, cut at 256 tokens)."""
         return self._model()[0]
+
+    def session(self) -> tuple[Any, set[str]]:
+        """The ONNX session and the names of its inputs, for measuring the model's own
+        outputs (``bench/cheaper_vectors.py``: its output for each vocabulary token)."""
+        _, session, inputs = self._model()
+        return session, inputs
 
     def _model(self) -> tuple[Any, Any, set[str]]:
         """The tokenizer, the ONNX session and its input names, loaded once."""
@@ -132,7 +157,7 @@ class LocalModel:
 
         model, tokenizer_file = _model_files()
         tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        tokenizer.enable_truncation(max_length=self._max_tokens)
         tokenizer.no_padding()  # batches are padded here, to their own longest text
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

@@ -7,7 +7,7 @@ One Qdrant collection per deepread collection holds four kinds of points:
 * one ``document`` point per ``doc_id`` (no vectors): its source, the committed
   ``document`` record (title, content hash, section tree — the TOC is read from these)
   and the ``version`` whose paragraphs are that record's, plus the write lease
-  (``writer``, ``lease``, ``opener``) while a process writes it;
+  (``writer``, ``lease``, ``machine``) while a process writes it;
 * one ``source`` point per source path (no vectors): which ``doc_id`` the path is —
   inserted only if absent, so two processes can never give one file two documents;
 * one ``collection`` point (id 0): which embedding model built the vectors, and a

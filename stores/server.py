@@ -21,7 +21,7 @@ through one leader, so replicas apply them in one order.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
 
 import httpx
@@ -89,7 +89,6 @@ class ServerBackend:
     ) -> None:
         self.url = url
         self.name = collection_name
-        self.opener: str | None = None  # many processes share a server: leases expire by time
         self._api_key = api_key
         self._timeout = timeout
         self._version_checked = False
@@ -338,6 +337,14 @@ class ServerBackend:
         if mode == "hybrid":  # fused here, as the embedded engine does (stores/fusion.py)
             return fused(search, limit, candidates)
         return ordered(search(mode, limit + TIE_MARGIN), limit)
+
+    def leave(self) -> None:
+        """Nothing to hand over: the server stays."""
+
+    def writing(self) -> AbstractContextManager[None]:
+        """Nothing to take: writers on many machines are kept apart by the write
+        protocol (stores/writers.py) alone."""
+        return nullcontext()
 
     def optimize(self) -> None:
         """Nothing to do: the server's own optimizer builds indexes in the background."""

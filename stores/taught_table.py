@@ -1,18 +1,18 @@
 """A static table taught by the local model: a paragraph's vector as the mean of its tokens'
 rows, the rows fitted so that this mean lands where MiniLM puts the paragraph.
 
-Embedding is what a long ingest spends its time on (~88 %, issue 34): the int8 MiniLM
+Embedding is what a long ingest spends its time on (~88 %): the int8 MiniLM
 runs ~5,500 tokens/s on two cores, ~7 pages/s of filings. A static table embeds ~100×
 faster — but a table *distilled* from single tokens (model2vec's method) lost 0.09 of
-hybrid hit@10 on filings (benchmarks §22): a token alone is not what the model makes of
+hybrid hit@10 on filings (docs/benchmarks.md): a token alone is not what the model makes of
 it in a sentence. Fitted instead, as tokenlearn does, to the model's own vectors of real
 paragraphs, the table lands near them (cosine ~0.86 on filings it never saw) and ranks the
-gold page about as the model does (benchmarks §30). It is a linear least-squares problem:
+gold page about as the model does (docs/benchmarks.md). It is a linear least-squares problem:
 find rows ``W`` (one per vocabulary token) minimising ``‖X W − Y‖² + λ‖W‖²``, where a row
 of ``X`` is a paragraph's token counts over its length and ``Y`` the model's vectors,
 solved by conjugate gradients in numpy — no download, no new dependency.
 
-What a table knows is what its sample held, so it says what it does not know (issue 50):
+What a table knows is what its sample held, so it says what it does not know:
 
 - a token is *taught* only when :data:`MIN_TEXTS` texts of the sample hold it (a row fitted
   to one paragraph is that paragraph, not the word);
@@ -25,7 +25,7 @@ What a table knows is what its sample held, so it says what it does not know (is
   a text of stop-words, or of words the sample never held, goes to the model. So no row of
   a stop-word can carry a vector, whatever the sample was. The vector itself stays the
   plain mean of the taught tokens' rows: weighting the mean too fitted the model worse
-  (cosine 0.734 against 0.773 on filings it was not taught from, benchmarks §33).
+  (cosine 0.734 against 0.773 on filings it was not taught from, docs/benchmarks.md).
 
 Teaching is bounded whatever the text: at most :data:`MAX_PAIRS` (text, token) pairs are
 fitted (20,000 paragraphs of filings hold ~0.9 M; 20,000 of 128 random tokens 2.6 M, then
@@ -158,7 +158,7 @@ def _solve(bags: _Bags, y: np.ndarray, ridge: float, rounds: int) -> np.ndarray:
     # Conjugate gradients, each column its own system solved side by side (one matrix, so
     # one pair of sparse products a round serves them all), preconditioned by the normal
     # matrix's diagonal: a common token's equation is ~10⁴× a rare one's, and scaled each
-    # to its own the rounds needed fall several-fold (measured, §30).
+    # to its own the rounds needed fall several-fold (measured).
     diagonal = (bags.squares + ridge)[:, None].astype(np.float32)
     r = bags.tdot(y)
     w = np.zeros_like(r)

@@ -14,8 +14,9 @@ point whole or not at all. No lock outside the store, no clock shared between ho
   same new file at once, one maps it; the other gives its claim back and meets the
   winner's lease (:class:`WriteConflict`, "the other writer is told").
 * **One writer per document at a time.** The document point holds the *lease*:
-  ``writer`` (a token unique to this write, which also names the version it writes),
-  ``lease`` (the wall-clock time it ends, in ms) and ``opener`` (see below). It is taken
+  ``writer`` (a token unique to this write, which also names the version it writes,
+  and its process), ``lease`` (the wall-clock time it ends, in ms) and ``machine``
+  (where that process runs; see below). It is taken
   by a conditional update (free, or held by a dead writer) and renewed before every
   batch of paragraphs; the commit is a conditional update that applies only while the
   token still holds the lease. A writer that lost its lease (it was too slow, and a
@@ -25,21 +26,20 @@ point whole or not at all. No lock outside the store, no clock shared between ho
 * **Ids no other write can use.** A write's paragraphs get ids made from its token
   (:func:`~deepread.stores.schema.paragraph_point_id`): a writer that lost its lease and
   goes on writing only adds invisible garbage, never overwrites a live writer's points.
-* **Repair touches only the dead.** A lease is dead when its time has passed — or, on the
-  embedded engine, which one process holds at a time, when it was taken under another
-  opening of the store (that process let go of the engine's lock, so it is gone) — or,
-  on a server, when it was taken on this very machine (the same boot, the same pid
-  namespace: :func:`machine_tag`) by a process that no longer exists: ``kill -9`` of an
-  ingest, then the same command at once, finishes the killed document instead of
-  waiting out its lease (it used to fail it: "being written by another writer… its
-  lease ends in 29 s"). A pid reused since only makes the lease look alive (the old
-  wait); a writer on another machine is judged by time alone. Repair
-  takes a dead lease over and finishes what its writer left: a commit is published, an
-  unfinished removal finished, an uncommitted claim given back. Invisible paragraphs of a
-  version that is neither committed nor its document's lease holder are garbage: they
-  are found by a scroll, and *then* the document point is read, so a write that started
-  in between is the holder and is spared. Deletions name versions explicitly, never
-  "everything but": a version once superseded is never committed again.
+* **Repair touches only the dead.** A lease is dead when its time has passed — or when it
+  was taken on this very machine (the same boot, the same pid namespace:
+  :func:`machine_tag`) by a process that no longer exists: ``kill -9`` of an ingest, then
+  the same command at once, finishes the killed document instead of waiting out its
+  lease. A pid reused since only makes the lease look alive (the wait for its time); a
+  writer on another machine is judged by time alone. The embedded engine and a server
+  are judged alike: on the embedded one too, any process may be a writer (it writes
+  through the engine's holder, :mod:`deepread.stores.relay`). Repair takes a dead lease
+  over and finishes what its writer left: a commit is published, an unfinished removal
+  finished, an uncommitted claim given back. Invisible paragraphs of a version that is
+  neither committed nor its document's lease holder are garbage: they are found by a
+  scroll, and *then* the document point is read, so a write that started in between is
+  the holder and is spared. Deletions name versions explicitly, never "everything but":
+  a version once superseded is never committed again.
 
 Clocks only decide *when* a lease counts as dead. A clock that jumps ahead makes a
 repair take a live writer's lease: that writer then fails its document, nothing mixes.
@@ -92,7 +92,6 @@ _HOLDER_FIELDS = (
     "source",
     "writer",
     "lease",
-    "opener",
     "machine",
     "deleting",
     "version",
@@ -207,7 +206,6 @@ class Writers:
         return {
             "writer": token,
             "lease": self.now_ms() + int(self.lease_s * 1000),
-            "opener": self.backend.opener,
             "machine": machine_tag() or None,
         }
 
@@ -215,8 +213,6 @@ class Writers:
         """Whether the lease on a document point belongs to a writer that is gone."""
         if not row.get("writer"):
             return False
-        if self.backend.opener is not None and row.get("opener") != self.backend.opener:
-            return True  # taken under another opening of a store one process holds
         if self._gone_from_here(row):
             return True
         return int(row.get("lease") or 0) <= now_ms
@@ -233,11 +229,7 @@ class Writers:
 
     def _busy(self, what: str, row: dict[str, Any], outcome: str) -> WriteConflict:
         left = (int(row.get("lease") or 0) - self.now_ms()) / 1000
-        gone = (
-            f"; if that process is gone, its lease ends in {max(left, 0):.0f} s: run again then"
-            if self.backend.opener is None
-            else ""
-        )
+        gone = f"; if that process is gone, its lease ends in {max(left, 0):.0f} s: run again then"
         return WriteConflict(
             f"{what} is being written by another writer (process "
             f"{_who(str(row.get('writer')))}) right now; {outcome}{gone}"
@@ -265,9 +257,7 @@ class Writers:
             raise self._busy(what, row, outcome)
         if not holder:
             condition = Match(ids=(point,), empty=("writer",))
-        elif (
-            self.backend.opener is not None and row.get("opener") != self.backend.opener
-        ) or self._gone_from_here(row):
+        elif self._gone_from_here(row):
             # its process is gone: only while that write still holds it (a token no one
             # else renews), whatever its time says
             condition = Match(ids=(point,), equals={"writer": holder})
@@ -300,6 +290,7 @@ class Writers:
     def release(self, lease: Lease) -> None:
         self.backend.set_payload(
             self._if_held(lease),
+            # ("opener": a field leases of older stores carry)
             {"writer": None, "lease": None, "opener": None, "machine": None, "previous": None},
         )
 

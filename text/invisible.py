@@ -2,7 +2,7 @@
 
 A zero-width space inside "AC\\u200bME" or a Hangul filler (U+3164, a *letter* that
 renders as nothing) lets two names that look the same differ, or a name look empty: an
-impostor's file or title passes for another's (issue 38). What is here:
+impostor's file or title passes for another's. What is here:
 
 * :data:`INVISIBLE` — the format characters (Unicode category Cf: zero-width space,
   non-joiner and joiner, word joiner, byte order mark, the bidi controls, tags…) and the

@@ -12,8 +12,8 @@ What a *reader* is shown of a table (:func:`shown_text`, :func:`table_rows`) is 
 one line each, cells between " | ", a cell left empty where a column holds something in
 another row: a table stays whole and in its columns, at about half the tokens of its
 HTML (a filing's tables are a third of its tokens; as HTML, 152 of 3,498 tables in 26
-filings were over a 1,100-token read and could be shown by no read at all, as rows 13 —
-docs/benchmarks.md §32). The store keeps the HTML.
+filings were over a 1,100-token read and could be shown by no read at all, as rows 13:
+docs/benchmarks.md). The store keeps the HTML.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ The coverage reranker (:mod:`deepread.stores.rerank`), the extractive policy's q
 choice (:mod:`deepread.extractive.policy`), evidence notes and the sufficiency check all
 ask "which of the question's words does this text hold?". They used to carry three
 copies with slightly different stop lists and stemming; one definition keeps their
-verdicts consistent (the reranker's was kept: its recall is the measured default, see
-docs/benchmarks.md §3).
+verdicts consistent (the reranker's, whose recall is the measured default,
+docs/benchmarks.md).
 
 Words are runs of ASCII letters, digits and ``_`` — so ``sort_keys`` and ``__get__`` stay
 whole, as identifiers in documentation must.

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from deepread.corpus.library.titles import NAME_CAPTION
 from deepread.corpus.parsing import Structured
+from deepread.profiles import PROFILES
 from deepread.records.documents import FrontMatter, Paragraph
 from deepread.text.markup import plain_table
 
@@ -63,7 +63,7 @@ def _first_pages(paragraphs: list[Paragraph]) -> list[Paragraph]:
 
 
 def _names_registrant(paragraphs: list[Paragraph]) -> bool:
-    return any(NAME_CAPTION.search(line) for line in _lines(paragraphs))
+    return any(PROFILES.says_name(line) for line in _lines(paragraphs))
 
 
 def _form_cover(chosen: list[Paragraph], pages: list[list[Paragraph]]) -> list[Paragraph]:

@@ -74,10 +74,34 @@ def read_blocks(path: str | Path) -> ParsedDocument:
     return _reader(suffix)(path)
 
 
+def place_text_blocks(path: Path, parsed: ParsedDocument) -> None:
+    """Give the blocks of a source without pages their character ranges in its text
+    (:mod:`deepread.corpus.parsing.places`); a PDF's blocks have their lines already."""
+    if path.suffix.lower() == ".pdf":
+        return
+    import zipfile
+
+    from lxml import etree
+
+    from deepread.corpus.parsing.places import find_spans
+    from deepread.corpus.parsing.source_text import source_text
+
+    try:
+        source = source_text(path)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, etree.XMLSyntaxError):
+        return  # read once already: a source that cannot be read twice keeps no ranges
+    texts = [b.text for b in parsed.blocks]
+    for block, span in zip(
+        parsed.blocks, find_spans(source.text, texts, markup=source.markup), strict=True
+    ):
+        block.span = span
+
+
 def parse_file(path: str | Path) -> Structured:
     """Parse ``path`` into sections and paragraphs; ``ParseError`` says why not."""
     path = Path(path)
     parsed = read_blocks(path)
+    place_text_blocks(path, parsed)
     structured = build_structure(parsed, fallback_title=path.stem)
     if not structured.paragraphs:
         raise ParseError(path, "no text content found")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from deepread.corpus.parsing.places import LineBox, Span
+
 BlockKind = Literal["heading", "text", "list_item", "table", "figure", "code", "caption", "image"]
 
 
@@ -21,7 +23,9 @@ class Block:
     ``kind == "heading"`` blocks open sections and carry ``level`` (1 = top). Every
     other kind becomes one paragraph. Tables carry HTML in ``text``. Tables and figures
     may carry their ``caption``, its ``label`` ("Table 3") and, for figures, the
-    ``image`` path (see :mod:`deepread.corpus.parsing.figures`).
+    ``image`` path (see :mod:`deepread.corpus.parsing.figures`). Where the block is in
+    its source (:mod:`deepread.corpus.parsing.places`): a PDF block's ``lines`` on their
+    pages (a table's: its rows), any other block's ``span`` of the source's text.
     """
 
     kind: BlockKind
@@ -31,6 +35,8 @@ class Block:
     caption: str | None = None
     label: str | None = None
     image: str | None = None
+    lines: tuple[LineBox, ...] = ()
+    span: Span | None = None
 
 
 @dataclass(slots=True)

@@ -36,6 +36,7 @@ from pathlib import Path
 from lxml.html import HtmlElement
 
 from deepread.corpus.parsing.blocks import Block
+from deepread.corpus.parsing.places import Span
 
 _CAPTION = re.compile(
     r"^\s*(?P<word>figure|fig\.?|table|tab\.)\s*(?P<num>[A-Z]?\d+(?:[.\-]\d+)*[a-z]?)"
@@ -255,7 +256,16 @@ def _absorb(target: Block, caption: Block) -> Block:
         caption=text,
         label=caption_label(text),
         image=target.image,
+        lines=caption.lines + target.lines if target.kind == "table" else target.lines,
+        span=_joined_span(caption.span, target.span),
     )
+
+
+def _joined_span(a: Span | None, b: Span | None) -> Span | None:
+    """The range covering both ``a`` and ``b`` (a caption and what it captions)."""
+    if a is None or b is None:
+        return a or b
+    return (min(a[0], b[0]), max(a[1], b[1]))
 
 
 def attach_captions(blocks: list[Block]) -> list[Block]:
@@ -278,7 +288,17 @@ def attach_captions(blocks: list[Block]) -> list[Block]:
             label = caption_label(near.text) if near.kind in ("text", "caption") else None
             if label and label.startswith(want):
                 kind = "figure" if block.kind == "image" else block.kind
-                out[i] = _absorb(Block(kind, block.text, page=block.page, image=block.image), near)
+                out[i] = _absorb(
+                    Block(
+                        kind,
+                        block.text,
+                        page=block.page,
+                        image=block.image,
+                        lines=block.lines,
+                        span=block.span,
+                    ),
+                    near,
+                )
                 used.add(j)
                 break
     result = []
@@ -300,8 +320,17 @@ def pdf_captions(blocks: list[Block]) -> list[Block]:
             out.append(block)
         elif label.startswith("Figure"):
             out.append(
-                Block("figure", block.text, page=block.page, caption=block.text, label=label)
+                Block(
+                    "figure",
+                    block.text,
+                    page=block.page,
+                    caption=block.text,
+                    label=label,
+                    lines=block.lines,
+                )
             )
         else:
-            out.append(Block("caption", block.text, page=block.page, label=label))
+            out.append(
+                Block("caption", block.text, page=block.page, label=label, lines=block.lines)
+            )
     return out

@@ -25,7 +25,7 @@ from deepread.corpus.parsing.figures import (
     resolve_markers,
 )
 from deepread.corpus.parsing.html_chunks import CHUNK_CHARS, html_chunks
-from deepread.corpus.parsing.text import decode_by_bytes
+from deepread.corpus.parsing.text import decode_markup
 from deepread.corpus.parsing.unstructured_setup import partitioner
 from deepread.text.hygiene import storable
 
@@ -223,13 +223,7 @@ def partition_html_text(markup: str, path: Path) -> ParsedDocument:
 
 def read_html(path: Path) -> ParsedDocument:
     """Blocks of an HTML page, its title from the first h1 or ``<title>``."""
-    raw = path.read_bytes()
-    markup = decode_by_bytes(raw)
-    if markup is None:
-        try:
-            markup = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            markup = raw.decode("latin-1")  # HTML without a charset: never lose the text
+    markup = decode_markup(path)
     if not markup.strip():
         raise ParseError(path, "the file is empty")
     try:

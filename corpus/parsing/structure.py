@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 
 from deepread.corpus.parsing.blocks import Block, ParsedDocument
+from deepread.corpus.parsing.places import Box, Span, cut_lines, cut_span, merge_runs
 from deepread.records.documents import Paragraph, Section
 from deepread.text.clip import clip
 from deepread.text.markup import shown_text
@@ -84,11 +85,48 @@ def _split_blocks(blocks: list[Block]) -> list[Block]:
         if block.kind in ("heading", "table", "figure") or len(block.text) <= MAX_PARAGRAPH_CHARS:
             out.append(block)
             continue
+        pieces = split_long(block.text, code=block.kind == "code")
+        lengths = [len(p) for p in pieces]
+        lines = cut_lines(block.lines, lengths)
+        spans = cut_span(block.span, lengths)
         out.extend(
-            Block(block.kind, piece, page=block.page)
-            for piece in split_long(block.text, code=block.kind == "code")
+            Block(
+                block.kind,
+                piece,
+                page=next((ln.page for ln in piece_lines), block.page),
+                lines=piece_lines,
+                span=span,
+            )
+            for piece, piece_lines, span in zip(pieces, lines, spans, strict=True)
         )
     return out
+
+
+def _joined(spans: list[Span | None]) -> Span | None:
+    """The range from the first of ``spans`` to the last (None: none is known)."""
+    known = [s for s in spans if s is not None]
+    return (min(s[0] for s in known), max(s[1] for s in known)) if known else None
+
+
+def _place(block: Block, heads: list[Block]) -> tuple[tuple[Box, ...], Span | None]:
+    """Where the paragraph of ``block`` is: its own lines (a table's rows) and those of the
+    headings read since the last paragraph, right above it — a prose paragraph's text
+    begins with them, and a statement's table is shown with its title and column heads
+    (the nearest :data:`MAX_HEADER_LINES`, on its first page or the page before it).
+    A source without pages: its range, from a prose paragraph's headings on."""
+    first = block.lines[0].page if block.lines else None
+    near = [
+        h
+        for h in heads[-MAX_HEADER_LINES:]
+        if first is not None and h.lines and first - 1 <= h.lines[-1].page <= first
+    ]
+    boxes = merge_runs([ln for h in near for ln in h.lines]) + merge_runs(
+        block.lines, rows=block.kind == "table"
+    )
+    span = block.span
+    if span is not None and block.kind in _TAKES_HEADING and heads:
+        span = _joined([*(h.span for h in heads[-MAX_HEADER_LINES:]), span])
+    return boxes, span
 
 
 @dataclass(slots=True)
@@ -124,6 +162,7 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
     stack: list[Section] = [sections[0]]  # open ancestors, levels strictly increasing
     current = sections[0]
     pending: list[str] = []  # headings not yet put before a paragraph
+    heads: list[Block] = []  # their blocks (where they are, for the paragraph's place)
     last_heading: Block | None = None
     for block in _split_blocks(parsed.blocks):
         if block.kind == "heading":
@@ -139,8 +178,11 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
             stack.append(current)
             if block.text.strip():
                 pending.append(block.text)
+                heads.append(block)
                 last_heading = block
             continue
+        boxes, span = _place(block, heads)
+        heads.clear()
         paragraphs.append(
             Paragraph(
                 doc_id=0,
@@ -152,6 +194,8 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                 caption=block.caption,
                 label=block.label,
                 image=block.image,
+                boxes=boxes,
+                span=span,
             )
         )
         current.n_para += 1
@@ -170,6 +214,8 @@ def build_structure(parsed: ParsedDocument, fallback_title: str) -> Structured:
                     text=piece,
                     kind="text",
                     page=last_heading.page if last_heading else None,
+                    boxes=merge_runs([ln for h in heads for ln in h.lines]),
+                    span=_joined([h.span for h in heads]),
                 )
             )
             current.n_para += 1

@@ -90,6 +90,19 @@ def decode_text(path: Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def decode_markup(path: Path) -> str:
+    """An HTML file as text: by its BOM, else UTF-16 without one, else UTF-8, else
+    Latin-1 (HTML without a charset: never lose the text)."""
+    raw = path.read_bytes()
+    markup = decode_by_bytes(raw)
+    if markup is None:
+        try:
+            markup = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            markup = raw.decode("latin-1")
+    return markup
+
+
 def read_text(path: Path) -> ParsedDocument:
     """Paragraphs of a plain-text file."""
     text = decode_text(path)

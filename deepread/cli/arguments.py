@@ -41,7 +41,7 @@ MINIMUMS: dict[str, tuple[str, int]] = {
 MAXIMUM = 2**63 - 1
 #: Arguments that name files: kept as the bytes the system gave (a file name need not
 #: be valid UTF-8); every other text argument is decoded and cleaned.
-PATH_ARGUMENTS = frozenset({"paths", "store", "out", "dataset", "checkpointer"})
+PATH_ARGUMENTS = frozenset({"paths", "store", "out", "dataset", "checkpointer", "show"})
 
 
 def doc_ids(text: str) -> list[int]:

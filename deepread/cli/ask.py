@@ -14,6 +14,7 @@ from typing import Any
 
 from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE, emit, fail, open_index, store_of
+from deepread.cli.show import add_drawing_options, show_cited
 from deepread.cli.turn import TurnPrinter, run_turn
 from deepread.terminal import say
 
@@ -44,6 +45,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument(
         "--thread", default=None, help="continue this conversation (its read regions included)"
     )
+    p.add_argument(
+        "--show",
+        default=None,
+        metavar="DIR",
+        help="write each citation's page image, the passage highlighted, into DIR",
+    )
+    add_drawing_options(p)
     p.set_defaults(func=cmd_ask)
 
 
@@ -85,7 +93,7 @@ def opening_line(args: argparse.Namespace, context: Any, thread: str, documents:
     """``ask``'s first line: the collection asked (its documents counted, those in scope
     named), the model that answers and the thread — shown once the store is open, before
     the agent graph is imported and built (~1-2 s: LangGraph, LangChain), so the person
-    who asked learns within a moment what is being asked of what (issue 36)."""
+    who asked learns within a moment what is being asked of what."""
     count = f"{len(documents)} document{'s' if len(documents) != 1 else ''}"
     ids = ", ".join(map(str, args.doc or []))
     scope = (
@@ -143,6 +151,8 @@ def answer(args: argparse.Namespace, idx: Any, context: Any, thread: str) -> int
         fail(exc)
         return EXIT_USAGE
     output["thread_id"] = thread
+    if args.show is not None:
+        output["shown"] = show_cited(args, idx, output.get("citations") or [])
     if args.json:
         emit(output)
     else:

@@ -18,10 +18,13 @@ a script can drive a conversation; with ``--json`` each answer is one JSON docum
 its own line (JSON lines: the outputs of ``ask --json``), and so are ``/new`` and ``/docs``.
 
 The chat holds the store only while it works: before each prompt it lets go of the
-embedded engine (``Index.release``), and the next question or ``/docs`` opens it again
-(~0.1-0.3 s), so ``deepread ask``, ``docs`` or ``ingest`` run beside a chat waiting for
-its next line. A question asked while another process holds the store waits for it
-(``DEEPREAD_STORE_WAIT``, saying which process it waits for).
+embedded engine (``Index.release``), and the next question or ``/docs`` takes it again,
+or reaches the process that holds it (an ingest, say: stores/edge.py), so ``deepread
+ask``, ``docs`` or ``ingest`` run beside a chat waiting for its next line and the chat
+answers beside them. A chat never quits over a busy store: where the holder does not
+answer (stopped with Ctrl-Z, say), the question waits — said once, naming the holder —
+and is answered when the store can be read; Ctrl-C gives the prompt back. Any other
+store failure is said and the chat goes on. Its thread id is printed on every exit.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import argparse
 import contextlib
 import signal
 import sys
+import time
 import uuid
 from typing import Any
 
@@ -44,6 +48,7 @@ from deepread.cli.common import (
     store_of,
 )
 from deepread.cli.turn import TurnPrinter, run_turn
+from deepread.records.summary import document_summary
 from deepread.terminal import say
 
 COMMANDS = {
@@ -125,7 +130,8 @@ class Chat:
             else:
                 say(f"new conversation (thread {self.thread})", err=True)
         elif name == "/docs":
-            self.docs(rest)
+            if self.reach_store():
+                self.docs(rest)
         elif name == "/help":
             for key, text in COMMANDS.items():
                 say(f"  {key:<6} {text}", err=True)
@@ -159,13 +165,7 @@ class Chat:
             emit(
                 {
                     "documents": [
-                        {
-                            "doc_id": d.doc_id,
-                            "title": d.title,
-                            "source": d.source,
-                            "paragraphs": d.n_para,
-                            "in_scope": scope is None or d.doc_id in scope,
-                        }
+                        document_summary(d) | {"in_scope": scope is None or d.doc_id in scope}
                         for d in docs
                     ]
                 },
@@ -182,11 +182,46 @@ class Chat:
                 err=True,
             )
 
+    def reach_store(self) -> bool:
+        """Wait until the store can be read (a holder that does not answer may resume or
+        end): said once, naming it; False when Ctrl-C gave the prompt back, or the store
+        failed otherwise (said)."""
+        from deepread.interrupts import Interrupted, interruptible
+        from deepread.records.errors import StoreBusy, StoreError
+
+        said = False
+        try:
+            with interruptible():
+                while True:
+                    try:
+                        self.index.documents()
+                        return True
+                    except StoreBusy as exc:
+                        if not said:
+                            say(
+                                f"waiting for the store: {exc}. Your question is kept and "
+                                "answered when the store can be read; Ctrl-C gives the "
+                                "prompt back",
+                                err=True,
+                            )
+                            said = True
+                        time.sleep(1.0)
+        except Interrupted as exc:
+            if exc.signum != signal.SIGINT:
+                raise
+            say("(interrupted: the question was not asked)", err=True)
+        except StoreError as exc:
+            fail(exc)
+        return False
+
     def ask(self, question: str) -> bool:
         """One question on the thread, False when the model failed; Ctrl-C stops it and
         the thread stays as it was."""
         from deepread.interrupts import Interrupted, interruptible
+        from deepread.records.errors import StoreError
 
+        if not self.reach_store():
+            return True
         self.args.doc = self.documents
         context = make_context(self.args)
         printer = TurnPrinter(show=not self.args.json)
@@ -203,12 +238,32 @@ class Chat:
         if self.args.json:  # one JSON document per answer: JSON lines
             emit(output | {"thread_id": self.thread}, line=True)
             return output.get("stop_reason") != "error"
-        print_citations(output, {d.doc_id: d for d in self.index.documents()})
+        try:
+            titles = {d.doc_id: d for d in self.index.documents()}
+        except StoreError:
+            titles = {}  # the citations are printed without their titles
+        print_citations(output, titles)
         if output.get("stop_reason") == "error":
             fail(output.get("error"))
             return False
         say("", err=True)
         return True
+
+
+def open_waiting(args: argparse.Namespace) -> Any:
+    """:func:`open_index`, waiting while the store's holder does not answer (said once;
+    Ctrl-C ends the command as usual)."""
+    from deepread.records.errors import StoreBusy
+
+    said = False
+    while True:
+        try:
+            return open_index(args)
+        except StoreBusy as exc:
+            if not said:
+                say(f"waiting for the store: {exc}", err=True)
+                said = True
+            time.sleep(1.0)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -222,7 +277,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     failed = False
     require_collection(store_of(args), args.collection)  # never created by a chat
     checkpoints = sidecar_dir(store_of(args)) / "checkpoints.sqlite"
-    idx = open_index(args)
+    idx = open_waiting(args)
+    chat: Chat | None = None
     try:
         if not idx.documents():
             fail(f"collection {args.collection!r} is empty; run deepread ingest first")
@@ -250,14 +306,15 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 if not clean_query(text).strip():
                     continue
                 failed = not chat.ask(text) or failed
-            say(
-                f"[thread {chat.thread} — continue with deepread chat --thread {chat.thread}]",
-                err=True,
-            )
     except CheckpointerError as exc:
         fail(exc)
         return EXIT_USAGE
     finally:
+        if chat is not None:  # however the chat ends: the way back to its conversation
+            say(
+                f"[thread {chat.thread} — continue with deepread chat --thread {chat.thread}]",
+                err=True,
+            )
         idx.close()
     # A script driving the chat learns that some answer failed (each said why).
     return EXIT_MODEL if failed else EXIT_OK

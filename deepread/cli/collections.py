@@ -55,7 +55,8 @@ def known_collections(store: str) -> list[str]:
 
 
 def require_collection(store: str, name: str) -> None:
-    """A :class:`UsageError` unless ``name`` exists in ``store`` (nothing is created)."""
+    """A :class:`~deepread.records.errors.UsageError` unless ``name`` exists in
+    ``store`` (nothing is created)."""
     from deepread.records.errors import UsageError
     from deepread.records.locations import check_collection_name
 

@@ -48,7 +48,7 @@ def default_model(name: str) -> str | None:
     return current().context_defaults.get(name) or None
 
 
-def open_index(args: argparse.Namespace, collection: str | None = None):
+def open_index(args: argparse.Namespace, collection: str | None = None, **options: Any):
     """The ``deepread.Index`` the command's options name (imported lazily: fast --help).
 
     None for ``--embeddings`` / ``--rerank`` lets ``Index.open`` take
@@ -62,21 +62,25 @@ def open_index(args: argparse.Namespace, collection: str | None = None):
         collection=collection or args.collection,
         embeddings=getattr(args, "embeddings", None),
         reranker=getattr(args, "rerank", None),
+        **options,
     )
 
 
 @contextmanager
-def reading_index(args: argparse.Namespace, collection: str | None = None) -> Iterator[Any]:
+def reading_index(
+    args: argparse.Namespace, collection: str | None = None, **options: Any
+) -> Iterator[Any]:
     """:func:`open_index` for a command that only reads (``docs``, ``toc``, ``search``,
     ``read``, ``collections``), closed after the block — except in the ``deepread``
     process itself, which ends right after the command (:func:`deepread.cli.main.main`
     leaves with ``os._exit``): closing the embedded engine syncs each of its memory maps
-    and joins its threads, ~0.25 s of a 0.5 s command (issue 36), while the end of the
+    and joins its threads, ~0.25 s of a 0.5 s command, while the end of the
     process releases its lock as surely, and a killed process loses no acknowledged
-    write (the engine's write-ahead log) — so nothing is lost by not closing."""
-    idx = open_index(args, collection)
+    write (the engine's write-ahead log) — so nothing is lost by not closing. (An index
+    that answers other processes' calls hands them over first: ``Index.leave``.)"""
+    idx = open_index(args, collection, **options)
     if getattr(args, "ends_process", False):
-        args.left_open = True
+        args.left_open = idx
         yield idx
         return
     with idx:
@@ -84,6 +88,7 @@ def reading_index(args: argparse.Namespace, collection: str | None = None) -> It
 
 
 def paragraph_json(p) -> dict[str, Any]:
+    place = p.to_dict()
     return {
         "doc_id": p.doc_id,
         "sec_id": p.sec_id,
@@ -91,6 +96,11 @@ def paragraph_json(p) -> dict[str, Any]:
         "text": p.text,
         "kind": p.kind,
         "page": p.page,
+        # where it is in its source: rectangles [page, x0, top, x1, bottom] on its
+        # pages, or its character range in the source's text (None: stored before
+        # places were kept)
+        "boxes": place["boxes"],
+        "span": place["span"],
     }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from deepread.cli.common import EXIT_OK, emit, reading_index
+from deepread.records.summary import document_summary
 from deepread.terminal import say
 
 
@@ -37,14 +38,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
         emit(
             {
                 "documents": [
-                    {
-                        "doc_id": d.doc_id,
-                        "title": d.title,
-                        "source": d.source,
-                        "paragraphs": d.n_para,
-                        "tokens": d.n_tok,
-                        "card": d.card.to_dict() if d.card else None,
-                    }
+                    document_summary(d) | {"card": d.card.to_dict() if d.card else None}
                     for d in docs
                 ]
             }

@@ -5,8 +5,12 @@ all, pages/s and the time left (from pages: filings run from 20 to 400 pages;
 :mod:`deepread.corpus.ingest_pace`), and the file at work with, inside a long PDF, the
 page its embedding reached (``embedding report.pdf p. 45/112``): the embedding of a
 300-page filing takes a minute, and a line that only counted files would sit still
-through it. Without a terminal each file's outcome is one line on stderr ending with the
-same figures; ``--json`` prints one document at the end and nothing else on stdout.
+through it. Files and pages done never go back; the time left comes from the pace of the
+last minutes (:mod:`deepread.corpus.ingest_pace`). Without a terminal each file's
+outcome is one line on stderr ending with the same figures, and a line at least every
+:data:`HEARTBEAT_S` seconds says what is at work meanwhile; ``--json`` prints one
+document at the end and nothing else on stdout. The first line names the store and
+collection written to.
 
 Interrupted (Ctrl-C, SIGTERM: exit 130 / 143), the last line says how many files are in
 — each whole — and that the same command again finishes the rest; killed outright
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+import time
 from pathlib import Path
 
 from deepread.cli.common import (
@@ -28,7 +33,9 @@ from deepread.cli.common import (
     emit,
     fail,
     open_index,
+    store_of,
 )
+from deepread.records.summary import document_summary
 from deepread.terminal import say, terminal_text
 
 
@@ -88,6 +95,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(func=cmd_ingest)
 
 
+#: Without a terminal, the longest a long step goes without a line (a log reader must
+#: tell a working ingest from a hung one).
+HEARTBEAT_S = 10.0
+
+
 class IngestProgress:
     """The ``progress(event, path, done, total)`` callback of ``Index.ingest_report``:
     files done of all, pages done of all, pages/s and time left
@@ -115,10 +127,27 @@ class IngestProgress:
         )
         self._doing = ""  # what the live line says of the file at work
         self._lock = threading.Lock()  # page events come from the embedding loop
+        self._said = time.monotonic()  # when a line was last printed without a terminal
+        self._closed = threading.Event()
+        if not quiet and self.bar.disable:
+            threading.Thread(target=self._heartbeat, name="deepread-progress", daemon=True).start()
 
     def __call__(self, event: str, path: Path, done: int, total: int) -> None:
         with self._lock:
             self._event(event, path, done, total)
+
+    def _heartbeat(self) -> None:
+        """Without a terminal: a line whenever :data:`HEARTBEAT_S` seconds passed without
+        one — what is at work, and where the run stands."""
+        while not self._closed.wait(1.0):
+            with self._lock:
+                if time.monotonic() - self._said < HEARTBEAT_S or not self._doing:
+                    continue
+                self._line(f"{'working':>7} {self._doing}  [{self.pace.summary()}]")
+
+    def _line(self, text: str) -> None:
+        print(terminal_text(text), file=sys.stderr, flush=True)
+        self._said = time.monotonic()
 
     def _event(self, event: str, path: Path, done: int, total: int) -> None:
         name = terminal_text(path.name)
@@ -127,10 +156,12 @@ class IngestProgress:
             self.counts[event] += 1
         if event == "page":  # inside one document: done of total pages embedded
             self._doing = f"embedding {name} p. {done}/{total}"
-        elif event == "parsing":
-            self._doing = f"parsing {name}"
-        elif event == "parsed":
+        elif event == "embedding":  # the document whose embedding begins now
             self._doing = f"embedding {name}"
+        elif event == "parsing" and not self._doing:
+            # (the file awaited from the parsers; once embedding has begun, the line
+            # names the file being embedded, not the next one parsed)
+            self._doing = f"parsing {name}"
         elif event in ("stored", "failed", "skip", "same"):
             self._doing = f"{event} {name}"
         if event == "optimize":
@@ -153,13 +184,10 @@ class IngestProgress:
             self.bar.set_description_str(f"{self.pace.summary()} · {self._doing}", refresh=True)
         elif not self.quiet and event in ("stored", "failed", "skip", "same"):
             # a line per file, for a log: its outcome, then where the whole run stands
-            print(
-                terminal_text(f"{event:>7} {path}  [{self.pace.summary()}]"),
-                file=sys.stderr,
-                flush=True,
-            )
+            self._line(f"{event:>7} {path}  [{self.pace.summary()}]")
 
     def close(self) -> None:
+        self._closed.set()
         self.bar.close()
 
 
@@ -197,6 +225,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     # The files once, for the pages they weigh (progress) and the parsers worth starting.
     found, _ = expand_paths(args.paths)
     progress = IngestProgress(args.collection, found, quiet=args.json)
+    where = f"collection {args.collection!r} of the store {store_of(args)}"
+    if not args.json:
+        say(f"ingesting {len(found)} file{'' if len(found) == 1 else 's'} into {where}", err=True)
     try:
         result = idx.ingest_report(
             args.paths,
@@ -227,16 +258,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         emit(
             {
                 "documents": [
-                    {
-                        "doc_id": d.doc_id,
-                        "source": d.source,
-                        "title": d.title,
-                        "sections": len(d.sections),
-                        "paragraphs": d.n_para,
-                        "tokens": d.n_tok,
-                        "unchanged": d in result.skipped,
-                    }
-                    for d in docs
+                    document_summary(d) | {"unchanged": d in result.skipped} for d in docs
                 ],
                 "duplicates": [
                     {"path": c.path, "doc_id": c.document.doc_id, "source": c.document.source}
@@ -263,7 +285,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         copies = f"{n} {'copy' if n == 1 else 'copies'}, " if n else ""
         say(
             f"{len(result.documents)} stored, {len(result.skipped)} unchanged, {copies}"
-            f"{len(result.failures)} failed (collection {args.collection!r})",
+            f"{len(result.failures)} failed ({where})",
             err=True,
         )
     if not docs and not result.failures and not result.duplicates:

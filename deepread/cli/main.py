@@ -39,9 +39,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         interrupted = as_interrupted(exc)
         fail("interrupted")
         code = interrupted.exit_code
-    if getattr(args, "left_open", False):
+    left_open = getattr(args, "left_open", None)
+    if left_open is not None:
         # The command only read and left its index open (common.reading_index): end
-        # here, without the interpreter's teardown closing the engine (~0.25 s).
+        # here, without the interpreter's teardown closing the engine (~0.25 s) — but
+        # not under another process's call that this one is answering.
+        try:
+            left_open.leave()
+        except Exception as exc:  # the command's work is done: say so, and end as planned
+            fail(f"handing the store over to the processes it served failed: {exc}")
         for stream in (sys.stdout, sys.stderr):
             # a reader that went away (`| head`) ends it quietly, as run() treats it
             with contextlib.suppress(BrokenPipeError):
@@ -53,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 #: deepread's expected failures (module, class) mapped to exit 2: a usage error, a bad
 #: coordinate or setting. Named, not imported: a module a command never loaded cannot
 #: have raised its error, and importing them all (the chat-model and checkpointer
-#: modules among them) cost every command ~1 s before it started (issue 36).
+#: modules among them) cost every command ~1 s before it started.
 USAGE_ERRORS = (
     ("deepread.records.errors", "UsageError"),
     ("deepread.records.errors", "CoordinateError"),

@@ -16,8 +16,8 @@ def register(sub: argparse._SubParsersAction, location: argparse.ArgumentParser)
     p = sub.add_parser(
         "mcp",
         parents=[location],
-        help="serve retrieve, read_section and "
-        "toc to MCP clients over stdio (pip install 'deepread[mcp]')",
+        help="serve retrieve, read_section, toc and find_documents to MCP clients over "
+        "stdio (pip install 'deepread[mcp]')",
         description=DESCRIPTION,
     )
     add_arguments(p)

@@ -19,6 +19,8 @@ from deepread.cli import (
     ingest,
     mcp,
     reading,
+    serve,
+    show,
 )
 from deepread.cli.arguments import Parser
 
@@ -74,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     reading.register(sub, common)
     ask.register(sub, common)
     chat.register(sub, common)
+    show.register(sub, common)
+    serve.register(sub, common)
     collections.register(sub, common, Parser(add_help=False, parents=[location, output]))
     evaluation.register(sub, common)
     mcp.register(sub, location)

@@ -12,7 +12,9 @@ import argparse
 from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import (
     EXIT_OK,
+    EXIT_USAGE,
     emit,
+    fail,
     paragraph_json,
     print_paragraphs,
     reading_index,
@@ -84,7 +86,7 @@ def cmd_toc(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with reading_index(args) as idx:
+    with reading_index(args, searching=args.mode != "bm25") as idx:
         result = idx.search(
             args.query, k=args.k, window=tuple(args.window), doc_id=args.doc, mode=args.mode
         )
@@ -107,6 +109,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_read(args: argparse.Namespace) -> int:
     with reading_index(args) as idx:
         got = idx.read(args.doc_id, args.sec_id, args.start, args.end)
+        n_para = idx.document(args.doc_id).sections[args.sec_id].n_para
+        if n_para and args.start > n_para - 1:
+            # past the section's end: an empty "range 50..0" read as success hid the
+            # mistake (a section without paragraphs of its own is read as empty)
+            fail(
+                f"section [{args.sec_id}] of document {args.doc_id} has paragraphs "
+                f"0-{n_para - 1}: {args.start}..{args.end} is past its end"
+            )
+            return EXIT_USAGE
     if args.json:
         emit(
             {

@@ -86,6 +86,18 @@ class TurnPrinter:
         say(answer)
 
 
+def stream_turn(graph: Any, question: str, config: dict[str, Any], context: Any) -> Any:
+    """The graph's ``updates`` and ``messages`` events for one question, checkpointed
+    once at its end (see :func:`run_turn`)."""
+    return graph.stream(
+        {"question": question},
+        config,
+        context=context,
+        stream_mode=["updates", "messages"],
+        durability="exit",
+    )
+
+
 def run_turn(
     graph: Any, question: str, config: dict[str, Any], context: Any, printer: TurnPrinter
 ) -> dict[str, Any]:
@@ -98,13 +110,7 @@ def run_turn(
     question stopped halfway leaves the thread as it was before it.
     """
     output: dict[str, Any] = {}
-    for mode, chunk in graph.stream(
-        {"question": question},
-        config,
-        context=context,
-        stream_mode=["updates", "messages"],
-        durability="exit",
-    ):
+    for mode, chunk in stream_turn(graph, question, config, context):
         if mode == "messages":
             printer.token(*chunk)
             continue

@@ -1,6 +1,6 @@
 """Benchmark scoring: evidence as FinanceBench and SyllabusQA define it, on what was shown.
 
-The definitions are the ones the issue's held-out judge uses (issue 11, deliverable 5):
+The definitions are the ones the benchmarks' held-out judge uses:
 
 - *shown*: the paragraphs in the run's read-region memory — retrieve hits, read_section
   ranges and the sufficiency check's extra read alike — in reading order;
@@ -13,8 +13,8 @@ The definitions are the ones the issue's held-out judge uses (issue 11, delivera
   gets less than the agent had;
 - *abstained*: the run ended with ``stop_reason == "no_evidence"``;
 - *own document read*: something of the question's own document was shown — what a
-  question asked of a whole library (``deepread eval --library``) must achieve first
-  (issue 25); by construction when the run is scoped to that document and shows
+  question asked of a whole library (``deepread eval --library``) must achieve first;
+  by construction when the run is scoped to that document and shows
   anything.
 
 A question's evidence read and gold page shown are the shares of its evidence items

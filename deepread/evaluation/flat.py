@@ -17,7 +17,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepread.corpus.index import Index
 from deepread.evaluation.modes import ModeSpec
-from deepread.extractive.policy import NOTICE
+from deepread.extractive.composer import NOTICE
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.records.documents import Paragraph
 from deepread.text.clip import clip

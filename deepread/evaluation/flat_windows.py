@@ -1,6 +1,6 @@
 """The benchmarks' flat baseline: each PDF's PDFium text layer in overlapping word windows.
 
-Definition (issue 11, shared with its held-out judge): each PDF's PDFium text layer is
+Definition (shared with the benchmarks' held-out judge): each PDF's PDFium text layer is
 cut into 200-word windows every 100 words, written as one ``.txt`` per PDF (one window
 per paragraph, blank lines between, as ``shared/tools/evidence_probe.py`` writes them)
 and ingested into a collection of its own, ``<collection>__flatpdf200``, so windows are

@@ -459,7 +459,7 @@ def _finished(
     """Whether ``record`` answers ``q`` as it now is, with ``settings``, without a model
     error: a resumed run skips it. An item whose question or gold (answer, evidence,
     document) changed under the same id is answered again — the old answer was to
-    another question, or is scored against another gold (issue 38)."""
+    another question, or is scored against another gold."""
     return (
         record is not None
         and record.get("settings") == settings

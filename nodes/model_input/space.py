@@ -20,6 +20,7 @@ and says which documents' TOCs are shown.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from deepread.corpus.framing import escape, title_text
 from deepread.corpus.index import Index
@@ -51,7 +52,15 @@ def initial_space(index: Index, question: str, scope: Sequence[int] | None) -> l
     return list(dict.fromkeys(h.doc_id for h in hits))[:INITIAL_DOCUMENTS]
 
 
-def render_space(documents: Sequence[Document], space: Sequence[int], budget: int) -> str:
+class RenderedSpace(NamedTuple):
+    """The prompt's bounded space: its text, and ``(doc_id, sec_id)`` of the sections
+    its TOCs list, in order (:attr:`deepread.corpus.toc_text.RenderedToc.sections`)."""
+
+    text: str
+    sections: tuple[tuple[int, int], ...]
+
+
+def render_space(documents: Sequence[Document], space: Sequence[int], budget: int) -> RenderedSpace:
     """Document list plus the TOCs of the documents in ``space``, within ``budget``."""
     by_id = {d.doc_id: d for d in documents}
     lines = [
@@ -81,6 +90,6 @@ def render_space(documents: Sequence[Document], space: Sequence[int], budget: in
     )
     head = "\n".join(lines)
     if not shown:
-        return head
+        return RenderedSpace(head, ())
     rendered = render_toc(shown, max(0, budget - count_tokens(head)))
-    return f"{head}\n\n{rendered.text}".rstrip()
+    return RenderedSpace(f"{head}\n\n{rendered.text}".rstrip(), rendered.sections)

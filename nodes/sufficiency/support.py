@@ -8,8 +8,8 @@ runs them between the policy's answer and ``finalize``:
 
 1. **Check.** Every passage the answer quotes (``> …`` lines, "…" quotes of 20+
    characters) is verbatim in a cited paragraph (always so for the extractive policy),
-   and the cited paragraphs are about what the question asks (:func:`~deepread.nodes.
-   query.asked`: its questions, not the instructions around them): densely, the best
+   and the cited paragraphs are about what the question asks (:func:`~deepread.text.
+   questions.asked`: its questions, not the instructions around them): densely, the best
    cited paragraph's cosine similarity to it reaches ``support_threshold``
    (:func:`dense_support`, the local MiniLM model whatever the collection embeds with,
    so the threshold keeps its calibration) — ``unused_term_support`` instead when that
@@ -49,6 +49,7 @@ from langchain_core.messages import HumanMessage
 
 from deepread.corpus.framing import CLOSE, OPEN, escape, title_text
 from deepread.corpus.index import Index
+from deepread.corpus.vectors import local_vectors
 from deepread.models.chat import invoke_with_retry, message_text
 from deepread.nodes.read_memory import Regions, regions_of, was_read
 from deepread.nodes.read_plan import Sections, fit
@@ -166,8 +167,6 @@ def lexical_check(
 def dense_support(question: str, evidence: list[str]) -> float:
     """The best cosine similarity between what ``question`` asks and one of the
     ``evidence`` paragraphs (markup removed), by the local MiniLM model."""
-    from deepread.corpus.vectors import local_vectors
-
     texts = [plain(t) for t in evidence]
     texts = [t for t in texts if t]
     if not texts:
@@ -287,9 +286,9 @@ def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = ""
     :data:`ABSTENTION_PASSAGES` runs of neighbouring paragraphs of ``coords`` (the
     passages the draft quoted), each within :data:`ABSTENTION_CHARS`, each paragraph on
     its own line with its citation, the section named on the first: the person still
-    sees what was found and where (issue 35), and judges it, rather than a bare "no
-    evidence". (One paragraph of 240 characters a passage showed a quarter of the gold
-    text the draft had quoted: docs/benchmarks.md §31.)"""
+    sees what was found and where, and judges it, rather than a bare "no evidence"
+    (passages, not one paragraph of 240 characters each: a lone paragraph showed a
+    small part of what the draft had quoted)."""
     text = f"{label}\n\n{ABSTENTION}" if label else ABSTENTION
     lines: list[str] = []
     for run in _runs(coords)[:ABSTENTION_PASSAGES]:

@@ -14,11 +14,11 @@ A question word counts as *unused* when all of these hold:
    WordPiece vocabulary (shipped in ``stores/minilm/``) lists BERT's whole words in
    descending frequency over its training text (Wikipedia and books): "the" is entry
    1,996, "many" 2,116, "course" 2,607, "phone" 3,042, "lab" 6,845, "apron" is not in
-   it whole. Entries below :data:`COMMON_RANK` (the ~3,000 commonest words, after ~2,000
-   characters and reserved tokens) never count: how a question is phrased ("how many",
-   "worth", "need", "take", "held") and generic nouns ("course", "class", "students")
-   are not what a document is missing. A word is as common as the commoner of itself
-   and its crude stem ("exams" → "exam");
+   it whole. Entries below :data:`~deepread.corpus.common_words.COMMON_RANK` (the
+   ~3,000 commonest words, after ~2,000 characters and reserved tokens) never count:
+   how a question is phrased ("how many", "worth", "need", "take", "held") and generic
+   nouns ("course", "class", "students") are not what a document is missing. A word is
+   as common as the commoner of itself and its crude stem ("exams" → "exam");
 2. it is not a word naming a kind of document (:data:`DOCUMENT_KINDS`: "syllabus",
    "filing", "manual" …) — a question calling the document by its kind asks nothing
    the document lacks — nor a word about documents in general (the check's ``META_WORDS``);

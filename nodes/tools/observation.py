@@ -63,7 +63,9 @@ class ShownParagraph:
 
     @classmethod
     def of(cls, paragraph: Paragraph, repeat: bool) -> ShownParagraph:
-        return cls(**asdict(paragraph), repeat=repeat)
+        # (where it is on its page stays in the store: a tool message need not carry it)
+        row = {k: v for k, v in asdict(paragraph).items() if k in _ROW_FIELDS}
+        return cls(**row, repeat=repeat)
 
 
 _ROW_FIELDS = frozenset(f.name for f in fields(ShownParagraph))
@@ -98,7 +100,12 @@ class Observation:
         """Plain JSON data for ``ToolMessage.artifact`` — the only serialiser."""
         out: dict[str, Any] = {"paragraphs": [asdict(p) for p in self.paragraphs]}
         if self.hits is not None:
-            out["hits"] = [h.to_dict() for h in self.hits]
+            # coordinates and scores: where each paragraph is on its page is the store's
+            # to say when a citation is shown, not every tool message's to carry
+            out["hits"] = [
+                {"doc_id": h.doc_id, "sec_id": h.sec_id, "para_idx": h.para_idx, "score": h.score}
+                for h in self.hits
+            ]
         for name in ("sections", "range", "targets", "doc_id", "documents", "unheld", "error"):
             value = getattr(self, name)
             if value is not None:

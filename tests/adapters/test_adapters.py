@@ -53,7 +53,8 @@ def test_as_retriever_is_a_langchain_retriever_returning_paragraphs_with_coordin
             "title",
             "section",
             "kind",
-            "hit",
+            "score",
+            "paragraphs",
         } <= set(meta)
         [paragraph] = devset_index.read_section(
             meta["doc_id"], meta["sec_id"], meta["para_idx"], meta["para_idx"]
@@ -77,20 +78,19 @@ def test_retrieved_pdf_paragraphs_carry_their_page_and_html_ones_none(
     assert all(d.metadata["page"] is None for d in html)
 
 
-def test_the_retriever_window_adds_neighbours_inside_the_hit_section(
+def test_the_retriever_gives_k_documents_each_a_hit_with_its_window_as_one_passage(
     devset_index: deepread.Index,
 ) -> None:
-    docs = devset_index.as_retriever(k=1, window=(1, 1)).invoke(QUESTION)
+    docs = devset_index.as_retriever(k=3, window=(1, 1)).invoke(QUESTION)
 
-    hits = [d for d in docs if d.metadata["hit"]]
-    assert len(hits) == 1 and "score" in hits[0].metadata
-    hit = hits[0].metadata
-    assert {(d.metadata["doc_id"], d.metadata["sec_id"]) for d in docs} == {
-        (hit["doc_id"], hit["sec_id"])
-    }
-    assert [d.metadata["para_idx"] for d in docs] == list(
-        range(max(0, hit["para_idx"] - 1), max(0, hit["para_idx"] - 1) + len(docs))
-    )
+    assert len(docs) == 3
+    for doc in docs:
+        meta = doc.metadata
+        first, last = meta["paragraphs"]
+        assert first <= meta["para_idx"] <= last and last - first <= 2
+        read = devset_index.read_section(meta["doc_id"], meta["sec_id"], first, last)
+        assert doc.page_content == "\n\n".join(p.text for p in read)  # the passage, in order
+        assert isinstance(meta["score"], float)
 
 
 def test_the_retriever_searches_only_the_documents_named(devset_index: deepread.Index) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import deepread
+from deepread.stores.file_locks import EngineLock
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed (deepread[mcp])")
 
@@ -163,7 +164,9 @@ def wire(store: Path) -> dict[str, Any]:
     call to show the server still serves."""
     session = Wire(store)
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
-    answers: dict[str, Any] = {"init": session.ask(message(id=1, method="initialize", params=init))}
+    session.send(message(id=1, method="initialize", params=init))
+    # (its start — imports, the store opened — takes seconds more on a loaded machine)
+    answers: dict[str, Any] = {"init": session.reply(wait=120)}
     session.send(message(method="notifications/initialized"))
     lines = {
         "not json": b"this is not json",
@@ -249,3 +252,33 @@ def test_the_server_serves_on_after_bad_lines_and_exits_cleanly(wire) -> None:
     assert "(1) [0]" in wire["after"]["result"]["content"][0]["text"]
     code, stderr = wire["exit"]
     assert code == 0 and "Traceback" not in stderr
+
+
+def test_an_idle_mcp_server_holds_no_store_and_answers_after_others_used_it(store: Path) -> None:
+    session = Wire(store)
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    try:
+        session.send(message(id=1, method="initialize", params=init))
+        assert session.reply(wait=120) is not None  # (a loaded machine starts it slowly)
+        session.send(message(method="notifications/initialized"))
+        session.send(tool_call(2, "toc", {}))
+        assert session.reply(wait=120) is not None  # it has served a call
+
+        lock, deadline = EngineLock(store / "collections" / "json"), time.monotonic() + 30
+        while not lock.take():  # it lets go a second after its last call
+            assert time.monotonic() < deadline, "the idle server still holds the store"
+            time.sleep(0.2)
+        lock.release()
+        docs = subprocess.run(
+            [str(Path(sys.executable).with_name("deepread")), "docs", "--store", str(store),
+             "--collection", "json"],
+            capture_output=True, text=True, timeout=120, check=False,
+            env=os.environ | {"DEEPREAD_STORE_WAIT": "0"},
+        )  # fmt: skip
+        assert docs.returncode == 0, docs.stderr
+
+        session.send(tool_call(3, "retrieve", {"query": "sort_keys"}))
+        answer = session.reply(wait=120)
+        assert answer is not None and not answer["result"].get("isError"), answer
+    finally:
+        session.close()

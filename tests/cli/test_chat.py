@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.citations import coordinates
 from support.documents import SHAPES_MD
 from support.scripted import StreamingScriptedChatModel, ai, read_call
 
@@ -170,13 +171,15 @@ def test_json_gives_one_document_per_answer(store: Path, monkeypatch: pytest.Mon
     assert code == 0, err
     answer, docs = (json.loads(line) for line in out.getvalue().splitlines())
     assert answer["answer"] == "Cherries [1:2:2]."
-    assert answer["citations"] == [{"doc_id": 1, "sec_id": 2, "para_idx": 2}]
+    assert coordinates(answer["citations"]) == [{"doc_id": 1, "sec_id": 2, "para_idx": 2}]
     assert answer["thread_id"]
-    assert docs["documents"][0] | {"source": ""} == {
+    assert docs["documents"][0] | {"source": "", "tokens": 0} == {
         "doc_id": 1,
         "title": "Shapes",
         "source": "",
+        "sections": 5,
         "paragraphs": 7,
+        "tokens": 0,
         "in_scope": True,
     }
 
@@ -213,11 +216,15 @@ def test_bad_inputs_exit_with_the_readmes_codes(
     assert code == exit_code and says in err, err
 
 
-def test_a_store_in_use_exits_3(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with deepread.Index.open(store=store, collection="default"):
-        code, _, err = chat(monkeypatch, store, "Hello?\n")
+def test_a_chat_beside_an_index_holding_the_store_answers_through_it(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with deepread.Index.open(store=store, collection="default") as holder:
+        code, _, err = chat(monkeypatch, store, "How does json encode NaN?\n")
+        assert holder.collection.backend.held()  # the holder kept it throughout
 
-    assert code == 3 and "in use" in err
+    assert code == 0, err
+    assert "in use" not in err and "[thread " in err
 
 
 def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> None:

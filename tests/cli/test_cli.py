@@ -167,7 +167,9 @@ def test_search_json_has_ranked_hits_and_their_paragraphs(shapes_store: Path, ca
     assert data["query"] == "cherries"
     assert len(data["hits"]) == 2
     for hit in data["hits"]:
-        assert set(hit) == {"doc_id", "sec_id", "para_idx", "score"}
+        # with where the paragraph is in its source (an .md here: a character range)
+        assert set(hit) == {"doc_id", "sec_id", "para_idx", "score", "boxes", "span"}
+        assert hit["boxes"] == [] and len(hit["span"]) == 2
     scores = [h["score"] for h in data["hits"]]
     assert scores == sorted(scores, reverse=True)
     for para in data["paragraphs"]:
@@ -188,6 +190,13 @@ def test_read_json_clips_the_range_to_the_section(shapes_store: Path, capsys):
         "Delta paragraph about dates.",
         "Echo paragraph about elderberries.",
     ]
+
+
+def test_a_read_past_the_sections_end_exits_2_naming_its_size(shapes_store: Path, capsys):
+    code, out, err = run(capsys, "read", "1", "2", "50", "60", "--store", shapes_store)
+
+    assert code == 2 and out == ""
+    assert "section [2] of document 1 has paragraphs 0-4: 50..60 is past its end" in err
 
 
 def test_read_prints_a_table_as_its_rows_and_json_keeps_its_html(tmp_path: Path, capsys):

@@ -116,13 +116,14 @@ def test_kill_9_midway_then_the_same_command_ends_as_an_uninterrupted_ingest(
     assert [int(m["pages"]) for m in files] == [
         sum(weights[n] for n in sorted(weights)[: i + 1]) for i in range(5)
     ]
-    # the rate once this run has stored something, time left while pages remain
+    # the rate once this run has stored something (the time left once its pace has
+    # been seen for a while: tests/corpus/test_ingest_pace.py), none left at the end
     worked = [m for m in files if m["event"] == "stored"]
     assert all(m["rate"] for m in worked) and not worked[-1]["left"]
-    assert all(m["left"] for m in worked[:-1])
     skipped = sum(m["event"] == "skip" for m in files)
     assert again.stderr.strip().splitlines()[-1] == (
-        f"{5 - skipped} stored, {skipped} unchanged, 0 failed (collection 'default')"
+        f"{5 - skipped} stored, {skipped} unchanged, 0 failed (collection 'default' of "
+        f"the store {store})"
     )
 
     with dr.Index.open(store=store) as resumed, dr.Index.open(store=tmp_path / "whole") as whole:
@@ -165,11 +166,13 @@ def test_a_terminal_gets_one_live_line_naming_the_file_at_work(tmp_path: Path) -
     assert not any(LINE.fullmatch(s) for s in states)
     total = sum(weights.values())
     assert any(f"5/5 files, {total}/{total} pages" in s for s in states), states
-    live = [s for s in states if "pages/s" in s and " left · " in s]
-    assert live, states  # the rate and time left while files remain
+    live = [s for s in states if "pages/s" in s and " · " in s]
+    assert live, states  # the rate while files remain
     assert any("parsing c.md" in s or "embedding c.md" in s for s in states), states
     others = [s for s in states if not s.startswith("ingest")]
-    assert others == ["5 stored, 0 unchanged, 0 failed (collection 'default')"], others
+    assert others == [
+        f"5 stored, 0 unchanged, 0 failed (collection 'default' of the store {tmp_path / 'store'})"
+    ], others
 
 
 def test_json_prints_the_result_alone_and_no_progress(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.documents import SHAPES_MD
+from support.hold_store import stopped_holder
 
 import deepread
 from deepread import cli
@@ -161,12 +162,24 @@ def test_rm_in_an_unknown_collection_exits_2_naming_those_there_and_creates_noth
 
 
 @pytest.mark.parametrize("command", [["rm", "1", "--collection", "shapes"], ["collections"]])
-def test_a_store_in_use_exits_3(store: Path, command: list[str]) -> None:
-    with deepread.Index.open(store=store, collection="shapes"):
+def test_a_store_held_by_a_process_that_does_not_answer_exits_3(
+    store: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEPREAD_STORE_WAIT", "0")  # (the hand-over's seconds only)
+    with stopped_holder(store, "shapes"):
         code, _, err = run(*command, "--store", store)
 
     assert code == 3 and "is in use by another" in err, err
     assert collections(store)["shapes"]["documents"] == 2
+
+
+def test_rm_beside_a_process_holding_the_store_removes_through_it(store: Path) -> None:
+    with deepread.Index.open(store=store, collection="shapes") as holder:
+        code, _, err = run("rm", "1", "--collection", "shapes", "--store", store)
+
+        assert code == 0, err
+        assert [d.doc_id for d in holder.documents()] == [2]  # the holder sees it gone
+    assert collections(store)["shapes"]["documents"] == 1
 
 
 def test_a_negative_doc_id_is_refused_as_usage(store: Path) -> None:

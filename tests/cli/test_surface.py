@@ -29,6 +29,8 @@ COMMANDS = [
     "read",
     "ask",
     "chat",
+    "show",
+    "serve",
     "collections",
     "rm",
     "eval",

@@ -557,8 +557,18 @@ def test_the_cli_ingests_a_bad_folder_lists_failures_and_exits_1(
     assert code == 1
     for name in expected:
         assert f"FAILED {tmp_path / 'corpus' / name}: " in err
-    assert f"3 stored, 0 unchanged, {len(expected)} failed (collection 'docs')" in err
+    assert f"3 stored, 0 unchanged, {len(expected)} failed (collection 'docs' of the store " in err
     assert "Traceback" not in err
     with Index.open(store=tmp_path / "store", collection="docs") as idx:
         assert len(idx.documents()) == 3
         assert_whole(idx)
+
+
+def test_an_ingest_option_that_does_not_exist_is_refused_by_its_name(tmp_path):
+    import deepread
+
+    with (
+        deepread.Index.open(store=tmp_path / "store", collection="c") as idx,
+        pytest.raises(TypeError, match="'forse'"),
+    ):
+        idx.ingest([], forse=True)

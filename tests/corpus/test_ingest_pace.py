@@ -50,22 +50,22 @@ def test_time_left_comes_from_pages_not_files(tmp_path: Path) -> None:
     assert pace.summary() == "0/2 files, 0/22 pages"
 
     pace.event("parsing", small, 0, 2)
-    clock.now += 4
+    clock.now += 20
     pace.event("stored", small, 1, 2)
-    assert pace.rate == pytest.approx(0.5)
-    assert pace.seconds_left == pytest.approx(40)
-    assert pace.summary() == "1/2 files, 2/22 pages, 0.5 pages/s, ~40 s left"
+    assert pace.rate == pytest.approx(0.1)
+    assert pace.seconds_left == pytest.approx(200)
+    assert pace.summary() == "1/2 files, 2/22 pages, 0.1 pages/s, ~3 min 20 s left"
 
     # inside the big one, the page its embedding reached counts
-    pace.event("parsing", big, 1, 2)
-    clock.now += 16
+    pace.event("embedding", big, 0, 20)
+    clock.now += 80
     pace.event("page", big, 10, 20)
     assert pace.pages_done == 12
-    assert pace.summary() == "1/2 files, 12/22 pages, 0.6 pages/s, ~17 s left"
+    assert pace.summary() == "1/2 files, 12/22 pages, 0.1 pages/s, ~1 min 23 s left"
 
-    clock.now += 24
+    clock.now += 100
     pace.event("stored", big, 2, 2)
-    assert pace.summary() == "2/2 files, 22/22 pages, 0.5 pages/s"
+    assert pace.summary() == "2/2 files, 22/22 pages, 0.1 pages/s"
 
 
 def test_files_found_unchanged_count_as_in_but_not_in_the_rate(tmp_path: Path) -> None:
@@ -84,6 +84,48 @@ def test_files_found_unchanged_count_as_in_but_not_in_the_rate(tmp_path: Path) -
     assert pace.summary() == "3/4 files, 15/20 pages, 0.5 pages/s, ~10 s left"
     pace.event("failed", files[3], 2, 2)  # a failure is done too (its line says why)
     assert (pace.files_done, pace.pages_done) == (4, 20)
+
+
+def test_pages_done_never_go_back_when_several_files_are_at_work(tmp_path: Path) -> None:
+    """One embedding call takes every document already parsed: the next one's pages
+    begin while the first is not stored yet, and the count only grows."""
+    a, b = pdf(tmp_path / "a.pdf", 10), pdf(tmp_path / "b.pdf", 30)
+    clock = Clock()
+    pace = Pace([a, b], clock=clock)
+    seen = []
+    for event, path, done, total in [
+        ("parsing", a, 0, 2), ("embedding", a, 0, 10), ("page", a, 8, 10),
+        ("parsing", b, 1, 2), ("embedding", b, 0, 30), ("page", b, 3, 30),
+        ("stored", a, 1, 2), ("page", b, 20, 30), ("page", b, 12, 30), ("stored", b, 2, 2),
+    ]:  # fmt: skip
+        clock.now += 1
+        pace.event(event, path, done, total)
+        seen.append(pace.pages_done)
+    assert seen == sorted(seen) and seen[-1] == 40
+    assert seen[5] == 8 + 3  # both files' pages while both are at work
+
+
+def test_time_left_waits_for_the_pace_after_the_table_is_taught_then_follows_it(
+    tmp_path: Path,
+) -> None:
+    """Teaching its table makes a long ingest several times faster: the time left is
+    not said until the new pace has been seen, then comes from it, not the old one."""
+    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(20)]
+    clock = Clock()
+    pace = Pace(files, clock=clock)
+    pace.event("parsing", files[0], 0, 20)
+    for f in files[:5]:  # slowly: 10 pages in 10 s
+        clock.now += 10
+        pace.event("stored", f)
+    assert pace.seconds_left == pytest.approx(150)
+    pace.event("teach", files[5], 20_000, 0)
+    clock.now += 30  # teaching
+    assert pace.rate is None and pace.seconds_left is None
+    for f in files[5:10]:  # four times faster
+        clock.now += 2.5
+        pace.event("stored", f)
+    assert pace.rate == pytest.approx(40 / 10)  # the first file after it opens the window
+    assert pace.seconds_left == pytest.approx(100 / 4)
 
 
 @pytest.mark.parametrize(

@@ -49,8 +49,8 @@ def test_a_long_pdf_reports_the_pages_its_embedding_reached(
 
     kinds = [e[0] for e in events]
     pages = [(done, total) for kind, done, total in events if kind == "page"]
-    assert kinds[:2] == ["parsing", "parsed"] and kinds[-1] == "stored"
-    assert set(kinds[2:-1]) == {"page"}
+    assert kinds[:3] == ["parsing", "parsed", "embedding"] and kinds[-1] == "stored"
+    assert set(kinds[3:-1]) == {"page"}
     assert len(pages) >= 4
     assert [done for done, _ in pages] == sorted(done for done, _ in pages)
     assert pages[-1] == (PAGES, PAGES) and {total for _, total in pages} == {PAGES}
@@ -80,7 +80,7 @@ def test_a_text_file_has_no_pages_to_report(tmp_path: Path) -> None:
     with deepread.Index.open(store=tmp_path / "store", collection="md") as idx:
         idx.ingest([tmp_path / "notes.md"], progress=lambda event, *_: events.append(event))
 
-    assert events == ["parsing", "parsed", "stored"]
+    assert events == ["parsing", "parsed", "embedding", "stored"]
 
 
 def test_each_file_is_named_before_its_parse_is_awaited(tmp_path: Path) -> None:
@@ -105,4 +105,27 @@ def test_each_file_is_named_before_its_parse_is_awaited(tmp_path: Path) -> None:
     # each file is named as being parsed before it is parsed, and stored after
     for name in ("a.md", "b.md"):
         kinds = [e[0] for e in events if e[1] == name]
-        assert kinds == ["parsing", "parsed", "stored"]
+        assert kinds == ["parsing", "parsed", "embedding", "stored"]
+
+
+def test_each_document_of_an_embedding_call_is_stored_as_soon_as_its_vectors_are_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every document already parsed joins one embedding call; the first is stored (and
+    counted, and readable) before the next one's embedding begins, and the file named is
+    the one being embedded."""
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 4)
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.md").write_text(
+            f"# {name}\n\n" + "\n\n".join(filler(15, seed=i) for i in range(6)),
+            encoding="utf-8",
+        )
+    events: list[tuple[str, str]] = []
+    with deepread.Index.open(store=tmp_path / "store", collection="md") as idx:
+        idx.ingest(
+            sorted(tmp_path.glob("*.md")),
+            progress=lambda event, path, *_: events.append((event, Path(path).stem)),
+        )
+
+    told = [e for e in events if e[0] in ("embedding", "stored")]
+    assert told == [(k, n) for n in ("a", "b", "c") for k in ("embedding", "stored")]

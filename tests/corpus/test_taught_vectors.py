@@ -25,9 +25,9 @@ def _stored_vectors(idx: deepread.Index, source: str = "") -> tuple[list[str], n
 
     from deepread.stores.search_text import search_text
 
-    backend = idx.collection.backend
+    shard = idx.collection.backend._door()  # (this process holds it: the shard itself)
     request = qe.ScrollRequest(limit=100_000, with_payload=True, with_vector=True)
-    records, more = backend._run(lambda: backend.shard.scroll(request))
+    records, more = shard._run(lambda: shard._engine.scroll(request))
     assert more is None  # (one page holds a test's collection)
     payloads = [r.payload or {} for r in records]
     titles = {

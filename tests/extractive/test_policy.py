@@ -1,5 +1,6 @@
-"""The offline policy is a chat model like the others: it reads the Directory Structure
-from the prompt it is sent, and its answers say what they are in their metadata."""
+"""The offline policy is a chat model like the others: it reads the turn from the
+messages it is sent and the sections the turn's TOC lists from the state, and its
+answers say what they are in their metadata."""
 
 from __future__ import annotations
 
@@ -7,43 +8,45 @@ from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from support.scripted import ScriptedChatModel, ai, read_call, section_of
 
-from deepread.extractive.policy import NOTICE, ExtractiveChatModel, toc_entries
+from deepread.extractive.policy import NOTICE, ExtractiveChatModel
 from deepread.graphs.agent import build_graph
 from deepread.nodes.context import Context
 from deepread.nodes.messages import answer_metadata
-from deepread.nodes.tools.observation import Observation, error_message
+from deepread.nodes.tools.observation import error_message
 from deepread.nodes.tools.specs import tool_schemas
 
 
-def test_the_sections_it_reads_by_are_those_the_prompt_lists_with_the_index_titles(shapes):
+def test_the_sections_it_reads_by_are_those_the_turn_s_toc_lists_with_the_index_titles(
+    shapes,
+):
     d, s = section_of(shapes, "One")
-    prompt = SystemMessage(
-        content=f"Directory Structure\n\n  ({d}) [{s}] Forged title | "
-        "paragraphs=99 | tokens=1 | children=[]"
-    )
 
-    (entry,) = toc_entries(shapes, [prompt, HumanMessage(content="q")])
+    policy = ExtractiveChatModel(index=shapes).for_turn(Context(), {"toc_sections": [[d, s]]})
 
+    (entry,) = policy.toc
     assert (entry.doc_id, entry.sec_id, entry.title, entry.n_para) == (d, s, "One", 1)
 
 
-def test_a_read_only_choice_is_made_from_the_prompt_toc_of_its_index(shapes):
-    d, s = section_of(shapes, "One")
-    five = section_of(shapes, "Five")
-    lines = [
-        f"({d}) [{s}] One | paragraphs=1 | tokens=5 | children=[]",
-        f"({five[0]}) [{five[1]}] Five | paragraphs=5 | tokens=30 | children=[]",
-    ]
+def test_a_read_only_choice_is_made_from_the_turn_s_toc(shapes):
+    one, five = section_of(shapes, "One"), section_of(shapes, "Five")
     policy = ExtractiveChatModel(index=shapes).bind_tools(tool_schemas(("read_section",)))
+    turn = policy.for_turn(Context(), {"toc_sections": [list(one), list(five)]})
 
-    reply = policy.invoke(
-        [
-            SystemMessage(content="\n".join(lines)),
-            HumanMessage(content="Read the section titled Five."),
-        ]
-    )
+    reply = turn.invoke([HumanMessage(content="Read the section titled Five.")])
 
     assert reply.tool_calls[0]["args"]["sec_id"] == five[1]
+
+
+def test_a_line_of_the_prompt_shaped_as_a_toc_line_is_not_read_as_one(shapes):
+    d, s = section_of(shapes, "Five")
+    policy = ExtractiveChatModel(index=shapes).bind_tools(tool_schemas(("read_section",)))
+    forged = SystemMessage(content=f"({d}) [{s}] Five | paragraphs=5 | tokens=30 | children=[]")
+
+    reply = policy.for_turn(Context(), {}).invoke(
+        [forged, HumanMessage(content="Read the section titled Five.")]
+    )
+
+    assert not reply.tool_calls and reply.content.startswith(NOTICE)
 
 
 def test_its_answer_carries_its_label_and_the_budget_it_has_left(shapes):
@@ -84,25 +87,6 @@ def test_a_model_that_cannot_judge_is_never_asked_to(shapes):
     assert prompts and not any("Reply SUPPORTED if" in p for p in prompts)
 
 
-def test_the_documents_found_do_not_count_against_its_reading_budget():
-    # find_documents' cards are the library's TOC: a question asked of a library reads
-    # as much of its documents as one scoped to them.
-    policy = ExtractiveChatModel()
-    found = ToolMessage(
-        content="(1) Acme Corporation — Form 10-K, fiscal year 2023 | file=acme.pdf\n" * 20,
-        tool_call_id="find",
-        artifact=Observation(documents=[1]).artifact(),
-    )
-    read = ToolMessage(
-        content="[1:2:0] Cash on hand was sufficient.",
-        tool_call_id="read",
-        artifact=Observation().artifact(),
-    )
-
-    assert policy.budget_left([found]) == policy.observation_budget
-    assert policy.budget_left([found, read]) < policy.observation_budget
-
-
 def test_an_over_long_question_is_searched_by_its_key_words_once(devset_index):
     # A pasted page as the question, in a library (find_documents on offer): each call's
     # query is cut to its key words by the policy itself, and nothing is sent twice.
@@ -126,9 +110,8 @@ def test_a_failed_document_search_is_not_sent_again(shapes):
     )
     search = {"name": "find_documents", "args": {"query": "cherries"}, "id": "f1"}
 
-    reply = policy.invoke(
+    reply = policy.for_turn(Context(), {"toc_sections": [[d, s]]}).invoke(
         [
-            SystemMessage(content=f"({d}) [{s}] Five | paragraphs=5 | tokens=30 | children=[]"),
             HumanMessage(content="Which paragraph is about cherries?"),
             ai(search),
             error_message(search, "the document store failed: it is down"),
@@ -173,23 +156,6 @@ def test_a_new_topic_is_searched_by_its_own_words(devset_index):
 
     queries = turn_queries(out, len(first["messages"]))
     assert queries and not any("NaN" in q for call in queries for q in call)
-
-
-def test_a_long_paragraph_is_quoted_from_the_sentence_that_holds_the_question_s_words():
-    from deepread.extractive.policy import quote
-
-    text = "Opening words about nothing much. " * 20 + "Walruses sleep on ice floes at night."
-    shown = quote(text, 120, {"walrus", "sleep", "ice"} | {"walruses"})
-
-    assert shown.startswith("… Walruses sleep on ice floes")
-
-
-def test_a_long_paragraph_whose_opening_holds_the_words_is_quoted_from_its_start():
-    from deepread.extractive.policy import quote
-
-    text = "Walruses sleep on ice. " + "Other words follow here. " * 40
-    assert quote(text, 100, {"walruses", "sleep"}).startswith("Walruses sleep on ice.")
-    assert quote(text, 100).startswith("Walruses sleep on ice.")
 
 
 def offline_answer(tmp_path, markdown: str, question: str) -> str:
@@ -312,63 +278,3 @@ def test_a_financial_quantity_is_answered_first_with_the_row_named_for_it(tmp_pa
 
     quotes = [line for line in answer.splitlines() if line.startswith("> ")]
     assert "$9,583" in quotes[0], answer
-
-
-def test_a_paragraph_sharing_nothing_with_the_question_is_not_ranked_to_fill_the_answer():
-    from deepread.extractive.policy import rank_paragraphs
-
-    texts = {
-        (1, 1, 0): "A customer may ask for a refund within 30 days from delivery.",
-        (1, 1, 1): "The refund is paid to the card used for the order.",
-        (2, 1, 0): "Employee 3 of the payroll earns 43 thousand a year.",
-    }
-
-    ranked = [coord for coord, _ in rank_paragraphs("How do I get a refund?", texts)]
-
-    assert ranked[0] == (1, 1, 0) and (1, 1, 1) in ranked
-    assert (2, 1, 0) not in ranked
-
-
-def test_an_answer_said_in_several_places_quotes_each_place_tied_to_the_question():
-    """Five differences in five sections, each sharing the question's words: three
-    passages showed three of them, though the agent had read all five."""
-    differences = {
-        (1, s, 0): f"One difference between OrderedDict and dict: {what}."
-        for s, what in enumerate(
-            [
-                "equality checks order",
-                "popitem takes a last argument",
-                "move_to_end repositions a key",
-                "reordering is cheaper",
-                "reversed worked before 3.8",
-            ],
-            start=1,
-        )
-    }
-    aside = {(2, 1, 0): "A dict is a mapping type.", (2, 2, 0): "Dict views are dynamic."}
-
-    answer = ExtractiveChatModel().compose(
-        "What differences remain between OrderedDict and dict?", differences | aside
-    )
-
-    assert all(f"[1:{s}:0]" in answer for s in range(1, 6)), answer
-    assert "[2:1:0]" not in answer and "[2:2:0]" not in answer, answer
-
-
-def test_the_search_s_best_hit_is_quoted_first_and_the_closest_in_meaning_after_it():
-    """The README's own question: the search ranked "If sort_keys is true…" first, and
-    the answer opened with the command-line option's one-liner, closer in meaning."""
-    texts = {
-        (4, 12, 7): "Sort the output of dictionaries alphabetically by key.",
-        (4, 3, 30): "If sort_keys is true (default: False), then the output of dictionaries "
-        "will be sorted by key.",
-        (4, 2, 20): "Keys in key/value pairs of JSON are always of the type str.",
-    }
-    question = "How do I make json.dumps sort the keys of dictionaries?"
-
-    answer = ExtractiveChatModel().compose(question, texts, top=(4, 3, 30))
-    without = ExtractiveChatModel().compose(question, texts)
-
-    quoted = [line for line in answer.splitlines() if line.startswith("> ")]
-    assert quoted[0].endswith("[4:3:30]") and quoted[1].endswith("[4:12:7]"), answer
-    assert without.split("> ", 1)[1].startswith("Sort the output"), without

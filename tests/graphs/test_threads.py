@@ -16,6 +16,7 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
+from support.citations import coordinates
 from support.scripted import (
     ScriptedChatModel,
     ai,
@@ -97,7 +98,7 @@ def test_a_run_interrupted_after_the_policy_call_leaves_a_thread_that_answers_ag
 
     out = graph.invoke({"question": "cherries?"}, CONFIG, context=Context())
 
-    assert out["stop_reason"] == "answered" and out["citations"] == [
+    assert out["stop_reason"] == "answered" and coordinates(out["citations"]) == [
         {"doc_id": five[0], "sec_id": five[1], "para_idx": 2}
     ]
     assert_model_saw_only_valid_histories(model)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
+from support.citations import coordinates
 from support.scripted import ScriptedChatModel, ai, call, section_of
 
 from deepread.nodes.context import Context
@@ -13,7 +15,7 @@ from deepread.nodes.finalize import finalize
 from deepread.nodes.policy import make_policy
 from deepread.nodes.read_memory import index_scope, region_key
 from deepread.nodes.resources import Resources
-from deepread.nodes.toc import make_toc
+from deepread.nodes.toc import make_toc, render_toc
 
 
 def runtime(**context: Any) -> Runtime[Context]:
@@ -26,6 +28,27 @@ def test_toc_starts_a_turn_with_the_question_and_the_directory_structure(shapes)
     assert update["messages"] == [HumanMessage(content="cherries?")]
     assert update["turn_start"] == 0 and update["rounds"] == 0
     assert "[0] " in update["toc"] and "Five | paragraphs=5" in update["toc"]
+
+
+def toc_lines(text: str) -> list[list[int]]:
+    """``[doc_id, sec_id]`` of the section lines of a rendered TOC, read back from it."""
+    return [[int(d), int(s)] for d, s in re.findall(r"^\s*\((\d+)\) \[(\d+)\] ", text, re.M)]
+
+
+def test_toc_keeps_the_sections_its_text_lists_as_data_in_the_same_order(shapes):
+    update = make_toc(Resources(index=shapes))({"question": "cherries?"}, runtime())
+
+    assert update["toc_sections"] == toc_lines(update["toc"])
+    assert len(update["toc_sections"]) == len(shapes.toc()[0].sections)
+
+
+def test_a_collapsed_toc_keeps_only_the_sections_it_still_lists(shapes):
+    full = render_toc(shapes.toc()).tokens
+    update = make_toc(Resources(index=shapes))({"question": "q"}, runtime(toc_budget=full - 1))
+
+    assert "collapsed" in update["toc"]
+    assert update["toc_sections"] == toc_lines(update["toc"])
+    assert 0 < len(update["toc_sections"]) < len(shapes.toc()[0].sections)
 
 
 def test_the_policy_offers_the_tools_and_names_every_call_it_makes(shapes):
@@ -64,6 +87,6 @@ def test_finalize_keeps_only_citations_of_paragraphs_shown(shapes):
 
     update = finalize(state, runtime())
 
-    assert update["citations"] == [{"doc_id": d, "sec_id": s, "para_idx": 2}]
+    assert coordinates(update["citations"]) == [{"doc_id": d, "sec_id": s, "para_idx": 2}]
     assert update["dropped_citations"] == 1 and update["stop_reason"] == "answered"
     assert update["messages"][0].response_metadata["citations"] == update["citations"]

@@ -2,13 +2,14 @@
 set of at most ``DEEPREAD_MAX_OPEN_COLLECTIONS``, idle ones closed past it, and never one
 that a running node holds.
 
-Real embedded collections. The engine refuses a second opener of a collection while it is
-open, so "closed" is shown by opening it again.
+Real embedded collections. A collection this process holds open holds its engine lock
+(stores/file_locks.py), so "closed" is shown by that lock being free.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from support.scripted import ScriptedChatModel, ai, call
@@ -19,7 +20,7 @@ from deepread.graphs.ingest import build_ingest_graph
 from deepread.nodes.context import Context
 from deepread.nodes.open_collections import OPEN, OpenCollections
 from deepread.nodes.resources import opener
-from deepread.records.errors import StoreError
+from deepread.stores.file_locks import EngineLock
 
 NAMES = ["c0", "c1", "c2", "c3", "c4"]
 
@@ -46,11 +47,11 @@ def store(made: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def is_closed(store: str, name: str) -> bool:
-    """Whether this process could open ``name`` now (the engine admits one opener)."""
-    try:
-        deepread.Index.open(store=store, collection=name).close()
-    except StoreError:
+    """Whether no process holds ``name``'s engine now (its lock is free)."""
+    lock = EngineLock(Path(store) / "collections" / name)
+    if not lock.take():
         return False
+    lock.release()
     return True
 
 

@@ -7,7 +7,6 @@ import pytest
 from support.pdf_builder import Doc, filler
 
 import deepread
-from deepread.extractive.policy import ExtractiveChatModel, TocEntry
 from deepread.nodes.context import Context
 from deepread.nodes.read_memory import regions_of
 from deepread.nodes.read_plan import ReadCost, Sections, fit, range_cost
@@ -143,20 +142,3 @@ def test_the_planned_cost_of_every_section_read_whole_is_its_real_tokens(shapes)
             planned = range_cost(sections.read_cost(doc.doc_id, sec.sec_id), 0, sec.n_para - 1, ())
             text = shown_text(shapes, doc.doc_id, sec.sec_id, 0, sec.n_para - 1, ())
             assert planned == count_tokens(text), sec.title
-
-
-def test_after_the_hits_the_policy_picks_toc_sections_by_title_similarity():
-    policy = ExtractiveChatModel(
-        toc=(
-            TocEntry(1, 1, "Course schedule", 9, 200),
-            TocEntry(1, 2, "Grading policy", 3, 50),
-            TocEntry(1, 3, "Office hours", 2, 30),
-            TocEntry(1, 4, "Readings", 0, 0),
-            TocEntry(2, 1, "Grading", 1, 5),
-        )
-    )
-
-    ranked = policy.sections_by_title("How is my final grade computed?", {1})
-
-    assert ranked[0] == (1, 2, 0)  # the grading section first
-    assert {s for _, s, _ in ranked} == {1, 2, 3}  # doc 1's sections with paragraphs only

@@ -170,8 +170,18 @@ def test_open_toc_is_refused_when_the_space_is_not_bounded(library):
     )
 
 
+def test_the_space_keeps_the_sections_its_tocs_list_as_data(library):
+    import re
+
+    rendered = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
+    lines = re.findall(r"^\s*\((\d+)\) \[(\d+)\] ", rendered.text, re.MULTILINE)
+
+    assert rendered.sections == tuple((int(d), int(s)) for d, s in lines)
+    assert {d for d, _ in rendered.sections} == {doc_of(library, "glaciers")}
+
+
 def test_the_space_rendering_stays_within_its_budget(library):
-    text = render_space(library.documents(), [doc_of(library, "glaciers")], 500)
+    text = render_space(library.documents(), [doc_of(library, "glaciers")], 500).text
     from deepread.text.tokens import count_tokens
 
     assert count_tokens(text) <= 500

@@ -7,15 +7,12 @@ The same behaviours over a real ``langgraph dev`` server are in tests/server/tes
 from __future__ import annotations
 
 import base64
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.documents import SHAPES_MD
-from support.processes import Running, environment
+from support.hold_store import stopped_holder
 from support.stores import stored_text
 
 import deepread
@@ -205,6 +202,7 @@ def test_each_file_streams_its_progress_as_a_custom_event(served) -> None:
     assert {e["ingest"] for e in events} <= {
         "parsing",
         "parsed",
+        "embedding",
         "stored",
         "skip",
         "failed",
@@ -280,24 +278,8 @@ def test_a_failed_resend_puts_back_the_document_it_would_have_replaced(
     assert (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes() == stored
 
 
-HOLD = Path(__file__).resolve().parents[1] / "support" / "hold_store.py"
 NOTE_V1 = {"name": "note.md", "text": "# Note\n\nThe first version tells of walruses.\n"}
 NOTE_V2 = {"name": "note.md", "text": "# Note\n\nThe second version tells of narwhals.\n"}
-
-
-@contextmanager
-def store_held(store: Path, collection: str = "docs") -> Iterator[None]:
-    """Another process holds the embedded store until the block ends (issue 50 §3: an
-    upload that meets a busy store; with ``DEEPREAD_STORE_WAIT=0`` set before the served
-    index opened, a write gives up at once)."""
-    holder = Running([sys.executable, str(HOLD), str(store), collection], environment())
-    try:
-        assert holder.line("out") == "held"
-        yield
-        holder.send("")
-        assert holder.line("out") == "released"
-    finally:
-        holder.kill()
 
 
 def test_an_upload_that_meets_a_busy_store_keeps_the_stored_version_and_says_to_resend(
@@ -307,7 +289,9 @@ def test_an_upload_that_meets_a_busy_store_keeps_the_stored_version_and_says_to_
     monkeypatch.setenv("DEEPREAD_STORE_WAIT", "0")  # (read when the index opens)
     run(served, {"files": [NOTE_V1]})
 
-    with store_held(store):
+    # Another process holds the store and answers nobody (a holder that answers relays
+    # the write): with DEEPREAD_STORE_WAIT=0 the write gives up after the hand-over.
+    with stopped_holder(store, "docs"):
         out = run(served, {"files": [NOTE_V2]})
         again = run(served, {"files": [NOTE_V2]})  # one failed resend lost the file
 
@@ -325,7 +309,7 @@ def test_a_resend_once_the_store_is_free_stores_the_new_version(
     store = tmp_path / "store"
     monkeypatch.setenv("DEEPREAD_STORE_WAIT", "0")
     run(served, {"files": [NOTE_V1]})
-    with store_held(store):
+    with stopped_holder(store, "docs"):
         run(served, {"files": [NOTE_V2]})
 
     out = run(served, {"files": [NOTE_V2]})
@@ -348,7 +332,7 @@ def test_every_version_a_killed_run_left_is_kept_until_one_is_stored(
     (folder / "note.md").write_text(NOTE_V2["text"])
     third = {"name": "note.md", "text": "# Note\n\nThe third version tells of seals.\n"}
 
-    with store_held(store):
+    with stopped_holder(store, "docs"):
         failed = run(served, {"files": [third]})
     kept = sorted(p.read_text() for p in folder.iterdir())
     stored = run(served, {"files": [third]})

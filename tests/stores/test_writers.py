@@ -295,11 +295,10 @@ def test_a_repairer_whose_clock_jumps_back_leaves_a_dead_write_until_it_is_due(
     a.step = Kill("written")
     with pytest.raises(Killed):
         put(a, "doc.md", "v2", n=5)
-    if shared.engine == "server":  # (the embedded engine knows a dead opener at once)
-        shared.clock.advance(shared.lease_s + 1)
-        behind = shared.view(clock=Clock(shared.clock.now - 3600))
-        assert behind.backend.count(Match(equals={"record": "paragraph", "live": 0})) == 2
-        assert state(behind) == {"doc.md": body("v1", 3)}  # readers unaffected meanwhile
+    shared.clock.advance(shared.lease_s + 1)
+    behind = shared.view(clock=Clock(shared.clock.now - 3600))
+    assert behind.backend.count(Match(equals={"record": "paragraph", "live": 0})) == 2
+    assert state(behind) == {"doc.md": body("v1", 3)}  # readers unaffected meanwhile
 
     after = shared.restart()
     assert state(after) == {"doc.md": body("v1", 3)}
@@ -569,7 +568,7 @@ def test_a_store_written_before_versions_is_read_then_rewritten_whole(shared: St
         ]
     )
 
-    reopened = shared.restart() if shared.engine == "edge" else shared.view()
+    reopened = shared.restart()
     assert state(reopened) == {"old.md": old}
     put(reopened, "old.md", "new")  # found by its source, under its doc_id
 

@@ -14,9 +14,15 @@ With ``QDRANT_TEST_URL`` set (e.g. ``http://localhost:6333``), the "server" view
 real Qdrant server instead, each store a fresh collection there: the same races, run
 against the real thing (not possible on the development machines: no server binary).
 
-The *embedded* engine admits one process: its views are several ``Collection`` s over
-one open backend (a process's threads), and a "restart" closes the backend and opens the
-store again — a new opening, which is what a new process is to the engine.
+On the *embedded* engine each view has a backend of its own, as each process has: the
+first to open the collection holds the engine, the others' calls reach it through the
+relay (stores/relay.py), as another process's would. Their writes are kept apart by the
+write protocol alone here (:class:`ProtocolOnly`): the write lock that runs one
+document's write at a time on the embedded engine would make every race below a queue;
+it is tested apart (tests/stores/test_write_lock.py). A view's "process" is a thread of
+this one, so a writer killed here is judged dead by its lease's time, on both engines: a
+"restart" moves the clock past every lease (and, on the embedded engine, closes every
+backend and opens the store again).
 
 :class:`Clock` is a wall clock a test moves by hand; :class:`Pause` and :class:`Kill` are
 ``Collection.step`` hooks: a writer stops at a named step until the test lets it go, or
@@ -32,6 +38,7 @@ import uuid
 import warnings
 import zlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +80,14 @@ class OneAtATime:
 
     def close(self) -> None:
         """Views come and go; the simulated server stays up for the test."""
+
+
+class ProtocolOnly(EdgeBackend):
+    """The embedded backend without its write lock: writes kept apart by the write
+    protocol alone, as on a server."""
+
+    def writing(self) -> AbstractContextManager[None]:
+        return nullcontext()
 
 
 class Clock:
@@ -138,7 +153,7 @@ class Store:
         self.path = tmp_path / "store" / "c"
         self.lease_s = lease_s
         self.clock = Clock()
-        self._backend: Backend | None = None
+        self._backends: list[EdgeBackend] = []
         self._client: Any = None
         self._url = os.environ.get("QDRANT_TEST_URL", "")
         self._name = f"deepread_races_{uuid.uuid4().hex[:12]}" if self._url else "c"
@@ -154,9 +169,9 @@ class Store:
     def backend(self) -> Backend:
         if self.engine == "server":
             return ServerBackend(self._url or "http://simulated", self._name, client=self._client)
-        if self._backend is None:
-            self._backend = EdgeBackend(self.path)
-        return self._backend
+        backend = ProtocolOnly(self.path, wait=WAIT_S)
+        self._backends.append(backend)
+        return backend
 
     def view(self, clock: Callable[[], float] | None = None) -> Collection:
         """A process's view: its own cache (and repair at open, if the store exists)."""
@@ -167,19 +182,19 @@ class Store:
             )
 
     def restart(self) -> Collection:
-        """The view of a process started after the others died: on the embedded engine a
-        new opening of the store; on a server, a view whose clock is past every lease."""
-        if self.engine == "edge":
-            if self._backend is not None:
-                self._backend.close()
-            self._backend = None
-        else:
-            self.clock.advance(self.lease_s + 1)
+        """The view of a process started after the others died: its clock past every
+        lease (on the embedded engine, the store opened again too)."""
+        self._close_backends()
+        self.clock.advance(self.lease_s + 1)
         return self.view()
 
+    def _close_backends(self) -> None:
+        for backend in reversed(self._backends):  # the relayed ones first, the holder last
+            backend.close()
+        self._backends.clear()
+
     def close(self) -> None:
-        if self._backend is not None:
-            self._backend.close()
+        self._close_backends()
         if self._url:  # a real server: leave nothing behind
             self._client.delete_collection(self._name)
             self._client.close()

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable
 
 from deepread.corpus.parsing.pdf.contents import in_contents, match_toc, toc_pages
-from deepread.corpus.parsing.pdf.cover import FORM_LINE, cover_pages
+from deepread.corpus.parsing.pdf.cover import cover_heading, cover_pages
 from deepread.corpus.parsing.pdf.fragments import fragment
 from deepread.corpus.parsing.pdf.labels import label_kind
 from deepread.corpus.parsing.pdf.lines import PageText, baseline_rows
@@ -139,7 +139,7 @@ def _drop_noise(paras: list[Para], heads: dict[int, int | None], known: Iterable
     named = any(paras[i].page in cover for i in known - set(heads))  # an outline's entry
     kept = None
     if on_cover and not named:
-        kept = next((i for i in on_cover if FORM_LINE.match(norm(paras[i].raw))), on_cover[0])
+        kept = next((i for i in on_cover if cover_heading(norm(paras[i].raw))), on_cover[0])
     for i in on_cover:
         if i != kept:
             del heads[i]

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from deepread.corpus.parsing.pdf.pdfium import Characters, read_characters
+from deepread.corpus.parsing.pdf.pdfium import Affine, Characters, flip, read_characters
 
 __all__ = ["BULLET_GLYPHS", "Line", "PageText", "baseline_rows", "read_page", "regroup"]
 
@@ -66,6 +66,8 @@ class Line:
     #: a line ending in plain type after a bold run-in title ("Grading: 15% homework") does
     #: not.
     bold_end: bool = False
+    #: The page the line is on (1-based; 0 until the reader numbers its pages).
+    page: int = 0
 
     @property
     def height(self) -> float:
@@ -79,11 +81,13 @@ class Line:
 
 @dataclass(slots=True)
 class PageText:
-    """A page's lines in content-stream order and the page's size in points."""
+    """A page's lines in content-stream order, the page's size in points as shown, and
+    where a point of its user space is on the page as shown (top-left origin)."""
 
     lines: list[Line] = field(default_factory=list)
     width: float = 612.0
     height: float = 792.0
+    shown: Affine = field(default_factory=lambda: flip(792.0))
 
 
 def read_page(doc: Any, index: int) -> PageText:
@@ -93,7 +97,7 @@ def read_page(doc: Any, index: int) -> PageText:
     """
     page = read_characters(doc, index)
     runs = _runs(page.chars) if page.chars is not None else []
-    return PageText(_group(runs, page.shapes), page.width, page.height)
+    return PageText(_group(runs, page.shapes), page.width, page.height, page.shown)
 
 
 @dataclass(slots=True)

@@ -33,7 +33,16 @@ from typing import Any
 import numpy as np
 import pypdfium2.raw as pdfium_c
 
-__all__ = ["PDFIUM_LOCK", "Characters", "PageCharacters", "PdfTextError", "read_characters"]
+__all__ = [
+    "PDFIUM_LOCK",
+    "Affine",
+    "Characters",
+    "PageCharacters",
+    "PdfTextError",
+    "flip",
+    "page_to_shown",
+    "read_characters",
+]
 
 #: Held around every PDFium call in the process (PDFium has global state).
 PDFIUM_LOCK = threading.RLock()
@@ -77,15 +86,28 @@ class Characters:
     bold: np.ndarray
 
 
+#: An affine map ``(a, b, c, d, e, f)``: a point ``(x, y)`` of PDF user space (y up) is
+#: at ``(a*x + c*y + e, b*x + d*y + f)`` on the page as shown — points from its top-left
+#: corner, the page's crop box and rotation applied, as PDFium renders it.
+Affine = tuple[float, float, float, float, float, float]
+
+
+def flip(height: float) -> Affine:
+    """The map of an unrotated page whose crop box starts at the origin, ``height`` tall."""
+    return (1.0, 0.0, 0.0, -1.0, 0.0, height)
+
+
 @dataclass(slots=True)
 class PageCharacters:
     """What one page gives: its characters (``None``: no text), small drawn marks that
-    may be list bullets (x0, y0, x1, y1 rows) and its size in points."""
+    may be list bullets (x0, y0, x1, y1 rows), its size in points as shown, and where
+    a point of its user space is on the page as shown (:data:`Affine`)."""
 
     chars: Characters | None
     shapes: np.ndarray
     width: float
     height: float
+    shown: Affine = (1.0, 0.0, 0.0, -1.0, 0.0, 792.0)
 
 
 def _cfunc(restype: Any, *argtypes: Any, fn: Any) -> Callable[..., Any]:
@@ -141,9 +163,43 @@ def read_characters(doc: Any, index: int) -> PageCharacters:
             pdfium_c.FPDFText_ClosePage(textpage)
         shapes = _shapes(_address(page), pdfium_c.FPDFPage_CountObjects(page))
         width, height = pdfium_c.FPDF_GetPageWidthF(page), pdfium_c.FPDF_GetPageHeightF(page)
+        shown = page_to_shown(page, float(width), float(height))
     finally:
         pdfium_c.FPDF_ClosePage(page)
-    return PageCharacters(chars, shapes, float(width), float(height))
+    return PageCharacters(chars, shapes, float(width), float(height), shown)
+
+
+#: Device pixels per point of the virtual rendering :func:`page_to_shown` asks PDFium
+#: about (integers there: 1,000 of them a point keeps the map exact to 0.001 pt).
+_DEVICE_SCALE = 1000
+
+
+def page_to_shown(page: Any, width: float, height: float) -> Affine:
+    """The map from ``page``'s user space to the page as shown (:data:`Affine`): PDFium
+    is asked where three corners of a rendering land in user space, and that map is
+    inverted — the crop box's offset and the page's rotation are PDFium's to apply,
+    exactly as when it renders. The caller holds :data:`PDFIUM_LOCK`."""
+    size_x = max(1, round(width * _DEVICE_SCALE))
+    size_y = max(1, round(height * _DEVICE_SCALE))
+    corners = []
+    for dx, dy in ((0, 0), (size_x, 0), (0, size_y)):
+        px, py = ctypes.c_double(), ctypes.c_double()
+        ok = pdfium_c.FPDF_DeviceToPage(
+            page, 0, 0, size_x, size_y, 0, dx, dy, ctypes.byref(px), ctypes.byref(py)
+        )
+        if not ok:
+            return flip(height)
+        corners.append((px.value, py.value))
+    (x0, y0), (xx, yx), (xy, yy) = corners
+    # user = corner0 + M @ shown, M's columns: user space per shown point along x and y
+    m00, m10 = (xx - x0) / width, (yx - y0) / width
+    m01, m11 = (xy - x0) / height, (yy - y0) / height
+    det = m00 * m11 - m01 * m10
+    if abs(det) < 1e-12:
+        return flip(height)
+    a, c = m11 / det, -m01 / det
+    b, d = -m10 / det, m00 / det
+    return (a, b, c, d, -(a * x0 + c * y0), -(b * x0 + d * y0))
 
 
 def _page_text(tp: int, n: int) -> np.ndarray:

@@ -50,7 +50,7 @@ from deepread.corpus.parsing.pdf.document import PdfError, read_document
 from deepread.corpus.parsing.pdf.headings import apply_headings, sub_headings
 from deepread.corpus.parsing.pdf.labels import strong_label
 from deepread.corpus.parsing.pdf.leading import Leading, leading
-from deepread.corpus.parsing.pdf.lines import Line
+from deepread.corpus.parsing.pdf.lines import Line, PageText, baseline_rows
 from deepread.corpus.parsing.pdf.lists import (
     MARKER_ONLY,
     STRONG_BULLET,
@@ -64,6 +64,7 @@ from deepread.corpus.parsing.pdf.outline import apply_outline
 from deepread.corpus.parsing.pdf.paragraphs import BARE_LABEL, Para, norm
 from deepread.corpus.parsing.pdf.tables import find_figure_tables, find_tables, table_html
 from deepread.corpus.parsing.pdf.words import Vocabulary, join_lines, vocabulary
+from deepread.corpus.parsing.places import LineBox
 from deepread.corpus.parsing.structure import CONTENTS_HEADING
 
 __all__ = ["PdfError", "read_pdf"]
@@ -91,8 +92,10 @@ def read_pdf(path: Path) -> ParsedDocument:
             "the result.",
         )
     drop_running_lines(pages)
-    for page in pages:
+    for number, page in enumerate(pages, start=1):
         page.lines[:] = reading_order(page.lines, page.width)
+        for ln in page.lines:
+            ln.page = number
     spacing = leading(pages)
     paras: list[Para] = []
     for i, page in enumerate(pages, start=1):
@@ -107,7 +110,7 @@ def read_pdf(path: Path) -> ParsedDocument:
         sub_headings(paras, pages)
     paras = [p for p in paras if p.lines]
     vocab = vocabulary(pages)
-    blocks = [_to_block(p, vocab) for p in paras]
+    blocks = [_to_block(p, vocab, pages) for p in paras]
     blocks = _absorb_lone_figures([b for b in blocks if b.text])
     blocks = attach_captions(pdf_captions(blocks))
     return ParsedDocument(
@@ -366,6 +369,7 @@ def _merge_labels(paras: list[Para]) -> list[Para]:
                     label.bullet,
                     bold=min(label.bold, beside.bold),
                     bold_end=beside.bold_end,
+                    page=label.page,
                 )
                 prev.kind = "text"
                 continue
@@ -519,12 +523,41 @@ def _continues(prev: Para, nxt: Para) -> bool:
     return abs(column - nxt.lines[0].x0) < 3
 
 
-def _to_block(p: Para, vocab: Vocabulary) -> Block:
+def _line_boxes(p: Para, pages: list[PageText]) -> tuple[LineBox, ...]:
+    """Where ``p``'s lines are on their pages as shown (a table's: its rows)."""
+    lines = [ln for ln in p.lines if ln.text and ln.page]
+    if p.kind == "table":
+        groups: list[list[Line]] = []
+        for number in dict.fromkeys(ln.page for ln in lines):
+            groups.extend(baseline_rows([ln for ln in lines if ln.page == number]))
+    else:
+        groups = [[ln] for ln in lines]
+    out = []
+    for group in groups:
+        a, b, c, d, e, f = pages[group[0].page - 1].shown
+        x0, x1 = min(ln.x0 for ln in group), max(ln.x1 for ln in group)
+        y0, y1 = min(ln.y0 for ln in group), max(ln.y1 for ln in group)
+        # the corners of the group's box on the page as shown (a rotated page swaps axes)
+        xs = [a * x + c * y + e for x, y in ((x0, y0), (x1, y1), (x0, y1), (x1, y0))]
+        ys = [b * x + d * y + f for x, y in ((x0, y0), (x1, y1), (x0, y1), (x1, y0))]
+        chars = sum(len(ln.text) + 1 for ln in group)
+        out.append(LineBox(group[0].page, min(xs), min(ys), max(xs), max(ys), chars))
+    return tuple(out)
+
+
+def _to_block(p: Para, vocab: Vocabulary, pages: list[PageText]) -> Block:
+    lines = _line_boxes(p, pages)
     if p.kind == "table":
         html = table_html(p.rows or [])
         if p.caption:
-            return Block(kind="table", text=f"{p.caption}\n{html}", page=p.page, caption=p.caption)
-        return Block(kind="table", text=html, page=p.page)
+            return Block(
+                kind="table",
+                text=f"{p.caption}\n{html}",
+                page=p.page,
+                caption=p.caption,
+                lines=lines,
+            )
+        return Block(kind="table", text=html, page=p.page, lines=lines)
     if p.kind == "code":
         text = "\n".join(ln.text.rstrip() for ln in p.lines).strip("\n")
     else:
@@ -536,7 +569,7 @@ def _to_block(p: Para, vocab: Vocabulary) -> Block:
     if p.kind == "heading":
         text = text.rstrip("¶").strip()
     level = p.level if p.kind == "heading" else None
-    return Block(kind=p.kind, text=text, level=level, page=p.page)
+    return Block(kind=p.kind, text=text, level=level, page=p.page, lines=lines)
 
 
 _LONE_FIGURE = re.compile(r"[\s$€£¥()\d,.%—–-]*")
@@ -553,14 +586,17 @@ def _absorb_lone_figures(blocks: list[Block]) -> list[Block]:
         if not pending:
             return
         text = " ".join(b.text for b in pending)
+        lines = tuple(ln for b in pending for ln in b.lines)
         page = pending[0].page
         prev = out[-1] if out else None
         if prev is not None and prev.kind in ("text", "list_item") and prev.page == page:
             prev.text = f"{prev.text} {text}"
+            prev.lines += lines
         elif nxt is not None and nxt.kind in ("text", "list_item") and nxt.page == page:
             nxt.text = f"{text} {nxt.text}"
+            nxt.lines = lines + nxt.lines
         else:
-            out.append(Block("text", text, page=page))
+            out.append(Block("text", text, page=page, lines=lines))
         pending.clear()
 
     for b in blocks:

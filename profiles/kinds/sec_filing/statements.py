@@ -1,6 +1,6 @@
 """Where financial quantities live: a reader's lexicon of the three primary financial
 statements and of a filing's other standard sections, for the offline policy to locate
-them by TOC title.
+them by TOC title (:func:`first_reads`, the profile's ``first_reads``).
 
 An analyst asked for a company's quick ratio does not search the filing for the words
 "quick ratio" — a 10-K rarely prints them — but turns to the balance sheet, because the
@@ -36,8 +36,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
-from deepread.nodes.read_plan import subtree
+from deepread.profiles.profile import Tree
 from deepread.records.documents import Section
+from deepread.records.outline import subtree
+from deepread.text.questions import asked
 
 INCOME, BALANCE, CASH_FLOW = "income statement", "balance sheet", "cash flow statement"
 
@@ -369,3 +371,34 @@ def disclosure_sections(
         ]
         out += [(doc_id, s) for s in dict.fromkeys(found)]
     return out
+
+
+def first_reads(
+    question: str,
+    outlines: Mapping[int, Sequence[Section]],
+    weight: Callable[[int, int], int],
+    holds_table: Callable[[int, int], bool],
+) -> tuple[list[Tree], list[Tree]]:
+    """What a question about a filing turns to first in the documents ``outlines``
+    holds (each document's whole outline, the deep headings a bounded TOC collapses
+    included): the disclosures (:func:`disclosure_sections`), each with its subtree, and
+    the statements it needs (:func:`statement_sections`), each with its subtree and on to
+    its table when that sits beside it (:func:`with_its_table`). ``weight``: the tokens
+    of a section's subtree; ``holds_table``: whether a section's own paragraphs hold a
+    table. Both empty for any other question or document."""
+    disclosures = [
+        [(doc_id, s) for s in subtree(outlines[doc_id], sec_id)]
+        for doc_id, sec_id in disclosure_sections(asked(question), outlines, weight)
+    ]
+    statements = [
+        [
+            (doc_id, s)
+            for s in with_its_table(
+                outlines[doc_id],
+                subtree(outlines[doc_id], sec_id),
+                partial(holds_table, doc_id),
+            )
+        ]
+        for doc_id, sec_id in statement_sections(question, outlines, weight)
+    ]
+    return disclosures, statements

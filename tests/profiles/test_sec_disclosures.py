@@ -5,7 +5,7 @@ information); a document without statements gets nothing."""
 
 from __future__ import annotations
 
-from deepread.extractive.statements import (
+from deepread.profiles.kinds.sec_filing.statements import (
     disclosure_sections,
     discussion_sections,
     topic_sections,

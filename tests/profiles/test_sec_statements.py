@@ -4,7 +4,7 @@ other question or document gets nothing."""
 
 from __future__ import annotations
 
-from deepread.extractive.statements import (
+from deepread.profiles.kinds.sec_filing.statements import (
     BALANCE,
     CASH_FLOW,
     INCOME,

@@ -4,7 +4,7 @@
 the statement whose columns give 2022's figures, not the product description that shares
 the most words with the question, nor the fourth quarter's figure when the question asks
 for the year ("Ulta Beauty's total net sales in fiscal 2022" was answered with Q4's $3.2B
-while the year's $10.2B was in a paragraph read — issue 35). So when the question names a
+while the year's $10.2B was in a paragraph read). So when the question names a
 year, the offline answer quotes first the passages that state figures *of that year*
 (:func:`states_figures_of`): the year written in the passage beside at least
 :data:`MIN_FIGURES` figures — and, unless the question itself asks about a quarter, not a

@@ -3,9 +3,9 @@
 "What was Best Buy's total revenue in the quarter ended July 29, 2023?" — the offline
 answer read the statement of earnings (its row ``Revenue | $9,583 | $10,329 …``) and quoted
 first the revenue-mix tables, whose words are closer to the question's ("Revenue Mix",
-"Total 100 %") but which state shares, not revenue (issue 35). An analyst reads the row
+"Total 100 %") but which state shares, not revenue. An analyst reads the row
 named for the quantity. So when a question asks for a financial quantity
-(:func:`~deepread.extractive.statements.statements_asked`), the offline answer quotes
+(:func:`~deepread.profiles.kinds.sec_filing.statements.statements_asked`), the offline answer quotes
 first the tables holding a row whose label names it (:func:`states_row_of`): every word of
 the label but "total", "net" and "other" is a word of the question (so "Total net revenue"
 names "total revenue", "Total" alone names nothing; "% of revenue" names a share) and a

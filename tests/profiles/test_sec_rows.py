@@ -1,8 +1,9 @@
-"""A table with a row named for the quantity the question asks (extractive/rows.py)."""
+"""A table with a row named for the quantity the question asks
+(profiles/kinds/sec_filing/rows.py)."""
 
 from __future__ import annotations
 
-from deepread.extractive.rows import states_row_of
+from deepread.profiles.kinds.sec_filing.rows import states_row_of
 from deepread.text.terms import content_words
 
 STATEMENT = (

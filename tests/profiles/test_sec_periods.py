@@ -1,9 +1,9 @@
 """The period a question names and the passages stating its figures
-(extractive/periods.py), as the offline answer ranks its quotes by them."""
+(profiles/kinds/sec_filing/periods.py), as the offline answer ranks its quotes by them."""
 
 from __future__ import annotations
 
-from deepread.extractive.periods import asks_quarter, states_figures_of, years_named
+from deepread.profiles.kinds.sec_filing.periods import asks_quarter, states_figures_of, years_named
 
 YEAR_2022 = frozenset({"2022"})
 ANNUAL = "Net sales for fiscal 2022 were $10,208.6 million, up 18.3% from $8,630.9 million."

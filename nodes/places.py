@@ -1,0 +1,87 @@
+"""Where each citation of the answer is in its source, for whoever shows it.
+
+``finalize`` reports citations as coordinates; a UI that opens a citation as its page
+needs the paragraph's place (its rectangles on its pages, or its character range:
+:attr:`deepread.records.documents.Paragraph.boxes` / ``span``). The ``finalize`` node
+the graphs build (:func:`make_finalize`) reads them from the store once per cited
+section and adds them to the citations, in the state and in the answer message's
+``response_metadata``. Reading them never fails a turn: a store that cannot be read
+leaves the citations as coordinates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deepread.corpus.index import Index
+from deepread.nodes.context import Context
+from deepread.nodes.finalize import finalize
+from deepread.nodes.resources import Resources
+from deepread.nodes.state import AgentNode, AgentState, Citation
+from deepread.records.errors import StoreError
+
+#: Citations given their places per answer (an answer cites a few; the rest stay
+#: coordinates) and the widest paragraph range read at once for one section.
+MAX_PLACED = 100
+_RANGE = 50
+
+
+def places(index: Index, citations: list[Citation]) -> dict[tuple[int, int, int], Any]:
+    """The paragraphs of ``citations`` (the first :data:`MAX_PLACED`), by coordinate."""
+    wanted: dict[tuple[int, int], list[int]] = {}
+    for c in citations[:MAX_PLACED]:
+        wanted.setdefault((c["doc_id"], c["sec_id"]), []).append(c["para_idx"])
+    found = {}
+    for (doc_id, sec_id), paras in wanted.items():
+        paras.sort()
+        start: int | None = paras[0]
+        while start is not None:
+            end = max(p for p in paras if p <= start + _RANGE)
+            for para in index.read_section(doc_id, sec_id, start, end):
+                found[para.coord] = para
+            start = next((p for p in paras if p > end), None)
+    return found
+
+
+def with_places(citations: list[Citation], index: Index) -> list[Citation]:
+    """``citations`` with ``boxes`` and ``span`` where the store knows them."""
+    try:
+        found = places(index, citations)
+    except (KeyError, ValueError, StoreError):
+        return citations
+    out: list[Citation] = []
+    for c in citations:
+        p = found.get((c["doc_id"], c["sec_id"], c["para_idx"]))
+        if p is None:
+            out.append(c)
+            continue
+        place = p.to_dict()
+        out.append({**c, "boxes": place["boxes"], "span": place["span"]})
+    return out
+
+
+def make_finalize(resources: Resources) -> AgentNode:
+    """The graphs' ``finalize`` node: :func:`~deepread.nodes.finalize.finalize`, its
+    citations given their places."""
+
+    @resources.leasing
+    def finalize_placed(state: AgentState, runtime: Runtime[Context]) -> AgentState:
+        update = finalize(state, runtime)
+        citations = update.get("citations") or []
+        if not citations:
+            return update
+        try:
+            index = resources.index(runtime.context or Context())
+        except (KeyError, ValueError, StoreError):
+            return update
+        placed = with_places(citations, index)
+        update["citations"] = placed
+        for message in update.get("messages") or []:
+            meta = message.response_metadata
+            if "citations" in meta:
+                meta["citations"] = [dict(c) for c in placed]
+        return update
+
+    return finalize_placed
