@@ -20,14 +20,20 @@ Every measure runs through the public ``deepread.Index`` only (``teach`` excepte
 the table's teaching directly), so the same script measures another checkout: run it with
 that checkout's Python for the side-by-side "before".
 
+``--teach-at N`` teaches the table at N paragraphs instead of the ingest's 20,000 (the
+module's ``TEACH_AT``, set in this process: the same knob on any checkout), so a shorter
+shelf (``--filings``) engages it; ``--tag`` names the output (``before``, ``after``).
+
 Run:  python bench/taught_guard.py poison|shelf|teach [--root DIR] [--data DIR]
-Prints markdown and writes bench/out/taught_guard-<measure>.json.
+      [--teach-at N] [--filings N] [--tag NAME] [--alone OUTPUT.json]
+Prints markdown and writes bench/out/taught_guard-<measure>[-<tag>].json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import shutil
@@ -88,10 +94,17 @@ def self_retrieval(index: deepread.Index, doc_id: int) -> tuple[int, int]:
     return found, len(chosen)
 
 
-def run_shelf(before: list[Path], later: list[Path], root: Path) -> dict:
-    """Ingest ``before`` then ``later`` in one call; each of ``later`` alone too."""
+def run_shelf(
+    before: list[Path], later: list[Path], root: Path, alone: dict[str, dict] | None = None
+) -> dict:
+    """Ingest ``before`` then ``later`` in one call; each of ``later`` alone too, unless
+    ``alone`` holds its figures (an earlier output's ``documents``: a document alone is
+    shorter than any teaching point, so the model embeds it whatever the checkout)."""
     rows: dict[str, dict] = {}
     for i, path in enumerate(later):
+        if alone and path.name in alone:
+            rows[path.name] = {"alone": tuple(alone[path.name]["alone"])}
+            continue
         with deepread.Index.open(
             store=root / "alone", collection=f"doc{i}", reranker="none"
         ) as index:
@@ -184,12 +197,24 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=SHARED_DATA)
     ap.add_argument("--paragraphs", type=int, default=20_000)
     ap.add_argument("--tokens", type=int, default=128)
+    ap.add_argument("--teach-at", type=int, default=None, help="paragraphs before teaching")
+    ap.add_argument("--filings", type=int, default=None, help="shelf: the first N filings")
+    ap.add_argument("--tag", default="", help="names the output json (before, after)")
+    ap.add_argument(
+        "--alone", type=Path, default=None, help="an earlier output json: its documents' alone"
+    )
     a = ap.parse_args()
     if a.measure == "teach-once":
         print(json.dumps(teach_once(a.paragraphs, a.tokens)))
         return 0
+    if a.teach_at is not None:
+        from deepread.corpus import taught_vectors
+
+        taught_vectors.TEACH_AT = a.teach_at
     m = machine()
+    name = f"taught_guard-{a.measure}" + (f"-{a.tag}" if a.tag else "")
     print(machine_line(m))
+    print(f"code: {Path(deepread.__file__).parent}; load {os.getloadavg()[0]:.2f} at the start")
     if a.measure == "teach":
         done = subprocess.run(
             [sys.executable, __file__, "teach-once", "--paragraphs", str(a.paragraphs),
@@ -202,7 +227,7 @@ def main() -> int:
             f"{out['seconds']:.1f} s, peak RSS {out['rss_peak_mb']:.0f} MB "
             f"({out['rss_before_mb']:.0f} MB before teaching)"
         )
-        print(f"\nwrote {write_json('taught_guard-teach', {'machine': m, **out})}")
+        print(f"\nwrote {write_json(name, {'machine': m, **out})}")
         return 0
     root = a.root or Path(tempfile.mkdtemp(prefix="deepread-taught-guard-"))
     if root.exists():
@@ -218,11 +243,15 @@ def main() -> int:
             p
             for split in ("financebench-dev", "financebench-val", "financebench-library")
             for p in (a.data / split).glob(f"{COMPANY}_*.pdf")
-        )
+        )[: a.filings]
         later = [*syllabi, *pages]
-    out = run_shelf(before, later, root)
+    alone = json.loads(a.alone.read_text())["documents"] if a.alone else None
+    out = run_shelf(before, later, root, alone)
+    out["teach_at"] = a.teach_at
+    out["before"] = [p.name for p in before] if a.measure == "shelf" else len(before)
+    out["load_end"] = os.getloadavg()[0]
     report(a.measure, out)
-    print(f"\nwrote {write_json(f'taught_guard-{a.measure}', {'machine': m, **out})}")
+    print(f"\nwrote {write_json(name, {'machine': m, **out})}")
     return 0
 
 
