@@ -32,9 +32,10 @@ CASES: dict[str, list[str]] = {
     "deepread ask --help": [str(DEEPREAD), "ask", "--help"],
     "import deepread": [sys.executable, "-c", "import deepread"],
     "deepread.Index (corpus, stores)": [sys.executable, "-c", "import deepread; deepread.Index"],
-    # What `deepread ask` pays before its first step (docs/benchmarks.md §19): LangChain's
-    # runnables (LangSmith comes in through their tracers), LangGraph on top of them, the
-    # agent graph's modules on top of that; tiktoken's BPE and the local model, loaded.
+    # What `deepread ask` pays before its first step (docs/history/benchmarks-2026.md
+    # §19): LangChain's runnables (LangSmith comes in through their tracers), LangGraph on
+    # top of them, the agent graph's modules on top of that; tiktoken's BPE and the local
+    # model, loaded.
     "import langchain_core.runnables.base": [
         sys.executable,
         "-c",

@@ -1,7 +1,7 @@
 """SyllabusQA dev by halves: abstention and spans read on the syllabi kept out of tuning.
 
 Issue 25 asks that abstention hold on syllabi nobody tuned on. The split, fixed before any
-figure was looked at (docs/benchmarks.md §13): the dev folder's 11 syllabi sorted by
+figure was looked at (docs/history/benchmarks-2026.md §15): the dev folder's 11 syllabi sorted by
 file name, those at odd positions (the 2nd, 4th, … — ENG 204, PSYCH 397D, SPP 697, Marine
 Microbiome, vsyllabus 2022: 461 questions, 65 ``no answer``) are **kept out of tuning**;
 the other six (496 questions, 70 ``no answer``) are where thresholds may be tuned.

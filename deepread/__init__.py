@@ -8,7 +8,8 @@ other LangChain agents.
 
 The names are loaded on first use (PEP 562), so ``import deepread`` and
 ``deepread --help`` do not pay for LangGraph, the parsers and the embedding runtime
-until something needs them (docs/benchmarks.md, "Start-up").
+until something needs them (docs/benchmarks.md, "Start-up, commands and the
+install").
 """
 
 from __future__ import annotations

@@ -275,7 +275,8 @@ class Context(_ValidatedContext):
             "Sufficiency check: the cosine similarity (local MiniLM model, whatever the "
             "collection embeds with) the best cited paragraph must reach with what the "
             "question asks. 0: the lexical test (sufficiency_threshold) instead. Tuned on "
-            "the FinanceBench and SyllabusQA dev folders (docs/benchmarks.md)."
+            "the FinanceBench and SyllabusQA dev folders "
+            "(docs/history/benchmarks-2026.md §12)."
         ),
     )
     unused_term_support: Annotated[float, Limits(ge=0.0, le=1.0)] = field(

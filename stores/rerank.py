@@ -75,11 +75,11 @@ def _words(text: str) -> set[str]:
 def resolve_reranker(spec: Reranker | str | None) -> Reranker | None:
     """``"coverage"`` (the default, also for ``None`` / ``""``), ``"none"``, or a reranker.
 
-    Default chosen by measurement (docs/benchmarks.md): on the devset, hybrid + coverage
-    reranking of 30 candidates finds more of the evidence in its top five than hybrid
-    alone, every fact question's among them; rank weights 0.5–2.0 all do so, and 1.0 is
-    the middle of that plateau rather than its best point, to avoid tuning to 30
-    questions. (``DEEPREAD_RERANK`` is read by :mod:`deepread.environment.settings`.)
+    Default chosen by measurement (docs/history/benchmarks-2026.md §3): on the devset,
+    hybrid + coverage reranking of 30 candidates finds more of the evidence in its top five
+    than hybrid alone, every fact question's among them; rank weights 0.5–2.0 all do so,
+    and 1.0 is the middle of that plateau rather than its best point, to avoid tuning to
+    30 questions. (``DEEPREAD_RERANK`` is read by :mod:`deepread.environment.settings`.)
     """
     if spec is not None and not isinstance(spec, str):
         return spec

@@ -9,7 +9,8 @@ paragraph already opens with its heading lines (the contextual header,
 :mod:`deepread.corpus.parsing.structure`), so it is not given the title a second time:
 doubled, the title's words would weigh twice in BM25 for first paragraphs only.
 
-Measured on the devset (recall@5 of hybrid retrieval, docs/benchmarks.md): raw text
+Measured on the devset (recall@5 of hybrid retrieval,
+docs/history/benchmarks-2026.md §3): raw text
 0.439, tables as cell text 0.489, plus the section title 0.550.
 """
 

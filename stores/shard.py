@@ -43,8 +43,8 @@ def edge_filter(match: Match) -> qe.Filter:
 #: page cache as it is used (``Memory.Cold``) — never copied into the process's own memory
 #: or pinned there. The engine's defaults keep dense vectors (``InRam``) and the sparse
 #: index (``Pinned``) resident, so a process's RSS grew with the store (2.06 GB for a
-#: 1.44 GB store of 184 filings; docs/benchmarks.md §24). Mapped pages are the kernel's to
-#: drop under pressure; a search touches only the pages its index visits.
+#: 1.44 GB store of 184 filings; docs/history/benchmarks-2026.md §24). Mapped pages are
+#: the kernel's to drop under pressure; a search touches only the pages its index visits.
 COLD = qe.Memory.Cold
 #: The engine's own HNSW defaults (m 16, ef_construct 100, brute force under 10,000
 #: points), its graph kept on disk like the rest.

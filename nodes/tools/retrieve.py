@@ -15,8 +15,8 @@ the next page, and the format is told once in the tool's description
 A page holds the top ``k`` hits and, while it stays within ``Context.page_tokens``,
 the next best ones, up to ``2k`` in all: on a syllabus a hit is a sentence or two and
 five of them ~370 tokens, while the first results page yields more of the answers per
-token than any read (measured: docs/benchmarks.md); on a filing, where hits are tables, five
-already average ~790 tokens and the page stays at ``k``.
+token than any read (measured: docs/history/benchmarks-2026.md §12); on a filing, where
+hits are tables, five already average ~790 tokens and the page stays at ``k``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The first line names the collection (its documents counted), the model and the t
 once the store is open and before LangGraph and LangChain are imported (~1-2 s): these
 tests check what a process has loaded when that line reaches its stderr, that the run
 then goes on to answer (the line is not printed instead of work), and what is refused
-before it. Not a timed test: ``bench/first_line.py`` times it (docs/benchmarks.md §19).
+before it. Not a timed test: ``bench/first_line.py`` times it (docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ def test_an_abbreviation_finds_its_company_though_another_filing_s_cover_mention
     """PG&E's 2015 cover lists its stock on "NYSE MKT (formerly AMEX)": "AMEX" was then
     a word some document holds as written, so no key's abbreviation was looked for, and
     "Does AMEX have an improving operating margin profile as of 2022?" read PG&E's
-    filing (the 155-filing library, benchmarks §26)."""
+    filing (the 155-filing library, docs/history/benchmarks-2026.md §26)."""
     mentions = filing(
         7,
         "Delta Utilities Corporation",

@@ -73,7 +73,8 @@ def test_an_ingest_past_teach_at_embeds_the_rest_with_a_table_near_the_model(
     repeats = result.texts_repeated
     assert result.texts_by_table <= (~exact).sum() <= result.texts_by_table + repeats
     # Taught from 150 paragraphs only, a table vector still lies nearer its own
-    # paragraph's model vector than most paragraphs' (from 20,000: §30 of the benchmarks).
+    # paragraph's model vector than most paragraphs' (from 20,000:
+    # docs/history/benchmarks-2026.md §30).
     ranks = [(similarity[i] > similarity[i, i]).sum() for i in np.flatnonzero(~exact)]
     assert np.median(ranks) < len(texts) / 4
 

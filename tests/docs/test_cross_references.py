@@ -3,9 +3,11 @@ the docs names something the installed package has: a Sphinx role (``:mod:``,
 ``:func:``, ``:class:``, ``:meth:``, ``:data:``, ``:attr:``) resolves to an importable
 module or an attribute of one; a file mentioned by its path (``nodes/read_plan.py``)
 exists; a name given with its file (``nodes/read_plan.py: fit``, ```text/terms.
-key_words```) is defined there. Nothing builds these docs, so without this test a
-reference to a moved name stays in the text, silently wrong. The failure lists each
-stale reference with where it is.
+key_words```) is defined there; a section named with its file (``docs/history/
+benchmarks-2026.md §24``) is a numbered heading of that file, and every ``§N`` of
+``docs/benchmarks.md`` (whose rows point into that history) is one of the history's.
+Nothing builds these docs, so without this test a reference to a moved name stays in the
+text, silently wrong. The failure lists each stale reference with where it is.
 """
 
 from __future__ import annotations
@@ -51,15 +53,51 @@ def sources() -> Iterator[Path]:
         yield from sorted((ROOT / folder).rglob("*.py"))
 
 
-#: Records of past runs, each naming the code of its day (a file since moved is named as
-#: it was then): not checked.
-HISTORY = frozenset({"benchmarks.md", "CHANGELOG.md"})
-
-
 def documents() -> Iterator[Path]:
-    """The README and the docs that describe the code as it is."""
+    """The README and the docs that describe the code as it is. Not ``docs/history/``
+    nor the changelog: records of past runs, each naming the code of its day (a file since
+    moved is named as it was then)."""
     yield ROOT / "README.md"
-    yield from sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in HISTORY)
+    yield from sorted((ROOT / "docs").glob("*.md"))
+
+
+#: A section named with its file: "docs/history/benchmarks-2026.md §24", "[history/
+#: benchmarks-2026.md](history/benchmarks-2026.md) §9.5".
+SECTION_REF = re.compile(r"([\w./-]+\.md)\)?\s+§\s?(\d+(?:\.\d+)*)")
+#: A section alone: "§9.5", "§§26".
+BARE_SECTION = re.compile(r"§\s?(\d+(?:\.\d+)*)")
+#: A numbered heading: "## 9. Real long PDFs", "### 9.1 Structure".
+NUMBERED_HEADING = re.compile(r"^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s", re.MULTILINE)
+#: The current figures' file, whose rows name the sections of the record they come from.
+FIGURES = ROOT / "docs" / "benchmarks.md"
+RECORD = ROOT / "docs" / "history" / "benchmarks-2026.md"
+
+
+@cache
+def _markdown_files() -> dict[str, Path]:
+    """The repository's Markdown files by name (README.md, docs/**.md)."""
+    found = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return {p.name: p for p in found}
+
+
+@cache
+def numbered_sections(path: Path) -> frozenset[str]:
+    """The numbers of ``path``'s numbered headings ("9", "9.1", …)."""
+    return frozenset(NUMBERED_HEADING.findall(path.read_text(encoding="utf-8")))
+
+
+def stale_sections(path: Path, text: str) -> Iterator[str]:
+    """Each ``FILE.md §N`` of ``text`` that names no numbered heading of that file, and,
+    in the current figures, each ``§N`` that names none of the record's."""
+    where = path.relative_to(ROOT)
+    for m in SECTION_REF.finditer(text):
+        target = _markdown_files().get(Path(m[1]).name)
+        if target is not None and m[2] not in numbered_sections(target):
+            yield f"{where}:{_line(text, m.start())}: {m[1]} has no section §{m[2]}"
+    if path == FIGURES:
+        for m in BARE_SECTION.finditer(text):
+            if m[1] not in numbered_sections(RECORD):
+                yield f"{where}:{_line(text, m.start())}: {RECORD.name} has no section §{m[1]}"
 
 
 def module_of(path: Path) -> str | None:
@@ -257,6 +295,37 @@ def test_every_cross_reference_names_something_the_package_has():
     stale = [s for path in [*sources(), *documents()] for s in stale_in(path)]
 
     assert not stale, f"{len(stale)} stale cross-reference(s):\n" + "\n".join(stale)
+
+
+def test_every_section_named_with_its_file_is_one_of_its_numbered_headings():
+    tests = sorted(p for p in (ROOT / "tests").rglob("*.py") if p != Path(__file__))
+    stale = [
+        s
+        for path in [*sources(), *tests, *documents()]
+        for s in stale_sections(path, path.read_text(encoding="utf-8"))
+    ]
+
+    assert not stale, f"{len(stale)} stale section reference(s):\n" + "\n".join(stale)
+
+
+def test_a_section_the_record_does_not_have_is_named_with_where_it_is():
+    text = (
+        "Measured (docs/history/benchmarks-2026.md §24; docs/benchmarks.md §24) and\n"
+        "[history/benchmarks-2026.md](history/benchmarks-2026.md) §99.\n"
+    )
+
+    stale = list(stale_sections(ROOT / "stores" / "shard.py", text))
+
+    assert stale == [
+        "stores/shard.py:1: docs/benchmarks.md has no section §24",
+        "stores/shard.py:2: history/benchmarks-2026.md has no section §99",
+    ]
+
+
+def test_a_bare_section_of_the_current_figures_is_one_of_the_records():
+    stale = list(stale_sections(FIGURES, "| read_section p50 | 0.114 ms | … | §1, §9.5, §77 |\n"))
+
+    assert stale == ["docs/benchmarks.md:1: benchmarks-2026.md has no section §77"]
 
 
 def test_a_stale_reference_is_named_with_where_it_is():

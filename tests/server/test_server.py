@@ -472,7 +472,7 @@ def test_an_over_cap_value_is_refused_naming_the_field(
     assert field in said
 
 
-# -- the served agent as a node of a larger graph (README, "Inside a larger graph") --------
+# -- the served agent as a node of a larger graph (docs/api.md, "Inside a larger graph") --------
 
 
 class Review(TypedDict, total=False):

@@ -1,4 +1,4 @@
-"""deepread as a node of a larger graph: what the README's composition section says, shown.
+"""deepread as a node of a larger graph: what docs/api.md's "Inside a larger graph" says, shown.
 
 Inside a parent graph with a checkpointer, the agent keeps its thread memory (messages,
 read regions) across the parent's turns only when built with ``checkpointer=True``. (The

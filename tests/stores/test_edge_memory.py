@@ -73,7 +73,7 @@ def test_a_new_collection_keeps_vectors_and_indexes_on_disk(tmp_path: Path) -> N
 def test_a_new_collections_payload_indexes_are_kept_on_disk(tmp_path: Path) -> None:
     """The coordinate and version indexes too: kept in memory (the engine's default),
     every opening read and built them again — 0.5 s at 36,530 paragraphs, 2.3-2.7 s at
-    231,304 (docs/benchmarks.md §24)."""
+    231,304 (docs/history/benchmarks-2026.md §24)."""
     path = tmp_path / "c"
     backend = EdgeBackend(path)
     backend.create(DIM)
