@@ -22,6 +22,7 @@ flat), and checks the documents' titles: every title distinct, none shared.
 
 Run:  python bench/library.py --store /work/tmp/library/store [--only dev|val] [--data DIR]
       [--modes scoped library] [--no-flat] [--force | --front] [--sample N] [--out DIR]
+      [--teach-at N]
 A fresh ``--out`` (the default: a new timestamped folder) answers every question again;
 reusing one resumes it (questions answered with the same settings are not re-run — a
 code change does not change the settings). Prints markdown and writes
@@ -38,7 +39,7 @@ from pathlib import Path
 
 from _common import SHARED_DATA, Timer, machine, machine_line, table, write_json
 
-from deepread import Index, IngestError
+from deepread import Index
 from deepread.evaluation import EvalConfig, run_eval
 
 DATA = SHARED_DATA
@@ -69,12 +70,19 @@ def ingest(index: Index, force: bool, shelf: bool = False) -> float:
             print(f"  {event} {done}/{total} {path.name}", file=sys.stderr)
 
     with Timer() as t:
-        try:
-            index.ingest(pdfs, progress=progress, force=force)
-        except IngestError as exc:
-            # A file the ingest refuses (a PDF whose text comes out glyph by glyph) is
-            # that file's failure, said here; the library is the rest.
-            print(f"  {exc}", file=sys.stderr)
+        # A file the ingest refuses (a PDF whose text comes out glyph by glyph) is that
+        # file's failure, said here; the library is the rest.
+        result = index.ingest_report(pdfs, progress=progress, force=force)
+    for failure in result.failures:
+        print(f"  {failure.path}: {failure.reason}", file=sys.stderr)
+    # what the run's taught table embedded (deepread.corpus.taught_vectors), and its checks
+    print(
+        f"  texts embedded {result.texts_embedded:,}, by the taught table "
+        f"{result.texts_by_table:,}; documents the probe gave the model "
+        f"{getattr(result, 'documents_by_model', '–')}; table checks "
+        f"{getattr(result, 'table_checks', '–')}",
+        file=sys.stderr,
+    )
     return t.s
 
 
@@ -225,6 +233,13 @@ def main() -> int:
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
+        "--teach-at",
+        type=int,
+        default=None,
+        help="paragraphs an ingest embeds with the model before it teaches the table "
+        "(deepread.corpus.taught_vectors.TEACH_AT, 20,000), so a shorter library engages it",
+    )
+    ap.add_argument(
         "--shelf",
         action="store_true",
         help="also ingest financebench-library's 107 filings (no questions): 155 in all",
@@ -237,6 +252,10 @@ def main() -> int:
     )
     args = ap.parse_args()
     use_data(args.data)
+    if args.teach_at is not None:
+        from deepread.corpus import taught_vectors
+
+        taught_vectors.TEACH_AT = args.teach_at
     out = Path(args.out or f"/tmp/deepread-library/{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}")
     m = machine()
     print(machine_line(m))

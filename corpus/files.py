@@ -131,3 +131,34 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+#: What changes whenever a file's bytes may have: its device and inode (a file saved by
+#: renaming a new one over it), size, modification time and change time in nanoseconds —
+#: a time no writer can set back, as ``touch`` can the modification time.
+Stamp = tuple[int, int, int, int, int]
+
+
+def file_stamp(path: Path) -> Stamp:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def hashed(path: Path) -> tuple[str, Stamp]:
+    """``path``'s SHA-256 and its :data:`Stamp` taken before it was read: a file written
+    while it is hashed, or at any time after, no longer has that stamp."""
+    stamp = file_stamp(path)
+    return sha256_file(path), stamp
+
+
+def unchanged(path: Path, digest: str, stamp: Stamp) -> bool:
+    """Whether ``path`` still holds what was hashed as ``digest`` with ``stamp`` (read
+    again: a same-size write within the file system's clock tick keeps the stamp)."""
+    try:
+        return file_stamp(path) == stamp and sha256_file(path) == digest
+    except OSError:  # gone meanwhile
+        return False
+
+
+class FileChanged(ValueError):
+    """A file kept changing while it was read: no parse of it matches its hash."""

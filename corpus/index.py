@@ -257,8 +257,9 @@ class Index:
 
         An ingest that embeds more than 20,000 paragraphs with the local model (a shelf of
         filings) embeds the rest with a static table the model taught on those, ~100×
-        faster and ranking as the model does (:mod:`deepread.corpus.taught_vectors`);
-        ``exact_vectors`` keeps the model for every paragraph.
+        faster and ranking as the model does, wherever the table is checked to match the
+        model (:mod:`deepread.corpus.taught_vectors`); ``exact_vectors`` keeps the model
+        for every paragraph.
 
         Documents come back as :meth:`documents` lists them: under the title that
         identifies each among the others, with its card. A file holding the same bytes

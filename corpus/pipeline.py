@@ -30,12 +30,21 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from deepread.corpus.enrich import IngestModels
-from deepread.corpus.files import IngestFailure, expand_paths, failure_reason, sha256_file
+from deepread.corpus.files import (
+    FileChanged,
+    IngestFailure,
+    Stamp,
+    expand_paths,
+    failure_reason,
+    hashed,
+    sha256_file,
+    unchanged,
+)
 from deepread.corpus.library.front import front_matter
 from deepread.corpus.paragraph_budget import check_texts
 from deepread.corpus.parse_ahead import ParseAhead
 from deepread.corpus.parsing import Structured
-from deepread.corpus.taught_vectors import TaughtVectors
+from deepread.corpus.taught_vectors import TableCheck, TaughtVectors
 from deepread.corpus.vector_memo import VectorMemo
 from deepread.records.documents import Document
 from deepread.records.errors import CoordinateError, StoreError, UsageError, WriteConflict
@@ -57,6 +66,10 @@ OPTIMIZE_EVERY = 20_000
 #: Parsed documents join one embedding call while they hold fewer paragraphs than this.
 GROUP_PARAGRAPHS = 4_096
 
+#: Times a file that changed between its hash and its parse is hashed and parsed again
+#: before it is that file's failure (one still being written, a log appended to).
+REREADS = 3
+
 #: Paragraphs embedded per embedding call: each call's end is a progress point, so a long
 #: document reports the page its embedding reached (a 112-page filing's 1,300 paragraphs
 #: take ~50 s here). A vector does not depend on its batch companions, and 256-text calls
@@ -71,7 +84,9 @@ EMBED_SLICE = 256
 #: ``done`` of its ``total`` pages, "stored", "failed", "optimize" (before building the
 #: vector index of what was stored since the last build), "teach" (once, when a long
 #: ingest starts teaching the table its later paragraphs take,
-#: :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs taught from).
+#: :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs the model embedded) and
+#: "untaught" (the table failed its check and the model embeds the rest: ``done``
+#: paragraphs held back, ``total`` their mean cosine to the model's vectors in thousandths).
 Progress = Callable[[str, Path, int, int], None]
 
 
@@ -119,6 +134,10 @@ class IngestResult:
     #: Of the texts embedded, those a table taught in this run embedded (the others by
     #: the model; :mod:`deepread.corpus.taught_vectors`).
     texts_by_table: int = 0
+    #: Each teaching of that table and its check on paragraphs held back; documents its
+    #: probe showed it did not match (embedded by the model).
+    table_checks: list[TableCheck] = field(default_factory=list)
+    documents_by_model: int = 0
 
 
 def still_holds(source: str, digest: str) -> bool:
@@ -179,6 +198,8 @@ class _Pipeline:
         self._workers = workers
         # A text this run embedded before (a repeated paragraph) is not embedded again.
         self.memo = VectorMemo()
+        # Each file's stamp when it was hashed: its parse must read those bytes.
+        self._stamps: dict[Path, Stamp] = {}
         # The local model's vectors only can be taught to a table (it is fitted to them).
         self.taught = (
             TaughtVectors(embeddings)
@@ -198,7 +219,7 @@ class _Pipeline:
         for path in files:
             source = str(path.resolve())
             try:
-                digest = sha256_file(path)
+                digest, self._stamps[path] = hashed(path)
             except OSError as exc:
                 result.failures.append(IngestFailure(str(path), exc.strerror or str(exc)))
                 continue
@@ -256,7 +277,10 @@ class _Pipeline:
         self._resolve_copies(copies, firsts, result)
         result.texts_embedded = self.memo.embedded
         result.texts_repeated = self.memo.asked - self.memo.embedded
-        result.texts_by_table = self.taught.by_table if self.taught else 0
+        if self.taught:
+            result.texts_by_table = self.taught.by_table
+            result.table_checks = list(self.taught.checks)
+            result.documents_by_model = self.taught.documents_by_model
         if result.documents and unoptimized and self._collection.count_paragraphs() >= OPTIMIZE_AT:
             self._optimize(len(todo), len(todo))
         return result
@@ -288,7 +312,7 @@ class _Pipeline:
                         self._progress("parsing", path, taken, len(todo))
                     taken += 1
                     try:
-                        structured = parsed.take()
+                        structured, digest = self._as_hashed(path, digest, parsed.take(), parse)
                         # a flood of tiny paragraphs is refused before it is embedded
                         check_texts(
                             [p.text for p in structured.paragraphs],
@@ -311,6 +335,26 @@ class _Pipeline:
                     self._optimize(taken, len(todo))
                     unoptimized = 0
         return unoptimized
+
+    def _as_hashed(
+        self, path: Path, digest: str, structured: Structured, parse: Callable[[Path], Structured]
+    ) -> tuple[Structured, str]:
+        """``structured`` and ``digest`` when the file still holds the bytes hashed before
+        it was parsed (files are hashed long before they are parsed: a save in between
+        stored the new text under the old hash, and putting the old bytes back then read
+        as "unchanged"); else the file hashed and parsed again, up to :data:`REREADS`
+        times, then :class:`FileChanged`."""
+        for _ in range(REREADS):
+            if unchanged(path, digest, self._stamps[path]):
+                return structured, digest
+            digest, self._stamps[path] = hashed(path)
+            structured = parse(path)
+        if unchanged(path, digest, self._stamps[path]):
+            return structured, digest
+        raise FileChanged(
+            f"the file changed while it was read ({REREADS + 1} times); ingest it again "
+            "once it is saved"
+        )
 
     def _optimize(self, done: int, total: int) -> None:
         """Build the vector index of what was stored since the last build."""
@@ -360,10 +404,11 @@ class _Pipeline:
             if self.taught is None:
                 return embed_texts(self._embeddings, some)
             if self.taught.ready:  # taught when more texts come, not at a run's end
-                if self._progress:
-                    self._progress("teach", group[0][1], self.taught.by_model, 0)
-                self.taught.teach()
+                self._teach(self.taught, group[0][1])
             return self.taught(some)
+
+        if self.taught is not None:
+            self.taught.plan(texts)  # each document probed as the table reaches it
 
         flat = [t for doc in texts for t in doc]
         ends = list(accumulate(len(doc) for doc in texts))
@@ -402,6 +447,15 @@ class _Pipeline:
         if self._progress:
             pages = max((p.page or 0 for p in structured.paragraphs), default=0)
             self._progress("embedding", path, 0, pages)
+
+    def _teach(self, taught: TaughtVectors, path: Path) -> None:
+        """Teach the table, and say when its check keeps the model for the rest of the run."""
+        first = not taught.checks
+        if self._progress and first:
+            self._progress("teach", path, taught.by_model, 0)
+        check = taught.teach()
+        if self._progress and taught.table is None:
+            self._progress("untaught", path, check.held, round(check.cosine * 1000))
 
     def _store_group(
         self, group: list[tuple[int, Path, str, Structured]], result: IngestResult, total: int

@@ -16,10 +16,14 @@ more paragraphs than its text pays for (:mod:`deepread.corpus.paragraph_budget`)
 the per-run cap refuses the whole request. The caps are the operator's, from the
 environment.
 
-A document that fails (it does not parse, or cannot be stored) leaves no file behind:
-:func:`settle` removes it after the ingest, and puts back the file it replaced, so the
-folder holds exactly the documents the collection was built from — and an upload folder
-left empty is removed, so a collection that was never created has none.
+A document that fails (it does not parse, or cannot be stored — the store busy, the run
+stopped) leaves no file behind: :func:`settle` removes it after the ingest, and puts back
+the file it replaced, so the folder holds the documents the collection was built from —
+and an upload folder left empty is removed, so a collection that was never created has
+none. A replaced file is kept aside under a name of its own (``.previous-NAME.~N~``, the
+newest the highest ``N``), never over an earlier one: when a run is killed before it
+settles, the next upload of that name keeps both the file the killed run left and the one
+it had set aside, and only a version that is stored lets every earlier one go.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 import tempfile
 import unicodedata
 from dataclasses import dataclass
@@ -59,6 +64,9 @@ MAX_NAME = 200
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 #: Prefixes of the folder's own hidden files: a document being written, a replaced one.
 _PARTIAL, _PREVIOUS = ".upload-", ".previous-"
+#: A replaced file's version, after its name: ``.previous-notes.md.~2~`` (no name a client
+#: may send ends so: it would have no supported type).
+_VERSION = re.compile(r"\.~(\d+)~")
 
 
 @dataclass(slots=True)
@@ -67,7 +75,8 @@ class Upload:
 
     name: str
     path: Path
-    #: The document this one replaced (same name), kept aside until the outcome is known.
+    #: The document this one replaced (same name), kept aside until the outcome is known
+    #: (earlier ones a killed run left are kept too: :func:`previous_versions`).
     previous: Path | None = None
 
 
@@ -242,6 +251,33 @@ def _check_quota(held: dict[str, int], name: str, size: int) -> None:
         )
 
 
+def previous_versions(folder: Path, name: str) -> list[Path]:
+    """The files set aside for ``name`` in ``folder``, oldest first (``.previous-NAME``, as
+    earlier releases named the one they kept, before every numbered one)."""
+    found: list[tuple[int, Path]] = []
+    legacy = folder / f"{_PREVIOUS}{name}"
+    if legacy.is_file():
+        found.append((0, legacy))
+    stem = f"{_PREVIOUS}{name}"
+    try:
+        entries = list(folder.iterdir())
+    except OSError:  # no folder yet
+        entries = []
+    for entry in entries:
+        rest = entry.name[len(stem) :] if entry.name.startswith(stem) else ""
+        version = _VERSION.fullmatch(rest)
+        if version:
+            found.append((int(version.group(1)), entry))
+    return [path for _, path in sorted(found)]
+
+
+def _aside(folder: Path, name: str) -> Path:
+    """Where the file now named ``name`` is set aside: after every earlier version."""
+    kept = previous_versions(folder, name)
+    last = _VERSION.fullmatch(kept[-1].name[len(_PREVIOUS) + len(name) :]) if kept else None
+    return folder / f"{_PREVIOUS}{name}.~{int(last.group(1)) + 1 if last else 1}~"
+
+
 def _save(folder: Path, name: str, data: bytes) -> Upload:
     """Write ``data`` as ``folder/name`` whole or not at all (a half-written file must
     never be ingested), keeping the document it replaces aside."""
@@ -253,7 +289,7 @@ def _save(folder: Path, name: str, data: bytes) -> Upload:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         if path.is_file():
-            previous = folder / f"{_PREVIOUS}{name}"
+            previous = _aside(folder, name)
             os.replace(path, previous)
         os.replace(tmp, path)
     except OSError:
@@ -266,15 +302,17 @@ def _save(folder: Path, name: str, data: bytes) -> Upload:
 
 def settle(uploads: list[Upload], failed: set[Path]) -> None:
     """After the ingest: the file of a document that failed (``failed``: resolved paths)
-    is removed and the one it replaced comes back; a stored document's replaced file is
-    dropped. A folder left empty is removed."""
+    is removed and the newest version set aside comes back (earlier ones stay aside); a
+    stored document's earlier versions are dropped. A folder left empty is removed."""
     for upload in uploads:
+        kept = previous_versions(upload.path.parent, upload.name)
         if upload.path.resolve() in failed:
             upload.path.unlink(missing_ok=True)
-            if upload.previous is not None:
-                os.replace(upload.previous, upload.path)
-        elif upload.previous is not None:
-            upload.previous.unlink(missing_ok=True)
+            if kept:
+                os.replace(kept[-1], upload.path)
+        else:
+            for version in kept:
+                version.unlink(missing_ok=True)
     if uploads:
         forget_if_empty(uploads[0].path.parent)
 

@@ -65,6 +65,7 @@ from deepread.nodes.tools.specs import (
     FIND_DOCUMENTS,
     MEMORY_NOTES,
     FindDocumentsArgs,
+    MaybeWhole,
     ReadSectionArgs,
     RetrieveArgs,
     SearchArgs,
@@ -96,7 +97,7 @@ class MemoryFindDocumentsArgs(FindDocumentsArgs, _InConversation):
 
 
 class TocArgs(BaseModel):
-    doc_id: int | None = Field(
+    doc_id: MaybeWhole = Field(
         default=None,
         description="Show this document's sections only "
         "(optional; default: every document in scope).",

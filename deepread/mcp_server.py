@@ -20,8 +20,9 @@ conversation would point at nothing. Nothing heavy is imported until the server 
 (``deepread --help`` registers its options).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the tools' argument types are read by the MCP
+# server (``inspect.signature(eval_str=True)``, in the module's globals), and theirs are
+# imported inside :func:`build_server`, where only evaluated annotations reach them.
 import argparse
 import sys
 import threading
@@ -38,7 +39,7 @@ DESCRIPTION = (
 
 
 def build_server(
-    index: Index,
+    index: "Index",
     *,
     k: int = 5,
     window: tuple[int, int] = (0, 0),
@@ -49,6 +50,7 @@ def build_server(
     from mcp.server.mcpserver.exceptions import ToolError
 
     from deepread.langchain_tools import tools
+    from deepread.nodes.tools.specs import Documents, MaybeWhole, Whole
 
     made = {t.name: t for t in tools(index, k=k, window=window, documents=documents, memory=False)}
     idle = _Idle(index)
@@ -73,15 +75,15 @@ def build_server(
         return str(message.content)
 
     @server.tool(name="retrieve", description=made["retrieve"].description)
-    def retrieve(query: str | list[str], doc_id: int | list[int] | None = None) -> str:
+    def retrieve(query: str | list[str], doc_id: Documents = None) -> str:
         return run("retrieve", {"query": query, "doc_id": doc_id})
 
     @server.tool(name="read_section", description=made["read_section"].description)
-    def read_section(doc_id: int, sec_id: int, start: int, end: int) -> str:
+    def read_section(doc_id: Whole, sec_id: Whole, start: Whole, end: Whole) -> str:
         return run("read_section", {"doc_id": doc_id, "sec_id": sec_id, "start": start, "end": end})
 
     @server.tool(name="toc", description=made["toc"].description)
-    def toc(doc_id: int | None = None) -> str:
+    def toc(doc_id: MaybeWhole = None) -> str:
         return run("toc", {"doc_id": doc_id})
 
     @server.tool(name="find_documents", description=made["find_documents"].description)
@@ -96,7 +98,7 @@ class _Idle:
     burst of calls from a host opens the engine once; calls may overlap: the timer
     counts from the last one to end)."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: "Index") -> None:
         self._index = index
         self._running = 0
         self._lock = threading.Lock()

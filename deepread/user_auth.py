@@ -33,8 +33,14 @@ collections with LangGraph's own auth (``langgraph_sdk.Auth``), denying by defau
 - **How many collections**: a user may have at most ``DEEPREAD_AUTH_MAX_COLLECTIONS``
   (default 20); a run naming a new one past that is refused (403), so no user can make
   the server create, and hold, collections without bound.
-- **Everything else** (creating or changing assistants, crons, the LangGraph store) is
-  refused: the operator sets those up.
+- **Webhooks**: a run may name a ``webhook`` (a URL the server POSTs the run's record
+  to, answer included, when it ends) only when it is on the operator's allowlist
+  ``DEEPREAD_AUTH_WEBHOOKS`` (URL prefixes; none by default): any other — a private
+  network address where Qdrant or a model endpoint sits, loopback, a relative URL, one
+  with user info or a dot segment — is refused (403) before the run is stored.
+  langgraph-api's own check refuses loopback only, and accepts private addresses.
+- **Everything else** (creating or changing assistants, crons — a cron's webhook too —,
+  the LangGraph store) is refused: the operator sets those up.
 """
 
 from __future__ import annotations
@@ -45,8 +51,10 @@ import json
 import re
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
+import httpx
 from langgraph_sdk import Auth
 
 from deepread.environment.settings import current as current_settings
@@ -55,6 +63,7 @@ from deepread.text.hygiene import brief
 
 TOKENS_ENV = "DEEPREAD_AUTH_TOKENS_FILE"
 MAX_COLLECTIONS_ENV = "DEEPREAD_AUTH_MAX_COLLECTIONS"
+WEBHOOKS_ENV = "DEEPREAD_AUTH_WEBHOOKS"
 #: How old a version-7 thread id may be and still count as one just made (seconds).
 FRESH_S = 5.0
 OWNER_IS_THE_SERVERS = (
@@ -184,11 +193,75 @@ async def _check_collection_count(user: str, collection: str) -> None:
         )
 
 
+#: What a webhook URL may not hold: blanks and controls, a backslash and an "@" (read
+#: differently by different URL parsers: ``https://allowed\\@10.0.0.1/`` is a request to
+#: 10.0.0.1 for some of them).
+_UNSAFE_URL = re.compile(r"[\s\x00-\x1f\x7f\\@]")
+#: Longest webhook URL considered.
+_MAX_URL = 2048
+
+
+def _url_parts(url: Any) -> tuple[str, str, int, str] | None:
+    """Scheme, host, port and path of an absolute http(s) URL, as the server's HTTP client
+    (httpx) reads it; ``None`` for anything else: relative, user info, a ``.`` or ``..``
+    segment (percent-encoded too), blanks, or too long."""
+    if not isinstance(url, str) or len(url) > _MAX_URL or _UNSAFE_URL.search(url):
+        return None
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return None
+    if parsed.scheme not in ("http", "https") or not parsed.host or parsed.userinfo:
+        return None
+    path = parsed.path or "/"
+    if any(part in (".", "..") for part in path.split("/")):
+        return None
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return parsed.scheme, parsed.host.lower(), port, path
+
+
+def webhook_allowed(url: Any, allowed: Sequence[str]) -> bool:
+    """Whether ``url`` is on the allowlist ``allowed``: an entry of the same scheme, host
+    and port whose path is the URL's or a folder above it (``https://h/hooks/`` allows
+    ``https://h/hooks/done``; ``https://h/hooks`` allows it and ``https://h/hooks``
+    itself, not ``https://h/hooks-other``). The query is the client's."""
+    got = _url_parts(url)
+    if got is None:
+        return False
+    for entry in allowed:
+        want = _url_parts(entry)
+        if want is None or want[:3] != got[:3]:
+            continue
+        folder = want[3] if want[3].endswith("/") else want[3] + "/"
+        if got[3] == want[3] or got[3].startswith(folder):
+            return True
+    return False
+
+
+def _check_webhook(kwargs: dict[str, Any]) -> None:
+    """403 when the run names a webhook the operator does not allow."""
+    webhook = kwargs.get("webhook")
+    if not webhook:
+        return
+    allowed = current_settings().auth_webhooks
+    if not allowed:
+        raise _forbidden(
+            f"webhooks are off on this server: leave 'webhook' out (the operator allows "
+            f"webhook URLs with {WEBHOOKS_ENV})"
+        )
+    if not webhook_allowed(webhook, allowed):
+        raise _forbidden(
+            f"webhook {brief(webhook)} is not one this server allows (the operator lists "
+            f"them in {WEBHOOKS_ENV})"
+        )
+
+
 @auth.on.threads.create_run
 async def on_run(
     ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
 ) -> Auth.types.FilterType:
     user = ctx.user.identity
+    _check_webhook(value.get("kwargs") or {})
     yours = f"yours are {user!r} and {user + '-<name>'!r}"
     collection = _collection(value.get("kwargs") or {}, yours)
     if collection is None:

@@ -26,6 +26,8 @@ without an import cycle: it is the package's configuration, not a layer.
 ``DEEPREAD_AUTH_TOKENS_FILE``  the users of the example auth (``deepread/user_auth.py``)
 ``DEEPREAD_AUTH_MAX_COLLECTIONS``  collections one user of the example auth may have
                            (default 20)
+``DEEPREAD_AUTH_WEBHOOKS``  the webhook URLs (prefixes) the example auth lets a run
+                           name, separated by spaces or commas (default: none)
 ``DEEPREAD_MAX_MESSAGE_CHARS``  the longest message a thread accepts (default 1,000,000
                            characters; what a client writes into a thread's state)
 ``DEEPREAD_MAX_OPEN_COLLECTIONS``  collections a process keeps open at once (default 8;
@@ -81,6 +83,9 @@ class Settings:
     auth_tokens_file: str | None = None
     #: collections one user of the example auth may have (``DEEPREAD_AUTH_MAX_COLLECTIONS``)
     auth_max_collections: int = 20
+    #: webhook URL prefixes the example auth allows (``DEEPREAD_AUTH_WEBHOOKS``; none: no
+    #: run may name a webhook)
+    auth_webhooks: tuple[str, ...] = ()
     #: raw ``DEEPREAD_<FIELD>`` values by lower-case field name (``"k"`` → ``"9"``)
     context_defaults: Mapping[str, str] = field(default_factory=dict)
     #: raw ``DEEPREAD_SERVE_<NAME>`` values by lower-case name (``"max_k"`` → ``"20"``)
@@ -124,6 +129,7 @@ class Settings:
             checkpointer=env.get("DEEPREAD_CHECKPOINTER", "").strip(),
             auth_tokens_file=env.get("DEEPREAD_AUTH_TOKENS_FILE") or None,
             auth_max_collections=_whole(env, "DEEPREAD_AUTH_MAX_COLLECTIONS", 20),
+            auth_webhooks=_urls(env, "DEEPREAD_AUTH_WEBHOOKS"),
             context_defaults={
                 k[len(prefix) :].lower(): v
                 for k, v in env.items()
@@ -149,6 +155,19 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
     if value < 1:
         raise SettingsError(f"{name} must be a whole number of at least 1, not {raw!r}")
     return value
+
+
+def _urls(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """The http(s) URLs of ``env[name]``, separated by spaces or commas; a SettingsError
+    naming the variable for anything else."""
+    urls = tuple(u for u in env.get(name, "").replace(",", " ").split() if u)
+    for url in urls:
+        if not url.lower().startswith(("http://", "https://")):
+            raise SettingsError(
+                f"{name} holds {url!r}: each entry must be a URL starting with "
+                "http:// or https:// (separate several with spaces or commas)"
+            )
+    return urls
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:

@@ -14,7 +14,11 @@ running the process names them; ``DEEPREAD_INGEST_ROOT`` confines them there too
 Every path must resolve (symlinks followed) inside the root — the paths given and every
 file found by walking a given folder, since a symlink inside an allowed folder may point
 anywhere. A bad collection name or an unusable store is reported in ``error`` (and a
-failure per document) instead of failing the run.
+failure per document) instead of failing the run — so is a store that stops the ingest
+part-way (in use by another process past ``DEEPREAD_STORE_WAIT``, unreachable, full):
+the error says to send the same request again once the store is free, a failure line
+names each file not stored, and every document sent as content keeps its earlier
+version (corpus/uploads.py); however else the run ends, those files are put back too.
 
 Runs of this node in one server process share one open index (nodes/resources.py) and
 may run at once, as a LangGraph server runs jobs: the store's write protocol gives each
@@ -157,6 +161,31 @@ def _too_long(paths: list[str]) -> tuple[list[str], list[dict[str, str]]]:
     ]
 
 
+#: Progress events after which a file needs nothing more (stored, unchanged, a copy of a
+#: stored document): what a run that stops later must not undo.
+SETTLED = frozenset({"stored", "skip", "same"})
+
+
+def _store_failed(
+    exc: StoreError, unsettled: list[str], refused: list[dict[str, str]]
+) -> IngestOutput:
+    """What a run the store stopped answers: which files were not stored, and that the
+    same request, sent again once the store is free, stores them (what was stored before
+    it stopped is skipped as unchanged)."""
+    why = (
+        f"the store could not be written: {exc}. Nothing more was stored; documents sent "
+        "as content keep their earlier version. Send the same request again once the "
+        "store is free: what was stored is skipped as unchanged"
+    )
+    return {
+        "documents": [],
+        "duplicates": [],
+        "failures": refused + [{"path": p, "reason": f"not stored: {exc}"} for p in unsettled],
+        "unsupported": [],
+        "error": why,
+    }
+
+
 class IngestNode(Protocol):
     """The ingest node: files in, what was stored and what failed out."""
 
@@ -251,22 +280,35 @@ def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
             """A document sent as content is named as the client named it."""
             return names.get(str(path), str(path))
 
+        settled: set[Path] = set()  # files stored, unchanged or copies: none lost
+
         def progress(event: str, path: Path, done: int, total: int) -> None:
+            if event in SETTLED:
+                settled.add(Path(path).resolve())
             write({"ingest": event, "file": shown(path), "done": done, "total": total})
 
         todo = allowed + [str(u.path) for u in uploads]
-        result = (
-            index.ingest_report(
-                todo,
-                progress=progress,
-                ocr_model=context.ocr_model or None,
-                vision_model=context.vision_model or None,
-                describe_model=context.describe_model or None,
-                workers=1,
+        try:
+            result = (
+                index.ingest_report(
+                    todo,
+                    progress=progress,
+                    ocr_model=context.ocr_model or None,
+                    vision_model=context.vision_model or None,
+                    describe_model=context.describe_model or None,
+                    workers=1,
+                )
+                if todo
+                else None
             )
-            if todo
-            else None
-        )
+        except BaseException as exc:
+            # The run stopped (the store busy or gone, the model unusable, the run
+            # cancelled): every document not stored yet keeps the version it had.
+            unsettled = [p for p in todo if Path(p).resolve() not in settled]
+            settle(uploads, {Path(p).resolve() for p in unsettled})
+            if not isinstance(exc, StoreError):
+                raise
+            return _store_failed(exc, [shown(p) for p in unsettled], too_long + refused)
         # A document sent as content that failed leaves no file behind (the one it
         # replaced comes back): the folder holds what the collection was built from.
         settle(uploads, {Path(f.path).resolve() for f in (result.failures if result else [])})

@@ -169,7 +169,14 @@ class IngestProgress:
         elif event == "teach":
             say(
                 f"teaching a table from the model's vectors of {done:,} paragraphs: "
-                "the rest are embedded with it (--exact-vectors: the model for all)…",
+                "the rest are embedded with it where it matches the model "
+                "(--exact-vectors: the model for all)…",
+                err=True,
+            )
+        elif event == "untaught":
+            say(
+                f"the table did not match the model on {done:,} paragraphs held back "
+                f"(cosine {total / 1000:.2f}): the model embeds the rest of this run",
                 err=True,
             )
         if not self.bar.disable:

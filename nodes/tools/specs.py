@@ -13,10 +13,17 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from deepread.nodes.context import MAX_QUERIES, MAX_QUERY_CHARS, problems
 from deepread.prompts import load
@@ -52,6 +59,25 @@ def check_text(name: str, text: str, limits: ToolLimits) -> str:
     return text
 
 
+def refuse_booleans(value: Any) -> Any:
+    """``value`` unless it is ``true``/``false`` or a list holding one: pydantic's lax
+    mode (which lets ``"3"`` through as 3, as models often send it) reads ``true`` as 1,
+    so ``doc_id: true`` would read document 1."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be a whole number, not {str(value).lower()}")
+    if isinstance(value, list) and any(isinstance(v, bool) for v in value):
+        raise ValueError("must hold whole numbers, not true or false")
+    return value
+
+
+#: A whole-number argument (an id, a paragraph index): ``true`` and ``false`` refused.
+Whole = Annotated[int, BeforeValidator(refuse_booleans)]
+#: A document, several, or none (every document in scope), booleans refused.
+Documents = Annotated[int | list[int] | None, BeforeValidator(refuse_booleans)]
+#: A document or none, booleans refused.
+MaybeWhole = Annotated[int | None, BeforeValidator(refuse_booleans)]
+
+
 class SearchArgs(BaseModel):
     """A search's arguments: what the stateless LangChain tools (deepread/
     langchain_tools.py), which keep no read-region memory, offer."""
@@ -60,7 +86,7 @@ class SearchArgs(BaseModel):
         description="What to look for: keywords or a question, or a list of them (their "
         "results are merged in rank order)."
     )
-    doc_id: int | list[int] | None = Field(
+    doc_id: Documents = Field(
         default=None, description="Search only this document, or these documents (optional)."
     )
 
@@ -92,10 +118,10 @@ class RetrieveArgs(SearchArgs):
 
 
 class ReadSectionArgs(BaseModel):
-    doc_id: int = Field(description="Document id, from the Directory Structure.")
-    sec_id: int = Field(description="Section id within that document.")
-    start: int = Field(description="First paragraph to read (0-based).")
-    end: int = Field(description="Last paragraph to read (inclusive).")
+    doc_id: Whole = Field(description="Document id, from the Directory Structure.")
+    sec_id: Whole = Field(description="Section id within that document.")
+    start: Whole = Field(description="First paragraph to read (0-based).")
+    end: Whole = Field(description="Last paragraph to read (inclusive).")
 
 
 class FollowReferenceArgs(BaseModel):
@@ -103,7 +129,7 @@ class FollowReferenceArgs(BaseModel):
         description="The reference as written: 'Table 3', 'Figure 2.1', 'Section 4.2', "
         "'§4.2', '4.2', 'section Organizing test code', 'page 12'."
     )
-    doc_id: int | None = Field(
+    doc_id: MaybeWhole = Field(
         default=None,
         description="Resolve it in this document only (optional; "
         "default: the documents being read first).",
@@ -116,7 +142,7 @@ class FollowReferenceArgs(BaseModel):
 
 
 class OpenTocArgs(BaseModel):
-    doc_id: int = Field(description="Document whose table of contents to show.")
+    doc_id: Whole = Field(description="Document whose table of contents to show.")
 
 
 class FindDocumentsArgs(BaseModel):

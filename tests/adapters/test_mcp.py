@@ -185,6 +185,11 @@ def wire(store: Path) -> dict[str, Any]:
             10, "read_section", {"doc_id": -1, "sec_id": 0, "start": 0, "end": 2}
         ),
         "huge doc": tool_call(11, "toc", {"doc_id": 2**64}),
+        "true doc": tool_call(
+            13, "read_section", {"doc_id": True, "sec_id": 0, "start": 0, "end": 2}
+        ),
+        "true toc": tool_call(14, "toc", {"doc_id": True}),
+        "true in a list": tool_call(15, "retrieve", {"query": "sort_keys", "doc_id": [True]}),
         "after": tool_call(12, "toc", {}),
     }
     for name, line in lines.items():
@@ -232,6 +237,14 @@ def test_a_doc_id_out_of_range_is_a_tool_error_without_internals(wire, name, sto
     assert answer["result"]["isError"]
     assert "doc_id must be a whole number from 0 to 9223372036854775807" in text
     assert "Helper" not in text and str(store) not in text
+
+
+@pytest.mark.parametrize("name", ["true doc", "true toc", "true in a list"])
+def test_true_where_an_id_is_expected_is_a_tool_error_not_document_1(wire, name) -> None:
+    answer = wire[name]
+
+    assert answer["result"]["isError"], answer
+    assert "whole number" in answer["result"]["content"][0]["text"]
 
 
 def test_the_server_serves_on_after_bad_lines_and_exits_cleanly(wire) -> None:

@@ -165,3 +165,39 @@ def test_no_store_error_is_raised_for_any_id_of_the_integer_range(shapes) -> Non
             pass
         except StoreError as exc:  # pragma: no cover - the failure this test is for
             pytest.fail(f"doc_id {doc_id}: {exc}")
+
+
+#: Calls naming a document, section or paragraph by true or false (issue 50 §5): pydantic's
+#: lax mode read ``doc_id: true`` as document 1.
+BOOLEAN_CALLS = [
+    ("read_section", {"doc_id": True, "sec_id": 0, "start": 0, "end": 3}),
+    ("read_section", {"doc_id": 1, "sec_id": True, "start": 0, "end": 3}),
+    ("read_section", {"doc_id": 1, "sec_id": 0, "start": False, "end": True}),
+    ("retrieve", {"query": "apples", "doc_id": True}),
+    ("retrieve", {"query": "apples", "doc_id": [1, True]}),
+]
+
+
+@pytest.mark.parametrize("memory", [True, False])
+@pytest.mark.parametrize(("name", "args"), [*BOOLEAN_CALLS, ("toc", {"doc_id": True})])
+def test_the_langchain_tools_refuse_true_or_false_where_an_id_is_expected(
+    shapes, memory: bool, name: str, args: dict[str, Any]
+) -> None:
+    made = {t.name: t for t in tools(shapes, memory=memory)}
+
+    answer = made[name].invoke({"name": name, "args": args, "type": "tool_call", "id": "c1"})
+
+    assert answer.status == "error", answer.content
+    assert "whole number" in str(answer.content) and "apple" not in str(answer.content).lower()
+
+
+def test_the_agents_tools_refuse_true_or_false_where_an_id_is_expected(shapes) -> None:
+    model = ScriptedChatModel(
+        steps=[ai(*(call(name, args) for name, args in BOOLEAN_CALLS)), ai(content="None.")]
+    )
+
+    out = build_graph(index=shapes, model=model).invoke({"question": "Which fruit?"})
+
+    results = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert [m.status for m in results] == ["error"] * len(BOOLEAN_CALLS)
+    assert all("whole number" in str(m.content) for m in results)

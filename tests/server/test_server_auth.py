@@ -4,15 +4,22 @@ real ``langgraph dev`` serving ``langgraph.auth.json``.
 Three users, alice, bob and carol, each with a bearer token (the users file holds only
 their SHA-256). The server has no ingest root, as ``langgraph dev`` runs by default: paths are
 refused for everyone and documents arrive as content.
+
+A listener on 127.0.0.1 stands for where a webhook may reach: the operator allows its
+``/allowed/`` folder (``DEEPREAD_AUTH_WEBHOOKS``), and every other URL — another folder of
+the same listener, a private-network address, a relative URL — must be refused before
+the run is stored, so the listener never hears of it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +51,41 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("langgraph_dev_auth")
 
 
+class Listener:
+    """An HTTP server on 127.0.0.1 that records every POST it receives: (path, body)."""
+
+    def __init__(self) -> None:
+        received: list[tuple[str, dict[str, Any]]] = []
+        self.received = received
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                received.append((self.path, json.loads(body or b"{}")))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 @pytest.fixture(scope="module")
-def server_url(workdir: Path) -> Iterator[str]:
+def listener() -> Iterator[Listener]:
+    heard = Listener()
+    yield heard
+    heard.close()
+
+
+@pytest.fixture(scope="module")
+def server_url(workdir: Path, listener: Listener) -> Iterator[str]:
     users = workdir / "users.json"
     users.write_text(json.dumps({token_digest(t): u for u, t in TOKENS.items()}))
     with langgraph_dev(
@@ -55,6 +95,7 @@ def server_url(workdir: Path) -> Iterator[str]:
             "DEEPREAD_AUTH_TOKENS_FILE": str(users),
             "DEEPREAD_AUTH_MAX_COLLECTIONS": str(MAX_COLLECTIONS),
             "DEEPREAD_MAX_MESSAGE_CHARS": "100000",
+            "DEEPREAD_AUTH_WEBHOOKS": f"{listener.url}/allowed/",
         },
     ) as url:
         yield url
@@ -564,3 +605,79 @@ def test_asking_ones_own_missing_collection_names_no_other_collection_nor_the_st
     )
     said = json.dumps(out)
     assert "alice" not in said and str(workdir) not in said
+
+
+# -- webhooks (issue 50 §2) ------------------------------------------------------------------
+
+
+#: A question to alice's notes, as every webhook test asks it.
+ASKED: dict[str, Any] = {
+    "input": {"question": "Where is the spare key to the flat?"},
+    "context": {"collection": "alice-notes"},
+}
+
+
+def refused_webhooks(listener: Listener) -> dict[str, str]:
+    return {
+        "loopback, not the allowed folder": f"{listener.url}/secret/done",
+        "a folder beside the allowed one": f"{listener.url}/allowed-not/done",
+        "a private-network address": "http://10.0.0.1:6333/collections",
+        "a relative URL": "/threads",
+        "user info before the host": f"http://allowed@{listener.url.removeprefix('http://')}/x",
+    }
+
+
+def test_a_run_whose_webhook_is_not_on_the_allowlist_is_refused_and_nothing_is_posted(
+    alice: SyncLangGraphClient, alice_notes: dict[str, Any], listener: Listener
+) -> None:
+    thread_id = alice.threads.create()["thread_id"]
+    for name, webhook in refused_webhooks(listener).items():
+        for how, call in [
+            (
+                "stateless run",
+                lambda w=webhook: alice.runs.wait(None, "deepread", **ASKED, webhook=w),
+            ),
+            (
+                "thread run",
+                lambda w=webhook: alice.runs.create(thread_id, "deepread", **ASKED, webhook=w),
+            ),
+            (
+                "cron",
+                lambda w=webhook: alice.crons.create_for_thread(
+                    thread_id, "deepread", schedule="* * * * *", **ASKED, webhook=w
+                ),
+            ),
+        ]:
+            code, body = status_of(call)
+            assert code == 403, (name, how, code, body)
+    assert alice.runs.list(thread_id) == []  # no run was stored
+    time.sleep(2)  # what a run would have posted when it ended
+    assert [path for path, _ in listener.received if not path.startswith("/allowed/")] == []
+
+
+def test_the_403_says_the_webhook_is_not_allowed_and_where_the_operator_allows_one(
+    alice: SyncLangGraphClient, listener: Listener
+) -> None:
+    private = "http://10.0.0.1:6333/collections"
+    code, body = status_of(lambda: alice.runs.wait(None, "deepread", **ASKED, webhook=private))
+
+    assert code == 403
+    assert "is not one this server allows" in body and "DEEPREAD_AUTH_WEBHOOKS" in body
+
+
+def test_a_webhook_on_the_allowlist_receives_the_runs_record(
+    alice: SyncLangGraphClient, alice_notes: dict[str, Any], listener: Listener
+) -> None:
+    thread_id = alice.threads.create()["thread_id"]
+    out = alice.runs.wait(
+        thread_id, "deepread", **ASKED, webhook=f"{listener.url}/allowed/done?run=1"
+    )
+    deadline = time.monotonic() + 30
+    while not any(p.startswith("/allowed/done") for p, _ in listener.received):
+        assert time.monotonic() < deadline, "the allowed webhook was not called"
+        time.sleep(0.1)
+
+    path, record = next((p, r) for p, r in listener.received if p.startswith("/allowed/done"))
+    assert path == "/allowed/done?run=1"
+    assert record["status"] == "success" and record["thread_id"] == thread_id
+    assert record["values"]["answer"] == out["answer"]

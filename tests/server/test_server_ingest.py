@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from support.documents import SHAPES_MD
+from support.hold_store import stopped_holder
+from support.stores import stored_text
 
 import deepread
 from deepread.graphs.ingest import build_ingest_graph
@@ -35,12 +37,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def texts_of(store: Path, collection: str = "docs") -> str:
     with resources.shared_index(str(store), collection) as idx:
-        return " ".join(
-            p.text
-            for d in idx.documents()
-            for s in d.sections
-            for p in idx.read_section(d.doc_id, s.sec_id)
-        )
+        return stored_text(idx)
 
 
 def test_a_served_graph_without_an_ingest_root_refuses_every_path_and_says_how_to_allow(
@@ -279,6 +276,72 @@ def test_a_failed_resend_puts_back_the_document_it_would_have_replaced(
     assert [f["path"] for f in out["failures"]] == ["note.pdf"]
     assert uploads_of(tmp_path / "store") == ["note.pdf"]
     assert (tmp_path / "store" / "uploads" / "docs" / "note.pdf").read_bytes() == stored
+
+
+NOTE_V1 = {"name": "note.md", "text": "# Note\n\nThe first version tells of walruses.\n"}
+NOTE_V2 = {"name": "note.md", "text": "# Note\n\nThe second version tells of narwhals.\n"}
+
+
+def test_an_upload_that_meets_a_busy_store_keeps_the_stored_version_and_says_to_resend(
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, folder = tmp_path / "store", tmp_path / "store" / "uploads" / "docs"
+    monkeypatch.setenv("DEEPREAD_STORE_WAIT", "0")  # (read when the index opens)
+    run(served, {"files": [NOTE_V1]})
+
+    # Another process holds the store and answers nobody (a holder that answers relays
+    # the write): with DEEPREAD_STORE_WAIT=0 the write gives up after the hand-over.
+    with stopped_holder(store, "docs"):
+        out = run(served, {"files": [NOTE_V2]})
+        again = run(served, {"files": [NOTE_V2]})  # one failed resend lost the file
+
+    for answer in (out, again):
+        assert "Send the same request again once the store is free" in answer["error"]
+        assert [f["path"] for f in answer["failures"]] == ["note.md"]
+    assert uploads_of(store) == ["note.md"]  # nothing set aside is left over
+    assert (folder / "note.md").read_text() == NOTE_V1["text"]
+    assert "walruses" in texts_of(store)
+
+
+def test_a_resend_once_the_store_is_free_stores_the_new_version(
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    monkeypatch.setenv("DEEPREAD_STORE_WAIT", "0")
+    run(served, {"files": [NOTE_V1]})
+    with stopped_holder(store, "docs"):
+        run(served, {"files": [NOTE_V2]})
+
+    out = run(served, {"files": [NOTE_V2]})
+
+    assert "error" not in out and [d["source"] for d in out["documents"]] == ["note.md"]
+    assert uploads_of(store) == ["note.md"]
+    assert (store / "uploads" / "docs" / "note.md").read_text() == NOTE_V2["text"]
+    assert "narwhals" in texts_of(store) and "walruses" not in texts_of(store)
+
+
+def test_every_version_a_killed_run_left_is_kept_until_one_is_stored(
+    served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, folder = tmp_path / "store", tmp_path / "store" / "uploads" / "docs"
+    monkeypatch.setenv("DEEPREAD_STORE_WAIT", "0")
+    run(served, {"files": [NOTE_V1]})
+    # A run killed between saving its upload and settling it leaves the new file in
+    # place and the stored one aside (as earlier releases named it).
+    (folder / ".previous-note.md").write_text(NOTE_V1["text"])
+    (folder / "note.md").write_text(NOTE_V2["text"])
+    third = {"name": "note.md", "text": "# Note\n\nThe third version tells of seals.\n"}
+
+    with stopped_holder(store, "docs"):
+        failed = run(served, {"files": [third]})
+    kept = sorted(p.read_text() for p in folder.iterdir())
+    stored = run(served, {"files": [third]})
+
+    assert [f["path"] for f in failed["failures"]] == ["note.md"]
+    assert kept == sorted([NOTE_V1["text"], NOTE_V2["text"]])  # neither version lost
+    assert [d["source"] for d in stored["documents"]] == ["note.md"]
+    assert uploads_of(store) == ["note.md"]  # a stored version lets the others go
+    assert "seals" in texts_of(store)
 
 
 def test_a_collections_upload_quota_refuses_what_would_pass_it_naming_the_variable(

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from deepread.stores import taught_table
 from deepread.stores.embeddings import local_embeddings
-from deepread.stores.taught_table import TaughtTable, teach, token_ids
+from deepread.stores.taught_table import TaughtTable, teach, token_ids, weights
 
 
 def _bags(rng: np.random.Generator, count: int, vocabulary: int) -> list[np.ndarray]:
@@ -47,3 +48,74 @@ def test_a_text_of_untaught_tokens_is_marked_for_the_model() -> None:
     assert ok.tolist() == [True, False, False]
     assert np.linalg.norm(vectors[0]) == pytest.approx(1.0)
     assert not vectors[1:].any()
+
+
+# -- what a table knows, and says it does not (issue 50 §1) ----------------------------------
+
+
+def _table(texts: list[np.ndarray], rng: np.random.Generator) -> TaughtTable:
+    """A table taught on ``texts`` (vectors random: what it knows is at stake here)."""
+    vectors = rng.standard_normal((len(texts), 8)).astype(np.float32)
+    return TaughtTable.learn(texts, vectors, local_embeddings().tokenizer())
+
+
+def _sample(rng: np.random.Generator, count: int = 2_000) -> list[np.ndarray]:
+    """Texts of tokens 1-3, four times each in every text (the sample's stop-words), and
+    six of tokens 10-1999 (a few texts each)."""
+    return [np.r_[[1, 2, 3] * 4, rng.integers(10, 2_000, 6)] for _ in range(count)]
+
+
+def test_a_token_in_every_text_weighs_next_to_nothing_and_a_rare_one_about_one() -> None:
+    weight, taught = weights(_sample(np.random.default_rng(1)), 3_000)
+
+    assert weight[1:4].max() < 0.01
+    assert np.median(weight[10:2_000]) > 0.8
+    assert weight[2_000:].tolist() == [1.0] * 1_000  # never seen: as rare as can be
+    assert taught[1:4].all() and not taught[2_000:].any()
+
+
+def test_stop_words_cannot_carry_a_vector() -> None:
+    rng = np.random.default_rng(2)
+    table = _table(_sample(rng), rng)
+    rare = np.flatnonzero(table.taught[10:2_000])[:3] + 10
+
+    _, ok = table.embed_ids([np.array([1, 2, 3] * 40), np.r_[[1, 2, 3] * 4, rare]])
+
+    assert ok.tolist() == [False, True]
+
+
+def test_a_text_whose_taught_tokens_are_too_few_or_a_small_share_goes_to_the_model() -> None:
+    rng = np.random.default_rng(3)
+    table = _table(_sample(rng), rng)
+    a, b, c = np.flatnonzero(table.taught[10:2_000])[:3] + 10
+    never = [2_500, 2_501, 2_502, 2_503, 2_504]
+
+    _, ok = table.embed_ids(
+        [
+            np.array([a]),  # one word: too few
+            np.array([a, b, *never]),  # mostly words never taught
+            np.array([a, b, c, never[0]]),  # mostly taught
+        ]
+    )
+
+    assert ok.tolist() == [False, False, True]
+
+
+def test_a_token_held_by_fewer_than_min_texts_is_not_taught() -> None:
+    texts = [np.array([5, 6, 7]), np.array([5, 6, 8]), np.array([5, 6, 9]), np.array([9])]
+
+    _, taught = weights(texts, 12)
+
+    assert taught.nonzero()[0].tolist() == [5, 6]  # 9 is in two texts, 7 and 8 in one
+
+
+def test_past_max_pairs_an_even_spread_of_the_texts_is_fitted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(taught_table, "MAX_PAIRS", 1_000)
+    texts = [np.arange(i % 50, i % 50 + 20) for i in range(200)]  # 20 pairs each: 4,000
+
+    chosen = taught_table._within_budget(texts, np.ones(100, bool))
+
+    assert 45 <= len(chosen) <= 50 and sum(20 for _ in chosen) <= 1_000
+    assert chosen[0] < 5 and chosen[-1] > 190  # spread over all, not the first 50

@@ -34,3 +34,13 @@ def assert_whole(idx: Index) -> None:
     if idx.collection.backend.exists():
         hidden = Match(equals={"record": "paragraph", "live": 0})
         assert idx.collection.backend.count(hidden) == 0
+
+
+def stored_text(idx: Index) -> str:
+    """Every stored paragraph's text, document by document, section by section."""
+    return " ".join(
+        p.text
+        for d in idx.documents()
+        for s in d.sections
+        for p in idx.read_section(d.doc_id, s.sec_id)
+    )
