@@ -44,6 +44,7 @@ class DeepReadRetriever(BaseRetriever):
     Metadata of each Document: ``doc_id``, ``sec_id``, ``para_idx`` (the hit: the
     citation), ``paragraphs`` (``[first, last]`` para_idx of the passage, inclusive: the
     ``read_section`` range that reads it again), ``page`` (the hit's, PDFs; else None),
+    ``pages`` (every page the passage is printed on, in order; ``[]`` without pages),
     ``source`` (the file), ``title`` (the document's), ``section`` (the section's title),
     ``kind`` (the hit's: "text", "table", "figure", "code"…), ``score`` (the hit's),
     and where the passage is in its source: ``boxes`` (a PDF's ``[page, x0, top, x1,
@@ -120,6 +121,7 @@ def to_document(
         "para_idx": hit.para_idx,
         "paragraphs": [passage[0].para_idx, passage[-1].para_idx],
         "page": hit.page,
+        "pages": sorted({page for p in passage for page in p.pages}),
         "source": document.source if document else "",
         "title": document.title if document else "",
         "section": section,

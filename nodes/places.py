@@ -1,12 +1,15 @@
 """Where each citation of the answer is in its source, for whoever shows it.
 
-``finalize`` reports citations as coordinates; a UI that opens a citation as its page
-needs the paragraph's place (its rectangles on its pages, or its character range:
-:attr:`deepread.records.documents.Paragraph.boxes` / ``span``). The ``finalize`` node
-the graphs build (:func:`make_finalize`) reads them from the store once per cited
-section and adds them to the citations, in the state and in the answer message's
-``response_metadata``. Reading them never fails a turn: a store that cannot be read
-leaves the citations as coordinates.
+``finalize`` reports citations as coordinates; a person or a UI shown a citation needs
+what it points at: the paragraph's page(s), its text, its document's title and file,
+and for opening it as its page the paragraph's place (its rectangles on its pages, or
+its character range: :attr:`deepread.records.documents.Paragraph.boxes` / ``span``).
+The ``finalize`` node the graphs build (:func:`make_finalize`) reads the paragraphs
+from the store once per cited section, and the collection's documents once, and adds
+these to the citations (:class:`~deepread.nodes.state.Citation`), in the state — the
+served thread's final state — and in the answer message's ``response_metadata``.
+Reading them never fails a turn: a store that cannot be read leaves the citations as
+coordinates.
 """
 
 from __future__ import annotations
@@ -16,11 +19,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepread.corpus.index import Index
+from deepread.corpus.library.cards import own_title
 from deepread.nodes.context import Context
 from deepread.nodes.finalize import finalize
 from deepread.nodes.resources import Resources
 from deepread.nodes.state import AgentNode, AgentState, Citation
 from deepread.records.errors import StoreError
+from deepread.text.markup import shown_text
 
 #: Citations given their places per answer (an answer cites a few; the rest stay
 #: coordinates) and the widest paragraph range read at once for one section.
@@ -46,9 +51,12 @@ def places(index: Index, citations: list[Citation]) -> dict[tuple[int, int, int]
 
 
 def with_places(citations: list[Citation], index: Index) -> list[Citation]:
-    """``citations`` with ``boxes`` and ``span`` where the store knows them."""
+    """``citations`` with what the store knows of each cited paragraph: its ``page`` and
+    ``pages``, its ``text`` (as a person reads it: a table as its rows), its document's
+    ``title`` and ``source``, and its ``boxes`` and ``span``."""
     try:
         found = places(index, citations)
+        documents = {d.doc_id: d for d in index.documents()}
     except (KeyError, ValueError, StoreError):
         return citations
     out: list[Citation] = []
@@ -58,7 +66,20 @@ def with_places(citations: list[Citation], index: Index) -> list[Citation]:
             out.append(c)
             continue
         place = p.to_dict()
-        out.append({**c, "boxes": place["boxes"], "span": place["span"]})
+        pages = p.pages
+        doc = documents.get(p.doc_id)
+        out.append(
+            {
+                **c,
+                "page": pages[0] if pages else None,
+                "pages": pages,
+                "text": shown_text(p.text, p.kind),
+                "title": own_title(doc)[0] if doc is not None else "",
+                "source": doc.source if doc is not None else "",
+                "boxes": place["boxes"],
+                "span": place["span"],
+            }
+        )
     return out
 
 

@@ -38,9 +38,24 @@ class PerTurn:
 
 
 class Citation(TypedDict):
+    """A paragraph the answer cites: its coordinates, and — set by ``finalize`` from the
+    store (nodes/places.py; absent when the store could not be read) — what a person
+    shown the citation reads of it."""
+
     doc_id: int
     sec_id: int
     para_idx: int
+    #: The page it is printed on (its first, when it runs on), ``None`` for a source
+    #: without pages; ``pages``: every page it is printed on, in order (``[]``: none).
+    page: NotRequired[int | None]
+    pages: NotRequired[list[int]]
+    #: The paragraph's text as stored, a table shown as its rows (as the reading tools
+    #: show it).
+    text: NotRequired[str]
+    #: Its document's title (without the note on documents sharing it: ``source`` tells
+    #: them apart) and source file, as ingested.
+    title: NotRequired[str]
+    source: NotRequired[str]
     #: Where the paragraph is in its source, for a UI to show it (its page images:
     #: docs/deployment.md, "Page images"): rectangles ``[page, x0, top, x1, bottom]`` in
     #: PDF points from the page's top-left corner, or the character range ``[start, end]``

@@ -52,6 +52,13 @@ class Paragraph:
         """Whether the store knows where the paragraph is (see ``boxes``)."""
         return self.boxes is not None or self.span is not None
 
+    @property
+    def pages(self) -> list[int]:
+        """The pages it is printed on, in order: its rectangles' pages (a paragraph that
+        runs on to the next page has two), else its ``page``; ``[]`` without pages."""
+        on = sorted({int(b[0]) for b in self.boxes or ()})
+        return on or ([self.page] if self.page else [])
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["boxes"] = None if self.boxes is None else [list(b) for b in self.boxes]

@@ -65,10 +65,21 @@ def distinct(made: dict[int, Card]) -> dict[int, Card]:
             out[doc_id] = card
             continue
         which = f"doc {others[0]}" if len(others) == 1 else "docs " + ", ".join(map(str, others))
-        out[doc_id] = replace(
-            card, title=f"{card.title} (same title as {which}; file: {card.file})"
-        )
+        out[doc_id] = replace(card, title=f"{card.title}{_FLAG} {which}; file: {card.file})")
     return out
+
+
+_FLAG = " (same title as"
+
+
+def own_title(doc: Document) -> tuple[str, bool]:
+    """``doc``'s title without the flag :func:`distinct` gave it, and whether it had one
+    (another document shares the title): where a line names the file anyway, or a
+    record carries it beside the title, the flag only repeats it."""
+    title, card = doc.title, doc.card
+    if card is None or not title.endswith(f"; file: {card.file})") or _FLAG not in title:
+        return title, False
+    return title[: title.rindex(_FLAG)], True
 
 
 @dataclass(slots=True)

@@ -1,9 +1,11 @@
 """``deepread ask QUESTION``: one question to the DeepRead agent, on a thread that persists.
 
-Each tool call and result is shown on stderr as it happens, the answer is streamed on
-stdout as the model writes it (:mod:`deepread.cli.turn`), then its citations with the
-titles of their documents and sections. Conversations persist in SQLite beside the store
-(or PostgreSQL, ``--checkpointer``): ``--thread ID`` continues one, read regions included.
+Each tool call and result is shown on stderr as it happens, the answer is streamed to a
+terminal as the model writes it and written once, checked, to a pipe
+(:mod:`deepread.cli.turn`), then its citations with their pages and the titles of their
+documents and sections (:mod:`deepread.cli.cited`). Conversations persist in SQLite
+beside the store (or PostgreSQL, ``--checkpointer``): ``--thread ID`` continues one, read
+regions included.
 """
 
 from __future__ import annotations
@@ -66,16 +68,15 @@ def make_context(args: argparse.Namespace):
 
 
 def print_citations(output: dict[str, Any], titles: dict[int, Any]) -> None:
-    """The answer's citations, each with its document's and section's titles."""
+    """The answer's citations, each with its page(s) and its document's and section's
+    titles (:mod:`deepread.cli.cited`)."""
+    from deepread.cli.cited import citation_pages, cited_line
+
     if output.get("citations"):
         say("\nCitations:")
         for c in output["citations"]:
-            doc = titles.get(c["doc_id"])
-            sec = doc.sections[c["sec_id"]].title if doc else ""
-            say(
-                f"  [{c['doc_id']}:{c['sec_id']}:{c['para_idx']}] "
-                f"{doc.title if doc else '?'} › {sec}"
-            )
+            coord = (c["doc_id"], c["sec_id"], c["para_idx"])
+            say(f"  {cited_line(coord, citation_pages(c), titles.get(c['doc_id']))}")
     past_cap = output.get("citations_past_cap") or 0
     unread = (output.get("dropped_citations") or 0) - past_cap
     if unread:

@@ -106,11 +106,12 @@ def paragraph_json(p) -> dict[str, Any]:
 
 def print_paragraphs(paragraphs) -> None:
     """Paragraphs as a person reads them: a table as its rows, as the model is shown it
-    (``--json`` keeps the stored HTML)."""
+    (``--json`` keeps the stored HTML), each after its page(s)."""
+    from deepread.cli.cited import page_label
     from deepread.text.markup import shown_text
 
     for p in paragraphs:
-        page = f" p.{p.page}" if p.page else ""
+        page = f" {page_label(p.pages)}" if p.pages else ""
         say(f"[{p.doc_id}:{p.sec_id}:{p.para_idx}]{page} ({p.kind}) {shown_text(p.text, p.kind)}")
 
 

@@ -3,11 +3,18 @@
 ``toc`` is the Directory Structure (paper Fig. 5), ``search`` the Retrieve tool
 (Algorithm 1, lines 7–22) with its ranked hits, ``read`` the ReadSection tool (lines
 23–27): what the agent sees, for a person to look at or a script to read as JSON.
+
+``search`` reads a query the way ``ask`` does: when it names documents — a company, a
+year, a form matched with the documents' cards (``Index.find_documents``, ``ask``'s
+first step) — it searches those (said on stderr; ``--all`` searches every document),
+so "Boeing effective tax rate 2022" is not answered first by another company's filing.
+Each hit is named with its page(s) and its document's and section's titles.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import (
@@ -45,6 +52,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         help="paragraphs to add above/below each hit, inside its section",
     )
     add_doc_option(p)
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="search every document, even those the query does not name (by default a "
+        "query naming a company, year or form searches the documents it names)",
+    )
     p.add_argument(
         "--mode", choices=("dense", "bm25", "hybrid"), default=None, help="ranking (default hybrid)"
     )
@@ -85,22 +98,56 @@ def cmd_toc(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def named_documents(idx: Any, args: argparse.Namespace) -> list[int] | None:
+    """The documents ``search`` limits itself to: those the query names — its companies,
+    years, forms matched with the documents' cards, as ``ask``'s first step finds them
+    (``Index.find_documents``) — when they are not all of them; None: every document
+    (``--doc`` or ``--all`` given, or the query names none)."""
+    if args.doc or args.all:
+        return None
+    named = [m.doc_id for m in idx.find_documents(args.query)]
+    if not named or len(named) >= len(idx.documents()):
+        return None
+    return named
+
+
 def cmd_search(args: argparse.Namespace) -> int:
+    from deepread.cli.cited import cited_line, document_label
+
     with reading_index(args, searching="once" if args.mode != "bm25" else False) as idx:
-        result = idx.search(
-            args.query, k=args.k, window=tuple(args.window), doc_id=args.doc, mode=args.mode
-        )
+        named = named_documents(idx, args)
+        documents = {d.doc_id: d for d in idx.documents()}
+
+        def search(scope: list[int] | None) -> Any:
+            return idx.search(
+                args.query, k=args.k, window=tuple(args.window), doc_id=scope, mode=args.mode
+            )
+
+        result = search(named or args.doc)
+        if named and not result.hits:  # nothing there: the whole collection, as if unnamed
+            named, result = None, search(None)
     if args.json:
         emit(
             {
                 "query": result.query,
+                "named_documents": named,
                 "hits": [h.to_dict() for h in result.hits],
                 "paragraphs": [paragraph_json(p) for p in result.paragraphs],
             }
         )
         return EXIT_OK
+    if named:
+        which = "; ".join(f"({i}) {document_label(documents.get(i))}" for i in named)
+        say(
+            f"searching {len(named)} of {len(documents)} documents, those the query "
+            f"names: {which} (--all searches every document)",
+            err=True,
+        )
+    shown = {p.coord: p for p in result.paragraphs}
     for rank, h in enumerate(result.hits, 1):
-        say(f"#{rank} [{h.doc_id}:{h.sec_id}:{h.para_idx}] score={h.score:.4f}")
+        p = shown.get(h.coord)
+        line = cited_line(h.coord, p.pages if p else [], documents.get(h.doc_id))
+        say(f"#{rank} {line}  score={h.score:.4f}")
     say("")
     print_paragraphs(result.paragraphs)
     return EXIT_OK

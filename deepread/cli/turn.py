@@ -3,15 +3,18 @@
 The graph is streamed in two modes at once. ``updates`` gives each tool call and result
 (:mod:`deepread.cli.steps`, on stderr) and the ``finalize`` node's outputs; ``messages``
 gives the policy model's reply token by token (LangGraph's ``stream_mode="messages"``),
-written to stdout as it arrives. A model that does not stream (the offline extractive
+written to a terminal as it arrives. A model that does not stream (the offline extractive
 policy) arrives as one piece.
 
-The streamed reply is a draft until the sufficiency check has passed it: when the check
-has the model answer again, the second answer streams after a line saying so (stderr);
-when the turn's final answer is not the text streamed (the check abstained), the final
-answer follows, introduced as such, so stdout always ends with the answer the outputs
-hold. Only the ``policy`` node's model is streamed: the check's judge
-calls are not the answer.
+The streamed reply is a draft until the sufficiency check has passed it, and stdout
+shows one answer, the checked one. On a terminal the draft streams as it is written; when
+the check has the model answer again (said on stderr), or the turn's final answer is not
+the text streamed (the check abstained), the draft is erased where it stands — the rows
+it took, wrapped at the terminal's width (:mod:`deepread.cli.screen`) — and the answer
+written in its place; the step lines shown under the draft are erased with it and said
+again. Into a pipe or a file (stdout not a terminal) nothing is streamed: the final
+answer is written once, when the turn ends. Only the ``policy`` node's model is
+streamed: the check's judge calls are not the answer.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from deepread.cli.screen import columns, erase
 from deepread.cli.steps import step_lines
 from deepread.nodes.names import ANSWERING_NODE, FINALIZE
 from deepread.terminal import say, terminal_text
@@ -26,14 +30,23 @@ from deepread.text.hygiene import clean_query
 
 
 class TurnPrinter:
-    """Writes one turn's stream: steps on stderr, the reply's tokens on stdout."""
+    """Writes one turn's stream: steps on stderr, the reply on stdout — streamed token by
+    token on a terminal (a draft erased in place when the checked answer differs), else
+    the final answer only, once (see the module docstring)."""
 
     def __init__(self, *, show: bool = True) -> None:
         self.show = show  # False for --json: nothing but the document at the end
+        # On a terminal the reply streams as it is written; into a pipe or a file only the
+        # answer the outputs hold is written, so that stdout holds one answer.
+        self.live = show and sys.stdout.isatty()
+        # Step lines share the screen with the draft when stderr is a terminal too.
+        self.steps_on_screen = self.live and sys.stderr.isatty()
         self.message_id: str | None = None
         self.streamed = ""  # the text of the reply being streamed
         self.calls_tools = False  # whether that reply calls tools (then it was a step)
         self.open_line = False  # stdout holds a reply line not yet ended
+        self.drawn = ""  # what the screen shows since that reply began: its text, steps
+        self.steps_after: list[str] = []  # the step lines among it
 
     def token(self, chunk: Any, metadata: dict[str, Any]) -> None:
         """One ``messages`` event: a piece of the policy model's reply."""
@@ -44,21 +57,28 @@ class TurnPrinter:
             return
         text = str(chunk.text)
         if chunk.id != self.message_id:  # a new reply: what came before was a step
-            answered_before = bool(self.streamed.strip()) and not self.calls_tools
-            self.message_id, self.streamed, self.calls_tools = chunk.id, "", False
             self.end_line()
-            if answered_before and self.show:  # the sufficiency check asked again
+            if self.answered() and self.show:  # the sufficiency check asked again
+                self.take_back()
                 say("(the evidence check asked for another answer:)", err=True)
+            self.message_id, self.streamed, self.calls_tools = chunk.id, "", False
+            self.drawn, self.steps_after = "", []
         self.calls_tools = self.calls_tools or bool(
             getattr(chunk, "tool_call_chunks", None) or getattr(chunk, "tool_calls", None)
         )
         if not text:
             return
         self.streamed += text
-        if self.show:
-            sys.stdout.write(terminal_text(text))
+        if self.live:
+            shown = terminal_text(text)
+            sys.stdout.write(shown)
             sys.stdout.flush()
+            self.drawn += shown
             self.open_line = True
+
+    def answered(self) -> bool:
+        """Whether the reply streamed last is an answer (text, no tool calls)."""
+        return bool(self.streamed.strip()) and not self.calls_tools
 
     def update(self, update: dict[str, Any]) -> None:
         """One node's ``updates`` event: its tool calls and results, on stderr."""
@@ -69,20 +89,38 @@ class TurnPrinter:
             self.end_line()
         for line in lines:
             say(line, err=True)
+            if self.steps_on_screen and self.streamed:
+                self.drawn += terminal_text(line) + "\n"
+                self.steps_after.append(line)
 
     def end_line(self) -> None:
         if self.open_line:
             sys.stdout.write("\n")
             sys.stdout.flush()
+            self.drawn += "\n"
             self.open_line = False
 
-    def finish(self, answer: str) -> None:
-        """Ends the streamed reply; prints ``answer`` when it is not what was streamed."""
-        self.end_line()
-        if not self.show or not answer or answer.strip() == self.streamed.strip():
+    def take_back(self) -> None:
+        """Erases the streamed draft from the screen (:mod:`deepread.cli.screen`), and the
+        step lines shown under it, which are said again: they stay the turn's record."""
+        if not self.live or not self.drawn:
             return
-        if self.streamed.strip():
-            say("\n(the answer after checking its evidence:)", err=True)
+        self.end_line()
+        sys.stdout.write(erase(self.drawn, columns(sys.stdout)))
+        sys.stdout.flush()
+        for line in self.steps_after:
+            say(line, err=True)
+        self.drawn, self.steps_after = "", []
+
+    def finish(self, answer: str) -> None:
+        """Ends the reply: ``answer`` (the outputs') is what stdout holds of it, once."""
+        self.end_line()
+        if not self.show or not answer:
+            return
+        if self.live and answer.strip() == self.streamed.strip():
+            return  # the streamed draft is the answer
+        if self.answered():
+            self.take_back()
         say(answer)
 
 

@@ -170,7 +170,9 @@ async function ask(question) {
           const list = el("ol", "citations");
           for (const c of ev.citations) {
             const li = el("li");
-            const page = (c.boxes && c.boxes.length) ? " · p. " + c.boxes[0][0] : "";
+            const pages = c.pages || [];
+            const page = !pages.length ? "" : pages.length === 1 ? " · p. " + pages[0]
+              : " · pp. " + pages[0] + "–" + pages[pages.length - 1];
             li.appendChild(citeLink(c.doc_id, c.sec_id, c.para_idx,
               `[${c.doc_id}:${c.sec_id}:${c.para_idx}]`));
             li.appendChild(document.createTextNode(" " + c.title + " › " + c.section + page));

@@ -66,7 +66,7 @@ def test_as_retriever_is_a_langchain_retriever_returning_paragraphs_with_coordin
     assert any("sort_keys" in d.page_content for d in docs)
 
 
-def test_retrieved_pdf_paragraphs_carry_their_page_and_html_ones_none(
+def test_retrieved_pdf_paragraphs_carry_their_pages_and_html_ones_none(
     devset_index: deepread.Index,
 ) -> None:
     docs = devset_index.as_retriever(k=10).invoke(QUESTION)
@@ -75,7 +75,9 @@ def test_retrieved_pdf_paragraphs_carry_their_page_and_html_ones_none(
     html = [d for d in docs if d.metadata["source"].endswith(".html")]
     assert pdf and html
     assert all(isinstance(d.metadata["page"], int) and d.metadata["page"] >= 1 for d in pdf)
-    assert all(d.metadata["page"] is None for d in html)
+    # the passage (no window: the hit alone) is printed on the hit's page and on from it
+    assert all(d.metadata["pages"][0] == d.metadata["page"] for d in pdf)
+    assert all(d.metadata["page"] is None and d.metadata["pages"] == [] for d in html)
 
 
 def test_the_retriever_gives_k_documents_each_a_hit_with_its_window_as_one_passage(

@@ -19,6 +19,7 @@ import pytest
 from support.citations import coordinates
 from support.documents import SHAPES_MD
 from support.scripted import StreamingScriptedChatModel, ai, read_call
+from support.terminal_screen import Screen
 
 import deepread
 from deepread import cli
@@ -27,15 +28,20 @@ FIVE = (1, 2)  # (doc_id, sec_id) of section "Five" in SHAPES_MD, the only docum
 
 
 class Recorder(io.StringIO):
-    """A stdout that keeps each write: streamed tokens arrive as separate writes."""
+    """A stdout that keeps each write: streamed tokens arrive as separate writes. ``tty``:
+    it says it is a terminal (answers stream to a terminal only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tty: bool = False) -> None:
         super().__init__()
         self.writes: list[str] = []
+        self.tty = tty
 
     def write(self, text: str) -> int:
         self.writes.append(text)
         return super().write(text)
+
+    def isatty(self) -> bool:
+        return self.tty
 
 
 @pytest.fixture(autouse=True)
@@ -58,14 +64,20 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def chat(
-    monkeypatch: pytest.MonkeyPatch, store: Path, lines: str, *argv: str, model: Any = None
+    monkeypatch: pytest.MonkeyPatch,
+    store: Path,
+    lines: str,
+    *argv: str,
+    model: Any = None,
+    tty: bool = False,
 ) -> tuple[int, Recorder, str]:
-    """``deepread chat`` with ``lines`` on stdin: exit code, stdout, stderr."""
+    """``deepread chat`` with ``lines`` on stdin: exit code, stdout (a terminal when
+    ``tty``), stderr."""
     if model is not None:
         monkeypatch.setattr("deepread.nodes.resources.chat_model", lambda *a, **k: model)
         argv = ("--model", "scripted", *argv)
     monkeypatch.setattr("sys.stdin", io.StringIO(lines))
-    out, err = Recorder(), io.StringIO()
+    out, err = Recorder(tty), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli.main(["chat", "--store", str(store), *argv])
     return code, out, err.getvalue()
@@ -78,7 +90,9 @@ def test_an_answer_is_streamed_token_by_token_and_tool_calls_shown_as_they_happe
         steps=[ai(read_call(FIVE, 0, 4)), ai(content="Charlie is about cherries [1:2:2].")]
     )
 
-    code, out, err = chat(monkeypatch, store, "Which paragraph is about cherries?\n", model=model)
+    code, out, err = chat(
+        monkeypatch, store, "Which paragraph is about cherries?\n", model=model, tty=True
+    )
 
     assert code == 0, err
     assert [w for w in out.writes if w][:5] == [
@@ -266,11 +280,10 @@ def test_ctrl_c_at_the_prompt_asks_again_and_the_chat_goes_on(store: Path) -> No
     assert "interrupted" not in err
 
 
-def test_an_answer_the_evidence_check_replaces_is_said_to_be_replaced(
-    store: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("DEEPREAD_CHECK_SUFFICIENCY")  # the check on, as by default
-    model = StreamingScriptedChatModel(
+def zebra_model() -> StreamingScriptedChatModel:
+    """A draft the sufficiency check finds unsupported, the check's verdict, the answer
+    given again."""
+    return StreamingScriptedChatModel(
         steps=[
             ai(read_call(FIVE, 0, 0)),
             ai(content="Zebras live here [1:2:0]."),
@@ -279,12 +292,90 @@ def test_an_answer_the_evidence_check_replaces_is_said_to_be_replaced(
         ]
     )
 
-    code, out, err = chat(monkeypatch, store, "Where do zebras live?\n", model=model)
+
+def test_a_replaced_draft_is_not_printed_beside_the_checked_answer(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DEEPREAD_CHECK_SUFFICIENCY")  # the check on, as by default
+
+    code, out, err = chat(monkeypatch, store, "Where do zebras live?\n", model=zebra_model())
 
     assert code == 0, err
-    assert out.getvalue() == ("Zebras live here [1:2:0].\nThe documents do not mention zebras.\n")
+    assert out.getvalue() == "The documents do not mention zebras.\n"  # not a terminal
     steps = err.splitlines()
     # the check's extra read, then the line saying the answer is replaced
     assert steps.index(
         "← read_section: 5 paragraphs (1 already read) [1:2:0] [1:2:1] [1:2:2] [1:2:3] …"
     ) < steps.index("(the evidence check asked for another answer:)")
+
+
+def test_on_a_terminal_a_replaced_draft_is_erased_where_it_was_written(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DEEPREAD_CHECK_SUFFICIENCY")
+    monkeypatch.setenv("COLUMNS", "10")  # the draft wraps: three rows to erase
+
+    code, out, err = chat(
+        monkeypatch, store, "Where do zebras live?\n", model=zebra_model(), tty=True
+    )
+
+    assert code == 0, err
+    assert "Zebras live here [1:2:0]." in out.getvalue()  # it was streamed ...
+    # ... and the screen holds the checked answer alone, wrapped at 10 columns
+    assert Screen(10).feed(out.getvalue()).text() == ("The docume\nnts do not\n mention z\nebras.")
+
+
+def test_in_a_terminal_the_draft_and_the_steps_under_it_give_way_to_the_checked_answer(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """stdout and stderr on one pseudo-terminal 40 columns wide, as a person runs chat."""
+    monkeypatch.delenv("DEEPREAD_CHECK_SUFFICIENCY")
+    model = zebra_model()
+    monkeypatch.setattr("deepread.nodes.resources.chat_model", lambda *a, **k: model)
+    monkeypatch.setattr("sys.stdin", io.StringIO("Where do zebras live?\n"))
+
+    code, shown = in_terminal(["chat", "--store", str(store), "--model", "scripted"], columns=40)
+
+    assert code == 0
+    screen = Screen(40).feed(shown).text()
+    unwrapped = screen.replace("\n", "")  # (its rows, 40 columns each, end to end)
+    assert "Zebras" not in screen, screen
+    again = "(the evidence check asked for another answer:)The documents do not mention zebras."
+    assert again in unwrapped, screen
+    # the check's read, shown under the draft, is erased with it and said again: once
+    assert unwrapped.count("5 paragraphs (1 already") == 1, screen
+
+
+def in_terminal(argv: list[str], columns: int) -> tuple[int, str]:
+    """``deepread ARGV`` in-process with stdout and stderr on a pseudo-terminal
+    ``columns`` wide: exit code, everything the terminal was sent."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    received = bytearray()
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the slave side closed
+                return
+            if not chunk:
+                return
+            received.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    with open(os.dup(slave), "w", encoding="utf-8", buffering=1) as term:
+        with contextlib.redirect_stdout(term), contextlib.redirect_stderr(term):
+            code = cli.main(argv)
+        term.flush()
+    os.close(slave)
+    reader.join(timeout=10)
+    os.close(master)
+    return code, received.decode("utf-8")

@@ -7,34 +7,22 @@ or created by a refused command.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from support.cli_run import offline, run
 from support.documents import SHAPES_MD
 from support.hold_store import stopped_holder
 
 import deepread
-from deepread import cli
 
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("DEEPREAD_", "OPENAI_")):
-            monkeypatch.delenv(name)
-
-
-def run(*argv: str | Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
+    offline(monkeypatch)
 
 
 @pytest.fixture

@@ -142,3 +142,21 @@ def test_the_messages_stream_gives_the_answer_token_by_token_from_the_policy(sha
     assert "".join(tokens) == answer
     tools = [chunk for chunk, meta in events if meta["langgraph_node"] == "read_section"]
     assert [t.type for t in tools] == ["tool"]  # the read's result, as one message
+
+
+def test_a_pdf_paragraphs_citation_carries_its_pages_text_title_and_source(devset_index):
+    pdf = next(d for d in devset_index.documents() if d.source.endswith(".pdf"))
+    hit = devset_index.search("sort_keys", doc_id=pdf.doc_id).hits[0]
+    d, s, p = hit.coord
+    model = ScriptedChatModel(steps=[ai(read_call((d, s), p, p)), ai(content=f"So [{d}:{s}:{p}].")])
+
+    out = build_graph(index=devset_index, model=model).invoke(
+        {"question": "What does sort_keys do?"}, context=Context(check_sufficiency=False)
+    )
+
+    [cite] = out["citations"]
+    [para] = devset_index.read_section(d, s, p, p)
+    assert cite["pages"] == para.pages and cite["page"] == para.pages[0] >= 1
+    assert cite["text"] == para.text
+    assert cite["source"] == pdf.source and cite["title"] == pdf.title
+    assert out["messages"][-1].response_metadata["citations"] == out["citations"]

@@ -96,6 +96,11 @@ def test_the_final_states_citations_carry_the_rectangles_a_ui_asks_for(cited):
     assert page == 2 and 0 < x0 < x1 <= 612 and 0 < top < bottom <= 792
 
 
+def test_the_final_states_citations_carry_their_page_text_title_and_source(cited):
+    assert cited["page"] == 2 and cited["pages"] == [2]
+    assert KEY in cited["text"] and cited["source"].endswith("notes.pdf") and cited["title"]
+
+
 def test_a_user_gets_the_cited_page_of_her_own_collection_highlighted(server, cited):
     resp = _get(server, _page_path(cited) + "?dpi=72", "alice")
 
