@@ -58,11 +58,11 @@ class ExtractiveChatModel(BaseChatModel):
     read_budget: int = 1200
     observation_budget: int = 1500
     max_sections: int = 8
-    #: The composer's quotes (:class:`~deepread.extractive.composer.Composer`).
+    #: The composer's supporting quotes (:class:`~deepread.extractive.composer.Composer`):
+    #: at most ``quotes`` passages of at most ``quote_chars`` characters each before
+    #: their cut.
     quotes: int = 3
     quote_chars: int = 700
-    most_quotes: int = 6
-    tied_share: float = 0.5
     offered: tuple[str, ...] = (RETRIEVE, READ_SECTION)
     #: The collection read: the TOC's titles and sizes, the sections' paragraph costs and
     #: the documents' titles come from it at each call; without it (and without ``toc``
@@ -130,9 +130,7 @@ class ExtractiveChatModel(BaseChatModel):
     @property
     def composer(self) -> Composer:
         """The composer with this policy's quotes and the index's document titles."""
-        return Composer(
-            self.quotes, self.quote_chars, self.most_quotes, self.tied_share, self._title
-        )
+        return Composer(quotes=self.quotes, quote_chars=self.quote_chars, title=self._title)
 
     def _generate(
         self,
