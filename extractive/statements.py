@@ -179,7 +179,8 @@ def ranked_statements(
                 pool.append(s)
     if not pool:
         return []
-    words = [_stems(s.text) for s in pool]
+    # a row is judged by its label and heads, not its figures
+    words = [_stems(f"{s.text.split(': ', 1)[0]} {s.head}" if s.is_row else s.text) for s in pool]
     # a year asked picks a column or a sentence of that year; the other words pick
     # what is stated
     years = {w for w in wanted if _YEAR.match(w)}
@@ -187,7 +188,14 @@ def ranked_statements(
     df = Counter(w for ws in words for w in ws & wanted)
     weight = {w: math.log(1 + len(pool) / df[w]) for w in df}
     total = sum(weight.values()) or 1.0
-    lexical = [sum(weight.get(w, 0.0) for w in ws & wanted) / total for ws in words]
+    # rare words weigh more, and each word asked counts too: a row sharing only a common
+    # word ("tax") still beats one sharing none
+    lexical = [
+        (sum(weight.get(w, 0.0) for w in ws & wanted) / total + len(ws & wanted) / len(wanted)) / 2
+        if wanted
+        else 0.0
+        for ws in words
+    ]
     order = PROFILES.quote_order(own)
     scores = [
         lex

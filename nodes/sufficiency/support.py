@@ -41,6 +41,7 @@ A judge or re-answer call that fails keeps the answer as it was ("unchecked").
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -73,8 +74,9 @@ _ABSTAINS = re.compile(
     r"determine)|unable to (?:find|answer|determine)|not answerable|returned nothing)\b",
     re.IGNORECASE,
 )
-# Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code).
-_CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\]")
+# Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code), with
+# the page an answer writes after one ("[9:149:2] p. 58", "pp. 49–50").
+_CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\](?:\s+pp?\. \d+(?:[–-]\d+)?)?")
 _QUOTED = re.compile(r"[\"“]([^\"”]{20,})[\"”]")
 
 
@@ -90,7 +92,9 @@ def _flat(text: str) -> str:
     # "|" is a table's cell separator as the reading tools show a table (rows of cells,
     # text.markup.shown_text) where the store holds its HTML: a quoted row matches the
     # stored table with the separators as spaces, as its tags are.
-    text = untagged(text).replace("|", " ").replace("’", "'").replace("‘", "'")
+    # Entities resolved on both sides: a table's HTML keeps "&amp;" where its quote
+    # shows "&".
+    text = html.unescape(untagged(text)).replace("|", " ").replace("’", "'").replace("‘", "'")
     return " ".join(text.replace("“", '"').replace("”", '"').split()).lower()
 
 
