@@ -36,12 +36,14 @@ from deepread.extractive.planner import Planner
 from deepread.extractive.turn import Answer, Call, Result, TocEntry, Turn, toc_entries
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
-from deepread.nodes.messages import ANSWER_METADATA, in_conversation
+from deepread.nodes.follow_ups import slots_of
+from deepread.nodes.messages import ANSWER_METADATA, conversation_question
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.read_plan import Sections
 from deepread.nodes.repeats import earlier_failure
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE
+from deepread.text.follow_ups import Slot
 from deepread.text.terms import key_words
 from deepread.text.tokens import count_tokens
 
@@ -141,7 +143,7 @@ class ExtractiveChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        turn = turn_of(messages)
+        turn = turn_of(messages, slots_of(self.index))
         planner = self.planner
         step = planner.next(turn)
         reply = self._reply(planner, turn, step)
@@ -199,12 +201,16 @@ class ExtractiveChatModel(BaseChatModel):
             return ""
 
 
-def turn_of(messages: Sequence[BaseMessage]) -> Turn:
+def turn_of(messages: Sequence[BaseMessage], slots: Sequence[Slot] = ()) -> Turn:
     """The turn a call is made in: from the newest message the user asked (not a
     notice), its question as asked and in its conversation
-    (:func:`~deepread.nodes.messages.in_conversation`), its tool results, the sections
-    its read_section calls asked for, and whether the last message is the notice that
-    the rounds are used up."""
+    (:func:`~deepread.nodes.messages.conversation_question`, with the names ``slots``
+    find), its tool results, the sections its read_section calls asked for, and whether
+    the last message is the notice that the rounds are used up.
+
+    A follow-up that only names a new period, company or form ("and the year before?")
+    is the topic's question with that slot replaced, and that question is the turn's
+    own too: it is searched alone, not fused with the follow-up's few words."""
     asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)]
     start = asks[-1] if asks else 0
     own = message_text(messages[start]) if messages else ""
@@ -216,9 +222,10 @@ def turn_of(messages: Sequence[BaseMessage]) -> Turn:
         for c in m.tool_calls
         if c["name"] == READ_SECTION
     )
+    asked = conversation_question(own, messages[:start], slots)
     return Turn(
-        in_conversation(own, messages[:start]),
-        own,
+        asked.question,
+        asked.question if asked.rewritten else own,
         results,
         reads,
         out_of_rounds=bool(messages) and is_notice(messages[-1]),

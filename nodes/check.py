@@ -24,6 +24,7 @@ from deepread.corpus.index import Index
 from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
+from deepread.nodes.follow_ups import slots_of
 from deepread.nodes.messages import answer_metadata, final_answer, in_conversation, turn_messages
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.read_memory import view
@@ -115,7 +116,7 @@ def verify(
     are added to ``usage``."""
     # A follow-up is checked in its conversation, as it was searched (nodes/messages.py).
     earlier = state.get("messages", [])[: state.get("turn_start", 0)]
-    question = in_conversation(state.get("question") or "", earlier)
+    question = in_conversation(state.get("question") or "", earlier, slots_of(index))
     cited = evidence(index, kept)
     if context.support_threshold > 0:
         verdict = dense_check(
