@@ -11,6 +11,13 @@ common first word) that some document's card holds in its key (title, kind, peri
 name), when those words name documents as ``find_documents`` does (a few of them, not
 most: "Inc" names none) — over the whole library, not only the
 conversation's scope, so a follow-up naming a company outside it is read as naming it.
+
+A conversation limited to some documents (``Context.documents``; chat's ``/docs 1 3``)
+stays limited to them: the limit is the reader's, and a follow-up does not lift it. The
+question it asks ("What was Boeing's effective tax rate in 2022?") is searched in those
+documents only, and says which company it is about, which the sufficiency check weighs
+the answer against; ``/docs all`` (a run without ``documents``) reaches the whole
+library, where ``find_documents`` finds that company's filings.
 """
 
 from __future__ import annotations
