@@ -20,7 +20,9 @@ what it is. This module matches the two:
   small library, never all) *names* them. The documents a name of the question names
   are its matches — when it names none by a name, those its periods name. A period the
   question gives is a condition: when some matches hold one of its periods in their key,
-  only those count (the others only for a name none of them holds). Returned are
+  only those count (the others only for a name none of them holds); so is a form it
+  names ("per the 10-K", "the earnings release": the profiles' ``forms_named``), held
+  in a key as a file name or card writes it ("10k"; "earnings", "release"). Returned are
   the best, the best of each name given (two companies: both), and those within
   :data:`KEEP` of the best score (two years of one company), at most
   :data:`MAX_DOCUMENTS`, best first. A question that names nothing (SyllabusQA's "When
@@ -49,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from deepread.corpus.common_words import is_common as common_word
+from deepread.profiles import PROFILES
 from deepread.records.documents import Document
 from deepread.text.dates import calendar_days
 from deepread.text.terms import terms
@@ -113,6 +116,17 @@ def asked_words(
     periods.update(calendar_days(question))
     periods.update(_YEAR.findall(question))
     return names - periods, periods
+
+
+#: Words a form is named with that name no form ("the Form 10-K").
+_FORM_FILLER = frozenset({"form", "the"})
+
+
+def form_words(form: str) -> frozenset[str]:
+    """The key words a form a question names is held by: "the 10-K" → {"10k"} (as a
+    file name or a card writes it), "earnings release" → {"earnings", "release"}."""
+    fused = re.sub(r"(?<=\d)-(?=[A-Za-z])", "", form)
+    return frozenset(w.lower() for w in _WORD.findall(fused)) - _FORM_FILLER
 
 
 def key_text(doc: Document) -> str:
@@ -303,6 +317,11 @@ class DocumentSearch:
             if any(w in periods and w in self._entries[m.doc_id].key for w in m.words)
         ]
         pool = self._by_coverage(dated or ranked, periods)
+        # A form the question names ("per the 10-K", "the earnings release") is a
+        # condition too: of those, the documents whose key holds it.
+        forms = [form_words(question[a:b]) for a, b in PROFILES.forms_named(question)]
+        formed = [m for m in pool if any(f and f <= self._entries[m.doc_id].key for f in forms)]
+        pool = formed or pool
         # Each name the question gives brings its best document (two companies: both),
         # then the others close to the best score (two years of one company).
         chosen = [pool[0]]
