@@ -18,7 +18,9 @@ what it is. This module matches the two:
   "American Express", "JPM" of "JPMorgan") is a key word;
 * a word held by at most :data:`NAMING_SHARE` of the documents (or three of them in a
   small library, never all) *names* them. The documents a name of the question names
-  are its matches — when it names none by a name, those its periods name. A period the
+  are its matches — when it names none by a name, those its periods name; of those, the
+  ones holding most of its names ("American Express": not a filing holding "American"
+  alone). A period the
   question gives is a condition: when some matches hold one of its periods in their key,
   only those count (the others only for a name none of them holds); so is a form it
   names ("per the 10-K", "the earnings release": the profiles' ``forms_named``), held
@@ -311,12 +313,17 @@ class DocumentSearch:
         # periods are the ones it asks about ("Adobe's margin in FY2022": the 2022
         # filing, not every Adobe filing close enough in score). Documents of other
         # periods come only for a name none of the dated ones holds.
+        # Of the documents its names match, those holding most of them: "American
+        # Express" names American Express's filings, not American Water Works' (which
+        # hold "American" alone), whatever their periods.
+        most = max(len(names.intersection(m.words)) for m in ranked)
+        fullest = [m for m in ranked if len(names.intersection(m.words)) == most]
         dated = [
             m
-            for m in ranked
+            for m in fullest
             if any(w in periods and w in self._entries[m.doc_id].key for w in m.words)
         ]
-        pool = self._by_coverage(dated or ranked, periods)
+        pool = self._by_coverage(dated or fullest, periods)
         # A form the question names ("per the 10-K", "the earnings release") is a
         # condition too: of those, the documents whose key holds it.
         forms = [form_words(question[a:b]) for a, b in PROFILES.forms_named(question)]
