@@ -89,7 +89,7 @@ def main() -> None:
     for pair in pairs:
         shown, answer = second_turn(graph, pair["id"], pair["first"], pair["question"])
         got = scored(pair["evidence"], shown, answer)
-        items[pair["id"]] = got | {"kind": pair["kind"], "answer_head": answer[:FIRST_CHARS]}
+        items[pair["id"]] = got | {"kind": pair["kind"], "answer": answer}
         by_kind[pair["kind"]].append(got)
         print(pair["id"], pair["kind"], got, flush=True)
     seconds = time.perf_counter() - started
