@@ -36,7 +36,7 @@ from deepread.extractive.planner import Planner
 from deepread.extractive.turn import Answer, Call, Result, TocEntry, Turn, toc_entries
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
-from deepread.nodes.follow_ups import slots_of
+from deepread.nodes.follow_ups import named_elsewhere, slots_of
 from deepread.nodes.messages import ANSWER_METADATA, conversation_question
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.read_plan import Sections
@@ -71,6 +71,9 @@ class ExtractiveChatModel(BaseChatModel):
     #: and ``sections`` given), reads are sized from a section's mean paragraph size,
     #: hits only.
     index: Any = None
+    #: The documents the run is limited to (the context's ``documents``, set by
+    #: :meth:`for_turn`); empty: the whole collection.
+    scope: tuple[int, ...] = ()
     #: The sections the Directory Structure shows (set by :meth:`for_turn` from the
     #: turn's state); given directly by tests.
     toc: tuple[TocEntry, ...] = ()
@@ -107,6 +110,9 @@ class ExtractiveChatModel(BaseChatModel):
         chosen among the sections the turn's TOC lists (``toc_sections``, unless a
         ``toc`` was given)."""
         policy = self.within(context)
+        limit = tuple(getattr(context, "documents", None) or ())
+        if limit != self.scope:
+            policy = policy.model_copy(update={"scope": limit})
         if self.index is not None and not self.toc:
             keys = state.get("toc_sections") or []
             policy = policy.model_copy(update={"toc": toc_entries(self.index, keys)})
@@ -144,6 +150,10 @@ class ExtractiveChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         turn = turn_of(messages, slots_of(self.index))
+        if not turn.results and self.scope and self.index is not None:
+            elsewhere = named_elsewhere(self.index, turn.question, self.scope)
+            if elsewhere:
+                return ChatResult(generations=[ChatGeneration(message=self._outside(elsewhere))])
         planner = self.planner
         step = planner.next(turn)
         reply = self._reply(planner, turn, step)
@@ -175,6 +185,21 @@ class ExtractiveChatModel(BaseChatModel):
         return AIMessage(
             content=content,
             response_metadata={ANSWER_METADATA: {"label": NOTICE, "budget_left": budget_left}},
+        )
+
+    def _outside(self, elsewhere: dict[str, list[int]]) -> AIMessage:
+        """The answer to a question about companies whose documents the run's limit
+        leaves out (:func:`~deepread.nodes.follow_ups.named_elsewhere`): one line each,
+        naming the library's documents that are theirs."""
+        lines = [
+            f"The documents this conversation is limited to do not cover {name}: "
+            + ", ".join(f"({d}) {self._title(d)}" for d in docs)
+            + " — ask again without the limit to read them."
+            for name, docs in elsewhere.items()
+        ]
+        return AIMessage(
+            content=f"{NOTICE}\n\n" + "\n".join(lines),
+            response_metadata={ANSWER_METADATA: {"label": NOTICE, "budget_left": 0}},
         )
 
     def _cut(self, name: str, args: dict[str, Any]) -> dict[str, Any]:

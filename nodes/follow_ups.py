@@ -13,11 +13,15 @@ most: "Inc" names none) — over the whole library, not only the
 conversation's scope, so a follow-up naming a company outside it is read as naming it.
 
 A conversation limited to some documents (``Context.documents``; chat's ``/docs 1 3``)
-stays limited to them: the limit is the reader's, and a follow-up does not lift it. The
-question it asks ("What was Boeing's effective tax rate in 2022?") is searched in those
-documents only, and says which company it is about, which the sufficiency check weighs
-the answer against; ``/docs all`` (a run without ``documents``) reaches the whole
-library, where ``find_documents`` finds that company's filings.
+stays limited to them: the limit is the reader's (the tools refuse a document outside
+it), and a follow-up does not lift it. A question naming a company none of those
+documents is of, nor mentions, while the library holds its documents
+(:func:`named_elsewhere`: "what about Boeing?" in a conversation limited to Corning's
+10-K) is not answered from the documents in scope: the offline policy says in one line
+that the limit leaves that company out and which documents of the library are its, so
+the reader can ask again without the limit (``/docs all``), where ``find_documents``
+finds them. (Without this, Corning's tax table was quoted for Boeing and checked as
+supported.)
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ class Library(Protocol):
     def card_holds(self, word: str) -> tuple[bool, bool]: ...
 
     def find_documents(self, query: str, documents: Sequence[int] | None = None) -> list[Any]: ...
+
+    def text_uses(self, word: str, documents: Sequence[int] | None = None) -> bool: ...
 
 
 def company_names(index: Library) -> Slot:
@@ -85,3 +91,20 @@ def slots_of(index: Library | None) -> tuple[Slot, ...]:
     only without an index)."""
     forms = Slot(_forms, "in the")
     return (forms,) if index is None else (forms, company_names(index))
+
+
+def named_elsewhere(index: Library, question: str, scope: Sequence[int]) -> dict[str, list[int]]:
+    """The companies ``question`` names whose documents are all outside ``scope`` (a
+    conversation's limit) while no paragraph of the scope mentions them: each name, as
+    written, with the library's documents it names ("Boeing" asked of a conversation
+    limited to Corning's 10-K: Boeing's filings)."""
+    out: dict[str, list[int]] = {}
+    for start, end in company_names(index).find(question):
+        name = question[start:end]
+        docs = [m.doc_id for m in index.find_documents(name)]
+        if not docs or set(docs) & set(scope):
+            continue
+        if all(index.text_uses(word, scope) for word in re.findall(r"[A-Za-z0-9]+", name)):
+            continue
+        out[name] = docs
+    return out

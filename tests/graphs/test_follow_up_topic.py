@@ -60,3 +60,22 @@ def test_what_about_another_company_answers_the_topics_quantity_from_its_report(
     assert out["citations"], out["answer"]
     assert {c["doc_id"] for c in out["citations"]} == {beta}, out["answer"]
     assert out["answer"].index("Beta's effective tax rate was 15%") < 300, out["answer"]
+
+
+def test_a_conversation_limited_to_one_report_says_another_companys_is_outside_it(reports):
+    acme, beta = (
+        next(d.doc_id for d in reports.documents() if d.title.startswith(name))
+        for name in ("Acme", "Beta")
+    )
+    graph = build_graph(index=reports, checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "limited"}}
+    limited = Context(documents=[acme])
+    graph.invoke(
+        {"question": "What was Acme's effective tax rate in 2022?"}, thread, context=limited
+    )
+
+    out = graph.invoke({"question": "what about Beta?"}, thread, context=limited)
+
+    assert out["citations"] == [], out["answer"]
+    assert out["stop_reason"] == "no_evidence"
+    assert f"do not cover Beta: ({beta}) Beta Industries" in out["answer"]
