@@ -24,6 +24,7 @@ from deepread.corpus.index import Index
 from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
+from deepread.nodes.follow_ups import slots_of
 from deepread.nodes.messages import (
     ANSWER_METADATA,
     answer_metadata,
@@ -121,7 +122,7 @@ def verify(
     are added to ``usage``."""
     # A follow-up is checked in its conversation, as it was searched (nodes/messages.py).
     earlier = state.get("messages", [])[: state.get("turn_start", 0)]
-    question = in_conversation(state.get("question") or "", earlier)
+    question = in_conversation(state.get("question") or "", earlier, slots_of(index))
     cited = evidence(index, kept)
     if context.support_threshold > 0:
         verdict = dense_check(
