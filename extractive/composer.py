@@ -80,6 +80,8 @@ class Composer:
     #: of the first line's.
     support_chars: int = 450
     support_share: float = 0.5
+    #: Statements one paragraph's quote shows, at most (a table's rows).
+    per_paragraph: int = 3
     #: A code paragraph ranked among the first ``code_rank`` is quoted with its lines,
     #: at most ``shown_chars`` characters of them.
     code_rank: int = 2
@@ -206,6 +208,8 @@ class Composer:
                     continue
                 if statement.quote == first.quote and not statement.is_row:
                     continue  # the first line says it already
+                if len(picked.get(coord, ())) >= self.per_paragraph:
+                    continue  # a table's three best rows, not half of it
                 picked.setdefault(coord, []).append(statement)
                 size += cost
             if first.is_row:

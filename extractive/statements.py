@@ -57,7 +57,7 @@ SCORED = 60
 MEANING = 0.6
 STANDING = 0.3
 YEAR = 0.2
-RANK = 2.0
+RANK = 1.0
 #: A statement shorter than this is no answer on its own ("Total", "2022").
 SHORTEST = 12
 
