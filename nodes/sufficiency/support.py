@@ -73,8 +73,9 @@ _ABSTAINS = re.compile(
     r"determine)|unable to (?:find|answer|determine)|not answerable|returned nothing)\b",
     re.IGNORECASE,
 )
-# Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code).
-_CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\]")
+# Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code), with
+# the page an answer writes after one ("[2:3:32] p. 8"): neither is part of a quote.
+_CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\](?:\s*p\.\s*\d+)?")
 _QUOTED = re.compile(r"[\"“]([^\"”]{20,})[\"”]")
 
 
