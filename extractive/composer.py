@@ -5,7 +5,7 @@ A person reads an answer's first line and perhaps two more. So the answer is:
 
 1. **the first line**: the one sentence, list item or table row (with its column heads)
    of the best-ranked paragraphs that best states what was asked
-   (:mod:`deepread.extractive.first_line`), its citation and page;
+   (:mod:`deepread.extractive.statements`), its citation and page;
 2. **at most three passages** that support it, best first — the first search's best hit,
    the shown paragraph closest to the question in meaning, those sharing most of its
    words (:func:`rank_paragraphs`), each with the shown paragraphs that follow it

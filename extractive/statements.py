@@ -55,7 +55,7 @@ PARAGRAPHS = 8
 SCORED = 60
 #: The weights of the score (see the module docstring).
 MEANING = 0.6
-STANDING = 0.3
+STANDING = 1.0
 YEAR = 0.2
 RANK = 1.0
 #: A statement shorter than this is no answer on its own ("Total", "2022").
