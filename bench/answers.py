@@ -6,9 +6,10 @@ rebuilds what each answered question was shown from the coordinates of its obser
 (in the order shown), with the first search's best hit, and has
 :meth:`~deepread.extractive.composer.Composer.compose` answer it again. Both
 answers are scored by ``deepread eval``'s own answer metrics
-(:func:`~deepread.evaluation.answer_evidence.answer_metrics`): *evidence in the answer*,
-*the answer cites a gold page* (FinanceBench), *the first quote holds gold evidence*, and
-the mean answer length. So a change to how answers are composed (issue 35: the ranking
+(:func:`~deepread.evaluation.answer_evidence.answer_metrics`): *evidence in the answer*
+(and its ratio to *evidence read*), *the answer cites a gold page* (FinanceBench), *the
+first quote holds gold evidence*, *the first line holds it*, and the answers' mean,
+median and 90th-percentile lengths. So a change to how answers are composed (issue 35: the ranking
 of quotes, a quote as a passage, the rows named for a quantity) is measured on the same
 reads side by side, before a real run confirms it (the check may read once more after a
 draft it does not accept — which a re-composition cannot show).
@@ -33,7 +34,7 @@ from deepread.evaluation.formats import read_dataset
 from deepread.extractive.policy import ExtractiveChatModel
 from deepread.nodes.citations import parse_citations
 
-METRICS = ("evidence_in_answer", "answer_cites_gold_page", "first_quote_gold")
+METRICS = ("evidence_in_answer", "answer_cites_gold_page", "first_quote_gold", "first_line_gold")
 #: A citation's keys, as eval records them.
 KEYS = ("doc_id", "sec_id", "para_idx")
 
@@ -57,9 +58,17 @@ def top_hit(record: dict) -> tuple[int, int, int] | None:
     return None
 
 
+def _p90(values: list[float]) -> float:
+    """The 90th percentile of ``values`` (0 when empty)."""
+    if not values:
+        return 0.0
+    return statistics.quantiles(values, n=10)[-1] if len(values) > 1 else values[0]
+
+
 def main() -> None:
     ap = run_parser(__doc__)
     ap.add_argument("--questions", required=True, help="the run's question file")
+    ap.add_argument("--show", action="store_true", help="print every answer, both ways")
     args = ap.parse_args()
     dataset = read_dataset(args.questions)
     questions = {q.id: q for q in dataset.questions}
@@ -73,14 +82,31 @@ def main() -> None:
                 continue
             # in the order shown; one read per run of neighbours, what is gone skipped
             shown = [dict(zip(KEYS, coord, strict=True)) for coord in shown_of(record)]
-            texts = {p.coord: p.text for p in cited_paragraphs(index, shown)}
-            if not texts:
+            paragraphs = cited_paragraphs(index, shown)
+            if not paragraphs:
                 continue
-            again = composer.compose(record["question"], texts, top_hit(record))
+            again = composer.compose(
+                record["question"],
+                {p.coord: p.text for p in paragraphs},
+                top_hit(record),
+                kinds={p.coord: p.kind for p in paragraphs},
+                pages={p.coord: p.page for p in paragraphs},
+            )
+            read = float((record.get("metrics") or {}).get("evidence_read") or 0)
             for name, answer in (("as run", record.get("answer") or ""), ("re-composed", again)):
-                rows[name].append(scored(index, resolver, question, answer, dataset.scoped))
+                got = scored(index, resolver, question, answer, dataset.scoped)
+                rows[name].append(got | {"evidence_read": read, "id": record["id"]})
+                if args.show:
+                    print(f"--- {record['id']} {name}: {record['question'][:120]}\n{answer}\n")
     means = {
-        name: {k: statistics.fmean(r[k] for r in got) if got else 0.0 for k in [*METRICS, "chars"]}
+        name: {
+            k: statistics.fmean(r[k] for r in got) if got else 0.0
+            for k in [*METRICS, "chars", "evidence_read"]
+        }
+        | {
+            "median_chars": statistics.median(r["chars"] for r in got) if got else 0.0,
+            "p90_chars": _p90([r["chars"] for r in got]),
+        }
         for name, got in rows.items()
     }
     m = machine()
@@ -88,15 +114,24 @@ def main() -> None:
     print(f"{len(rows['as run'])} answered questions of {args.out}\n")
     print(
         table(
-            ["answer", *METRICS, "mean chars"],
+            ["answer", *METRICS, "in answer / read", "median chars", "p90 chars"],
             [
-                [name, *(f"{v[k]:.3f}" for k in METRICS), f"{v['chars']:,.0f}"]
+                [
+                    name,
+                    *(f"{v[k]:.3f}" for k in METRICS),
+                    f"{v['evidence_in_answer'] / v['evidence_read']:.2f}x"
+                    if v["evidence_read"]
+                    else "-",
+                    f"{v['median_chars']:,.0f}",
+                    f"{v['p90_chars']:,.0f}",
+                ]
                 for name, v in means.items()
             ],
         )
     )
     path = write_json(
-        f"answers-{args.collection}", {"machine": m, "run": str(args.out), "means": means}
+        f"answers-{args.collection}",
+        {"machine": m, "run": str(args.out), "means": means, "questions": rows},
     )
     print(f"\nwrote {path}")
 

@@ -104,18 +104,16 @@ def main() -> None:
                 ]
             )
         index.close()
+    headers = ["set", "pairs", "evidence found", "evidence in the answer", "ratio", "seconds"]
+    report(f"followups-{args.label}", args.label, headers, rows, results)
+
+
+def report(name: str, label: str, headers: list[str], rows: list[list], items: dict) -> None:
+    """Print the machine and the table; write the rows and items to bench/out/NAME.json."""
     m = machine()
     print(machine_line(m))
-    print(
-        table(
-            ["set", "pairs", "evidence found", "evidence in the answer", "ratio", "seconds"],
-            rows,
-        )
-    )
-    path = write_json(
-        f"followups-{args.label}",
-        {"machine": m, "label": args.label, "rows": rows, "items": results},
-    )
+    print(table(headers, rows))
+    path = write_json(name, {"machine": m, "label": label, "rows": rows, "items": items})
     print(f"JSON: {path}")
 
 

@@ -1,33 +1,42 @@
-"""The offline policy's answer: the passages it quotes from what the turn was shown.
+"""The offline policy's answer: one line that answers, then its proof, from what the
+turn was shown.
 
-It quotes the first search's best hit, the shown paragraph closest to the question in
-meaning and those sharing most of its words, best first, each cited — three passages,
-and up to six while the next one starts at a paragraph sharing at least half as many of
-the question's words as the paragraph sharing most (an answer said in several places, a
-question asking several things, shows each place). Each quoted paragraph is one line,
-its own citation-like markers escaped, so a document can plant neither a quote nor a
-citation in the answer; a long paragraph is quoted from its sentence holding the
-question's words; a short one with the shown paragraphs that follow it, within the
-quote's length, and a lead-in ending with a colon with the paragraphs it announces
-(:mod:`deepread.extractive.passages`). What a kind of document puts first goes first —
-in a filing, the paragraphs stating figures of the year the question names, then the
-tables with a row named for the quantity it asks (the profiles' ``quote_order``,
-:mod:`deepread.profiles`). Quotes of several documents say which document each comes
-from. Every answer says plainly that no LLM was used (:data:`NOTICE`).
+A person reads an answer's first line and perhaps two more. So the answer is:
+
+1. **the first line**: the one sentence, list item or table row (with its column heads)
+   of the best-ranked paragraphs that best states what was asked
+   (:mod:`deepread.extractive.statements`), its citation and page;
+2. **at most three passages** that support it, best first — the first search's best hit,
+   the shown paragraph closest to the question in meaning, those sharing most of its
+   words (:func:`rank_paragraphs`), each with the shown paragraphs that follow it
+   (:mod:`deepread.extractive.passages`) — each cut to what matters: a paragraph to its
+   sentences holding the question's words (``…`` where cut), a table to its head and
+   the rows holding them, code with its lines;
+3. **pointers** to the rest of what ranked ("More in [4:3:23] p. 12, …").
+
+Quoted text is the documents' own, verbatim (the sufficiency check verifies it), each
+quote on lines of its own with its citation-like markers escaped, so a document can
+plant neither a quote nor a citation in the answer. What a kind of document puts first
+goes first — in a filing, the paragraphs stating figures of the year the question names,
+then the tables with a row named for the quantity it asks (the profiles'
+``quote_order``, :mod:`deepread.profiles`). Quotes of several documents say which
+document each comes from. The answer carries no preface: that no LLM wrote it is said
+where the run is described (``ask``'s opening line, the message's label :data:`NOTICE`).
 """
 
 from __future__ import annotations
 
-import math
+import html
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from deepread.corpus.framing import escape, title_text
 from deepread.corpus.vectors import local_vectors
-from deepread.extractive.passages import ITEM_CHARS, passages
+from deepread.extractive.passages import ITEMS
+from deepread.extractive.statements import Statement, ranked_statements
 from deepread.nodes.tools.observation import Observation
 from deepread.profiles import PROFILES
 from deepread.text.clip import clip
@@ -35,10 +44,16 @@ from deepread.text.markup import plain
 from deepread.text.questions import asked
 from deepread.text.terms import terms
 
+#: The label of the offline policy's answers (the answer message's metadata): no LLM
+#: wrote them.
 NOTICE = (
     "No LLM was used (extractive mode): the passages below are quoted verbatim from "
     "the documents as the best matches for the question."
 )
+#: What an answer says when the turn was shown nothing.
+NOTHING = "The documents returned nothing for this question."
+#: What a quoted list item shows of its paragraph, at most.
+ITEM_CHARS = 160
 
 #: A paragraph's coordinates, ``(doc_id, sec_id, para_idx)``.
 Coord = tuple[int, int, int]
@@ -48,18 +63,33 @@ def _untitled(doc_id: int) -> str:
     return ""
 
 
+def cite(coord: Coord, page: int | None = None) -> str:
+    """A citation as the answer writes it: ``[d:s:p]``, then its page when known."""
+    mark = f"[{coord[0]}:{coord[1]}:{coord[2]}]"
+    return f"{mark} p. {page}" if page else mark
+
+
 @dataclass(frozen=True)
 class Composer:
-    """The answer quoting what a turn was shown (see the module docstring)."""
+    """The answer to a turn from what it was shown (see the module docstring)."""
 
-    quotes: int = 3  # passages every answer quotes (as many as are worth quoting)
+    quotes: int = 3  # paragraphs the supporting quotes come from, at most
+    #: Kept for the policy's settings: the longest quote of one paragraph.
     quote_chars: int = 700
-    #: Passages past ``quotes``, up to ``most_quotes`` in all, each starting at a
-    #: paragraph that shares at least ``tied_share`` of the most question words any
-    #: shown paragraph shares (and two): an answer said in several places (rules,
-    #: differences, options, a question in three parts) shows each of them.
-    most_quotes: int = 6
-    tied_share: float = 0.5
+    #: The supporting quotes' characters in all, and the least score of one, as a share
+    #: of the first line's.
+    support_chars: int = 450
+    support_share: float = 0.5
+    #: Statements one paragraph's quote shows, at most (a table's rows).
+    per_paragraph: int = 3
+    #: A code paragraph ranked among the first ``code_rank`` is quoted with its lines,
+    #: at most ``shown_chars`` characters of them.
+    code_rank: int = 2
+    shown_chars: int = 320
+    #: The answer's length past which a supporting quote is left to the pointers.
+    most_chars: int = 1200
+    #: Pointers to the rest of what ranked, at most.
+    pointers: int = 4
     #: The identifying title of a document ("" when unknown), named before its quotes
     #: when the answer quotes several documents.
     title: Callable[[int], str] = _untitled
@@ -68,60 +98,232 @@ class Composer:
         """The answer to ``question`` from the turn's observations ``shown``: every
         paragraph shown, in the order shown, the first search's best hit first."""
         texts: dict[Coord, str] = {}
+        kinds: dict[Coord, str] = {}
+        pages: dict[Coord, int | None] = {}
         top: Coord | None = None
         for seen in shown:
             if top is None and seen.hits:
                 top = seen.hits[0].coord  # the first search's best match
             for row in seen.paragraphs:
-                texts.setdefault(row.coord, row.text)
+                if row.coord not in texts:
+                    texts[row.coord] = row.text
+                    kinds[row.coord] = row.kind
+                    pages[row.coord] = row.page
         if not texts:
-            return f"{NOTICE}\n\nThe documents returned nothing for this question."
-        return self.compose(question, texts, top)
+            return NOTHING
+        return self.compose(question, texts, top, kinds=kinds, pages=pages)
 
-    def compose(self, question: str, texts: dict[Coord, str], top: Coord | None = None) -> str:
-        """The answer quoting the best of ``texts`` (every paragraph shown this turn, in
-        the order shown) for ``question``; ``top``: the first search's best hit."""
+    def compose(
+        self,
+        question: str,
+        texts: dict[Coord, str],
+        top: Coord | None = None,
+        *,
+        kinds: Mapping[Coord, str] | None = None,
+        pages: Mapping[Coord, int | None] | None = None,
+    ) -> str:
+        """The answer from ``texts`` (every paragraph shown this turn, in the order
+        shown) for ``question``; ``top``: the first search's best hit; ``kinds`` and
+        ``pages``: each paragraph's kind ("text", "table", "code" …) and page, where
+        known."""
+        kinds = kinds or {}
+        pages = pages or {}
         wanted = terms(asked(question))
         shared = words_shared(wanted, texts)
-        ranked = [coord for coord, _ in rank_paragraphs(question, texts, top, shared)]
-        # what ties a paragraph to the question for a passage past the third: as many
-        # of its words as the best-tied paragraph shares, or half (never fewer than two)
-        floor = max(2, math.ceil(self.tied_share * max(shared.values(), default=0)))
-        chosen = passages(
-            ranked,
-            texts,
-            self.quotes,
-            self.quote_chars,
-            most=self.most_quotes,
-            tied=lambda coord: shared[coord] >= floor,
+        ranked = list(
+            dict.fromkeys(coord for coord, _ in rank_paragraphs(question, texts, top, shared))
         )
-        # Best first (a person reads the first quote); quotes of one document kept
-        # together, documents in the order of their best quote.
-        ranks: dict[int, int] = {}  # document -> the rank of its best quote
-        for i, passage in enumerate(chosen):
-            ranks.setdefault(passage[0][0][0], i)
-        chosen.sort(key=lambda passage: ranks[passage[0][0][0]])
-        parts = [NOTICE, ""]
-        several = len(ranks) > 1
-        for i, passage in enumerate(chosen):
-            doc = passage[0][0][0]
-            if several and (i == 0 or chosen[i - 1][0][0][0] != doc):
-                # Quotes of several documents: say which each comes from, never blend.
-                title = title_text(self.title(doc))
-                parts.append(f"From document {doc}" + (f", {title}:" if title else ":"))
-            # A passage's paragraphs on lines of their own, each with its citation.
-            for coord, item in passage:
-                shown = quote(texts[coord], ITEM_CHARS if item else self.quote_chars, wanted)
-                parts.append(f"> {shown} [{coord[0]}:{coord[1]}:{coord[2]}]")
+        if not ranked:
+            return NOTHING
+        scored = ranked_statements(question, ranked, texts, kinds, self.title)
+        groups = self._groups(scored, ranked, kinds)
+        lead = scored[0][0] if scored else None
+        docs = list(dict.fromkeys([*([lead.coord[0]] if lead else []), *(g[0][0] for g in groups)]))
+        several = len(docs) > 1
+        parts: list[str] = []
+        shown: set[Coord] = set()
+        previous = -1
+        if lead is not None:
+            whose = self._whose(lead.coord[0]) if several else ""
+            parts.append(f"{escape(lead.text)} {cite(lead.coord, pages.get(lead.coord))}{whose}")
+            shown.add(lead.coord)
+            previous = lead.coord[0]
+            if _announces(lead.quote, texts[lead.coord]):
+                # a lead-in ("The following decorators …:") answers with what it announces
+                items = _announced(lead.coord, texts, shown)
+                parts += [_item_line(texts[c], c) for c in items]
+                shown.update(items)
             parts.append("")
+        for coord, picked in groups:
+            if coord in shown and coord != getattr(lead, "coord", None):
+                continue  # quoted already as an item of a lead-in
+            heading = []
+            if coord[0] != previous:
+                # Quotes of several documents: say which each comes from, never blend.
+                title = title_text(short_title(self.title(coord[0])))
+                heading = [f"From document {coord[0]}" + (f", {title}:" if title else ":")]
+            lines = picked or _code_lines(texts[coord], self.shown_chars)
+            items = _announced(coord, texts, shown) if _announces(lines[-1], texts[coord]) else []
+            *body, last = (f"> {escape(line)}" for line in lines)
+            group = [*heading, *body, f"{last} {cite(coord, pages.get(coord))}"]
+            group += [_item_line(texts[c], c) for c in items]
+            if (
+                coord != getattr(lead, "coord", None)
+                and _size(parts) + _size(group) > self.most_chars
+            ):
+                continue  # the answer stays readable: what is left is pointed at
+            parts += [*group, ""]
+            shown.update([coord, *items])
+            previous = coord[0]
+        rest = [c for c in ranked if c not in shown][: self.pointers]
+        if rest:
+            parts.append(f"More in {', '.join(cite(c, pages.get(c)) for c in rest)}.")
         return "\n".join(parts).rstrip()
+
+    def _groups(
+        self,
+        scored: list[tuple[Statement, float]],
+        ranked: list[Coord],
+        kinds: Mapping[Coord, str],
+    ) -> list[tuple[Coord, list[str]]]:
+        """The supporting quotes: the statements after the first line, best first, while
+        they stay within :attr:`support_chars` and score at least :attr:`support_share`
+        of the first line's score, grouped by paragraph (at most :attr:`quotes`
+        paragraphs), each paragraph's lines in its own order with ``…`` where it skips;
+        a code paragraph among the best :attr:`code_rank` shown with its lines (an empty
+        list: the composer shows its lines)."""
+        picked: dict[Coord, list[Statement]] = {}
+        size = 0
+        if scored:
+            floor = self.support_share * scored[0][1]
+            first = scored[0][0]
+            for statement, score in scored[1:]:
+                if score < floor:
+                    break
+                coord = statement.coord
+                if coord not in picked and len(picked) >= self.quotes:
+                    continue
+                cost = len(statement.quote) + (len(statement.head) if statement.head else 0)
+                if size + cost > self.support_chars:
+                    continue
+                if statement.quote == first.quote and not statement.is_row:
+                    continue  # the first line says it already
+                if len(picked.get(coord, ())) >= self.per_paragraph:
+                    continue  # a table's three best rows, not half of it
+                picked.setdefault(coord, []).append(statement)
+                size += cost
+            if first.is_row:
+                # a row with its heads is no quote: its proof is the row as printed
+                rows = [first, *picked.pop(first.coord, [])]
+                picked = {first.coord: rows, **picked}
+                while len(picked) > self.quotes:
+                    picked.popitem()
+        code = [c for c in ranked[: self.code_rank] if kinds.get(c) == "code" and c not in picked]
+        if code and len(picked) >= self.quotes:
+            picked.popitem()
+        out: list[tuple[Coord, list[str]]] = [(c, _lines(st)) for c, st in picked.items()]
+        if code:
+            out.append((code[0], []))
+        # one document's quotes together, documents in the order of their best quote
+        order = {doc: i for i, doc in enumerate(dict.fromkeys(c[0] for c, _ in out))}
+        return sorted(out, key=lambda group: order[group[0][0]])
+
+    def _whose(self, doc: int) -> str:
+        title = title_text(short_title(self.title(doc)))
+        return f" — document {doc}" + (f", {title}" if title else "")
+
+
+def _lines(statements: list[Statement]) -> list[str]:
+    """A paragraph's chosen statements as quote lines, in the paragraph's order: a
+    table's under its header row, one row a line; sentences on one line, ``…`` between
+    those that do not follow one another."""
+    statements = sorted(statements, key=lambda st: st.position)
+    if statements[0].is_row:
+        heads = list(dict.fromkeys(st.head for st in statements if st.head))
+        out = heads[:1]
+        for i, st in enumerate(statements):
+            if i and st.position != statements[i - 1].position + 1:
+                out.append("…")
+            out.append(st.quote)
+        return out
+    text = ""
+    for i, st in enumerate(statements):
+        gap = st.position > 0 if i == 0 else st.position != statements[i - 1].position + 1
+        text += (" " if text else "") + ("… " if gap else "") + st.quote
+    return [text]
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _flat(text: str) -> str:
+    """A paragraph's plain text on one line, entities resolved."""
+    return " ".join(html.unescape(plain(text)).split())
+
+
+def _announces(line: str, text: str) -> bool:
+    """Whether a quoted ``line`` of a paragraph (its ``text``) is a lead-in: it ends the
+    paragraph, with a colon."""
+    flat = _flat(text)
+    return line.endswith(":") and flat.endswith(":") and flat.endswith(line.lstrip("… "))
+
+
+def _item_line(text: str, coord: Coord) -> str:
+    """A quoted list item: its paragraph on one line, cut to :data:`ITEM_CHARS`."""
+    return f"> {escape(clip(_flat(text), ITEM_CHARS))} {cite(coord)}"
+
+
+def _announced(coord: Coord, texts: Mapping[Coord, str], shown: Collection[Coord]) -> list[Coord]:
+    """The shown paragraphs a lead-in ending with a colon announces: those that follow it
+    in its section, at most :data:`ITEMS`, until one is missing or quoted already; none
+    when ``coord``'s paragraph is no lead-in."""
+    if not _flat(texts[coord]).endswith(":"):
+        return []
+    d, s, p = coord
+    out = []
+    for following in range(p + 1, p + 1 + ITEMS):
+        item = (d, s, following)
+        if item not in texts or item in shown:
+            break
+        out.append(item)
+    return out
+
+
+def _code_lines(text: str, limit: int) -> list[str]:
+    """A code paragraph's first lines within ``limit`` characters, as printed."""
+    lines = [ln.rstrip() for ln in html.unescape(text).splitlines() if ln.strip()]
+    return _within(lines, limit) or [clip(" ".join(text.split()), limit)]
+
+
+def short_title(title: str) -> str:
+    """A document's title without the flag naming the documents that share it: the
+    file it names instead (``Title (file.pdf)``)."""
+    return _SHARED_TITLE.sub(r" (\1)", title)
+
+
+#: The flag a title shared by several documents carries (corpus/library/cards.py).
+_SHARED_TITLE = re.compile(r" \(same title as [^;()]*; file: ([^()]*)\)$")
+
+
+def _within(lines: list[str], limit: int) -> list[str]:
+    """The first of ``lines`` within ``limit`` characters (at least one, clipped)."""
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        if out and size + len(line) > limit:
+            out.append("…")
+            break
+        out.append(clip(line, limit))
+        size += len(line)
+    return out
 
 
 def unheld_answer(names: Sequence[str]) -> str:
     """The answer to a question about something no document of the library holds."""
     return (
-        f"{NOTICE}\n\nNo document of the library mentions {', '.join(names)}: the "
-        "library cannot answer this question."
+        f"No document of the library mentions {', '.join(names)}: the library cannot "
+        "answer this question."
     )
 
 

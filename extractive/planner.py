@@ -14,7 +14,8 @@ lists and what reading each would show (:class:`~deepread.nodes.read_plan.Sectio
    the budget. Before any search this is done in one document only: the best-ranked
    of those ``find_documents`` found that has one, or the one the TOC shows;
 2. ``retrieve`` what the question asks (:func:`~deepread.text.questions.asked`; a
-   follow-up by its own words and in its conversation, the two rankings fused);
+   follow-up by its own words and in its conversation, the two rankings fused; without
+   the forms it names once ``find_documents`` has found their documents);
 3. read the hits' sections in rank order; then, when the budget left holds another
    results page as large as the first, ``retrieve`` again with ``exclude_shown`` and
    read those hits' sections; then the sections of their documents whose TOC titles are
@@ -32,6 +33,7 @@ section's mean paragraph size, hits only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +47,33 @@ from deepread.text.questions import asked
 from deepread.text.terms import terms
 
 Coords = set[tuple[int, int, int]]
+
+
+#: The words that join a form to a question: "per the 10-K", "in its annual report".
+_FORM_JOIN = re.compile(
+    r"\b(?:per|in|from|according\s+to|as\s+reported\s+in)\s+(?:the\s+|its\s+|their\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _without_forms(query: str) -> str:
+    """``query`` without the forms it names and the words joining them ("... in 2022 per
+    the 10-K?" → "... in 2022?"): once ``find_documents`` has chosen the documents of that
+    form, searched for, "10-K" matches the certifications that quote the form's name,
+    not the figure asked. A question left with fewer than two words of its own is about
+    the form itself and keeps it."""
+    spans = PROFILES.forms_named(query)
+    if not spans:
+        return query
+    out, at = [], 0
+    for start, end in spans:
+        head = query[at:start]
+        joined = _FORM_JOIN.search(head)
+        out.append(head[: joined.start()] if joined else head)
+        at = end
+    cut = " ".join("".join([*out, query[at:]]).split()).replace(" ?", "?")
+    # A question about the form itself ("What is in the Form 10-K?") keeps it.
+    return cut if len(terms(cut)) >= 2 else query
 
 
 @dataclass(frozen=True)
@@ -76,6 +105,12 @@ class Planner:
         query: str | list[str] = (
             asked(question) if own == question else [asked(own), asked(question)]
         )
+        if scope:  # the form it names chose the documents; its words match no paragraph
+            query = (
+                [_without_forms(q) for q in query]
+                if isinstance(query, list)
+                else (_without_forms(query))
+            )
         search = {"query": query} | (
             {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {}
         )

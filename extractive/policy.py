@@ -36,12 +36,14 @@ from deepread.extractive.planner import Planner
 from deepread.extractive.turn import Answer, Call, Result, TocEntry, Turn, toc_entries
 from deepread.models.chat import message_text
 from deepread.nodes.context import MAX_QUERY_CHARS, MAX_READ_PARAGRAPHS
-from deepread.nodes.messages import ANSWER_METADATA, in_conversation
+from deepread.nodes.follow_ups import named_elsewhere, slots_of
+from deepread.nodes.messages import ANSWER_METADATA, conversation_question
 from deepread.nodes.model_input.prompt import is_notice
 from deepread.nodes.read_plan import Sections
 from deepread.nodes.repeats import earlier_failure
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE
+from deepread.text.follow_ups import Slot
 from deepread.text.terms import key_words
 from deepread.text.tokens import count_tokens
 
@@ -58,17 +60,20 @@ class ExtractiveChatModel(BaseChatModel):
     read_budget: int = 1200
     observation_budget: int = 1500
     max_sections: int = 8
-    #: The composer's quotes (:class:`~deepread.extractive.composer.Composer`).
+    #: The composer's supporting quotes (:class:`~deepread.extractive.composer.Composer`):
+    #: at most ``quotes`` passages of at most ``quote_chars`` characters each before
+    #: their cut.
     quotes: int = 3
     quote_chars: int = 700
-    most_quotes: int = 6
-    tied_share: float = 0.5
     offered: tuple[str, ...] = (RETRIEVE, READ_SECTION)
     #: The collection read: the TOC's titles and sizes, the sections' paragraph costs and
     #: the documents' titles come from it at each call; without it (and without ``toc``
     #: and ``sections`` given), reads are sized from a section's mean paragraph size,
     #: hits only.
     index: Any = None
+    #: The documents the run is limited to (the context's ``documents``, set by
+    #: :meth:`for_turn`); empty: the whole collection.
+    scope: tuple[int, ...] = ()
     #: The sections the Directory Structure shows (set by :meth:`for_turn` from the
     #: turn's state); given directly by tests.
     toc: tuple[TocEntry, ...] = ()
@@ -105,6 +110,9 @@ class ExtractiveChatModel(BaseChatModel):
         chosen among the sections the turn's TOC lists (``toc_sections``, unless a
         ``toc`` was given)."""
         policy = self.within(context)
+        limit = tuple(getattr(context, "documents", None) or ())
+        if limit != self.scope:
+            policy = policy.model_copy(update={"scope": limit})
         if self.index is not None and not self.toc:
             keys = state.get("toc_sections") or []
             policy = policy.model_copy(update={"toc": toc_entries(self.index, keys)})
@@ -130,9 +138,7 @@ class ExtractiveChatModel(BaseChatModel):
     @property
     def composer(self) -> Composer:
         """The composer with this policy's quotes and the index's document titles."""
-        return Composer(
-            self.quotes, self.quote_chars, self.most_quotes, self.tied_share, self._title
-        )
+        return Composer(quotes=self.quotes, quote_chars=self.quote_chars, title=self._title)
 
     def _generate(
         self,
@@ -141,7 +147,11 @@ class ExtractiveChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        turn = turn_of(messages)
+        turn = turn_of(messages, slots_of(self.index))
+        if not turn.results and self.scope and self.index is not None:
+            elsewhere = named_elsewhere(self.index, turn.question, self.scope)
+            if elsewhere:
+                return ChatResult(generations=[ChatGeneration(message=self._outside(elsewhere))])
         planner = self.planner
         step = planner.next(turn)
         reply = self._reply(planner, turn, step)
@@ -175,6 +185,21 @@ class ExtractiveChatModel(BaseChatModel):
             response_metadata={ANSWER_METADATA: {"label": NOTICE, "budget_left": budget_left}},
         )
 
+    def _outside(self, elsewhere: dict[str, list[int]]) -> AIMessage:
+        """The answer to a question about companies whose documents the run's limit
+        leaves out (:func:`~deepread.nodes.follow_ups.named_elsewhere`): one line each,
+        naming the library's documents that are theirs."""
+        lines = [
+            f"The documents this conversation is limited to do not cover {name}: "
+            + ", ".join(f"({d}) {self._title(d)}" for d in docs)
+            + " — ask again without the limit to read them."
+            for name, docs in elsewhere.items()
+        ]
+        return AIMessage(
+            content=f"{NOTICE}\n\n" + "\n".join(lines),
+            response_metadata={ANSWER_METADATA: {"label": NOTICE, "budget_left": 0}},
+        )
+
     def _cut(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """``args`` of a call to ``name`` cut to what a call may ask for: a query over
         ``max_query_chars`` characters to its key words (:func:`~deepread.text.terms.
@@ -199,12 +224,16 @@ class ExtractiveChatModel(BaseChatModel):
             return ""
 
 
-def turn_of(messages: Sequence[BaseMessage]) -> Turn:
+def turn_of(messages: Sequence[BaseMessage], slots: Sequence[Slot] = ()) -> Turn:
     """The turn a call is made in: from the newest message the user asked (not a
     notice), its question as asked and in its conversation
-    (:func:`~deepread.nodes.messages.in_conversation`), its tool results, the sections
-    its read_section calls asked for, and whether the last message is the notice that
-    the rounds are used up."""
+    (:func:`~deepread.nodes.messages.conversation_question`, with the names ``slots``
+    find), its tool results, the sections its read_section calls asked for, and whether
+    the last message is the notice that the rounds are used up.
+
+    A follow-up that only names a new period, company or form ("and the year before?")
+    is the topic's question with that slot replaced, and that question is the turn's
+    own too: it is searched alone, not fused with the follow-up's few words."""
     asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_notice(m)]
     start = asks[-1] if asks else 0
     own = message_text(messages[start]) if messages else ""
@@ -216,9 +245,10 @@ def turn_of(messages: Sequence[BaseMessage]) -> Turn:
         for c in m.tool_calls
         if c["name"] == READ_SECTION
     )
+    asked = conversation_question(own, messages[:start], slots)
     return Turn(
-        in_conversation(own, messages[:start]),
-        own,
+        asked.question,
+        asked.question if asked.rewritten else own,
         results,
         reads,
         out_of_rounds=bool(messages) and is_notice(messages[-1]),

@@ -24,7 +24,14 @@ from deepread.corpus.index import Index
 from deepread.models.chat import message_text
 from deepread.nodes.citations import Coord, read_citations
 from deepread.nodes.context import Context
-from deepread.nodes.messages import answer_metadata, final_answer, in_conversation, turn_messages
+from deepread.nodes.follow_ups import slots_of
+from deepread.nodes.messages import (
+    ANSWER_METADATA,
+    answer_metadata,
+    final_answer,
+    in_conversation,
+    turn_messages,
+)
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.read_memory import view
 from deepread.nodes.resources import Resources
@@ -115,7 +122,7 @@ def verify(
     are added to ``usage``."""
     # A follow-up is checked in its conversation, as it was searched (nodes/messages.py).
     earlier = state.get("messages", [])[: state.get("turn_start", 0)]
-    question = in_conversation(state.get("question") or "", earlier)
+    question = in_conversation(state.get("question") or "", earlier, slots_of(index))
     cited = evidence(index, kept)
     if context.support_threshold > 0:
         verdict = dense_check(
@@ -143,11 +150,19 @@ def verify(
     return got
 
 
-def abstain(index: Index, answer: AIMessage | None, coords: list[Coord]) -> AgentState:
-    """The abstention replacing ``answer``, under the same label when it had one."""
-    text = abstention(index, coords, answer_metadata(answer).get("label") or "")
+def abstain(
+    index: Index, answer: AIMessage | None, coords: list[Coord], question: str = ""
+) -> AgentState:
+    """The abstention replacing ``answer`` to ``question``, under the same label (in its
+    metadata) when it had one."""
+    label = answer_metadata(answer).get("label") or ""
+    text = abstention(index, coords, label, question)
+    meta = {ANSWER_METADATA: {"label": label}} if label else {}
+    message = AIMessage(
+        content=text, additional_kwargs={NOTICE_KEY: "no_evidence"}, response_metadata=meta
+    )
     return {
-        "messages": [AIMessage(content=text, additional_kwargs={NOTICE_KEY: "no_evidence"})],
+        "messages": [message],
         "stop_reason": "no_evidence",
         "sufficiency": "insufficient",
     }
@@ -189,7 +204,7 @@ def first_pass(
         return {"sufficiency": "supported" if verdict else "unchecked"}
     args = extra_read(index, regions, kept[0], _extra_budget(last)) if can_read else None
     if args is None:
-        return abstain(index, last, kept)
+        return abstain(index, last, kept, state.get("question") or "")
     # the read stays within what one call may return (Context.max_read_paragraphs)
     args["end"] = min(args["end"], args["start"] + context.max_read_paragraphs - 1)
     call = {
@@ -227,7 +242,7 @@ def second_pass(
         if again is None or again.supported:
             return {"sufficiency": "supported" if again else "unchecked"}
     before = read_citations(message_text(first), regions) if first else []
-    return abstain(index, last, kept or before)
+    return abstain(index, last, kept or before, state.get("question") or "")
 
 
 def make_check(resources: Resources, can_read: bool = True) -> AgentNode:

@@ -1,8 +1,11 @@
 """The ``finalize`` node: the turn's answer, its checked citations, usage and tool calls.
 
 The answer is the turn's last AI message that calls no tool (the policy's, the second
-one the sufficiency check asked for, or the check's abstention). Its citations are the
-``[doc_id:sec_id:para_idx]`` marks the model was shown (:mod:`deepread.nodes.citations`);
+one the sufficiency check asked for, or the check's abstention), its text kept as written:
+the system prompt asks for the answer first, so the first line stays first. Its citations
+are the ``[doc_id:sec_id:para_idx]`` marks the model was shown
+(:mod:`deepread.nodes.citations`), in the order they first appear in the answer — the
+first citation is the first sentence's;
 any other mark is dropped and counted, and so are the marks past the
 :data:`~deepread.nodes.citations.MAX_CITATIONS` paragraphs an answer is read to
 (``citations_past_cap`` says how many of those there were). The answer message in

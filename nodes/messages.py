@@ -7,6 +7,7 @@ pending, the turn's answer and what a policy says of it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
@@ -16,6 +17,7 @@ from langgraph.graph.message import Messages, add_messages
 from deepread.environment.settings import current as current_settings
 from deepread.nodes.context import MAX_TOOL_CALLS
 from deepread.nodes.model_input.prompt import is_notice
+from deepread.text.follow_ups import Slot, in_topic
 from deepread.text.questions import continues
 
 
@@ -145,19 +147,53 @@ def final_answer(messages: list[AnyMessage]) -> AIMessage | None:
 FOLLOW_UPS = 3
 
 
-def in_conversation(question: str, earlier: Sequence[BaseMessage]) -> str:
-    """``question`` as it is searched, quoted for and checked: as it is, or — when it
-    continues the conversation ("And how do I make it raise an error instead?",
-    :func:`~deepread.text.questions.continues`) — after the earlier questions it follows on
-    from, back to the one that started the topic (at most :data:`FOLLOW_UPS`), so that
-    what the conversation is about is searched too. ``earlier``: the thread's messages
-    before the turn."""
+@dataclass(frozen=True)
+class InConversation:
+    """A question as it is searched, quoted for and checked (``question``), and whether
+    that is the topic's question with the slots a follow-up named replaced
+    (``rewritten``: "and the year before?" → "What was Corning's effective tax rate in
+    2021?"), not the question as asked or glued to the earlier ones."""
+
+    question: str
+    rewritten: bool = False
+
+
+def conversation_question(
+    question: str, earlier: Sequence[BaseMessage], slots: Sequence[Slot] = ()
+) -> InConversation:
+    """``question`` as it is searched, quoted for and checked (``earlier``: the thread's
+    messages before the turn).
+
+    A fresh question is as it is. One that continues the conversation ("and the year
+    before?", :func:`~deepread.text.questions.continues`) is read against the earlier
+    questions it follows on from, back to the one that started the topic (at most
+    :data:`FOLLOW_UPS`), each in turn: a follow-up that only names a new period or a new
+    name of the kinds ``slots`` find (a company, a form: :mod:`deepread.nodes.follow_ups`)
+    makes the topic's question with that slot replaced
+    (:func:`~deepread.text.follow_ups.in_topic`: "What was Corning's effective tax rate
+    in 2022?" + "and the year before?" → "... in 2021?"); any other follow-up is added to
+    the topic's words ("How does json encode NaN? And how do I make it raise an error
+    instead?"), so that what the conversation is about is searched too."""
     if not continues(question):
-        return question
+        return InConversation(question)
     asks = [str(m.content) for m in earlier if isinstance(m, HumanMessage) and not is_notice(m)]
     chain: list[str] = []
     for before in reversed(asks[-FOLLOW_UPS:]):
         chain.insert(0, before)
         if not continues(before):
             break
-    return " ".join([*chain, question])
+    if not chain:
+        return InConversation(question)
+    topic, rewritten = chain[0], False
+    for follow_up in [*chain[1:], question]:
+        moved = in_topic(topic, follow_up, slots)
+        topic, rewritten = (moved, True) if moved is not None else (f"{topic} {follow_up}", False)
+    return InConversation(topic, rewritten)
+
+
+def in_conversation(
+    question: str, earlier: Sequence[BaseMessage], slots: Sequence[Slot] = ()
+) -> str:
+    """:func:`conversation_question`'s question: ``question`` as it is searched, quoted
+    for and checked."""
+    return conversation_question(question, earlier, slots).question

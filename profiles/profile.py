@@ -13,7 +13,9 @@ syllabus — in four parts, each optional:
 * **the statements and their rows**: the sections a question turns to first, read
   before the search (``first_reads``);
 * **period words**: which paragraphs a question's answer quotes first, for what they
-  state of the period or quantity it asks (``quote_order``).
+  state of the period or quantity it asks (``quote_order``);
+* **forms**: the words a question names a form of its kind by ("10-Q", "earnings
+  release"), which a follow-up may name anew ("and in the 10-Q?": ``forms``).
 
 :class:`Profiles` is how the core calls them — the PDF cover (:mod:`deepread.corpus.
 parsing.pdf.cover`), the titles (:mod:`deepread.corpus.library.titles`), the offline
@@ -98,6 +100,8 @@ class Profile:
     #: The question → each paragraph's standing for it (a tuple of flags, False first:
     #: what the paragraph states that the question asks for).
     quote_order: Callable[[str], Callable[[str], tuple[bool, ...]]] | None = None
+    #: The forms of this kind a question names, as written ("10-K", "earnings release").
+    forms: re.Pattern[str] | None = None
 
 
 class Profiles:
@@ -189,3 +193,15 @@ class Profiles:
         (empty without any)."""
         orders = [p.quote_order(question) for p in self.profiles if p.quote_order is not None]
         return lambda text: tuple(flag for order in orders for flag in order(text))
+
+    # -- forms ---------------------------------------------------------------------------
+
+    def forms_named(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` names a form of a profile's kind ("10-Q", "the earnings
+        release"): the spans of the first profile that finds any, in order."""
+        for profile in self.profiles:
+            if profile.forms is not None:
+                spans = [m.span() for m in profile.forms.finditer(text)]
+                if spans:
+                    return spans
+        return []

@@ -65,11 +65,16 @@ def _words(markup: str) -> str:
 
 
 def _grid(body: str) -> list[str]:
-    """A table element's rows as lines: cells between " | ", a cell spanning ``colspan``
-    columns followed by its empty ones so that the columns stay aligned; columns empty
-    in every row, a row's trailing empty cells and empty rows left out. (A ``rowspan``
-    cell is written once, in its first row.) Linear in the cells: rows are not padded
-    to the widest (a hostile table of one wide row and many short ones stays small)."""
+    """A table element's rows as lines: :func:`_cells`, cells between " | "."""
+    return [" | ".join(cells) for cells in _cells(body)]
+
+
+def _cells(body: str) -> list[list[str]]:
+    """A table element's rows as cells, a cell spanning ``colspan`` columns followed by
+    its empty ones so that the columns stay aligned; columns empty in every row, a row's
+    trailing empty cells and empty rows left out. (A ``rowspan`` cell is written once,
+    in its first row.) Linear in the cells: rows are not padded to the widest (a hostile
+    table of one wide row and many short ones stays small)."""
     rows: list[list[str]] = []
     for row in _ROW.finditer(body):
         cells: list[str] = []
@@ -81,7 +86,7 @@ def _grid(body: str) -> list[str]:
         if cells:
             rows.append(cells)
     used = sorted({j for r in rows for j, cell in enumerate(r) if cell})
-    lines = []
+    out = []
     for r in rows:
         cells = []
         for j in used:
@@ -91,8 +96,18 @@ def _grid(body: str) -> list[str]:
         while cells and not cells[-1]:
             cells.pop()
         if cells:
-            lines.append(" | ".join(cells))
-    return lines
+            out.append(cells)
+    return out
+
+
+def table_cells(markup: str) -> list[list[str]]:
+    """The rows of every ``<table>`` in ``markup`` as cells (:func:`_cells`), the tables
+    one after another; ``[]`` when it holds none."""
+    return [
+        cells
+        for table in _TABLE.finditer(markup, 0, _closed(markup))
+        for cells in _cells(table.group(1))
+    ]
 
 
 def _closed(markup: str) -> int:

@@ -18,9 +18,13 @@ what it is. This module matches the two:
   "American Express", "JPM" of "JPMorgan") is a key word;
 * a word held by at most :data:`NAMING_SHARE` of the documents (or three of them in a
   small library, never all) *names* them. The documents a name of the question names
-  are its matches — when it names none by a name, those its periods name. A period the
+  are its matches — when it names none by a name, those its periods name; of those, the
+  ones holding most of its names ("American Express": not a filing holding "American"
+  alone). A period the
   question gives is a condition: when some matches hold one of its periods in their key,
-  only those count (the others only for a name none of them holds). Returned are
+  only those count (the others only for a name none of them holds); so is a form it
+  names ("per the 10-K", "the earnings release": the profiles' ``forms_named``), held
+  in a key as a file name or card writes it ("10k"; "earnings", "release"). Returned are
   the best, the best of each name given (two companies: both), and those within
   :data:`KEEP` of the best score (two years of one company), at most
   :data:`MAX_DOCUMENTS`, best first. A question that names nothing (SyllabusQA's "When
@@ -49,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from deepread.corpus.common_words import is_common as common_word
+from deepread.profiles import PROFILES
 from deepread.records.documents import Document
 from deepread.text.dates import calendar_days
 from deepread.text.terms import terms
@@ -113,6 +118,17 @@ def asked_words(
     periods.update(calendar_days(question))
     periods.update(_YEAR.findall(question))
     return names - periods, periods
+
+
+#: Words a form is named with that name no form ("the Form 10-K").
+_FORM_FILLER = frozenset({"form", "the"})
+
+
+def form_words(form: str) -> frozenset[str]:
+    """The key words a form a question names is held by: "the 10-K" → {"10k"} (as a
+    file name or a card writes it), "earnings release" → {"earnings", "release"}."""
+    fused = re.sub(r"(?<=\d)-(?=[A-Za-z])", "", form)
+    return frozenset(w.lower() for w in _WORD.findall(fused)) - _FORM_FILLER
 
 
 def key_text(doc: Document) -> str:
@@ -297,12 +313,22 @@ class DocumentSearch:
         # periods are the ones it asks about ("Adobe's margin in FY2022": the 2022
         # filing, not every Adobe filing close enough in score). Documents of other
         # periods come only for a name none of the dated ones holds.
+        # Of the documents its names match, those holding most of them: "American
+        # Express" names American Express's filings, not American Water Works' (which
+        # hold "American" alone), whatever their periods.
+        most = max(len(names.intersection(m.words)) for m in ranked)
+        fullest = [m for m in ranked if len(names.intersection(m.words)) == most]
         dated = [
             m
-            for m in ranked
+            for m in fullest
             if any(w in periods and w in self._entries[m.doc_id].key for w in m.words)
         ]
-        pool = self._by_coverage(dated or ranked, periods)
+        pool = self._by_coverage(dated or fullest, periods)
+        # A form the question names ("per the 10-K", "the earnings release") is a
+        # condition too: of those, the documents whose key holds it.
+        forms = [form_words(question[a:b]) for a, b in PROFILES.forms_named(question)]
+        formed = [m for m in pool if any(f and f <= self._entries[m.doc_id].key for f in forms)]
+        pool = formed or pool
         # Each name the question gives brings its best document (two companies: both),
         # then the others close to the best score (two years of one company).
         chosen = [pool[0]]

@@ -12,7 +12,11 @@ For one agent run (its final answer and checked citations) this gives:
   paragraph the answer cites is on a gold page, beside *a gold page was shown*;
 * ``first_quote_gold`` — the answer's first citation holds gold evidence (its paragraph
   holds a gold quote or evidence text, or is on a gold page): the best quote should come
-  first.
+  first;
+* ``first_line_gold`` — the answer's first line holds it, what a person reads in five
+  seconds: for a benchmark whose evidence is a page (FinanceBench), the line's first
+  citation is on a gold page; else the line's own text holds a gold quote (the devset)
+  or half an evidence text's shingles (SyllabusQA).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from deepread.corpus.index import Index
 from deepread.evaluation.benchmark import Shown, score, shown_paragraphs
 from deepread.evaluation.dataset import Question
 from deepread.evaluation.evidence import DocResolver, coverage
+from deepread.nodes.citations import parse_citations
 from deepread.nodes.read_memory import regions_of
 from deepread.records.documents import Paragraph
 
@@ -58,6 +63,10 @@ def answer_metrics(
     cited = cited_paragraphs(index, citations)
     docs = list(dict.fromkeys(p.doc_id for p in cited))
     first = cited[:1]
+    line = next((ln for ln in answer.splitlines() if ln.strip()), "")
+    line_cites = [
+        p for p in cited if p.coord in set(parse_citations(line)[:1])
+    ]  # the line's first citation, when the answer's checked citations hold it
     if scoped:
         pages = {d: frozenset(p.page for p in cited if p.doc_id == d and p.page) for d in docs}
         in_answer = score(
@@ -73,10 +82,20 @@ def answer_metrics(
             ],
             resolver,
         )
+        on_page = score(
+            question,
+            [
+                Shown(resolver.by_id.get(p.doc_id, ""), line, frozenset([p.page] if p.page else []))
+                for p in line_cites
+            ],
+            resolver,
+        )
+        by_text = all(item.page is None for item in question.evidence)  # SyllabusQA
         return {
             "evidence_in_answer": in_answer["evidence_read"],
             "answer_cites_gold_page": in_answer["gold_page_shown"],
             "first_quote_gold": any(head["evidence_found"]) or any(head["pages_found"]),
+            "first_line_gold": any(on_page["evidence_found" if by_text else "pages_found"]),
         }
     shown = [(resolver.by_id.get(d, ""), answer) for d in docs]
     return {
@@ -85,6 +104,13 @@ def answer_metrics(
             coverage(
                 question.evidence,
                 [(resolver.by_id.get(p.doc_id, ""), p.text) for p in first],
+                resolver,
+            ).found
+        ),
+        "first_line_gold": any(
+            coverage(
+                question.evidence,
+                [(resolver.by_id.get(p.doc_id, ""), line) for p in line_cites],
                 resolver,
             ).found
         ),

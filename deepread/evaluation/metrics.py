@@ -79,6 +79,7 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "evidence_in_answer": _mean(m.get("evidence_in_answer") for m in metrics),
         "answer_cites_gold_page": _mean(m.get("answer_cites_gold_page") for m in metrics),
         "first_quote_gold": _mean(m.get("first_quote_gold") for m in metrics),
+        "first_line_gold": _mean(m.get("first_line_gold") for m in metrics),
         # Benchmarks asked of a whole library: was the question's own document read?
         "own_document_read": _mean(m.get("own_document_read") for m in metrics),
         # Benchmarks: abstention (stop_reason "no_evidence") on the questions the

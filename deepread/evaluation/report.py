@@ -257,6 +257,11 @@ _ANSWER_TABLES = (
         "## First quote holds gold evidence (% of answers whose first citation does)",
     ),
     (
+        "first_line_gold",
+        "## First line holds gold evidence (% of answers whose first line does, or cites a"
+        " gold page)",
+    ),
+    (
         "answer_cites_gold_page",
         "## The answer cites a paragraph on a gold page (%, beside a gold page shown)",
     ),

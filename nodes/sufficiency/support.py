@@ -41,6 +41,7 @@ A judge or re-answer call that fails keeps the answer as it was ("unchecked").
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -73,8 +74,9 @@ _ABSTAINS = re.compile(
     r"determine)|unable to (?:find|answer|determine)|not answerable|returned nothing)\b",
     re.IGNORECASE,
 )
-# Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code).
-_CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\]")
+# Citation marks only: brackets holding a full d:s:p coordinate ("[1:]" is code), with
+# the page an answer writes after one ("[9:149:2] p. 58", "pp. 49–50").
+_CITES = re.compile(r"\[\s*\d+\s*:\s*\d+\s*:\s*\d+[\d\s:,;\-–]*\](?:\s+pp?\. \d+(?:[–-]\d+)?)?")
 _QUOTED = re.compile(r"[\"“]([^\"”]{20,})[\"”]")
 
 
@@ -90,7 +92,9 @@ def _flat(text: str) -> str:
     # "|" is a table's cell separator as the reading tools show a table (rows of cells,
     # text.markup.shown_text) where the store holds its HTML: a quoted row matches the
     # stored table with the separators as spaces, as its tags are.
-    text = untagged(text).replace("|", " ").replace("’", "'").replace("‘", "'")
+    # Entities resolved on both sides: a table's HTML keeps "&amp;" where its quote
+    # shows "&".
+    text = html.unescape(untagged(text)).replace("|", " ").replace("’", "'").replace("‘", "'")
     return " ".join(text.replace("“", '"').replace("”", '"').split()).lower()
 
 
@@ -272,43 +276,52 @@ def extra_read(
     return {"doc_id": doc.doc_id, "sec_id": sec_id, "start": got[0], "end": got[1]}
 
 
-#: Passages an abstention shows — runs of neighbouring paragraphs cited together, as an
-#: answer quotes a passage (extractive/passages.py) — and the characters shown of each.
+#: Passages an abstention points at — runs of neighbouring paragraphs cited together, as
+#: an answer quotes a passage — and the characters of each shown as a hint.
 ABSTENTION_PASSAGES = 3
-ABSTENTION_CHARS = 700
-#: A paragraph of a passage is shown only while this many of its characters fit.
-_SHOWN_AT_LEAST = 40
+ABSTENTION_CHARS = 120
+#: The longest question an abstention repeats.
+_ASKED_CHARS = 160
 
 
-def abstention(index: Index, coords: list[tuple[int, int, int]], label: str = "") -> str:
-    """The answer that abstains, under ``label`` (the label of the answer it replaces,
-    e.g. the offline policy's), showing the closest passages read — the first
+def abstention(
+    index: Index, coords: list[tuple[int, int, int]], label: str = "", question: str = ""
+) -> str:
+    """The answer that abstains: one line saying what was searched (``question``, in how
+    many documents), then pointers to the closest passages read — the first
     :data:`ABSTENTION_PASSAGES` runs of neighbouring paragraphs of ``coords`` (the
-    passages the draft quoted), each within :data:`ABSTENTION_CHARS`, each paragraph on
-    its own line with its citation, the section named on the first: the person still
-    sees what was found and where, and judges it, rather than a bare "no evidence"
-    (passages, not one paragraph of 240 characters each: a lone paragraph showed a
-    small part of what the draft had quoted)."""
-    text = f"{label}\n\n{ABSTENTION}" if label else ABSTENTION
+    passages the draft quoted), each its citation (a range for a run), page, section
+    and opening words (:data:`ABSTENTION_CHARS`): the person sees in a moment that
+    nothing answered and where to look, rather than the quotes that did not answer.
+    ``label``: the label of the answer it replaces (kept in its metadata, not its
+    text)."""
+    runs = _runs(coords)
+    docs = len({d for d, _, _ in coords})
+    asked_for = f' "{escape(clip(" ".join(question.split()), _ASKED_CHARS))}"' if question else ""
+    where = f" in {docs} document{'s' if docs != 1 else ''}" if docs else ""
+    text = (
+        f"{ABSTENTION} (searched for{asked_for or ' it'}{where})"
+        if asked_for or where
+        else ABSTENTION
+    )
     lines: list[str] = []
-    for run in _runs(coords)[:ABSTENTION_PASSAGES]:
+    for run in runs[:ABSTENTION_PASSAGES]:
         d, s, first = run[0]
+        last = run[-1][2]
         doc = index.document(d)
         headings = _headings(doc, s)
         title = title_text(doc.sections[s].title)
-        got = {p.para_idx: p.text for p in index.read(d, s, first, run[-1][2]).paragraphs}
-        left = ABSTENTION_CHARS
-        for i, (_, _, p) in enumerate(run):
-            if left < _SHOWN_AT_LEAST:
-                break
-            # title and passage are document text: a "[2:1:0]" in them must not become
-            # a citation (escaped); the citation that follows is the passage's own.
-            passage = clip(plain(_body(got.get(p, ""), headings)), left)
-            left -= len(passage)
-            where = f" ({title})" if title and i == 0 else ""
-            lines.append(f'- "{escape(passage)}" [{d}:{s}:{p}]{where}')
+        got = index.read(d, s, first, first).paragraphs
+        para = got[0] if got else None
+        # title and excerpt are document text: a "[2:1:0]" in them must not become a
+        # citation (escaped); the pointer's own citation comes first.
+        hint = clip(plain(_body(para.text, headings)), ABSTENTION_CHARS) if para else ""
+        mark = f"[{d}:{s}:{first}-{last}]" if last != first else f"[{d}:{s}:{first}]"
+        page = f" p. {para.page}" if para and para.page else ""
+        section = f" {title}" if title else ""
+        lines.append(f'- {mark}{page}{section} — "{escape(hint)}"')
     if lines:
-        text += " The closest passages read were:\n" + "\n".join(lines)
+        text += "\nClosest passages read:\n" + "\n".join(lines)
     return text
 
 

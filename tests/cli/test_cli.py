@@ -237,8 +237,9 @@ def test_ask_offline_answers_with_citations_without_a_key(json_store: Path, caps
     data = run_json(capsys, "ask", JSON_QUESTION, "--store", json_store)
 
     assert data["stop_reason"] == "answered"
-    assert "No LLM was used" in data["answer"]
-    assert re.search(COORD, data["answer"])
+    # no preface: the answer opens with the line that answers, cited
+    assert "No LLM was used" not in data["answer"]
+    assert re.search(COORD, data["answer"].splitlines()[0])
     assert data["citations"]
     assert data["dropped_citations"] == 0
     names = [c["name"] for c in data["tool_calls"]]
@@ -253,7 +254,9 @@ def test_ask_text_output_lists_citations_and_the_thread(json_store: Path, capsys
     code, out, err = run(capsys, "ask", JSON_QUESTION, "--store", json_store)
 
     assert code == 0
-    assert "No LLM was used" in out
+    # that no LLM answered is said where the run is described, not in the answer
+    assert "the extractive policy (no LLM)" in err.splitlines()[0]
+    assert "No LLM was used" not in out and re.search(COORD, out.splitlines()[0])
     assert "\nCitations:\n" in out
     assert "→ retrieve(query=" in err and "→ read_section(" in err
     assert "[stop: answered; thread " in err

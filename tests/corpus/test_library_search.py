@@ -88,6 +88,20 @@ def test_a_quarter_the_question_gives_puts_that_quarters_release_first():
     assert found("What were Beta Industries' sales in the fourth quarter of 2019?", docs)[0] == 7
 
 
+def test_a_form_the_question_names_finds_the_companys_documents_of_that_form():
+    assert found("What was Acme's revenue per the 8-K?") == [6]
+    assert sorted(found("What was Acme's revenue per its Form 10-K?")) == [1, 2]
+
+
+def test_a_company_named_in_two_words_is_not_found_by_another_holding_one_of_them():
+    water = filing(
+        7, "American Water Works Company, Inc.", "December 31, 2021", "AMWATER_2021_10K.pdf"
+    )
+
+    # the water company's filing is of the year asked; American Express's is the one named
+    assert found("What was American Express's net income in 2021?", [*DOCS, water]) == [4]
+
+
 def test_a_question_about_two_companies_finds_both():
     assert set(found("Compare the revenue of Acme and Beta Industries in 2019.")) >= {2, 3}
 

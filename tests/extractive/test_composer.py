@@ -32,9 +32,10 @@ def test_a_paragraph_sharing_nothing_with_the_question_is_not_ranked_to_fill_the
     assert (2, 1, 0) not in ranked
 
 
-def test_an_answer_said_in_several_places_quotes_each_place_tied_to_the_question():
-    """Five differences in five sections, each sharing the question's words: three
-    passages showed three of them, though the agent had read all five."""
+def test_an_answer_said_in_several_places_quotes_the_best_and_points_at_the_rest():
+    """Five differences in five sections, each sharing the question's words: the answer
+    quotes at most three paragraphs and points at the others, so none is lost and the
+    answer stays short."""
     differences = {
         (1, s, 0): f"One difference between OrderedDict and dict: {what}."
         for s, what in enumerate(
@@ -55,10 +56,13 @@ def test_an_answer_said_in_several_places_quotes_each_place_tied_to_the_question
     )
 
     assert all(f"[1:{s}:0]" in answer for s in range(1, 6)), answer
-    assert "[2:1:0]" not in answer and "[2:2:0]" not in answer, answer
+    assert len([ln for ln in answer.splitlines() if ln.startswith("> ")]) <= 3, answer
+    assert answer.splitlines()[-1].startswith("More in [1:"), answer
+    quoted = "\n".join(answer.splitlines()[:-1])
+    assert "[2:1:0]" not in quoted and "[2:2:0]" not in quoted, answer
 
 
-def test_the_search_s_best_hit_is_quoted_first_and_the_closest_in_meaning_after_it():
+def test_the_search_s_best_hit_states_the_first_line():
     """The README's own question: the search ranked "If sort_keys is true…" first, and
     the answer opened with the command-line option's one-liner, closer in meaning."""
     texts = {
@@ -70,8 +74,93 @@ def test_the_search_s_best_hit_is_quoted_first_and_the_closest_in_meaning_after_
     question = "How do I make json.dumps sort the keys of dictionaries?"
 
     answer = Composer().compose(question, texts, top=(4, 3, 30))
-    without = Composer().compose(question, texts)
 
-    quoted = [line for line in answer.splitlines() if line.startswith("> ")]
-    assert quoted[0].endswith("[4:3:30]") and quoted[1].endswith("[4:12:7]"), answer
-    assert without.split("> ", 1)[1].startswith("Sort the output"), without
+    assert answer.splitlines()[0].startswith("If sort_keys is true"), answer
+    assert answer.splitlines()[0].endswith("[4:3:30]"), answer
+
+
+TAX_TABLE = (
+    "<table><tr><td></td><td>2022</td><td>2021</td></tr>"
+    "<tr><td>Income before taxes</td><td>$ 1,000</td><td>$ 900</td></tr>"
+    "<tr><td>Effective tax rate</td><td>23%</td><td>20%</td></tr></table>"
+)
+
+
+def test_the_first_line_is_the_row_stating_the_quantity_with_its_column_heads_and_page():
+    texts = {
+        (1, 2, 0): "Cash flows from operations rose to $2,000 in 2022.",
+        (1, 2, 1): TAX_TABLE,
+    }
+
+    answer = Composer().compose(
+        "What was Corning's effective tax rate in 2022?", texts, pages={(1, 2, 1): 71}
+    )
+
+    assert answer.splitlines()[0] == "Effective tax rate: 2022 23%, 2021 20% [1:2:1] p. 71"
+
+
+def test_a_row_on_the_first_line_is_proved_by_the_row_as_printed_under_its_heads():
+    from deepread.nodes.sufficiency.support import _flat, _unquoted
+
+    answer = Composer().compose("What was the effective tax rate in 2022?", {(1, 2, 1): TAX_TABLE})
+
+    quoted = [ln for ln in answer.splitlines() if ln.startswith("> ")]
+    assert quoted[0] == "> 2022 | 2021", answer
+    assert quoted[-1] == "> Effective tax rate | 23% | 20% [1:2:1]", answer
+    assert _unquoted(answer, [_flat(TAX_TABLE)]) is None  # every quote verbatim
+
+
+def test_the_answer_opens_with_what_answers_not_a_preface():
+    answer = Composer().compose(
+        "How long do walruses dive?",
+        {(1, 1, 0): "Walruses dive for up to 30 minutes. They rest on ice floes."},
+    )
+
+    assert answer.startswith("Walruses dive for up to 30 minutes."), answer
+    assert "No LLM" not in answer
+
+
+def test_a_long_paragraph_is_cut_to_the_sentence_that_answers():
+    filler = "The herd gathers on the beach in the spring months. " * 12
+    texts = {(1, 1, 0): filler + "Walruses dive for up to 30 minutes at a time. " + filler}
+
+    answer = Composer().compose("How long can walruses dive?", texts)
+
+    assert answer.splitlines()[0].startswith("Walruses dive for up to 30 minutes"), answer
+    assert len(answer) < 700, answer
+
+
+def test_code_is_quoted_with_its_lines():
+    code = "import json\nprint(json.dumps(data, sort_keys=True))"
+    texts = {
+        (4, 1, 9): "Use sort_keys to sort the keys of dictionaries when dumping JSON.",
+        (4, 1, 10): code,
+    }
+
+    answer = Composer().compose(
+        "How do I sort the keys with json dumps?",
+        texts,
+        top=(4, 1, 9),
+        kinds={(4, 1, 10): "code"},
+    )
+
+    assert "> import json\n> print(json.dumps(data, sort_keys=True)) [4:1:10]" in answer, answer
+
+
+def test_a_lead_in_on_the_first_line_is_followed_by_the_items_it_announces():
+    texts = {
+        (6, 8, 14): "The following decorators implement test skipping:",
+        (6, 8, 15): "@unittest.skip(reason)",
+        (6, 8, 16): "Unconditionally skip the decorated test.",
+        (6, 8, 17): "@unittest.skipIf(condition, reason)",
+    }
+
+    answer = Composer().compose("Which decorators implement test skipping?", texts)
+
+    lines = answer.splitlines()
+    assert lines[0].startswith("The following decorators implement test skipping: [6:8:14]")
+    assert lines[1:4] == [
+        "> @unittest.skip(reason) [6:8:15]",
+        "> Unconditionally skip the decorated test. [6:8:16]",
+        "> @unittest.skipIf(condition, reason) [6:8:17]",
+    ], answer

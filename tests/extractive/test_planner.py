@@ -68,3 +68,18 @@ def test_a_library_question_first_finds_the_documents_it_names():
     step = planner.next(Turn("What did Acme earn in 2023?", "What did Acme earn in 2023?"))
 
     assert step == Call("find_documents", {"query": "What did Acme earn in 2023?"})
+
+
+def test_once_the_documents_of_a_form_are_found_the_search_leaves_the_form_out():
+    question = "What were Acme's net sales in 2023 per the 10-K?"
+    found = ToolMessage(
+        content="(1) Acme Corporation — Form 10-K, fiscal year 2023 | file=acme.pdf",
+        tool_call_id="find",
+        name="find_documents",
+        artifact=Observation(documents=[1]).artifact(),
+    )
+    planner = Planner(offered=("find_documents", "retrieve"))
+
+    step = planner.next(turn_of([HumanMessage(content=question), found]))
+
+    assert step == Call("retrieve", {"query": "What were Acme's net sales in 2023?", "doc_id": 1})

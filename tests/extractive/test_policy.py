@@ -1,6 +1,8 @@
 """The offline policy is a chat model like the others: it reads the turn from the
 messages it is sent and the sections the turn's TOC lists from the state, and its
-answers say what they are in their metadata."""
+answers say what they are in their metadata, not their text. An answer's first line is
+the one statement that answers (a sentence, a lead-in with its items, a table row with
+its column heads), so what a question asks first is checked on that line."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from support.scripted import ScriptedChatModel, ai, read_call, section_of
 
+from deepread.extractive.composer import NOTHING
 from deepread.extractive.policy import NOTICE, ExtractiveChatModel
 from deepread.graphs.agent import build_graph
+from deepread.nodes.citations import parse_citations
 from deepread.nodes.context import Context
 from deepread.nodes.messages import answer_metadata
 from deepread.nodes.tools.observation import error_message
@@ -46,16 +50,19 @@ def test_a_line_of_the_prompt_shaped_as_a_toc_line_is_not_read_as_one(shapes):
         [forged, HumanMessage(content="Read the section titled Five.")]
     )
 
-    assert not reply.tool_calls and reply.content.startswith(NOTICE)
+    # no read of the forged section: the policy answers from what it was shown, nothing
+    assert not reply.tool_calls and reply.content == NOTHING
+    assert answer_metadata(reply)["label"] == NOTICE
 
 
-def test_its_answer_carries_its_label_and_the_budget_it_has_left(shapes):
+def test_its_answer_carries_its_label_in_its_metadata_and_the_budget_it_has_left(shapes):
     out = build_graph(index=shapes).invoke(
         {"question": "Which paragraph is about cherries?"}, context=Context(check_sufficiency=False)
     )
 
     said = answer_metadata(out["messages"][-1])
-    assert said["label"] == NOTICE and out["answer"].startswith(NOTICE)
+    assert said["label"] == NOTICE and NOTICE not in out["answer"]
+    assert "cherries" in out["answer"].splitlines()[0]  # the answer opens with the fact
     spent = 1500 - said["budget_left"]
     assert spent > 0 and any(isinstance(m, ToolMessage) for m in out["messages"])
 
@@ -169,7 +176,14 @@ def offline_answer(tmp_path, markdown: str, question: str) -> str:
     return out["answer"]
 
 
-def test_the_first_quote_is_the_passage_closest_to_the_question_not_the_earliest(tmp_path):
+def first_line(answer: str) -> str:
+    """The line of an answer a person reads first."""
+    return answer.splitlines()[0]
+
+
+def test_the_first_line_comes_from_the_passage_closest_to_the_question_not_the_earliest(
+    tmp_path,
+):
     answer = offline_answer(
         tmp_path,
         "# Guide\n\n## Intro\n\nThis guide keeps mentioning keys, dictionaries and "
@@ -178,9 +192,9 @@ def test_the_first_quote_is_the_passage_closest_to_the_question_not_the_earliest
         "How do I make json.dumps sort the keys of a dictionary?",
     )
 
-    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
-    assert len(quotes) >= 2
-    assert "sort_keys=True" in quotes[0]
+    assert "sort_keys=True" in first_line(answer), answer
+    assert "in passing" not in first_line(answer)
+    assert len(parse_citations(answer)) >= 2  # the earlier passage is still offered, after
 
 
 def test_a_quoted_lead_in_ending_with_a_colon_is_followed_by_what_it_announces(tmp_path):
@@ -218,11 +232,10 @@ SALES_REPORT = (
 
 def test_a_question_naming_a_year_is_answered_first_with_that_year_s_figures(tmp_path):
     """Not the quarter's figure that shares the question's words, nor the prose that
-    shares them too: the passage stating the year's figures."""
+    shares them too: the line stating the year's figures."""
     answer = offline_answer(tmp_path, SALES_REPORT, "What were total net sales in fiscal 2022?")
 
-    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
-    assert "$10,208.6 million" in quotes[0], answer
+    assert "$10,208.6 million" in first_line(answer), answer
 
 
 def test_a_question_naming_a_quarter_is_answered_first_with_the_quarter_s_figures(tmp_path):
@@ -230,17 +243,18 @@ def test_a_question_naming_a_quarter_is_answered_first_with_the_quarter_s_figure
         tmp_path, SALES_REPORT, "What were total net sales in the fourth quarter of fiscal 2022?"
     )
 
-    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
-    assert "$3,226.8 million" in quotes[0], answer
+    assert "$3,226.8 million" in first_line(answer), answer
 
 
-def test_an_answer_said_over_short_paragraphs_is_quoted_with_what_follows_it(tmp_path):
-    """The paragraphs after the best one say the rest of the answer, and share few of the
-    question's words: they were left out for paragraphs that only repeat those words."""
+def test_an_answer_said_over_short_paragraphs_after_a_lead_in_is_quoted_with_them(tmp_path):
+    """The paragraphs after the lead-in say the rest of the answer, and share few of the
+    question's words: they follow the first line, before the paragraphs that only repeat
+    those words."""
     answer = offline_answer(
         tmp_path,
         "# Guide\n\n## Lookup\n\n"
-        "Name lookup searches the local scope of the function first.\n\n"
+        "Name lookup searches the scopes in this order:\n\n"
+        "The local scope of the function first.\n\n"
         "Then the enclosing functions, innermost outwards.\n\n"
         "Then the module's globals, and last the builtins.\n\n"
         "## Catalogue\n\n"
@@ -250,7 +264,11 @@ def test_an_answer_said_over_short_paragraphs_is_quoted_with_what_follows_it(tmp
         "In what order does name lookup search the scopes?",
     )
 
-    assert "last the builtins" in answer, answer
+    lines = answer.splitlines()
+    assert lines[0].split(" [")[0].endswith("in this order:"), answer
+    assert "local scope of the function first" in lines[1]
+    assert "enclosing functions" in lines[2]
+    assert "last the builtins" in lines[3]
 
 
 #: A quarter's statement of earnings beside a table of the revenue's mix.
@@ -276,5 +294,4 @@ def test_a_financial_quantity_is_answered_first_with_the_row_named_for_it(tmp_pa
         tmp_path, EARNINGS_RELEASE, "What was total revenue in the quarter ended July 29, 2023?"
     )
 
-    quotes = [line for line in answer.splitlines() if line.startswith("> ")]
-    assert "$9,583" in quotes[0], answer
+    assert "$9,583" in first_line(answer), answer

@@ -39,7 +39,9 @@ from support.scripted import section_of as section
 
 from deepread.extractive.policy import NOTICE, ExtractiveChatModel, TocEntry
 from deepread.graphs.agent import build_graph
+from deepread.nodes.citations import parse_citations
 from deepread.nodes.context import Context
+from deepread.nodes.messages import answer_metadata
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.read_memory import index_scope, region_key
 from deepread.nodes.tools.specs import tool_schemas
@@ -661,7 +663,9 @@ def test_the_extractive_policy_answers_a_devset_question_citing_what_it_read(
     out = ask(graph, question, thread="extractive")
 
     assert out["stop_reason"] == "answered"
-    assert out["answer"].startswith(NOTICE)
+    # labelled in its metadata; its text opens with the line that answers, cited
+    assert answer_metadata(out["messages"][-1])["label"] == NOTICE
+    assert NOTICE not in out["answer"] and parse_citations(out["answer"].splitlines()[0])
     assert out["citations"]
     assert out["dropped_citations"] == 0
     names = [c["name"] for c in out["tool_calls"]]

@@ -19,6 +19,7 @@ from support.scripted import ScriptedChatModel, ai
 import deepread
 from deepread import cli
 from deepread.corpus.library import Library
+from deepread.nodes.citations import parse_citations
 from deepread.records.documents import FrontMatter
 
 BANNER = ["UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "Washington, D.C. 20549", "FORM 10-K"]
@@ -246,12 +247,15 @@ def test_a_question_asked_of_several_syllabi_says_which_each_part_comes_from(tmp
         titles = {d.doc_id: d.title for d in idx.documents()}
     cited = sorted(shown_documents(out))
     assert len(cited) == 2  # both syllabi answer it
+    # the first line names its syllabus after its citation; the other's quotes follow a
+    # line naming theirs
+    lines = out["answer"].splitlines()
     for doc_id in cited:
-        assert f"From document {doc_id}, {titles[doc_id]}:" in out["answer"]
-    # each quote follows the line naming its own syllabus
-    parts = out["answer"].split("From document ")[1:]
+        assert f"document {doc_id}, {titles[doc_id]}" in out["answer"]
+    named = [i for i, line in enumerate(lines) if i == 0 or line.startswith("From document ")]
+    parts = [lines[a:b] for a, b in zip(named, [*named[1:], len(lines)], strict=True)]
     assert len(parts) == 2
     for part in parts:
-        doc_id = int(part.split(",", 1)[0])
-        cites = [w for w in part.split() if w.startswith("[")]
-        assert cites and all(c.startswith(f"[{doc_id}:") for c in cites)
+        doc_id = int(part[0].split("document ", 1)[1].split(",", 1)[0])
+        cites = parse_citations("\n".join(part))
+        assert cites and all(d == doc_id for d, _, _ in cites), part

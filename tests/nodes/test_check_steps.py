@@ -11,10 +11,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from support.scripted import section_of
 
 from deepread.nodes.check import abstain, first_pass, second_pass, verify
+from deepread.nodes.citations import parse_citations
 from deepread.nodes.context import Context
+from deepread.nodes.messages import answer_metadata
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.read_memory import index_scope, region_key
 from deepread.nodes.resources import Resources
+from deepread.nodes.sufficiency.support import ABSTENTION
 
 
 @pytest.fixture(scope="module")
@@ -75,12 +78,17 @@ def test_the_abstention_keeps_the_answers_label_and_cites_what_was_found(shapes,
     doc, sec = five
     answer = AIMessage("x", response_metadata={"deepread": {"label": "No LLM was used."}})
 
-    update = abstain(shapes, answer, [(doc, sec, 2)])
+    update = abstain(shapes, answer, [(doc, sec, 2)], "Which paragraph is about kiwis?")
 
     (message,) = update["messages"]
     assert update["stop_reason"] == "no_evidence" and update["sufficiency"] == "insufficient"
     assert message.additional_kwargs[NOTICE_KEY] == "no_evidence"
-    assert str(message.content).startswith("No LLM was used.")
+    # the label in its metadata, as the answer's was; the text says what was searched
+    assert answer_metadata(message)["label"] == "No LLM was used."
+    text = str(message.content)
+    assert text.startswith(ABSTENTION) and "No LLM was used." not in text
+    assert '(searched for "Which paragraph is about kiwis?" in 1 document)' in text
+    assert parse_citations(text) == [(doc, sec, 2)]
 
 
 def test_a_verdict_without_a_judge_is_the_checks_own(shapes, five):

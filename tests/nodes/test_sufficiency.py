@@ -1,6 +1,8 @@
 """Sufficiency and abstention: before answering, the cited evidence must support the
 answer (lexically, or by a judge prompt with an LLM); if not, one bounded extra read and
-a second answer; if still not, the answer abstains with stop_reason "no_evidence".
+a second answer; if still not, the answer abstains with stop_reason "no_evidence": one
+line saying what was searched, then pointers (citation, page, section, opening words) to
+the closest passages read, the answer's label kept in its metadata.
 
 The store, parsers and embeddings are real; LLMs are scripted (:mod:`scripted`).
 """
@@ -17,7 +19,9 @@ from support.scripted import ScriptedChatModel, ScriptedHTTPError, ai, call, sho
 import deepread
 from deepread.extractive.policy import NOTICE, ExtractiveChatModel
 from deepread.graphs.agent import build_graph
+from deepread.nodes.citations import parse_citations
 from deepread.nodes.context import Context
+from deepread.nodes.messages import answer_metadata
 from deepread.nodes.model_input.prompt import NOTICE_KEY
 from deepread.nodes.sufficiency.support import (
     ABSTENTION,
@@ -64,6 +68,17 @@ def test_quoted_passages_must_be_verbatim_in_the_cited_paragraphs():
     assert lexical_check("What does ChainMap group?", good, evidence, 0.5).supported
     verdict = lexical_check("What does ChainMap group?", bad, evidence, 0.5)
     assert not verdict.supported and "not in the cited paragraphs" in verdict.reason
+
+
+def test_a_quote_line_s_citation_and_page_are_no_part_of_its_quote():
+    evidence = ["If allow_nan is true, NaN is encoded as such."]
+    answer = (
+        "NaN is encoded as such. [2:3:32] p. 8\n\n"
+        "> If allow_nan is true, NaN is encoded as such. [2:3:32] p. 8"
+    )
+
+    assert quoted_passages(answer) == [evidence[0]]
+    assert lexical_check("How is NaN encoded?", answer, evidence, 0.5).supported
 
 
 def test_a_table_row_quoted_as_the_reading_tools_show_it_is_verbatim_in_the_stored_table():
@@ -132,14 +147,17 @@ def test_the_extractive_policy_abstains_when_the_documents_lack_the_answer(shape
 
     assert out["stop_reason"] == "no_evidence"
     assert out["sufficiency"] == "insufficient"
-    assert out["answer"].startswith(NOTICE)
-    assert ABSTENTION in out["answer"]
-    # what was found is still shown — at most three passages of neighbouring
-    # paragraphs — each paragraph cited where it is quoted
+    # the label says no LLM wrote it, in the message's metadata, not its text
+    assert answer_metadata(out["messages"][-1])["label"] == NOTICE
+    assert out["answer"].startswith(ABSTENTION) and NOTICE not in out["answer"]
+    assert '(searched for "What is the boiling point of ethanol at sea level?"' in out["answer"]
+    # what was found is still pointed at — at most three passages of neighbouring
+    # paragraphs — each paragraph cited where it is pointed at
     sections = {(c["doc_id"], c["sec_id"]) for c in out["citations"]}
     assert out["citations"] and len(sections) <= 3
+    pointed = parse_citations(out["answer"])
     for c in out["citations"]:
-        assert f"[{c['doc_id']}:{c['sec_id']}:{c['para_idx']}]" in out["answer"]
+        assert (c["doc_id"], c["sec_id"], c["para_idx"]) in pointed
 
 
 def test_a_mode_without_read_section_abstains_without_reading(shapes):
@@ -366,9 +384,10 @@ def test_a_second_answer_over_the_message_cap_keeps_the_first(shapes, five):
     assert len(model.calls) == 4
 
 
-def test_an_abstention_shows_the_closest_passages_with_their_citations(tmp_path: Path) -> None:
-    from deepread.nodes.citations import parse_citations
-    from deepread.nodes.sufficiency.support import ABSTENTION, ABSTENTION_CHARS, abstention
+def test_an_abstention_points_at_the_closest_passages_with_their_citations(
+    tmp_path: Path,
+) -> None:
+    from deepread.nodes.sufficiency.support import ABSTENTION_CHARS, abstention
 
     (tmp_path / "z.md").write_text(
         "# Zoo\n\n## Walruses\n\nWalruses rest on ice floes between dives.\n\n"
@@ -377,22 +396,23 @@ def test_an_abstention_shows_the_closest_passages_with_their_citations(tmp_path:
     )
     with deepread.Index.open(store=tmp_path / "store", collection="z") as idx:
         idx.ingest([tmp_path / "z.md"])
-        text = abstention(idx, [(1, 2, 0), (1, 3, 0)], "(offline)")
+        text = abstention(idx, [(1, 2, 0), (1, 3, 0)], "(offline)", "How long do walruses dive?")
 
-    assert text.startswith("(offline)\n\n" + ABSTENTION)
-    assert '- "Walruses rest on ice floes between dives." [1:2:0] (Walruses)' in text
-    long_line = next(line for line in text.splitlines() if "[1:3:0]" in line)
-    assert long_line.startswith('- "Narwhals have one long tooth.') and ' …" [1:3:0]' in long_line
-    assert len(long_line) < ABSTENTION_CHARS + 40
+    first, pointers_head, *pointers = text.splitlines()
+    # one line: what was searched, where; the label is the message's, not the text's
+    assert first == f'{ABSTENTION} (searched for "How long do walruses dive?" in 1 document)'
+    assert pointers_head == "Closest passages read:" and "(offline)" not in text
+    assert pointers[0] == '- [1:2:0] Walruses — "Walruses rest on ice floes between dives."'
+    assert pointers[1].startswith('- [1:3:0] Narwhals — "Narwhals have one long tooth.')
+    assert pointers[1].endswith(' …"') and len(pointers[1]) < ABSTENTION_CHARS + 40
     assert parse_citations(text) == [(1, 2, 0), (1, 3, 0)]
 
 
-def test_an_abstention_shows_each_passage_the_draft_quoted_with_its_neighbours(
+def test_an_abstention_cites_each_passage_the_draft_quoted_whole_with_its_neighbours(
     tmp_path: Path,
 ) -> None:
-    """A draft quoting a passage of four short paragraphs: one paragraph of it shown
-    alone was a quarter of what had been found."""
-    from deepread.nodes.citations import parse_citations
+    """A draft quoting a passage of four short paragraphs: its pointer cites the four (a
+    range) — one paragraph of it alone was a quarter of what had been found."""
     from deepread.nodes.sufficiency.support import abstention
 
     facts = "".join(f"Walrus fact {i} is about tusks.\n\n" for i in range(4))
@@ -404,11 +424,11 @@ def test_an_abstention_shows_each_passage_the_draft_quoted_with_its_neighbours(
         places_cited = [(1, s, 0) for s in range(3, 7)]
         text = abstention(idx, walruses + places_cited)
 
-    # the passage whole, then two more passages: three in all
+    # the passage whole, then two more passages: three in all, one line each
     assert parse_citations(text) == [*walruses, (1, 3, 0), (1, 4, 0)]
-    assert all(f"Walrus fact {i} is about tusks." in text for i in range(4))
-    # the section is named once a passage, on its first line
-    assert text.count("(Walruses)") == 1
+    pointers = [line for line in text.splitlines() if line.startswith("- ")]
+    assert pointers[0] == '- [1:2:0-3] Walruses — "Walrus fact 0 is about tusks."'
+    assert [line.split(" ")[1] for line in pointers[1:]] == ["[1:3:0]", "[1:4:0]"]
 
 
 def test_the_check_reads_every_paragraph_an_answer_with_list_items_cites(tmp_path: Path) -> None:

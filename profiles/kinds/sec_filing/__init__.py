@@ -7,7 +7,8 @@ with one: what the core is told about it.
   the balance sheet) and where a filing discusses or discloses a topic, read first;
 * its period words and rows (``periods``, ``rows``): an answer quotes first the
   paragraphs stating figures of the year a question names, then the tables with a row
-  named for the quantity it asks.
+  named for the quantity it asks;
+* its forms (:data:`FORMS`): how a question names one ("10-Q", "the earnings release").
 
 Each part acts only where a filing's own signs are: a cover only on a first page naming
 the Commission and a form; a registrant only under its form's caption or in a
@@ -20,6 +21,7 @@ and is read by the general rules alone (tests/profiles/test_general_documents.py
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from deepread.profiles.kinds.sec_filing import names
@@ -45,6 +47,15 @@ def quote_order(question: str) -> Callable[[str], tuple[bool, ...]]:
     )
 
 
+#: The forms a question names a filing by: "10-K", "Form 10-Q", "8-K/A", "20-F", an
+#: earnings or press release, an annual or quarterly report, a proxy statement.
+FORMS = re.compile(
+    r"(?<![\w-])(?:form\s+)?\d{1,2}-[a-z]{1,2}(?:/a)?(?![\w-])"
+    r"|\b(?:earnings|press|news)\s+release\b|\b(?:annual|quarterly)\s+report\b"
+    r"|\bproxy\s+statement\b",
+    re.IGNORECASE,
+)
+
 PROFILE = Profile(
     name="sec filing",
     cover=COVER,
@@ -56,4 +67,5 @@ PROFILE = Profile(
     periods=names.PERIODS,
     first_reads=first_reads,
     quote_order=quote_order,
+    forms=FORMS,
 )
