@@ -6,12 +6,12 @@ A person reads an answer's first line and perhaps two more. So the answer is:
 1. **the first line**: the one sentence, list item or table row (with its column heads)
    of the best-ranked paragraphs that best states what was asked
    (:mod:`deepread.extractive.statements`), its citation and page;
-2. **at most three passages** that support it, best first — the first search's best hit,
-   the shown paragraph closest to the question in meaning, those sharing most of its
-   words (:func:`rank_paragraphs`), each with the shown paragraphs that follow it
-   (:mod:`deepread.extractive.passages`) — each cut to what matters: a paragraph to its
-   sentences holding the question's words (``…`` where cut), a table to its head and
-   the rows holding them, code with its lines;
+2. **at most three paragraphs' supporting quotes**: the next best statements of the
+   paragraphs ranked best (:func:`rank_paragraphs`: the first search's best hit, the
+   paragraph closest to the question in meaning, those sharing most of its words), each
+   paragraph cut to them — its sentences on one line (``…`` where it skips), a table's
+   rows under its header row —, code with its lines, a lead-in with the items it
+   announces;
 3. **pointers** to the rest of what ranked ("More in [4:3:23] p. 12, …").
 
 Quoted text is the documents' own, verbatim (the sufficiency check verifies it), each
@@ -40,7 +40,7 @@ from deepread.extractive.statements import Statement, ranked_statements
 from deepread.nodes.tools.observation import Observation
 from deepread.profiles import PROFILES
 from deepread.text.clip import clip
-from deepread.text.markup import plain
+from deepread.text.markup import one_line, plain
 from deepread.text.questions import asked
 from deepread.text.terms import terms
 
@@ -90,8 +90,8 @@ class Composer:
     most_chars: int = 1200
     #: Pointers to the rest of what ranked, at most.
     pointers: int = 4
-    #: The identifying title of a document ("" when unknown), named before its quotes
-    #: when the answer quotes several documents.
+    #: A document's title as the answer names it ("" when unknown; with its file where
+    #: another document shares it), before its quotes when the answer quotes several.
     title: Callable[[int], str] = _untitled
 
     def answer(self, question: str, shown: Sequence[Observation]) -> str:
@@ -143,6 +143,7 @@ class Composer:
         parts: list[str] = []
         shown: set[Coord] = set()
         previous = -1
+        lead_coord = lead.coord if lead else None
         if lead is not None:
             whose = self._whose(lead.coord[0]) if several else ""
             parts.append(f"{escape(lead.text)} {cite(lead.coord, pages.get(lead.coord))}{whose}")
@@ -155,22 +156,19 @@ class Composer:
                 shown.update(items)
             parts.append("")
         for coord, picked in groups:
-            if coord in shown and coord != getattr(lead, "coord", None):
+            if coord in shown and coord != lead_coord:
                 continue  # quoted already as an item of a lead-in
             heading = []
             if coord[0] != previous:
                 # Quotes of several documents: say which each comes from, never blend.
-                title = title_text(short_title(self.title(coord[0])))
+                title = title_text(self.title(coord[0]))
                 heading = [f"From document {coord[0]}" + (f", {title}:" if title else ":")]
             lines = picked or _code_lines(texts[coord], self.shown_chars)
             items = _announced(coord, texts, shown) if _announces(lines[-1], texts[coord]) else []
             *body, last = (f"> {escape(line)}" for line in lines)
             group = [*heading, *body, f"{last} {cite(coord, pages.get(coord))}"]
             group += [_item_line(texts[c], c) for c in items]
-            if (
-                coord != getattr(lead, "coord", None)
-                and _size(parts) + _size(group) > self.most_chars
-            ):
+            if coord != lead_coord and _size(parts) + _size(group) > self.most_chars:
                 continue  # the answer stays readable: what is left is pointed at
             parts += [*group, ""]
             shown.update([coord, *items])
@@ -229,7 +227,7 @@ class Composer:
         return sorted(out, key=lambda group: order[group[0][0]])
 
     def _whose(self, doc: int) -> str:
-        title = title_text(short_title(self.title(doc)))
+        title = title_text(self.title(doc))
         return f" — document {doc}" + (f", {title}" if title else "")
 
 
@@ -257,29 +255,21 @@ def _size(lines: list[str]) -> int:
     return sum(len(line) + 1 for line in lines)
 
 
-def _flat(text: str) -> str:
-    """A paragraph's plain text on one line, entities resolved."""
-    return " ".join(html.unescape(plain(text)).split())
-
-
 def _announces(line: str, text: str) -> bool:
     """Whether a quoted ``line`` of a paragraph (its ``text``) is a lead-in: it ends the
     paragraph, with a colon."""
-    flat = _flat(text)
+    flat = one_line(text)
     return line.endswith(":") and flat.endswith(":") and flat.endswith(line.lstrip("… "))
 
 
 def _item_line(text: str, coord: Coord) -> str:
     """A quoted list item: its paragraph on one line, cut to :data:`ITEM_CHARS`."""
-    return f"> {escape(clip(_flat(text), ITEM_CHARS))} {cite(coord)}"
+    return f"> {escape(clip(one_line(text), ITEM_CHARS))} {cite(coord)}"
 
 
 def _announced(coord: Coord, texts: Mapping[Coord, str], shown: Collection[Coord]) -> list[Coord]:
-    """The shown paragraphs a lead-in ending with a colon announces: those that follow it
-    in its section, at most :data:`ITEMS`, until one is missing or quoted already; none
-    when ``coord``'s paragraph is no lead-in."""
-    if not _flat(texts[coord]).endswith(":"):
-        return []
+    """The shown paragraphs a lead-in (:func:`_announces`) announces: those that follow it
+    in its section, at most :data:`ITEMS`, until one is missing or quoted already."""
     d, s, p = coord
     out = []
     for following in range(p + 1, p + 1 + ITEMS):
@@ -294,16 +284,6 @@ def _code_lines(text: str, limit: int) -> list[str]:
     """A code paragraph's first lines within ``limit`` characters, as printed."""
     lines = [ln.rstrip() for ln in html.unescape(text).splitlines() if ln.strip()]
     return _within(lines, limit) or [clip(" ".join(text.split()), limit)]
-
-
-def short_title(title: str) -> str:
-    """A document's title without the flag naming the documents that share it: the
-    file it names instead (``Title (file.pdf)``)."""
-    return _SHARED_TITLE.sub(r" (\1)", title)
-
-
-#: The flag a title shared by several documents carries (corpus/library/cards.py).
-_SHARED_TITLE = re.compile(r" \(same title as [^;()]*; file: ([^()]*)\)$")
 
 
 def _within(lines: list[str], limit: int) -> list[str]:

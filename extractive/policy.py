@@ -31,6 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepread.corpus.index import Index
+from deepread.corpus.library.cards import labelled_title
 from deepread.extractive.composer import NOTICE, Composer, unheld_answer
 from deepread.extractive.planner import Planner
 from deepread.extractive.turn import Answer, Call, Result, TocEntry, Turn, toc_entries
@@ -43,6 +44,7 @@ from deepread.nodes.read_plan import Sections
 from deepread.nodes.repeats import earlier_failure
 from deepread.nodes.tools.observation import Observation
 from deepread.nodes.tools.specs import FIND_DOCUMENTS, READ_SECTION, RETRIEVE
+from deepread.records.documents import Document
 from deepread.text.follow_ups import Slot
 from deepread.text.terms import key_words
 from deepread.text.tokens import count_tokens
@@ -138,7 +140,7 @@ class ExtractiveChatModel(BaseChatModel):
     @property
     def composer(self) -> Composer:
         """The composer with this policy's quotes and the index's document titles."""
-        return Composer(quotes=self.quotes, quote_chars=self.quote_chars, title=self._title)
+        return Composer(quotes=self.quotes, quote_chars=self.quote_chars, title=self._label)
 
     def _generate(
         self,
@@ -216,12 +218,23 @@ class ExtractiveChatModel(BaseChatModel):
     def _title(self, doc_id: int) -> str:
         """The identifying title of document ``doc_id`` (Index.document), "" without an
         index or once the document is gone."""
+        doc = self._document(doc_id)
+        return "" if doc is None else str(doc.title)
+
+    def _label(self, doc_id: int) -> str:
+        """Document ``doc_id``'s title as an answer names it: with its file where another
+        document shares it (:func:`~deepread.corpus.library.cards.labelled_title`)."""
+        doc = self._document(doc_id)
+        return "" if doc is None else labelled_title(doc)
+
+    def _document(self, doc_id: int) -> Document | None:
+        """Document ``doc_id`` (Index.document); None without an index or once it is gone."""
         if self.index is None:
-            return ""
+            return None
         try:
-            return str(self.index.document(doc_id).title)
+            return self.index.document(doc_id)
         except KeyError:  # CoordinateError: removed since the prompt was written
-            return ""
+            return None
 
 
 def turn_of(messages: Sequence[BaseMessage], slots: Sequence[Slot] = ()) -> Turn:

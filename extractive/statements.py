@@ -42,7 +42,7 @@ from deepread.nodes.citations import Coord
 from deepread.profiles import PROFILES
 from deepread.text.clip import clip
 from deepread.text.headed_rows import headed_rows
-from deepread.text.markup import plain
+from deepread.text.markup import one_line
 from deepread.text.questions import asked
 from deepread.text.terms import stem, terms
 
@@ -102,7 +102,7 @@ def statements(coord: Coord, text: str, kind: str, rank: int, wanted: set[str]) 
             )
             for i, row in enumerate(headed_rows(text))
         ]
-    flat = " ".join(html.unescape(plain(text)).split())
+    flat = one_line(text)
     if len(flat) <= LINE_CHARS:
         whole = Statement(coord, flat, flat, rank, 0, flat)
         return [whole] if len(flat) >= SHORTEST else []

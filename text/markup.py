@@ -52,15 +52,16 @@ def plain_table(markup: str) -> str:
     rows = re.split(r"</tr\s*>", markup, flags=re.IGNORECASE)
     out = []
     for row in rows:
-        cells = [_words(c) for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)]
+        cells = [one_line(c) for c in re.split(r"</t[dh]\s*>", row, flags=re.IGNORECASE)]
         cells = [c for c in cells if c]
         if cells:
             out.append(" | ".join(cells))
     return "\n".join(out)
 
 
-def _words(markup: str) -> str:
-    """The text of a piece of markup on one line, entities resolved."""
+def one_line(markup: str) -> str:
+    """The text of a piece of markup on one line, entities resolved: what a quote of it
+    shows ("&amp;" as "&")."""
     return " ".join(html.unescape(untagged(markup)).split())
 
 
@@ -79,7 +80,7 @@ def _cells(body: str) -> list[list[str]]:
     for row in _ROW.finditer(body):
         cells: list[str] = []
         for cell in _CELL.finditer(row.group(1)):
-            cells.append(_words(cell.group(2)))
+            cells.append(one_line(cell.group(2)))
             span = _COLSPAN.search(cell.group(1))
             if span:
                 cells += [""] * (min(int(span.group(1)), MAX_COLSPAN) - 1)
@@ -125,12 +126,12 @@ def _rows(markup: str) -> str | None:
     lines: list[str] = []
     pos = 0
     for table in _TABLE.finditer(markup, 0, _closed(markup)):
-        lines += [t for t in [_words(markup[pos : table.start()])] if t]
+        lines += [t for t in [one_line(markup[pos : table.start()])] if t]
         lines += _grid(table.group(1))
         pos = table.end()
     if not pos:
         return None
-    lines += [t for t in [_words(markup[pos:])] if t]
+    lines += [t for t in [one_line(markup[pos:])] if t]
     return "\n".join(lines)
 
 
@@ -138,7 +139,7 @@ def table_rows(markup: str) -> str:
     """A table paragraph as a reader is shown it (:func:`_rows`; its words on one line
     when it holds no ``<table>``)."""
     rows = _rows(markup)
-    return _words(markup) if rows is None else rows
+    return one_line(markup) if rows is None else rows
 
 
 def shown_text(text: str, kind: str) -> str:

@@ -82,6 +82,13 @@ def own_title(doc: Document) -> tuple[str, bool]:
     return title[: title.rindex(_FLAG)], True
 
 
+def labelled_title(doc: Document) -> str:
+    """``doc``'s title, with its file where another document has the same title
+    (``Title (x.pdf)``): what a line naming it for a person shows."""
+    title, shared = own_title(doc)
+    return f"{title} ({doc.card.file})" if shared and doc.card else title
+
+
 @dataclass(slots=True)
 class _Kept:
     """One document as its card was last made: the record it was made from (held, so

@@ -24,12 +24,9 @@ def page_label(pages: Sequence[int]) -> str:
 
 def document_label(doc: Any) -> str:
     """The document's title, with its file where another document has the same title."""
-    from deepread.corpus.library.cards import own_title
+    from deepread.corpus.library.cards import labelled_title
 
-    if doc is None:
-        return "?"
-    title, shared = own_title(doc)
-    return f"{title} ({doc.card.file})" if shared else title
+    return "?" if doc is None else labelled_title(doc)
 
 
 def section_label(doc: Any, sec_id: int) -> str:

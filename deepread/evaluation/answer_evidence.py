@@ -64,9 +64,9 @@ def answer_metrics(
     docs = list(dict.fromkeys(p.doc_id for p in cited))
     first = cited[:1]
     line = next((ln for ln in answer.splitlines() if ln.strip()), "")
-    line_cites = [
-        p for p in cited if p.coord in set(parse_citations(line)[:1])
-    ]  # the line's first citation, when the answer's checked citations hold it
+    # the line's first citation, when the answer's checked citations hold it
+    line_cite = parse_citations(line)[:1]
+    line_cites = [p for p in cited if p.coord in line_cite]
     if scoped:
         pages = {d: frozenset(p.page for p in cited if p.doc_id == d and p.page) for d in docs}
         in_answer = score(
