@@ -50,7 +50,7 @@ from deepread.text.terms import stem, terms
 #: the question's words).
 LINE_CHARS = 300
 #: Paragraphs whose statements are candidates: the best-ranked this many.
-PARAGRAPHS = 8
+PARAGRAPHS = 12
 #: Candidates scored in meaning (MiniLM): the lexically best this many.
 SCORED = 60
 #: The weights of the score (see the module docstring).
@@ -201,7 +201,10 @@ def ranked_statements(
         lex
         + RANK / (1 + s.rank)
         + YEAR * bool(years & ws)
-        + STANDING * sum(not flag for flag in order(s.markup))
+        # a row stands for what a kind puts first only when its label or heads name
+        # something asked: every row of a statement of the year asked states a figure
+        # of that year, and "Basic (Note 17)" is no answer to a tax rate
+        + STANDING * sum(not flag for flag in order(s.markup)) * (bool(lex) or not s.is_row)
         for s, lex, ws in zip(pool, lexical, words, strict=True)
     ]
     best = sorted(range(len(pool)), key=lambda i: -scores[i])[:SCORED]

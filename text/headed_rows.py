@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from deepread.text.markup import table_cells
 
-#: A cell holding one figure: "$9,583", "(7)", "23.2 %", "1,879", "—".
-_FIGURE = re.compile(r"^\(?[-−–]?\$?\s?\d[\d,]*(?:\.\d+)?\)?\s?%?\)?$|^[—–-]$")
+#: A cell holding one figure: "$9,583", "(7)", "$(491)", "23.2 %", "1,879", "—".
+_FIGURE = re.compile(r"^(?:\(?[-−–]?\$?|\$\()\s?\d[\d,]*(?:\.\d+)?\)?\s?%?\)?$|^[—–-]$")
 #: A cell that is a year or a fiscal year, as column heads print them.
 _YEAR = re.compile(r"^(?:FY\s?|fiscal\s)?(?:19|20)\d\d$", re.IGNORECASE)
 #: Dot leaders and the currency sign a label carries into its first figure.

@@ -99,6 +99,21 @@ def test_the_first_line_is_the_row_stating_the_quantity_with_its_column_heads_an
     assert answer.splitlines()[0] == "Effective tax rate: 2022 23%, 2021 20% [1:2:1] p. 71"
 
 
+def test_a_row_of_the_year_asked_naming_nothing_asked_does_not_lead_over_the_row_that_does():
+    """The search's best hit is the income statement; the rate's row is in a lower
+    paragraph: a row of 2022 is no answer for the tax rate unless it names it."""
+    income = (
+        "<table><tr><td></td><td>2022</td><td>2021</td></tr>"
+        "<tr><td>Net sales</td><td>$14,189</td><td>$14,082</td></tr>"
+        "<tr><td>Basic (Note 17)</td><td>$1.56</td><td>$1.30</td></tr></table>"
+    )
+    texts = {(1, 1, 0): income, (1, 5, 0): "Results were mixed.", (1, 9, 3): TAX_TABLE}
+
+    answer = Composer().compose("What was Corning's effective tax rate in 2022?", texts)
+
+    assert answer.splitlines()[0].startswith("Effective tax rate: 2022 23%"), answer
+
+
 def test_a_row_on_the_first_line_is_proved_by_the_row_as_printed_under_its_heads():
     from deepread.nodes.sufficiency.support import _flat, _unquoted
 

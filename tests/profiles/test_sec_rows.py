@@ -51,3 +51,13 @@ def test_a_row_of_the_quantity_s_share_does_not_name_the_quantity():
     table = "<table><tr><td>% of revenue</td><td>19.5 %</td><td>21.5 %</td></tr></table>"
 
     assert not states_row_of(table, TOTAL_REVENUE)
+
+
+def test_a_header_row_of_years_names_no_quantity_when_the_question_names_the_year():
+    """A header row's empty first cell leaves "2022" as its label: a year, no quantity."""
+    table = (
+        "<table><tr><td></td><td>2022</td><td>2021</td></tr>"
+        "<tr><td>Basic earnings per share</td><td>$1.56</td><td>$1.30</td></tr></table>"
+    )
+
+    assert not states_row_of(table, content_words("What was the effective tax rate in 2022?"))

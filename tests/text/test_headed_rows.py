@@ -59,3 +59,18 @@ def test_a_table_holding_no_figure_gives_each_of_its_rows():
 
 def test_text_holding_no_table_gives_no_rows():
     assert headed_rows("Revenue was $9,583 million in 2023.") == []
+
+
+def test_a_row_of_figures_printed_as_dollars_in_parentheses_is_a_row_not_heads():
+    rows = headed_rows(
+        table(
+            ["", "2021", "2020"],
+            ["Provision for income taxes", "$(491)", "$(111)"],
+            ["Effective tax rate", "20.5%", "17.8%"],
+        )
+    )
+
+    assert [r.line() for r in rows] == [
+        "Provision for income taxes: 2021 $(491), 2020 $(111)",
+        "Effective tax rate: 2021 20.5%, 2020 17.8%",
+    ]

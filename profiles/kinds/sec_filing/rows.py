@@ -42,7 +42,8 @@ def states_row_of(text: str, words: Set[str]) -> bool:
         label, *cells = row.split(" | ")
         if _SHARE.search(label):
             continue  # "% of revenue", "as a percent of sales": a share, not the quantity
-        named = content_words(label) - QUALIFIERS
+        # a header row ("2022 | 2021", its empty first cell dropped) names no quantity
+        named = {w for w in content_words(label) - QUALIFIERS if not w.isdigit()}
         if named and named <= words and any(_FIGURE_CELL.match(c.strip()) for c in cells):
             return True
     return False
