@@ -17,7 +17,12 @@ Each pair is one thread of the agent graph (the offline extractive policy, an in
 LangGraph checkpointer), asked of the whole collection, as a person chatting with a
 library would. Of the second turn it reports: *gold found* (≥ half of a gold passage's
 24-character shingles in the paragraphs the turn's tools showed), *in the answer* (the
-same test on the answer) and *first 300* (on the answer's first 300 characters).
+same test on the answer) and *first 300* (on the answer's first 300 characters). The
+shingle test asks for the gold's own print: an answer that states the gold row as
+``Net income: 2022 $7,514, 2021 $8,060`` where the filing prints ``Net income $ 7,514
+$ 8,060`` fails it. So *first line states* asks what a person reads: whether the
+answer's first line holds every figure of a gold passage (its numbers but the years,
+"(0.6) %" as 0.6, "1,469.5" as 1469.5) and half of its words — the fact, in any print.
 Run it with two installs side by side (before/after) on the same store:
 
     python bench/filing_followups.py --store STORE --collection NAME --label after
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -46,15 +52,37 @@ DATA = Path(__file__).resolve().parent / "data" / "filing_followups.jsonl"
 FIRST_CHARS = 300
 
 
-#: What is scored of each pair: gold found, in the answer, first — with the first golds
-#: only, then with the added ones too.
-SCORES = ("found", "in_answer", "first", "found+", "in_answer+", "first+")
+#: What is scored of each pair: gold found, in the answer, first, first line states —
+#: with the first golds only, then with the added ones too.
+SCORES = ("found", "in_answer", "first", "states", "found+", "in_answer+", "first+", "states+")
+#: A number as filings print it: "7,514", "(0.6)", "1.47", "23".
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+#: A year, which a headed row prints as a column's head, not as a figure.
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+#: A word, for the words a gold passage and a line share.
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _figures(text: str) -> set[str]:
+    """The numbers of ``text`` but the years, without thousands separators."""
+    found = (m.group().replace(",", "").rstrip(".") for m in _NUMBER.finditer(text))
+    return {n for n in found if not _YEAR.match(n)}
+
+
+def states(gold: str, line: str) -> bool:
+    """Whether ``line`` holds every figure of ``gold`` (at least one) and half of its
+    words: the fact stated, whatever its print."""
+    figures, words = _figures(gold), set(_WORD.findall(gold.lower()))
+    if not figures or not figures <= _figures(line):
+        return False
+    return len(words & set(_WORD.findall(line.lower()))) * 2 >= len(words)
 
 
 def scored(evidence: list[dict], shown: str, answer: str) -> dict[str, bool]:
     """Whether any gold quote was read, is in the answer, is in its opening: of the golds
     as first written, and (``+``) with those added."""
     seen, said, first = squash(shown), squash(answer), squash(answer[:FIRST_CHARS])
+    line = answer.split("\n", 1)[0]
     written = [e["quote"] for e in evidence if not e.get("added")]
     every = [e["quote"] for e in evidence]
     out: dict[str, bool] = {}
@@ -62,6 +90,7 @@ def scored(evidence: list[dict], shown: str, answer: str) -> dict[str, bool]:
         out["found" + suffix] = any(is_read(q, seen) for q in quotes)
         out["in_answer" + suffix] = any(is_read(q, said) for q in quotes)
         out["first" + suffix] = any(is_read(q, first) for q in quotes)
+        out["states" + suffix] = any(states(q, line) for q in quotes)
     return out
 
 
@@ -98,7 +127,7 @@ def main() -> None:
     rows = [row("all pairs", results, seconds)] + [
         row(kind, got) for kind, got in sorted(by_kind.items())
     ]
-    headers = ["set", "pairs", "gold found", "in the answer", "first 300"]
+    headers = ["set", "pairs", "gold found", "in the answer", "first 300", "first line states"]
     headers += [f"{h} (with added)" for h in headers[2:]] + ["seconds"]
     report(f"filing-followups-{args.label}", args.label, headers, rows, items)
 

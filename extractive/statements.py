@@ -82,6 +82,9 @@ class Statement:
     markup: str = ""
     head: str = ""
     is_row: bool = False
+    #: A row's label ("Plus: Net loss attributable …" whole): what, with its heads, a
+    #: row is judged by.
+    label: str = ""
 
 
 def statements(coord: Coord, text: str, kind: str, rank: int, wanted: set[str]) -> list[Statement]:
@@ -99,6 +102,7 @@ def statements(coord: Coord, text: str, kind: str, rank: int, wanted: set[str]) 
                 _row_markup(row),
                 row.head,
                 True,
+                row.label,
             )
             for i, row in enumerate(headed_rows(text))
         ]
@@ -180,7 +184,7 @@ def ranked_statements(
     if not pool:
         return []
     # a row is judged by its label and heads, not its figures
-    words = [_stems(f"{s.text.split(': ', 1)[0]} {s.head}" if s.is_row else s.text) for s in pool]
+    words = [_stems(f"{s.label} {s.head}" if s.is_row else s.text) for s in pool]
     # a year asked picks a column or a sentence of that year; the other words pick
     # what is stated
     years = {w for w in wanted if _YEAR.match(w)}
