@@ -8,8 +8,16 @@ can be read against the interpreter's own start. ``-X importtime`` output for
 With ``--deps`` it times instead the import of each runtime dependency alone (for
 docs/dependencies.md), minus the interpreter's own start.
 
-Run:  python bench/startup.py [--runs 15] [--deps]   (with the virtualenv to measure active)
-Prints a markdown table and writes bench/out/startup.json (or startup_deps.json).
+With ``--commands STORE`` it times the simple commands (``docs``, ``toc``, ``read``,
+``collections``, ``search``) on STORE (the README's store: ``deepread ingest
+tests/data/docs``), each as a whole ``deepread`` process: wall time and CPU time (user +
+sys, from the process's own ``wait4`` usage — what to trust on a shared machine). With
+``--against VENV`` the same commands of another virtualenv's ``deepread`` run in
+alternating turns with this one's, and each one's output is compared with the other's.
+
+Run:  python bench/startup.py [--runs 15] [--deps | --commands STORE [--against VENV]]
+(with the virtualenv to measure active). Prints a markdown table and writes
+bench/out/startup.json (or startup_deps.json, startup_commands.json).
 """
 
 from __future__ import annotations
@@ -118,6 +126,82 @@ def deps(runs: int) -> None:
     print(f"\nwritten: {path}")
 
 
+#: the simple commands, on the README's store (its nine pages)
+COMMANDS: dict[str, list[str]] = {
+    "docs": ["docs"],
+    "toc": ["toc", "--doc", "4"],
+    "read": ["read", "4", "3", "0", "3"],
+    "collections": ["collections"],
+    "search": ["search", "sort keys json"],
+}
+
+
+def run_once(cmd: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
+    """Wall s, CPU s (user + sys) and stdout + stderr of one ``cmd`` process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    out = proc.stdout.read() if proc.stdout else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd} exited {proc.returncode}: {out.decode(errors='replace')}")
+    return wall, usage.ru_utime + usage.ru_stime, out
+
+
+def commands(runs: int, store: str, against: str | None) -> None:
+    env = {**_QUIET, "DEEPREAD_STORE": store}
+    sides = {"this": DEEPREAD}
+    if against:
+        sides["against"] = Path(against) / "bin" / "deepread"
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    same: dict[str, bool] = {}
+    for name, argv in COMMANDS.items():
+        walls: dict[str, list[float]] = {side: [] for side in sides}
+        cpus: dict[str, list[float]] = {side: [] for side in sides}
+        outs: dict[str, set[bytes]] = {side: set() for side in sides}
+        for exe in sides.values():  # once each to warm the file cache
+            run_once([str(exe), *argv], env)
+        for _ in range(runs):  # in turns, so a change in the machine's load hits both
+            for side, exe in sides.items():
+                wall, cpu, out = run_once([str(exe), *argv], env)
+                walls[side].append(wall)
+                cpus[side].append(cpu)
+                outs[side].add(out)
+        results[name] = {
+            side: {
+                "wall_median_s": statistics.median(walls[side]),
+                "cpu_median_s": statistics.median(cpus[side]),
+                "runs": runs,
+            }
+            for side in sides
+        }
+        same[name] = len({o for side in sides for o in outs[side]}) == 1
+    m = machine()
+    print(machine_line(m))
+    headers = ["command", "wall s", "CPU s"]
+    if against:
+        headers += ["against wall s", "against CPU s", "CPU this/against", "same output"]
+    rows = []
+    for name, r in results.items():
+        row: list[object] = [name, r["this"]["wall_median_s"], r["this"]["cpu_median_s"]]
+        if against:
+            a = r["against"]
+            row += [
+                a["wall_median_s"],
+                a["cpu_median_s"],
+                r["this"]["cpu_median_s"] / a["cpu_median_s"],
+                "yes" if same[name] else "NO",
+            ]
+        rows.append(row)
+    print(table(headers, rows))
+    path = write_json(
+        "startup_commands",
+        {"machine": m, "store": store, "against": against, "results": results, "same": same},
+    )
+    print(f"\nwritten: {path}")
+
+
 def import_profile() -> tuple[int, list[tuple[str, float]]]:
     """Modules ``import deepread`` loads, and the five with the largest cumulative time."""
     done = subprocess.run(
@@ -142,7 +226,16 @@ def main() -> None:
     parser.add_argument(
         "--deps", action="store_true", help="time each runtime dependency's import instead"
     )
+    parser.add_argument(
+        "--commands", metavar="STORE", help="time the simple commands on STORE instead"
+    )
+    parser.add_argument(
+        "--against", metavar="VENV", help="with --commands: another virtualenv, in turns"
+    )
     args = parser.parse_args()
+    if args.commands:
+        commands(args.runs, args.commands, args.against)
+        return
     if args.deps:
         deps(args.runs)
         return

@@ -24,7 +24,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepread.environment.quiet_import import import_onnxruntime
+from deepread.environment.quiet_import import import_onnxruntime, import_quietly
 
 if TYPE_CHECKING:  # numpy loads with the model: naming the model must not load it
     import numpy as np
@@ -115,7 +115,9 @@ class LocalModel:
         it beside its first parse)."""
         self._model(True)
 
-    def load_beside(self, *, optimised: bool = True) -> threading.Thread:
+    def load_beside(
+        self, *, optimised: bool = True, blas_threads: int | None = None
+    ) -> threading.Thread:
         """Start loading the model in a thread (a failure is raised again by the first
         embedding, under the same lock): a command that will embed loads it while it
         opens the store. Join the thread before the process ends — onnxruntime aborts
@@ -125,10 +127,20 @@ class LocalModel:
         ``search`` command). onnxruntime then skips optimising the graph: the session
         costs ~0.06 CPU s instead of ~0.25, a query ~30 ms more (~40-55 ms, the vectors
         the same to 2e-7). A batch of documents embedded later builds the optimised
-        session first, so an ingest never runs on the quick one."""
+        session first, so an ingest never runs on the quick one.
+
+        ``blas_threads``: when this load is what imports numpy, OpenBLAS starts that
+        many threads (``OPENBLAS_NUM_THREADS`` for the import only) instead of one per
+        core — it sizes its pool once, when it loads, for the life of the process; the
+        model never calls it (onnxruntime runs its own kernels, the pooling is
+        element-wise), and its pool of two costs ~0.05 CPU s to start. Only for a
+        process that is deepread's own (the ``search`` command), never a host's: the
+        host's later numpy would keep the small pool."""
 
         def load() -> None:
             try:
+                if blas_threads is not None:
+                    import_quietly("numpy", {"OPENBLAS_NUM_THREADS": str(blas_threads)})
                 self._model(optimised)
             except Exception:  # raised again, as the command's error, by its first embedding
                 return

@@ -113,8 +113,12 @@ def named_documents(idx: Any, args: argparse.Namespace) -> list[int] | None:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from deepread.cli.cited import cited_line, document_label
+    from deepread.corpus.query_model import query_model_loading
 
-    with reading_index(args, searching="once" if args.mode != "bm25" else False) as idx:
+    with (
+        query_model_loading(args.embeddings, args.mode),
+        reading_index(args, searching="once" if args.mode != "bm25" else False) as idx,
+    ):
         named = named_documents(idx, args)
         documents = {d.doc_id: d for d in idx.documents()}
 
