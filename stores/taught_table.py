@@ -14,8 +14,10 @@ solved by conjugate gradients in numpy — no download, no new dependency.
 
 What a table knows is what its sample held, so it says what it does not know:
 
-- a token is *taught* only when :data:`MIN_TEXTS` texts of the sample hold it (a row fitted
-  to one paragraph is that paragraph, not the word);
+- a token is *taught* only when :data:`MIN_TEXTS` texts of the sample hold it — one is
+  enough: the ridge keeps the row of a word seen once small, and a paragraph whose one
+  telling word ("cyclicality") the sample held once must keep that word (requiring three
+  texts lost such paragraphs' gold pages on filings, docs/benchmarks.md);
 - each token has a *weight*, ``a / (a + p)`` of its share ``p`` of the sample's tokens
   (smooth inverse frequency, ``a`` = :data:`SMOOTH`): "the", "of" — or whatever a sample is
   flooded with — weigh next to nothing, a word seen in a few paragraphs ~1, a token never
@@ -49,8 +51,9 @@ RIDGE = 1e-3
 #: Conjugate-gradient rounds (measured on filings: 25 rounds rank as the model does, 10
 #: a little worse).
 ROUNDS = 25
-#: Texts of the sample a token must appear in to be taught.
-MIN_TEXTS = 3
+#: Texts of the sample a token must appear in to be taught (a token the sample never
+#: holds has no row).
+MIN_TEXTS = 1
 #: Smooth inverse frequency's ``a``: a token making up 0.1 % of the sample weighs ½.
 SMOOTH = 1e-3
 #: The weight a text's taught tokens must carry (about two ordinary words) …

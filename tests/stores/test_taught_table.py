@@ -101,12 +101,13 @@ def test_a_text_whose_taught_tokens_are_too_few_or_a_small_share_goes_to_the_mod
     assert ok.tolist() == [False, False, True]
 
 
-def test_a_token_held_by_fewer_than_min_texts_is_not_taught() -> None:
+def test_a_token_the_sample_holds_once_is_taught_and_one_it_never_holds_is_not() -> None:
+    """A filing's one telling word, seen in one paragraph of the sample, keeps its row."""
     texts = [np.array([5, 6, 7]), np.array([5, 6, 8]), np.array([5, 6, 9]), np.array([9])]
 
     _, taught = weights(texts, 12)
 
-    assert taught.nonzero()[0].tolist() == [5, 6]  # 9 is in two texts, 7 and 8 in one
+    assert taught.nonzero()[0].tolist() == [5, 6, 7, 8, 9]  # 10 and 11: never held
 
 
 def test_past_max_pairs_an_even_spread_of_the_texts_is_fitted(
