@@ -17,7 +17,7 @@ from typing import Any
 from deepread.cli.arguments import add_doc_option
 from deepread.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE, emit, fail, open_index, store_of
 from deepread.cli.show import add_drawing_options, show_cited
-from deepread.cli.turn import TurnPrinter, run_turn
+from deepread.cli.turn import EXTRACTIVE, TurnPrinter, run_turn
 from deepread.terminal import say
 
 
@@ -100,7 +100,7 @@ def opening_line(args: argparse.Namespace, context: Any, thread: str, documents:
     scope = (
         f"document{'s' if len(args.doc) > 1 else ''} {ids} of {len(documents)}" if ids else count
     )
-    model = f"model {context.model}" if context.model else "the extractive policy (no LLM)"
+    model = f"model {context.model}" if context.model else EXTRACTIVE
     return f"deepread ask — collection {args.collection!r} ({scope}), {model}, thread {thread}"
 
 

@@ -136,6 +136,10 @@ def stream_turn(graph: Any, question: str, config: dict[str, Any], context: Any)
     )
 
 
+#: ``answered_by`` of an answer the offline extractive policy composed.
+EXTRACTIVE = "the extractive policy (no LLM)"
+
+
 def run_turn(
     graph: Any, question: str, config: dict[str, Any], context: Any, printer: TurnPrinter
 ) -> dict[str, Any]:
@@ -159,4 +163,6 @@ def run_turn(
     printer.finish(str(output.get("answer") or ""))
     # As the graph took it (nodes/toc.py: cleaned, stripped).
     output["question"] = clean_query(question).strip()
+    # Who wrote the answer: the screen's opening line says it, --json must too.
+    output["answered_by"] = getattr(context, "model", None) or EXTRACTIVE
     return output

@@ -54,6 +54,10 @@ def test_ask_s_citations_name_the_page_of_a_pdf_paragraph(filings: Path) -> None
     assert line.search(out), out
 
 
+def test_json_says_no_llm_wrote_the_offline_answer(filings: Path) -> None:
+    assert ask_json(filings)["answered_by"] == "the extractive policy (no LLM)"
+
+
 def test_json_citations_carry_page_text_title_and_source(filings: Path) -> None:
     citations = ask_json(filings)["citations"]
 
