@@ -14,11 +14,19 @@ ones, cost nothing and count neither in the rate nor in the time left — a re-r
 an interruption estimates only what is missing.
 
 The rate is this run's pages over the last :data:`WINDOW_S` seconds (over the whole run
-before that): a library's filings differ, and a long ingest changes pace once — after
-teaching its table (:mod:`deepread.corpus.taught_vectors`, the ``teach`` event) it
-embeds several times faster — so the rate is measured afresh from the end of that
-step, and no time left is said until :data:`SETTLE_S` seconds of the new pace are
-seen. Time left is the pages still to do at that rate.
+before that). A rate alone does not tell the time left of a long ingest: it changes pace
+once — after teaching its table (:mod:`deepread.corpus.taught_vectors`, the ``teach``
+event) it embeds several times faster, so the parsers and the builds of the vector
+index set the pace from then on (the 155 filings: 5.7 pages/s for the first 43 % of the
+run, 38 after). So the time left is a sum of what the rest will cost, each part priced
+as this run has paid for it (the pipeline's ``plan``, ``parse_cost`` and ``built``
+events): the pages the model still embeds before the table is taught, at the rate seen;
+the pages after it, at what their parse takes of the run (the parsers' CPU time over the
+parsers at work); and every paragraph still to store, at what the builds so far took a
+paragraph (:data:`BUILD_S` before the first). Once the table's pace has been seen for a
+whole window, its rate is the time left's measure, as it is for a run that teaches no
+table. No time left is said until :data:`SETTLE_S` seconds of the current pace are
+seen.
 
 Events are those of :data:`deepread.corpus.pipeline.Progress`; :class:`Pace` only counts
 them, the command line says it (``deepread/cli/ingest.py``).
@@ -44,6 +52,9 @@ WINDOW_S = 180.0
 #: Seconds of work after a change of pace (the start, the table taught) before a time
 #: left is said.
 SETTLE_S = 10.0
+#: Seconds a build of the vector index takes a paragraph, until this run has timed one
+#: (the 155 filings here: 0.86 ms a paragraph for the first build, ~1.4 ms on average).
+BUILD_S = 0.001
 
 
 def pages_of(path: Path) -> int:
@@ -97,6 +108,15 @@ class Pace:
         #: (seconds, pages worked) now and then, the oldest within the window first
         self._samples: deque[tuple[float, int]] = deque()
         self._teaching = False  # between a teach event and the next pages
+        self._pace_since: float | None = None  # when the current pace began
+        # what the rest of the run costs (the "plan", "parse_cost" and "built" events)
+        self._teach_at = 0  # paragraphs the model embeds before a table; 0: no table
+        self._taught = False  # a table embeds: the pace changed
+        self._parsed_pages = 0
+        self._parsed_paragraphs = 0
+        self._parse_s = 0.0  # the run's seconds those parses took
+        self._built_s = 0.0
+        self._built_paragraphs = 0
 
     @staticmethod
     def _key(path: Path) -> str:
@@ -110,10 +130,10 @@ class Pace:
         key = self._key(path)
         now = self._clock()
         if self._started is None and event in ("parsing", "embedding", "page"):
-            self._started = now
+            self._started = self._pace_since = now
             self._samples.append((now, 0))
-        if event == "teach":
-            self._teaching = True  # no pace is said until the new one is seen
+        if event in ("plan", "parse_cost", "built", "teach", "untaught"):
+            self._cost(event, path, done, total)
             return
         if event == "page":
             # the page its embedding reached, scaled to the file's weight (a PDF's last
@@ -137,10 +157,29 @@ class Pace:
         if event in ("page", *_WORKED) and self._started is not None:
             self._sample(now)
 
+    def _cost(self, event: str, path: Path, done: int, total: int) -> None:
+        """Count what an event says the rest of the run will cost."""
+        if event == "plan":
+            self._teach_at = done
+        elif event == "parse_cost":
+            self._parsed_pages += self.weight(path)
+            self._parsed_paragraphs += done
+            self._parse_s += total / 1000
+        elif event == "built":
+            self._built_s += done / 1000
+            self._built_paragraphs += total
+        elif event == "teach":
+            self._teaching = True  # no pace is said until the new one is seen
+            self._taught = True
+        else:  # "untaught": the model embeds the rest, at the pace seen before
+            self._taught = False
+            self._teach_at = 0
+
     def _sample(self, now: float) -> None:
         if self._teaching:  # the first pages of the new pace: measured from here on
             self._teaching = False
             self._samples.clear()
+            self._pace_since = now
         self._samples.append((now, self.pages_worked))
         while len(self._samples) > 2 and self._samples[1][0] <= now - WINDOW_S:
             self._samples.popleft()
@@ -180,12 +219,28 @@ class Pace:
 
     @property
     def seconds_left(self) -> float | None:
-        """The pages still to do at :attr:`rate`; ``None`` before there is a rate, or
-        before :data:`SETTLE_S` seconds of the current pace were seen."""
+        """What the rest of the run will cost (see the module's docstring); ``None``
+        before there is a rate, or before :data:`SETTLE_S` seconds of the current pace
+        were seen."""
         rate = self.rate
-        if rate is None or self._clock() - self._samples[0][0] < SETTLE_S:
+        if rate is None or self._pace_since is None:
             return None
-        return max(0, self.pages_total - self.pages_done) / rate
+        seen = self._clock() - self._pace_since
+        if seen < SETTLE_S:
+            return None
+        pages_left = max(0, self.pages_total - self.pages_done)
+        changes = self._teach_at and not self._taught  # the table still to be taught
+        if not self._parsed_paragraphs or not (changes or self._taught) or seen >= WINDOW_S:
+            return pages_left / rate  # the pace there will be is the one seen
+        per_page = self._parsed_paragraphs / max(1, self._parsed_pages)
+        build = self._built_s / self._built_paragraphs if self._built_paragraphs else BUILD_S
+        parse = self._parse_s / max(1, self._parsed_pages)
+        built = pages_left * per_page * build
+        if not changes:  # the table's pace, not yet seen for a window
+            return pages_left * parse + built
+        # the model embeds until the table is taught, at the pace seen; then the parsers'
+        model = min(pages_left, max(0.0, self._teach_at / per_page - self.pages_worked))
+        return model / rate + (pages_left - model) * parse + built
 
     def summary(self) -> str:
         """``3/12 files, 180/720 pages, 7.1 pages/s, ~1 min 16 s left`` (the rate and

@@ -5,7 +5,10 @@ background thread parses ahead while the caller embeds and writes (the GIL keeps
 two from truly overlapping). With ``workers`` > 1, that many worker *processes* parse
 files side by side, each on its own core, while the caller's process embeds and writes —
 always in the order the files were given, so doc_ids and progress events come out as
-with one worker.
+with one worker. Each parse comes with the CPU seconds it took where it ran
+(:attr:`ParseAhead.seconds`): what the ingest's time left weighs the parsing still to do
+by (:mod:`deepread.corpus.ingest_pace`) — CPU, not wall, time, since the parsers share
+the cores with the embedding model until the run's table is taught, and not after.
 
 A worker is a plain child process (``python -m deepread.corpus.parse_worker``) that reads
 paths from its stdin and writes each parse, pickled, to its stdout; nothing of the
@@ -29,6 +32,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -43,6 +47,9 @@ AHEAD_PER_WORKER = 2
 PARSE_AHEAD = 4
 #: What a worker runs on each path: ``module:function`` (corpus/parse_worker.py).
 PARSE_IN_WORKER = "deepread.corpus.parse_worker:parse_in_worker"
+
+#: A parse and the CPU seconds it took.
+Parsed = tuple[Structured, float]
 
 
 def default_workers() -> int:
@@ -100,11 +107,11 @@ class _Worker:
         if lifeline >= 0:
             os.close(lifeline)
         self.dead = False
-        self._task: tuple[Path, Future[Structured]] | None = None
+        self._task: tuple[Path, Future[Parsed]] | None = None
         self._on_idle = on_idle
         threading.Thread(target=self._read, name="deepread-parse-reader", daemon=True).start()
 
-    def send(self, path: Path, future: Future[Structured]) -> None:
+    def send(self, path: Path, future: Future[Parsed]) -> None:
         self._task = (path, future)
         stdin: IO[bytes] = self.process.stdin  # type: ignore[assignment]
         try:
@@ -117,7 +124,7 @@ class _Worker:
         stdout: IO[bytes] = self.process.stdout  # type: ignore[assignment]
         while True:
             try:
-                ok, value = pickle.load(stdout)
+                ok, value, seconds = pickle.load(stdout)
             except (EOFError, OSError, pickle.UnpicklingError):
                 self.dead = True
                 task, self._task = self._task, None
@@ -128,7 +135,7 @@ class _Worker:
             task, self._task = self._task, None
             if task is not None:
                 if ok:
-                    task[1].set_result(value)
+                    task[1].set_result((value, seconds))
                 else:
                     task[1].set_exception(value)
             self._on_idle(self)
@@ -169,8 +176,8 @@ class ParseAhead:
         self._function = worker
         self._lock = threading.Lock()
         self._closing = False
-        self._waiting: deque[tuple[Path, Future[Structured]]] = deque()  # not yet sent
-        self._pending: deque[tuple[Path, Future[Structured]]] = deque()  # in order
+        self._waiting: deque[tuple[Path, Future[Parsed]]] = deque()  # not yet sent
+        self._pending: deque[tuple[Path, Future[Parsed]]] = deque()  # in order
         self._queued = 0
         self._thread: ThreadPoolExecutor | None = None
         self._workers: list[_Worker] = []
@@ -183,6 +190,8 @@ class ParseAhead:
             self._ahead = PARSE_AHEAD
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepread-parse")
             self._parse = parse
+        #: CPU seconds the parse :meth:`take` returned last took (0.0 before any).
+        self.seconds = 0.0
         self._fill()
 
     # -- workers --------------------------------------------------------------------
@@ -210,10 +219,16 @@ class ParseAhead:
                 path, future = self._waiting.popleft()
                 self._idle.pop().send(path, future)
 
-    def _submit(self, path: Path, first: bool = False) -> Future[Structured]:
+    def _timed(self, path: Path) -> Parsed:
+        """The thread's parse of ``path``, and the CPU seconds of this thread it took."""
+        started = time.thread_time()
+        structured = self._parse(path)
+        return structured, time.thread_time() - started
+
+    def _submit(self, path: Path, first: bool = False) -> Future[Parsed]:
         if self._thread is not None:
-            return self._thread.submit(self._parse, path)
-        future: Future[Structured] = Future()
+            return self._thread.submit(self._timed, path)
+        future: Future[Parsed] = Future()
         with self._lock:
             if first:
                 self._waiting.appendleft((path, future))
@@ -235,13 +250,16 @@ class ParseAhead:
         return bool(self._pending) and self._pending[0][1].done()
 
     def take(self) -> Structured:
+        """The next file's parse (waiting for it); its CPU seconds in :attr:`seconds`."""
         path, future = self._pending.popleft()
         self._fill()
         try:
-            return future.result()
+            structured, self.seconds = future.result()
+            return structured
         except _WorkerDied:
             try:  # once more, first in line
-                return self._submit(path, first=True).result()
+                structured, self.seconds = self._submit(path, first=True).result()
+                return structured
             except _WorkerDied:
                 raise ParseError(
                     path,

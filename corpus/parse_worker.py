@@ -4,8 +4,9 @@
 It readies every reader first — the format modules, unstructured (imported quietly, its
 spaCy pipeline plugged in) and the partitioners, ~3–6 s of imports and set-up it would
 otherwise pay at its first file, while the ingest loads its model meanwhile — then reads
-paths (pickled) from its stdin and writes ``(True, parse)`` or ``(False, ParseError)``,
-pickled, to the stdout it was started with; anything a library prints goes to stderr
+paths (pickled) from its stdin and writes ``(True, parse, seconds)`` or ``(False,
+ParseError, seconds)`` — ``seconds`` the CPU time the parse took — pickled, to the
+stdout it was started with; anything a library prints goes to stderr
 instead, so it cannot break that stream. It ends at the end of its stdin, and at once
 when the ingest that started it ends: a thread waits on the ``LIFELINE`` pipe, whose
 write end only the ingest holds. Ctrl-C is the ingest's to handle, not the worker's.
@@ -19,6 +20,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 from importlib import import_module
 from pathlib import Path
 
@@ -71,13 +73,15 @@ def main(argv: list[str]) -> int:
             path = pickle.load(requests)
         except EOFError:
             return 0
+        started = time.process_time()
         try:
             answer: tuple[bool, object] = (True, parse(path))
         except ParseError as exc:
             answer = (False, exc)
         except Exception as exc:  # (a custom function's failure) that file's failure
             answer = (False, ParseError(path, f"{type(exc).__name__}: {exc}"))
-        pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
+        seconds = time.process_time() - started
+        pickle.dump((*answer, seconds), answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()
 
 

@@ -21,6 +21,7 @@ moved to: the document is named by its new path, its doc_id kept.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -87,7 +88,17 @@ EMBED_SLICE = 256
 #: :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs the model embedded) and
 #: "untaught" (the table failed its check and the model embeds the rest: ``done``
 #: paragraphs held back, ``total`` their mean cosine to the model's vectors in thousandths).
+#: Three more say what the rest of the run will cost (:mod:`deepread.corpus.ingest_pace`
+#: turns them into a time left; the collection's name as the path where no file is meant):
+#: "plan" before the first file (``done`` the paragraphs the model embeds before a table
+#: is taught, 0 when this run has none; ``total`` the paragraphs stored between two
+#: builds of the vector index), "parse_cost" after "parsed" (``done`` the document's
+#: paragraphs, ``total`` the milliseconds of the run its parse took: its CPU time over
+#: the parsers working side by side) and "built" after a build (``done`` its
+#: milliseconds, ``total`` the paragraphs it indexed).
 Progress = Callable[[str, Path, int, int], None]
+#: The events that price the rest of the run rather than tell of one file.
+COST_EVENTS = ("plan", "parse_cost", "built")
 
 
 #: Errors that concern the whole run, not one file: the store cannot be written (in use,
@@ -282,7 +293,7 @@ class _Pipeline:
             result.table_checks = list(self.taught.checks)
             result.documents_by_model = self.taught.documents_by_model
         if result.documents and unoptimized and self._collection.count_paragraphs() >= OPTIMIZE_AT:
-            self._optimize(len(todo), len(todo))
+            self._optimize(len(todo), len(todo), unoptimized)
         return result
 
     def _parse_and_store(
@@ -295,6 +306,9 @@ class _Pipeline:
         """Parse ``todo`` ahead (a thread, or worker processes) while embedding and storing
         each parse in order; the paragraphs stored since the vector index was last built."""
         parse = models.parse
+        if self._progress and todo:
+            teach_at = self.taught.first_teaching if self.taught is not None else 0
+            self._progress("plan", Path(self._collection.name), teach_at, OPTIMIZE_EVERY)
         with ParseAhead([path for path, _ in todo], parse, workers) as parsed:
             taken = unoptimized = 0
             while taken < len(todo):
@@ -327,12 +341,14 @@ class _Pipeline:
                         continue
                     if self._progress:
                         self._progress("parsed", path, taken, len(todo))
+                        share = round(1000 * parsed.seconds / workers)
+                        self._progress("parse_cost", path, len(structured.paragraphs), share)
                     group.append((taken, path, digest, structured))
                     size += len(structured.paragraphs)
                 self._store_group(group, result, len(todo))
                 unoptimized += size
                 if unoptimized >= OPTIMIZE_EVERY and taken < len(todo):
-                    self._optimize(taken, len(todo))
+                    self._optimize(taken, len(todo), unoptimized)
                     unoptimized = 0
         return unoptimized
 
@@ -356,11 +372,15 @@ class _Pipeline:
             "once it is saved"
         )
 
-    def _optimize(self, done: int, total: int) -> None:
-        """Build the vector index of what was stored since the last build."""
+    def _optimize(self, done: int, total: int, paragraphs: int) -> None:
+        """Build the vector index of what was stored since the last build (``paragraphs``)."""
         if self._progress:
             self._progress("optimize", Path(self._collection.name), done, total)
+        started = time.monotonic()
         self._collection.backend.optimize()
+        if self._progress:
+            took = round(1000 * (time.monotonic() - started))
+            self._progress("built", Path(self._collection.name), took, paragraphs)
         # Let go of the engine after each build: held through one long ingest, its memory
         # grew with the store (1.86 GB after 80 filings, 3.3 GB after the 155); let go of
         # and opened again by the next write, it stays near 0.9 GB between builds

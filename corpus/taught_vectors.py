@@ -178,13 +178,19 @@ class TaughtVectors:
         self._unknown = 0  # model texts of documents the table did not know, since teaching
 
     @property
+    def first_teaching(self) -> int:
+        """The paragraphs the model embeds before the table is first taught (those it is
+        taught from and those held back to check it)."""
+        return self._teach_at + _held_for(self._teach_at)
+
+    @property
     def ready(self) -> bool:
         """Whether it is time to teach: :data:`TEACH_AT` paragraphs kept and no table yet,
         or :data:`RETEACH` paragraphs of documents the table did not know."""
         if len(self.checks) >= MAX_TEACHINGS:
             return False
         if not self.checks:
-            return len(self._ids) >= self._teach_at + _held_for(self._teach_at)
+            return len(self._ids) >= self.first_teaching
         return self._unknown >= RETEACH
 
     def plan(self, documents: list[list[str]]) -> None:

@@ -40,6 +40,7 @@ from pydantic import Field
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.corpus.files import expand_paths
+from deepread.corpus.pipeline import COST_EVENTS
 from deepread.corpus.uploads import (
     MAX_PATH_CHARS,
     UploadRefused,
@@ -283,6 +284,8 @@ def make_ingest(resources: Resources, *, served: bool = False) -> IngestNode:
         settled: set[Path] = set()  # files stored, unchanged or copies: none lost
 
         def progress(event: str, path: Path, done: int, total: int) -> None:
+            if event in COST_EVENTS:  # (what prices the time left: a client is told files)
+                return
             if event in SETTLED:
                 settled.add(Path(path).resolve())
             write({"ingest": event, "file": shown(path), "done": done, "total": total})

@@ -44,20 +44,25 @@ def test_a_long_ingest_builds_the_index_between_files(
     monkeypatch.setattr(pipeline, "OPTIMIZE_EVERY", 2 * PARAGRAPHS, raising=False)
     monkeypatch.setattr(pipeline, "GROUP_PARAGRAPHS", 1)  # one file per embedding call
     events: list[tuple[str, str]] = []
+    built: list[int] = []  # the paragraphs each build indexed
     with deepread.Index.open(
         store=tmp_path / "store", collection="lib", embeddings=HashEmbeddings(), reranker="none"
     ) as idx:
-        idx.ingest(
-            library(tmp_path / "docs"),
-            progress=lambda event, path, done, total: events.append((event, Path(path).name)),
-        )
+
+        def progress(event: str, path: Path, done: int, total: int) -> None:
+            events.append((event, Path(path).name))
+            if event == "built":
+                built.append(total)
+
+        idx.ingest(library(tmp_path / "docs"), progress=progress)
         stored = [name for event, name in events if event == "stored"]
         builds = [i for i, (event, _) in enumerate(events) if event == "optimize"]
         # built after every second file, and at the end over the last files
         assert len(builds) >= FILES // 2
         assert builds[0] < events.index(("stored", stored[-1]))
-        assert events[-1][0] == "optimize"
+        assert [e[0] for e in events[-2:]] == ["optimize", "built"]
         assert len(stored) == FILES
+        assert sum(built) == FILES * PARAGRAPHS  # each paragraph in one build, timed
         assert_whole(idx)
         assert idx.collection.count_paragraphs() == FILES * PARAGRAPHS
         for f, animal in enumerate(ANIMALS):
@@ -76,7 +81,7 @@ def test_a_short_ingest_builds_the_index_once(
         store=tmp_path / "store", collection="lib", embeddings=HashEmbeddings(), reranker="none"
     ) as idx:
         idx.ingest(library(tmp_path / "docs"), progress=lambda event, *_: events.append(event))
-    assert events.count("optimize") == 1 and events[-1] == "optimize"
+    assert events.count("optimize") == 1 and events[-2:] == ["optimize", "built"]
 
 
 def test_a_long_ingest_lets_go_of_the_engine_after_each_build(

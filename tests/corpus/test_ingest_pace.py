@@ -143,3 +143,64 @@ def test_time_left_waits_for_the_pace_after_the_table_is_taught_then_follows_it(
 )
 def test_durations_read_as_a_person_says_them(seconds: float, said: str) -> None:
     assert duration(seconds) == said
+
+
+def test_before_the_table_is_taught_the_time_left_prices_the_pages_it_will_embed_faster(
+    tmp_path: Path,
+) -> None:
+    """Until its table is taught a long ingest runs at the model's pace; the pages after
+    it cost what their parse and the builds of the vector index take, not that pace."""
+    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(20)]
+    clock = Clock()
+    pace = Pace(files, clock=clock)
+    pace.event("plan", tmp_path, 500, 1_000)  # the table after 500 paragraphs
+    pace.event("parsing", files[0], 0, 20)
+    for f in files[:5]:  # the model's pace: 10 pages in 10 s
+        pace.event("parse_cost", f, 50, 1_000)  # 5 paragraphs a page, 0.1 s a page to parse
+        clock.now += 10
+        pace.event("stored", f)
+    # 50 more pages at 1 page/s reach the 500th paragraph; 100 pages then parse at 0.1 s
+    # each; 750 paragraphs still to build at a millisecond each (none timed yet)
+    assert pace.seconds_left == pytest.approx(50 + 100 * 0.1 + 750 * 0.001)
+
+
+def test_after_the_table_is_taught_the_time_left_prices_parse_and_builds_then_its_rate(
+    tmp_path: Path,
+) -> None:
+    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(40)]
+    clock = Clock()
+    pace = Pace(files, clock=clock)
+    pace.event("plan", tmp_path, 100, 1_000)
+    pace.event("parsing", files[0], 0, 40)
+    for f in files[:2]:
+        pace.event("parse_cost", f, 50, 1_000)
+        clock.now += 10
+        pace.event("stored", f)
+    pace.event("teach", files[2], 100, 0)
+    pace.event("built", tmp_path, 2_000, 1_000)  # 2 ms a paragraph
+    clock.now += 5
+    for f in files[2:6]:  # the table's pace: 10 pages in 2 s
+        pace.event("parse_cost", f, 50, 1_000)
+        clock.now += 2
+        pace.event("stored", f)
+    clock.now += 10
+    pace.event("stored", files[6])
+    # 330 pages left: their parse at 0.1 s a page, 1,650 paragraphs at 2 ms
+    assert pace.seconds_left == pytest.approx(330 * 0.1 + 1_650 * 0.002)
+    for f in files[7:37]:  # a whole window of the table's pace, now 10 pages in 6 s
+        clock.now += 6
+        pace.event("stored", f)
+    assert pace.seconds_left == pytest.approx(30 / (10 / 6))
+
+
+def test_a_run_without_a_table_takes_its_time_left_from_its_rate(tmp_path: Path) -> None:
+    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(6)]
+    clock = Clock()
+    pace = Pace(files, clock=clock)
+    pace.event("plan", tmp_path, 0, 1_000)  # no table: the model embeds all
+    pace.event("parsing", files[0], 0, 6)
+    for f in files[:3]:
+        pace.event("parse_cost", f, 50, 1_000)
+        clock.now += 10
+        pace.event("stored", f)
+    assert pace.seconds_left == pytest.approx(30)

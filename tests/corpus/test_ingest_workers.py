@@ -82,9 +82,10 @@ def test_two_workers_store_exactly_what_one_worker_stores_in_the_same_order(tmp_
             "tutorial-controlflow.html",
         ]
         # (how parsed files group into embedding calls depends on timing; what is stored
-        # or failed, and in which order, does not)
-        assert [e for e in events["one"] if e[0] not in ("parsing", "parsed")] == [
-            e for e in events["two"] if e[0] not in ("parsing", "parsed")
+        # or failed, and in which order, does not; "plan" names the collection)
+        timed = ("parsing", "parsed", "parse_cost", "plan")
+        assert [e for e in events["one"] if e[0] not in timed] == [
+            e for e in events["two"] if e[0] not in timed
         ]
         assert [(Path(f.path).name, f.reason) for f in got["two"].failures] == [
             ("empty.md", "the file is empty (0 bytes)")
@@ -119,6 +120,20 @@ def test_a_failure_inside_a_worker_is_reported_as_that_file_s_reason(tmp_path: P
         with pytest.raises(ParseError, match="the file is empty"):
             parsed.take()
         assert parsed.take().title == "Notes"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_parse_comes_with_the_cpu_seconds_it_took(tmp_path: Path, workers: int) -> None:
+    """What the time left prices the parsing still to do by (corpus/ingest_pace.py)."""
+    docs = folder(tmp_path)
+    paths = [docs / "library-json.html", docs / "notes.md"]
+    taken = []
+    with ParseAhead(paths, parse_file, workers=workers) as parsed:
+        for _ in paths:
+            title = parsed.take().title
+            taken.append((title, parsed.seconds))
+    assert [title for title, _ in taken] == [parse_file(p).title for p in paths]
+    assert all(0 < seconds < 30 for _, seconds in taken)
 
 
 def test_workers_must_be_at_least_one(tmp_path: Path) -> None:
