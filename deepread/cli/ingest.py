@@ -8,7 +8,9 @@ page its embedding reached (``embedding report.pdf p. 45/112``): the embedding o
 through it. Files and pages done never go back; the time left comes from the pace of the
 last minutes (:mod:`deepread.corpus.ingest_pace`). Without a terminal each file's
 outcome is one line on stderr ending with the same figures, and a line at least every
-:data:`HEARTBEAT_S` seconds says what is at work meanwhile; ``--json`` prints one
+:data:`HEARTBEAT_S` seconds says what is at work meanwhile — during a build of the
+vector index too, which holds Python's lock for its whole 20–40 s (the embedded
+engine's build never lets go of it), so a small process of its own says it; ``--json`` prints one
 document at the end and nothing else on stdout. The first line names the store and
 collection written to.
 
@@ -20,6 +22,7 @@ Interrupted (Ctrl-C, SIGTERM: exit 130 / 143), the last line says how many files
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import threading
 import time
@@ -99,6 +102,39 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 #: tell a working ingest from a hung one).
 HEARTBEAT_S = 10.0
 
+#: The line a build's own process says every HEARTBEAT_S seconds until its stdin ends
+#: (the build is done, or the ingest gone): ``argv`` the line, with ``{s}`` for the
+#: seconds since the build began, and the interval.
+_BUILD_TICKER = """
+import sys, threading, time
+line, every = sys.argv[1], float(sys.argv[2])
+ended = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), ended.set()), daemon=True).start()
+began = time.monotonic()
+while not ended.wait(every):
+    print(line.replace("{s}", str(round(time.monotonic() - began))), file=sys.stderr, flush=True)
+"""
+
+
+class BuildTicker:
+    """A line every :data:`HEARTBEAT_S` seconds while the vector index is built, said by
+    a process of its own: the build holds this process's Python lock throughout, so no
+    thread of it can say anything until the build is done."""
+
+    def __init__(self, line: str) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BUILD_TICKER, line, str(HEARTBEAT_S)],
+            stdin=subprocess.PIPE,
+        )
+
+    def stop(self) -> None:
+        try:
+            if self._process.stdin is not None:
+                self._process.stdin.close()
+            self._process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self._process.kill()
+
 
 class IngestProgress:
     """The ``progress(event, path, done, total)`` callback of ``Index.ingest_report``:
@@ -129,6 +165,7 @@ class IngestProgress:
         self._lock = threading.Lock()  # page events come from the embedding loop
         self._said = time.monotonic()  # when a line was last printed without a terminal
         self._closed = threading.Event()
+        self._ticker: BuildTicker | None = None  # while a build runs, without a terminal
         if not quiet and self.bar.disable:
             threading.Thread(target=self._heartbeat, name="deepread-progress", daemon=True).start()
 
@@ -164,8 +201,17 @@ class IngestProgress:
             self._doing = f"parsing {name}"
         elif event in ("stored", "failed", "skip", "same"):
             self._doing = f"{event} {name}"
+        if self._ticker is not None:  # any event after a build's start: it is over
+            self._ticker.stop()
+            self._ticker = None
+            self._said = time.monotonic()
         if event == "optimize":
             say(f"building the vector index of collection {self.collection!r}…", err=True)
+            if not self.quiet and self.bar.disable:
+                self._ticker = BuildTicker(
+                    f"{'working':>7} building the vector index ({{s}} s)  "
+                    f"[{terminal_text(self.pace.summary())}]"
+                )
         elif event == "teach":
             say(
                 f"teaching a table from the model's vectors of {done:,} paragraphs: "
@@ -188,6 +234,9 @@ class IngestProgress:
 
     def close(self) -> None:
         self._closed.set()
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
         self.bar.close()
 
 

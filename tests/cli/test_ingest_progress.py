@@ -212,3 +212,28 @@ def test_the_interrupted_line_says_what_is_in_and_that_the_same_command_resumes(
             "interrupted; 2 of 4 files stored (2 of 4 pages), each whole; the same command "
             "again stores the other 2 and skips those already in"
         )
+
+
+def test_a_log_gets_lines_while_the_vector_index_is_built(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The embedded engine's build holds Python's lock for its whole 20–40 s, so no
+    thread of the ingest can speak meanwhile: a process of its own says the build goes
+    on, and stops once it is done."""
+    from deepread.cli import ingest as cli_ingest
+
+    monkeypatch.setattr(cli_ingest, "HEARTBEAT_S", 0.2)
+    files = [Path(f"/nowhere/f{i}.md") for i in range(2)]
+    progress = cli_ingest.IngestProgress("c", files, quiet=False)
+    progress("optimize", Path("c"), 1, 2)
+    said = ""
+    deadline = time.monotonic() + 30
+    while "building the vector index (" not in said and time.monotonic() < deadline:
+        time.sleep(0.1)
+        said += capfd.readouterr().err
+    progress("built", Path("c"), 1200, 40)
+    time.sleep(0.5)
+    after = capfd.readouterr().err
+    progress.close()
+    assert re.search(r"working building the vector index \(\d+ s\)  \[0/2 files", said)
+    assert "building the vector index (" not in after
