@@ -16,17 +16,22 @@ an interruption estimates only what is missing.
 The rate is this run's pages over the last :data:`WINDOW_S` seconds (over the whole run
 before that). A rate alone does not tell the time left of a long ingest: it changes pace
 once — after teaching its table (:mod:`deepread.corpus.taught_vectors`, the ``teach``
-event) it embeds several times faster, so the parsers and the builds of the vector
-index set the pace from then on (the 155 filings: 5.7 pages/s for the first 43 % of the
-run, 38 after). So the time left is a sum of what the rest will cost, each part priced
-as this run has paid for it (the pipeline's ``plan``, ``parse_cost`` and ``built``
-events): the pages the model still embeds before the table is taught, at the rate seen;
-the pages after it, at what their parse takes of the run (the parsers' CPU time over the
-parsers at work); and every paragraph still to store, at what the builds so far took a
-paragraph (:data:`BUILD_S` before the first). Once the table's pace has been seen for a
-whole window, its rate is the time left's measure, as it is for a run that teaches no
-table. No time left is said until :data:`SETTLE_S` seconds of the current pace are
-seen.
+event) it embeds several times faster (the 155 filings: 6.3 pages/s for the first 45 %
+of the run, ~45 after). So the time left is what the rest will cost, each part priced as
+this run has paid for it (the pipeline's cost events, ``plan`` … ``built``):
+
+- the pages the model still embeds before the table is taught, at the rate seen;
+- each page after that, at the slower of its parse (the parsers' CPU time over the
+  parsers at work) and this process's work on its paragraphs — embedding and storing
+  them as the groups seen so far took, less the model's time on the share of them the
+  table takes (all but a probe of each document, :data:`~deepread.corpus.taught_vectors.
+  PROBE`), until groups embedded by the table have been seen;
+- every paragraph still to store, at what the builds of the vector index took a
+  paragraph (:data:`BUILD_S` before the first).
+
+Once the table's pace has been seen for a whole window its rate is the measure, as it
+is for a run that teaches no table. No time left is said until :data:`SETTLE_S`
+seconds of the current pace are seen.
 
 Events are those of :data:`deepread.corpus.pipeline.Progress`; :class:`Pace` only counts
 them, the command line says it (``deepread/cli/ingest.py``).
@@ -38,6 +43,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from deepread.corpus.taught_vectors import PROBE
 
 #: Bytes of a file without pages taken as one page: about what a printed page holds
 #: (~500 words); an HTML page's markup makes it weigh more than its text, a zipped Word
@@ -112,9 +119,15 @@ class Pace:
         # what the rest of the run costs (the "plan", "parse_cost" and "built" events)
         self._teach_at = 0  # paragraphs the model embeds before a table; 0: no table
         self._taught = False  # a table embeds: the pace changed
+        self._parsed_documents = 0
         self._parsed_pages = 0
         self._parsed_paragraphs = 0
         self._parse_s = 0.0  # the run's seconds those parses took
+        self._model_texts = 0  # before the table: texts the model embedded, and its seconds
+        self._model_s = 0.0
+        #: paragraphs embedded and stored, and this process's seconds on them: by the
+        #: model (before the table), by the table (after)
+        self._groups = {False: [0, 0.0], True: [0, 0.0]}
         self._built_s = 0.0
         self._built_paragraphs = 0
 
@@ -132,7 +145,10 @@ class Pace:
         if self._started is None and event in ("parsing", "embedding", "page"):
             self._started = self._pace_since = now
             self._samples.append((now, 0))
-        if event in ("plan", "parse_cost", "built", "teach", "untaught"):
+        if event in ("plan", "parse_cost", "model_cost", "group_cost", "built") or event in (
+            "teach",
+            "untaught",
+        ):
             self._cost(event, path, done, total)
             return
         if event == "page":
@@ -162,9 +178,18 @@ class Pace:
         if event == "plan":
             self._teach_at = done
         elif event == "parse_cost":
+            self._parsed_documents += 1
             self._parsed_pages += self.weight(path)
             self._parsed_paragraphs += done
             self._parse_s += total / 1000
+        elif event == "model_cost":
+            if not self._taught:
+                self._model_texts += done
+                self._model_s += total / 1000
+        elif event == "group_cost":
+            group = self._groups[self._taught]
+            group[0] += done
+            group[1] += total / 1000
         elif event == "built":
             self._built_s += done / 1000
             self._built_paragraphs += total
@@ -230,17 +255,42 @@ class Pace:
             return None
         pages_left = max(0, self.pages_total - self.pages_done)
         changes = self._teach_at and not self._taught  # the table still to be taught
-        if not self._parsed_paragraphs or not (changes or self._taught) or seen >= WINDOW_S:
+        if not self._parsed_paragraphs or not (changes or self._taught):
             return pages_left / rate  # the pace there will be is the one seen
+        if self._taught and seen >= WINDOW_S:
+            return pages_left / rate  # the table's pace, seen for a whole window
         per_page = self._parsed_paragraphs / max(1, self._parsed_pages)
         build = self._built_s / self._built_paragraphs if self._built_paragraphs else BUILD_S
         parse = self._parse_s / max(1, self._parsed_pages)
+        after = max(parse, per_page * self._table_paragraph_s())  # a page once taught
         built = pages_left * per_page * build
         if not changes:  # the table's pace, not yet seen for a window
-            return pages_left * parse + built
-        # the model embeds until the table is taught, at the pace seen; then the parsers'
+            return pages_left * after + built
+        # the model embeds until the table is taught, at the pace seen; then the table
         model = min(pages_left, max(0.0, self._teach_at / per_page - self.pages_worked))
-        return model / rate + (pages_left - model) * parse + built
+        return model / rate + (pages_left - model) * after + built
+
+    def _table_paragraph_s(self) -> float:
+        """This process's seconds a paragraph takes once the table embeds: as the groups
+        it embedded took, or, before one is seen, as those the model embedded less the
+        model's time on all but a document's probe."""
+        paragraphs, seconds = self._groups[True]
+        if paragraphs:
+            return seconds / paragraphs
+        paragraphs, seconds = self._groups[False]
+        if not paragraphs:
+            return 0.0
+        model = self._model_s / self._model_texts if self._model_texts else 0.0
+        return max(0.0, seconds / paragraphs - model) + model * self._probe_share()
+
+    def _probe_share(self) -> float:
+        """The share of a later document's paragraphs the model embeds (its probe), for
+        documents the size of those parsed so far."""
+        least, most, every = PROBE
+        size = self._parsed_paragraphs / max(1, self._parsed_documents)
+        if size < 2 * least:
+            return 1.0
+        return min(most, max(least, size // every)) / size
 
     def summary(self) -> str:
         """``3/12 files, 180/720 pages, 7.1 pages/s, ~1 min 16 s left`` (the rate and

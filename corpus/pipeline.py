@@ -88,17 +88,21 @@ EMBED_SLICE = 256
 #: :mod:`deepread.corpus.taught_vectors`: ``done`` paragraphs the model embedded) and
 #: "untaught" (the table failed its check and the model embeds the rest: ``done``
 #: paragraphs held back, ``total`` their mean cosine to the model's vectors in thousandths).
-#: Three more say what the rest of the run will cost (:mod:`deepread.corpus.ingest_pace`
+#: Five more say what the rest of the run will cost (:mod:`deepread.corpus.ingest_pace`
 #: turns them into a time left; the collection's name as the path where no file is meant):
 #: "plan" before the first file (``done`` the paragraphs the model embeds before a table
 #: is taught, 0 when this run has none; ``total`` the paragraphs stored between two
 #: builds of the vector index), "parse_cost" after "parsed" (``done`` the document's
 #: paragraphs, ``total`` the milliseconds of the run its parse took: its CPU time over
-#: the parsers working side by side) and "built" after a build (``done`` its
-#: milliseconds, ``total`` the paragraphs it indexed).
+#: the parsers working side by side), "model_cost" after each embedding call (``done``
+#: the texts the model embedded in it, ``total`` the milliseconds the model took them),
+#: "group_cost" once the documents of one embedding call are stored (``done`` their
+#: paragraphs, ``total`` the milliseconds this process spent embedding and storing them,
+#: teaching a table left out) and "built" after a build (``done`` its milliseconds,
+#: ``total`` the paragraphs it indexed).
 Progress = Callable[[str, Path, int, int], None]
 #: The events that price the rest of the run rather than tell of one file.
-COST_EVENTS = ("plan", "parse_cost", "built")
+COST_EVENTS = ("plan", "parse_cost", "model_cost", "group_cost", "built")
 
 
 #: Errors that concern the whole run, not one file: the store cannot be written (in use,
@@ -209,6 +213,7 @@ class _Pipeline:
         self._workers = workers
         # A text this run embedded before (a repeated paragraph) is not embedded again.
         self.memo = VectorMemo()
+        self._teaching_s = 0.0  # seconds spent teaching tables (not a group's cost)
         # Each file's stamp when it was hashed: its parse must read those bytes.
         self._stamps: dict[Path, Stamp] = {}
         # The local model's vectors only can be taught to a table (it is fitted to them).
@@ -345,7 +350,11 @@ class _Pipeline:
                         self._progress("parse_cost", path, len(structured.paragraphs), share)
                     group.append((taken, path, digest, structured))
                     size += len(structured.paragraphs)
+                began, teaching = time.monotonic(), self._teaching_s
                 self._store_group(group, result, len(todo))
+                if self._progress and group:
+                    took = time.monotonic() - began - (self._teaching_s - teaching)
+                    self._progress("group_cost", group[0][1], size, round(1000 * took))
                 unoptimized += size
                 if unoptimized >= OPTIMIZE_EVERY and taken < len(todo):
                     self._optimize(taken, len(todo), unoptimized)
@@ -422,10 +431,20 @@ class _Pipeline:
 
         def embed(some: list[str]) -> np.ndarray:
             if self.taught is None:
-                return embed_texts(self._embeddings, some)
+                began = time.monotonic()
+                vectors = embed_texts(self._embeddings, some)
+                self._model_cost(group[0][1], len(some), time.monotonic() - began)
+                return vectors
             if self.taught.ready:  # taught when more texts come, not at a run's end
                 self._teach(self.taught, group[0][1])
-            return self.taught(some)
+            texts, seconds = self.taught.model_texts, self.taught.model_seconds
+            vectors = self.taught(some)
+            self._model_cost(
+                group[0][1],
+                self.taught.model_texts - texts,
+                self.taught.model_seconds - seconds,
+            )
+            return vectors
 
         if self.taught is not None:
             self.taught.plan(texts)  # each document probed as the table reaches it
@@ -468,12 +487,18 @@ class _Pipeline:
             pages = max((p.page or 0 for p in structured.paragraphs), default=0)
             self._progress("embedding", path, 0, pages)
 
+    def _model_cost(self, path: Path, texts: int, seconds: float) -> None:
+        if self._progress and texts:
+            self._progress("model_cost", path, texts, round(1000 * seconds))
+
     def _teach(self, taught: TaughtVectors, path: Path) -> None:
         """Teach the table, and say when its check keeps the model for the rest of the run."""
         first = not taught.checks
         if self._progress and first:
             self._progress("teach", path, taught.by_model, 0)
+        began = time.monotonic()
         check = taught.teach()
+        self._teaching_s += time.monotonic() - began
         if self._progress and taught.table is None:
             self._progress("untaught", path, check.held, round(check.cosine * 1000))
 

@@ -168,6 +168,10 @@ class TaughtVectors:
         self.by_model = 0
         self.by_table = 0
         self.documents_by_model = 0
+        #: Texts the model embedded, probes included, and the seconds it took them: what
+        #: an ingest's time left prices the model's share of later documents by.
+        self.model_texts = 0
+        self.model_seconds = 0.0
         # the documents of the embedding call under way: each text's document, each
         # document's texts and route ("model" or "table"), the probes' vectors
         self._doc_of: dict[str, int] = {}
@@ -237,7 +241,10 @@ class TaughtVectors:
     def _by_model(self, texts: list[str], *, unknown: bool | list[bool]) -> np.ndarray:
         """The model's vectors of ``texts``, kept to teach from (``unknown``: of documents
         the table in use did not match, one flag or one per text)."""
+        began = time.perf_counter()
         vectors = self._model.embed_array(texts)
+        self.model_seconds += time.perf_counter() - began
+        self.model_texts += len(texts)
         self.by_model += len(texts)
         flags = unknown if isinstance(unknown, list) else [unknown] * len(texts)
         for text, ids, vector, new in zip(

@@ -148,23 +148,28 @@ def test_durations_read_as_a_person_says_them(seconds: float, said: str) -> None
 def test_before_the_table_is_taught_the_time_left_prices_the_pages_it_will_embed_faster(
     tmp_path: Path,
 ) -> None:
-    """Until its table is taught a long ingest runs at the model's pace; the pages after
-    it cost what their parse and the builds of the vector index take, not that pace."""
-    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(20)]
+    """Until its table is taught a long ingest runs at the model's pace — for longer than
+    a window of it — and the pages after it cost what their parse, this process's work
+    without the model (but for each document's probe) and the index builds take."""
+    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(40)]
     clock = Clock()
     pace = Pace(files, clock=clock)
-    pace.event("plan", tmp_path, 500, 1_000)  # the table after 500 paragraphs
-    pace.event("parsing", files[0], 0, 20)
-    for f in files[:5]:  # the model's pace: 10 pages in 10 s
-        pace.event("parse_cost", f, 50, 1_000)  # 5 paragraphs a page, 0.1 s a page to parse
+    pace.event("plan", tmp_path, 1_500, 1_000)  # the table after 1,500 paragraphs
+    pace.event("parsing", files[0], 0, 40)
+    for f in files[:20]:  # the model's pace: 10 pages in 10 s, for 200 s
+        pace.event("parse_cost", f, 50, 100)  # 5 paragraphs a page, parsed in 0.01 s a page
+        pace.event("model_cost", f, 50, 9_000)  # the model: 0.18 s a paragraph
         clock.now += 10
+        pace.event("group_cost", f, 50, 10_000)  # embedding and storing: 0.2 s a paragraph
         pace.event("stored", f)
-    # 50 more pages at 1 page/s reach the 500th paragraph; 100 pages then parse at 0.1 s
-    # each; 750 paragraphs still to build at a millisecond each (none timed yet)
-    assert pace.seconds_left == pytest.approx(50 + 100 * 0.1 + 750 * 0.001)
+    # 100 more pages at 1 page/s reach the 1,500th paragraph; then 100 pages whose
+    # paragraphs cost 0.02 s without the model and 0.18 s for the probe's 8 of 50; and
+    # 1,000 paragraphs still to build at a millisecond each (none timed yet)
+    after = 5 * (0.02 + 0.18 * 8 / 50)
+    assert pace.seconds_left == pytest.approx(100 + 100 * after + 1_000 * 0.001)
 
 
-def test_after_the_table_is_taught_the_time_left_prices_parse_and_builds_then_its_rate(
+def test_after_the_table_is_taught_the_time_left_prices_its_groups_then_follows_its_rate(
     tmp_path: Path,
 ) -> None:
     files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(40)]
@@ -173,20 +178,21 @@ def test_after_the_table_is_taught_the_time_left_prices_parse_and_builds_then_it
     pace.event("plan", tmp_path, 100, 1_000)
     pace.event("parsing", files[0], 0, 40)
     for f in files[:2]:
-        pace.event("parse_cost", f, 50, 1_000)
+        pace.event("parse_cost", f, 50, 500)  # 0.05 s a page to parse
         clock.now += 10
         pace.event("stored", f)
     pace.event("teach", files[2], 100, 0)
     pace.event("built", tmp_path, 2_000, 1_000)  # 2 ms a paragraph
     clock.now += 5
     for f in files[2:6]:  # the table's pace: 10 pages in 2 s
-        pace.event("parse_cost", f, 50, 1_000)
+        pace.event("parse_cost", f, 50, 500)
         clock.now += 2
+        pace.event("group_cost", f, 50, 1_500)  # 0.03 s a paragraph: 0.15 s a page
         pace.event("stored", f)
     clock.now += 10
     pace.event("stored", files[6])
-    # 330 pages left: their parse at 0.1 s a page, 1,650 paragraphs at 2 ms
-    assert pace.seconds_left == pytest.approx(330 * 0.1 + 1_650 * 0.002)
+    # 330 pages left at 0.15 s (slower than their parse), 1,650 paragraphs at 2 ms
+    assert pace.seconds_left == pytest.approx(330 * 0.15 + 1_650 * 0.002)
     for f in files[7:37]:  # a whole window of the table's pace, now 10 pages in 6 s
         clock.now += 6
         pace.event("stored", f)

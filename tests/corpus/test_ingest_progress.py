@@ -50,7 +50,8 @@ def test_a_long_pdf_reports_the_pages_its_embedding_reached(
     kinds = [e[0] for e in events]
     pages = [(done, total) for kind, done, total in events if kind == "page"]
     assert kinds[:5] == ["plan", "parsing", "parsed", "parse_cost", "embedding"]
-    assert kinds[-1] == "stored" and set(kinds[5:-1]) == {"page"}
+    assert kinds[-2:] == ["stored", "group_cost"]
+    assert set(kinds[5:-2]) == {"page", "model_cost"}
     assert len(pages) >= 4
     assert [done for done, _ in pages] == sorted(done for done, _ in pages)
     assert pages[-1] == (PAGES, PAGES) and {total for _, total in pages} == {PAGES}
@@ -80,7 +81,16 @@ def test_a_text_file_has_no_pages_to_report(tmp_path: Path) -> None:
     with deepread.Index.open(store=tmp_path / "store", collection="md") as idx:
         idx.ingest([tmp_path / "notes.md"], progress=lambda event, *_: events.append(event))
 
-    assert events == ["plan", "parsing", "parsed", "parse_cost", "embedding", "stored"]
+    assert events == [
+        "plan",
+        "parsing",
+        "parsed",
+        "parse_cost",
+        "embedding",
+        "model_cost",
+        "stored",
+        "group_cost",
+    ]
 
 
 def test_each_file_is_named_before_its_parse_is_awaited(tmp_path: Path) -> None:
@@ -105,7 +115,12 @@ def test_each_file_is_named_before_its_parse_is_awaited(tmp_path: Path) -> None:
     # each file is named as being parsed before it is parsed, and stored after
     for name in ("a.md", "b.md"):
         kinds = [e[0] for e in events if e[1] == name]
-        assert kinds == ["parsing", "parsed", "parse_cost", "embedding", "stored"]
+        assert [k for k in kinds if not k.endswith("_cost")] == [
+            "parsing",
+            "parsed",
+            "embedding",
+            "stored",
+        ]
 
 
 def test_each_document_of_an_embedding_call_is_stored_as_soon_as_its_vectors_are_done(

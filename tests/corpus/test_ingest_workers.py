@@ -83,7 +83,7 @@ def test_two_workers_store_exactly_what_one_worker_stores_in_the_same_order(tmp_
         ]
         # (how parsed files group into embedding calls depends on timing; what is stored
         # or failed, and in which order, does not; "plan" names the collection)
-        timed = ("parsing", "parsed", "parse_cost", "plan")
+        timed = ("parsing", "parsed", "plan", "parse_cost", "model_cost", "group_cost")
         assert [e for e in events["one"] if e[0] not in timed] == [
             e for e in events["two"] if e[0] not in timed
         ]
