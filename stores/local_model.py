@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepread.environment.quiet_import import import_onnxruntime, import_quietly
-from deepread.stores.quick_graph import quick_graph
 
 if TYPE_CHECKING:  # numpy loads with the model: naming the model must not load it
     import numpy as np
@@ -81,6 +80,8 @@ def quick_model(path: Path, expected: str) -> bytes:
     (:func:`~deepread.stores.quick_graph.quick_graph`: its weights read from ``path``
     itself), once the file's sha256 is ``expected``; the file read once, in place (a
     mapping of it, not a copy)."""
+    from deepread.stores.quick_graph import quick_graph  # the quick session's alone
+
     _check_present(path)
     if path.stat().st_size == 0:  # nothing to map: refused as any other file
         _check_digest(path, hashlib.sha256(b"").hexdigest(), expected)
