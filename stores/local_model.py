@@ -164,10 +164,12 @@ class LocalModel:
         a process that ends while a session is being built.
 
         ``optimised=False``: for a process that embeds a query or two and ends (the
-        ``search`` command). onnxruntime then skips optimising the graph: the session
-        costs ~0.06 CPU s instead of ~0.25, a query ~30 ms more (~40-55 ms, the vectors
-        the same to 2e-7). A batch of documents embedded later builds the optimised
-        session first, so an ingest never runs on the quick one.
+        ``search`` command). onnxruntime then skips optimising the graph, and runs it
+        as :func:`quick_model` rewires it (each token's word-embedding row dequantised,
+        not the whole table; the weights read in place from the file): the session and
+        a first query cost ~0.05 CPU s where the optimised session alone costs ~0.25
+        (the vectors the same to 2e-7). A batch of documents embedded later builds the
+        optimised session first, so an ingest never runs on the quick one.
 
         ``blas_threads``: when this load is what imports numpy, OpenBLAS starts that
         many threads (``OPENBLAS_NUM_THREADS`` for the import only) instead of one per
