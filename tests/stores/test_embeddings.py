@@ -8,7 +8,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 import deepread
 from deepread.stores.embeddings import LocalEmbeddings, local_embeddings, resolve_embeddings
-from deepread.stores.local_model import LocalModel
+from deepread.stores.local_model import LocalModel, model_feeds
 
 
 def test_local_vectors_are_unit_length_and_384_wide():
@@ -106,3 +106,32 @@ def test_a_query_keeps_whichever_session_is_loaded():
     assert model.optimised is None
     model.embed_query("json")
     assert model.optimised is True
+
+
+def _published_quick_session() -> object:
+    """The published model file run as it is, without graph optimisation."""
+    from deepread.environment.quiet_import import import_onnxruntime
+    from deepread.stores.local_model import _model_file
+
+    ort = import_onnxruntime()
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(
+        str(_model_file()), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+
+
+def test_the_quick_session_gives_the_published_graphs_numbers_to_the_bit():
+    # The quick session runs a rewritten graph (the word-embedding rows gathered before
+    # they are dequantised, the weights read from the model file where they are): a
+    # query, and a padded batch, must come out exactly as from the published graph.
+    quick = LocalModel(threads=1)
+    quick.load_beside(optimised=False).join()
+    texts = ["sort keys json", "How do I make json.dumps sort the keys?", "x " * 300]
+    encodings = [quick.tokenizer().encode(t) for t in texts]
+    _, session, inputs = quick._model(False)
+    published = _published_quick_session()
+    batch, one = model_feeds(encodings, inputs), model_feeds(encodings[:1], inputs)
+    assert np.array_equal(session.run(None, batch)[0], published.run(None, batch)[0])
+    assert np.array_equal(session.run(None, one)[0], published.run(None, one)[0])
