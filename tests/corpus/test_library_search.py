@@ -173,3 +173,30 @@ def test_a_document_added_later_is_indexed_without_rereading_the_others():
     entries = library._search._entries
     assert all(entries[i] is before[i] for i in (1, 2, 3))
     assert [m.doc_id for m in library.find(DOCS[:3], "Delta 2021")] == []  # removed again
+
+
+def test_listing_documents_never_builds_the_search_and_a_question_builds_it_once(
+    monkeypatch,
+):
+    """``deepread docs``, ``toc`` and ``read`` only list documents: the search index over
+    their cards (0.6 s of 1.0 on 157 filings) is built when a question is first matched,
+    and again only when the documents change."""
+    from deepread.corpus.library import search as search_module
+
+    built: list[int] = []
+    update = search_module.DocumentSearch.update
+    monkeypatch.setattr(
+        search_module.DocumentSearch,
+        "update",
+        lambda self, documents: built.append(1) or update(self, documents),
+    )
+    library = Library()
+    library.documents(DOCS)
+    library.document(DOCS, 2)
+    assert built == []
+    assert library.find(DOCS, "What was Acme's capital expenditure in FY2019?")[0].doc_id == 2
+    library.holds(DOCS, "acme")
+    assert built == [1]
+    fewer = [d for d in DOCS if d.doc_id != 2]
+    assert 2 not in [m.doc_id for m in library.find(fewer, "Acme's capital expenditure 2019")]
+    assert built == [1, 1]
