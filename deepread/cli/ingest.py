@@ -98,9 +98,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(func=cmd_ingest)
 
 
-#: Without a terminal, the longest a long step goes without a line (a log reader must
-#: tell a working ingest from a hung one).
-HEARTBEAT_S = 10.0
+#: Without a terminal, the longest a long step goes without a line: under the 10 s a log
+#: reader is promised (to tell a working ingest from a hung one), the line's own
+#: checks (every :data:`_CHECK_S`) and a loaded machine's delays included.
+HEARTBEAT_S = 9.0
+_CHECK_S = 0.25
 
 #: The line a build's own process says every HEARTBEAT_S seconds until its stdin ends
 #: (the build is done, or the ingest gone): ``argv`` the line, with ``{s}`` for the
@@ -176,7 +178,7 @@ class IngestProgress:
     def _heartbeat(self) -> None:
         """Without a terminal: a line whenever :data:`HEARTBEAT_S` seconds passed without
         one — what is at work, and where the run stands."""
-        while not self._closed.wait(1.0):
+        while not self._closed.wait(_CHECK_S):
             with self._lock:
                 if time.monotonic() - self._said < HEARTBEAT_S or not self._doing:
                     continue
@@ -202,9 +204,10 @@ class IngestProgress:
         elif event in ("stored", "failed", "skip", "same"):
             self._doing = f"{event} {name}"
         if self._ticker is not None:  # any event after a build's start: it is over
+            # (the last line is still the one before the build, or the ticker's: the
+            # heartbeat goes on from it, not from the build's end)
             self._ticker.stop()
             self._ticker = None
-            self._said = time.monotonic()
         if event == "optimize":
             say(f"building the vector index of collection {self.collection!r}…", err=True)
             if not self.quiet and self.bar.disable:
