@@ -210,3 +210,23 @@ def test_a_run_without_a_table_takes_its_time_left_from_its_rate(tmp_path: Path)
         clock.now += 10
         pace.event("stored", f)
     assert pace.seconds_left == pytest.approx(30)
+
+
+def test_a_table_that_fails_its_check_leaves_the_time_left_to_the_models_rate(
+    tmp_path: Path,
+) -> None:
+    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(10)]
+    clock = Clock()
+    pace = Pace(files, clock=clock)
+    pace.event("plan", tmp_path, 100, 1_000)
+    pace.event("parsing", files[0], 0, 10)
+    for f in files[:2]:
+        pace.event("parse_cost", f, 50, 100)
+        clock.now += 10
+        pace.event("stored", f)
+    pace.event("teach", files[2], 100, 0)
+    pace.event("untaught", files[2], 50, 400)  # the model embeds the rest
+    for f in files[2:5]:
+        clock.now += 10
+        pace.event("stored", f)
+    assert pace.seconds_left == pytest.approx(50 / (20 / 20))  # the last two files' pace
