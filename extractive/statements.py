@@ -21,7 +21,7 @@ Each candidate is scored by
 * the rank of its paragraph (the search's best hit, the paragraph closest in meaning);
 * what the document's kind puts first (the profiles' ``quote_order``: in a filing, a
   statement of figures of the year asked, a row named for the quantity asked), judged
-  on the statement itself.
+  on the statement itself and on the question without its document's title words.
 
 Nothing here knows a benchmark's wording; the weights were set on the development sets
 (Python docs, FinanceBench dev) and checked on FinanceBench val (docs/benchmarks.md,
@@ -145,6 +145,13 @@ def _stems(text: str) -> set[str]:
     return {stem(_FISCAL.sub(_year, w)) for w in terms(text)}
 
 
+def _unnamed(question: str, named: set[str]) -> str:
+    """``question`` without its words that are all among ``named`` (stemmed: the
+    words of the documents' titles)."""
+    kept = [w for w in question.split() if not (_stems(w) and _stems(w) <= named)]
+    return " ".join(kept)
+
+
 #: A year.
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 #: A fiscal year as questions write it: "fy2022", "fy22".
@@ -170,7 +177,8 @@ def ranked_statements(
     own = asked(question)
     wanted = _stems(own)
     docs = dict.fromkeys(coord[0] for coord in ranked[:PARAGRAPHS])
-    wanted -= {w for doc in docs for w in _stems(title(doc)) if not w.isdigit()}
+    named = {w for doc in docs for w in _stems(title(doc)) if not w.isdigit()}
+    wanted -= named
     pool: list[Statement] = []
     seen: set[str] = set()
     for rank, coord in enumerate(dict.fromkeys(ranked)):
@@ -200,7 +208,9 @@ def ranked_statements(
         else 0.0
         for ws in words
     ]
-    order = PROFILES.quote_order(own)
+    # the title's words name no quantity either: "Boeing Capital" is no row of
+    # Boeing's capital expenditures
+    order = PROFILES.quote_order(_unnamed(own, named))
     scores = [
         lex
         + RANK / (1 + s.rank)

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 from deepread.text.markup import table_cells
 
-#: A cell holding one figure: "$9,583", "(7)", "$(491)", "23.2 %", "1,879", "—".
-_FIGURE = re.compile(r"^(?:\(?[-−–]?\$?|\$\()\s?\d[\d,]*(?:\.\d+)?\)?\s?%?\)?$|^[—–-]$")
+#: A cell holding one figure: "$9,583", "(7)", "$(491)", "23.2 %", "1,879", "—" (the one
+#: pattern for a figure cell: a filing's rows are judged by it too).
+FIGURE = re.compile(r"^(?:\(?[-−–]?\$?|\$\()\s?\d[\d,]*(?:\.\d+)?\)?\s?%?\)?$|^[—–-]$")
 #: A cell that is a year or a fiscal year, as column heads print them.
 _YEAR = re.compile(r"^(?:FY\s?|fiscal\s)?(?:19|20)\d\d$", re.IGNORECASE)
 #: Dot leaders and the currency sign a label carries into its first figure.
@@ -86,7 +87,7 @@ def _printed(cells: list[str]) -> str:
 def is_head(values: Iterable[str]) -> bool:
     """Whether a row's value cells (all but its label) make a header row: years or
     words, no figure."""
-    return not any(_FIGURE.match(v) and not _YEAR.match(v) for v in values)
+    return not any(FIGURE.match(v) and not _YEAR.match(v) for v in values)
 
 
 def _label(cell: str) -> str:

@@ -179,3 +179,25 @@ def test_a_lead_in_on_the_first_line_is_followed_by_the_items_it_announces():
         "> Unconditionally skip the decorated test. [6:8:16]",
         "> @unittest.skipIf(condition, reason) [6:8:17]",
     ], answer
+
+
+def test_a_row_named_for_the_company_is_no_row_of_the_quantity_asked():
+    """In Boeing's filing "Boeing Capital" names a segment, not capital expenditures:
+    the title's words name no quantity, for the standing as for the words."""
+    segments = (
+        "<table><tr><td></td><td>2022</td><td>2021</td><td>2020</td></tr>"
+        "<tr><td>Boeing Capital</td><td>$179</td><td>$200</td><td>$244</td></tr>"
+        "<tr><td>Commercial Airplanes</td><td>$25,867</td><td>$19,493</td><td>$16,162</td></tr>"
+        "</table>"
+    )
+    spent = (
+        "Capital expenditures were $1,222 million, $980 million and $1,303 million in 2022, "
+        "2021 and 2020."
+    )
+    texts = {(8, 1, 0): segments, (8, 2, 0): spent}
+
+    answer = Composer(title=lambda doc: "The Boeing Company 10-K 2022").compose(
+        "What were Boeing's capital expenditures in FY2022?", texts, top=(8, 1, 0)
+    )
+
+    assert answer.splitlines()[0].startswith("Capital expenditures were"), answer

@@ -61,3 +61,18 @@ def test_a_header_row_of_years_names_no_quantity_when_the_question_names_the_yea
     )
 
     assert not states_row_of(table, content_words("What was the effective tax rate in 2022?"))
+
+
+def test_a_row_printing_dollars_in_parentheses_states_the_quantity():
+    """Dollars in parentheses ("$(491)") are a figure, as in the answer's rows."""
+    table = "<table><tr><td>Provision for income taxes</td><td>$(491)</td></tr></table>"
+
+    assert states_row_of(table, content_words("What was the provision for income taxes?"))
+
+
+def test_a_row_printed_as_a_line_of_text_states_the_quantity():
+    """A PDF's table read as text: the label, then its figures, no table around them."""
+    rate = content_words("What was the effective income tax rate in 2022?")
+
+    assert states_row_of("Effective income tax rate (0.6) % 14.8 % 17.5 %", rate)
+    assert not states_row_of("Effective income tax rate was 14.8 % in 2021.", rate)

@@ -12,7 +12,8 @@ names "total revenue", "Total" alone names nothing; "% of revenue" names a share
 cell of the row is a figure.
 
 Nothing here knows a benchmark's wording: a label is a row's first cell, a figure a
-number as statements print them ("$9,583", "(7)", "23.2 %").
+number as statements print them ("$9,583", "(7)", "$(491)", "23.2 %"; the pattern
+:data:`~deepread.text.headed_rows.FIGURE`, as the answer's rows read them).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 
+from deepread.text.headed_rows import FIGURE
 from deepread.text.markup import plain_table
 from deepread.text.terms import content_words
 
@@ -27,23 +29,38 @@ from deepread.text.terms import content_words
 QUALIFIERS = frozenset({"total", "net", "other"})
 #: A label naming a share of a quantity rather than the quantity.
 _SHARE = re.compile(r"%|\bper ?cent(?:age)?\b", re.IGNORECASE)
-#: A cell holding one figure: "$9,583", "(7)", "23.2 %", "1,879".
-_FIGURE_CELL = re.compile(r"^\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?\s?%?$")
+
+
+#: A row printed as a line of text, no table around it: a label, then two figures or
+#: more and nothing else ("Effective income tax rate (0.6) % 14.8 % 17.5 %").
+_PRINTED_ROW = re.compile(
+    r"^(?P<label>[A-Za-z][^\d|]*?)[\s.:$]*"
+    r"(?P<figures>(?:[$(]{0,2}\s?[-−–]?\d[\d,]*(?:\.\d+)?\s?\)?\s?%?\)?\s*){2,})$"
+)
 
 
 def states_row_of(text: str, words: Set[str]) -> bool:
     """Whether ``text`` is a table with a row whose label's content words
     (:func:`~deepread.text.terms.content_words`), but for :data:`QUALIFIERS`, are all
     among ``words`` (the question's content words; at least one of them) and which holds
-    a figure."""
-    if not words or "<table" not in text.lower():
+    a figure — or is such a row printed as a line of text (:data:`_PRINTED_ROW`)."""
+    if not words:
         return False
+    if "<table" not in text.lower():
+        printed = _PRINTED_ROW.match(" ".join(text.split()))
+        return printed is not None and _names(printed["label"], words)
     for row in plain_table(text).splitlines():
         label, *cells = row.split(" | ")
-        if _SHARE.search(label):
-            continue  # "% of revenue", "as a percent of sales": a share, not the quantity
-        # a header row ("2022 | 2021", its empty first cell dropped) names no quantity
-        named = {w for w in content_words(label) - QUALIFIERS if not w.isdigit()}
-        if named and named <= words and any(_FIGURE_CELL.match(c.strip()) for c in cells):
+        if _names(label, words) and any(FIGURE.match(c.strip()) for c in cells):
             return True
     return False
+
+
+def _names(label: str, words: Set[str]) -> bool:
+    """Whether a row's ``label`` names the quantity of ``words`` (see
+    :func:`states_row_of`)."""
+    if _SHARE.search(label):
+        return False  # "% of revenue", "as a percent of sales": a share, not the quantity
+    # a header row ("2022 | 2021", its empty first cell dropped) names no quantity
+    named = {w for w in content_words(label) - QUALIFIERS if not w.isdigit()}
+    return bool(named) and named <= words
