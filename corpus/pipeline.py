@@ -99,10 +99,9 @@ EMBED_SLICE = 256
 #: "group_cost" once the documents of one embedding call are stored (``done`` their
 #: paragraphs, ``total`` the milliseconds this process spent embedding and storing them,
 #: teaching a table left out) and "built" after a build (``done`` its milliseconds,
-#: ``total`` the paragraphs it indexed).
+#: ``total`` the paragraphs it indexed); their names are
+#: :data:`deepread.corpus.progress_events.COST_EVENTS`.
 Progress = Callable[[str, Path, int, int], None]
-#: The events that price the rest of the run rather than tell of one file.
-COST_EVENTS = ("plan", "parse_cost", "model_cost", "group_cost", "built")
 
 
 #: Errors that concern the whole run, not one file: the store cannot be written (in use,

@@ -40,7 +40,7 @@ from pydantic import Field
 from typing_extensions import TypedDict  # the server's JSON schemas need it on Python < 3.12
 
 from deepread.corpus.files import expand_paths
-from deepread.corpus.pipeline import COST_EVENTS
+from deepread.corpus.progress_events import COST_EVENTS
 from deepread.corpus.uploads import (
     MAX_PATH_CHARS,
     UploadRefused,
