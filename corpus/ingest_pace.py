@@ -44,6 +44,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from deepread.corpus.progress_events import COST_EVENTS
 from deepread.corpus.taught_vectors import PROBE
 
 #: Bytes of a file without pages taken as one page: about what a printed page holds
@@ -116,7 +117,7 @@ class Pace:
         self._samples: deque[tuple[float, int]] = deque()
         self._teaching = False  # between a teach event and the next pages
         self._pace_since: float | None = None  # when the current pace began
-        # what the rest of the run costs (the "plan", "parse_cost" and "built" events)
+        # what the rest of the run costs (COST_EVENTS, and teaching the table)
         self._teach_at = 0  # paragraphs the model embeds before a table; 0: no table
         self._taught = False  # a table embeds: the pace changed
         self._parsed_documents = 0
@@ -145,10 +146,7 @@ class Pace:
         if self._started is None and event in ("parsing", "embedding", "page"):
             self._started = self._pace_since = now
             self._samples.append((now, 0))
-        if event in ("plan", "parse_cost", "model_cost", "group_cost", "built") or event in (
-            "teach",
-            "untaught",
-        ):
+        if event in COST_EVENTS or event in ("teach", "untaught"):
             self._cost(event, path, done, total)
             return
         if event == "page":
@@ -255,10 +253,12 @@ class Pace:
             return None
         pages_left = max(0, self.pages_total - self.pages_done)
         changes = self._teach_at and not self._taught  # the table still to be taught
-        if not self._parsed_paragraphs or not (changes or self._taught):
-            return pages_left / rate  # the pace there will be is the one seen
-        if self._taught and seen >= WINDOW_S:
-            return pages_left / rate  # the table's pace, seen for a whole window
+        if (
+            not self._parsed_paragraphs
+            or not (changes or self._taught)  # no table: the pace there will be is the one seen
+            or (self._taught and seen >= WINDOW_S)  # the table's pace, seen for a window
+        ):
+            return pages_left / rate
         per_page = self._parsed_paragraphs / max(1, self._parsed_pages)
         build = self._built_s / self._built_paragraphs if self._built_paragraphs else BUILD_S
         parse = self._parse_s / max(1, self._parsed_pages)

@@ -5,14 +5,14 @@ all, pages/s and the time left (from pages: filings run from 20 to 400 pages;
 :mod:`deepread.corpus.ingest_pace`), and the file at work with, inside a long PDF, the
 page its embedding reached (``embedding report.pdf p. 45/112``): the embedding of a
 300-page filing takes a minute, and a line that only counted files would sit still
-through it. Files and pages done never go back; the time left comes from the pace of the
-last minutes (:mod:`deepread.corpus.ingest_pace`). Without a terminal each file's
-outcome is one line on stderr ending with the same figures, and a line at least every
-:data:`HEARTBEAT_S` seconds says what is at work meanwhile — during a build of the
-vector index too, which holds Python's lock for its whole 20–40 s (the embedded
-engine's build never lets go of it), so a small process of its own says it; ``--json`` prints one
-document at the end and nothing else on stdout. The first line names the store and
-collection written to.
+through it. Files and pages done never go back; the time left is what the rest of the
+run will cost as it has paid so far (:mod:`deepread.corpus.ingest_pace`). Without a
+terminal each file's outcome is one line on stderr ending with the same figures, and a
+line at least every :data:`HEARTBEAT_S` seconds says what is at work meanwhile — during a
+build of the vector index too, which holds Python's lock for its whole run, up to ~30 s
+(the embedded engine's build never lets go of it), so a small process of its own says
+it; ``--json`` prints one document at the end and nothing else on stdout. The first line
+names the store and collection written to.
 
 Interrupted (Ctrl-C, SIGTERM: exit 130 / 143), the last line says how many files are in
 — each whole — and that the same command again finishes the rest; killed outright
@@ -203,11 +203,9 @@ class IngestProgress:
             self._doing = f"parsing {name}"
         elif event in ("stored", "failed", "skip", "same"):
             self._doing = f"{event} {name}"
-        if self._ticker is not None:  # any event after a build's start: it is over
-            # (the last line is still the one before the build, or the ticker's: the
-            # heartbeat goes on from it, not from the build's end)
-            self._ticker.stop()
-            self._ticker = None
+        # any event after a build's start: it is over (the last line is still the one
+        # before the build, or the ticker's: the heartbeat goes on from it)
+        self._stop_ticker()
         if event == "optimize":
             say(f"building the vector index of collection {self.collection!r}…", err=True)
             if not self.quiet and self.bar.disable:
@@ -235,11 +233,14 @@ class IngestProgress:
             # a line per file, for a log: its outcome, then where the whole run stands
             self._line(f"{event:>7} {path}  [{self.pace.summary()}]")
 
-    def close(self) -> None:
-        self._closed.set()
+    def _stop_ticker(self) -> None:
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
+
+    def close(self) -> None:
+        self._closed.set()
+        self._stop_ticker()
         self.bar.close()
 
 

@@ -145,17 +145,35 @@ def test_durations_read_as_a_person_says_them(seconds: float, said: str) -> None
     assert duration(seconds) == said
 
 
+def planned(tmp_path: Path, files: int, teach_at: int) -> tuple[list[Path], Clock, Pace]:
+    """A run over ``files`` 10-page PDFs that plans a table after ``teach_at`` paragraphs
+    (0: none) and builds every 1,000, its first file being parsed."""
+    paths = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(files)]
+    clock = Clock()
+    pace = Pace(paths, clock=clock)
+    pace.event("plan", tmp_path, teach_at, 1_000)
+    pace.event("parsing", paths[0], 0, files)
+    return paths, clock, pace
+
+
+def stored_after(
+    pace: Pace, clock: Clock, files: list[Path], seconds: float, parse_ms: int
+) -> None:
+    """Each of ``files`` parsed (50 paragraphs, in ``parse_ms``), then stored ``seconds``
+    later."""
+    for f in files:
+        pace.event("parse_cost", f, 50, parse_ms)
+        clock.now += seconds
+        pace.event("stored", f)
+
+
 def test_before_the_table_is_taught_the_time_left_prices_the_pages_it_will_embed_faster(
     tmp_path: Path,
 ) -> None:
     """Until its table is taught a long ingest runs at the model's pace — for longer than
     a window of it — and the pages after it cost what their parse, this process's work
     without the model (but for each document's probe) and the index builds take."""
-    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(40)]
-    clock = Clock()
-    pace = Pace(files, clock=clock)
-    pace.event("plan", tmp_path, 1_500, 1_000)  # the table after 1,500 paragraphs
-    pace.event("parsing", files[0], 0, 40)
+    files, clock, pace = planned(tmp_path, 40, 1_500)  # the table after 1,500 paragraphs
     for f in files[:20]:  # the model's pace: 10 pages in 10 s, for 200 s
         pace.event("parse_cost", f, 50, 100)  # 5 paragraphs a page, parsed in 0.01 s a page
         pace.event("model_cost", f, 50, 9_000)  # the model: 0.18 s a paragraph
@@ -172,15 +190,8 @@ def test_before_the_table_is_taught_the_time_left_prices_the_pages_it_will_embed
 def test_after_the_table_is_taught_the_time_left_prices_its_groups_then_follows_its_rate(
     tmp_path: Path,
 ) -> None:
-    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(40)]
-    clock = Clock()
-    pace = Pace(files, clock=clock)
-    pace.event("plan", tmp_path, 100, 1_000)
-    pace.event("parsing", files[0], 0, 40)
-    for f in files[:2]:
-        pace.event("parse_cost", f, 50, 500)  # 0.05 s a page to parse
-        clock.now += 10
-        pace.event("stored", f)
+    files, clock, pace = planned(tmp_path, 40, 100)
+    stored_after(pace, clock, files[:2], 10, 500)  # 0.05 s a page to parse
     pace.event("teach", files[2], 100, 0)
     pace.event("built", tmp_path, 2_000, 1_000)  # 2 ms a paragraph
     clock.now += 5
@@ -200,30 +211,16 @@ def test_after_the_table_is_taught_the_time_left_prices_its_groups_then_follows_
 
 
 def test_a_run_without_a_table_takes_its_time_left_from_its_rate(tmp_path: Path) -> None:
-    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(6)]
-    clock = Clock()
-    pace = Pace(files, clock=clock)
-    pace.event("plan", tmp_path, 0, 1_000)  # no table: the model embeds all
-    pace.event("parsing", files[0], 0, 6)
-    for f in files[:3]:
-        pace.event("parse_cost", f, 50, 1_000)
-        clock.now += 10
-        pace.event("stored", f)
+    files, clock, pace = planned(tmp_path, 6, 0)  # no table: the model embeds all
+    stored_after(pace, clock, files[:3], 10, 1_000)
     assert pace.seconds_left == pytest.approx(30)
 
 
 def test_a_table_that_fails_its_check_leaves_the_time_left_to_the_models_rate(
     tmp_path: Path,
 ) -> None:
-    files = [pdf(tmp_path / f"f{i}.pdf", 10) for i in range(10)]
-    clock = Clock()
-    pace = Pace(files, clock=clock)
-    pace.event("plan", tmp_path, 100, 1_000)
-    pace.event("parsing", files[0], 0, 10)
-    for f in files[:2]:
-        pace.event("parse_cost", f, 50, 100)
-        clock.now += 10
-        pace.event("stored", f)
+    files, clock, pace = planned(tmp_path, 10, 100)
+    stored_after(pace, clock, files[:2], 10, 100)
     pace.event("teach", files[2], 100, 0)
     pace.event("untaught", files[2], 50, 400)  # the model embeds the rest
     for f in files[2:5]:
