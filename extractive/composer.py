@@ -74,7 +74,8 @@ class Composer:
     """The answer to a turn from what it was shown (see the module docstring)."""
 
     quotes: int = 3  # paragraphs the supporting quotes come from, at most
-    #: Kept for the policy's settings: the longest quote of one paragraph.
+    #: The longest supporting quote of one paragraph, its heads included (at the
+    #: defaults :attr:`support_chars` binds first).
     quote_chars: int = 700
     #: The supporting quotes' characters in all, and the least score of one, as a share
     #: of the first line's.
@@ -185,13 +186,15 @@ class Composer:
         kinds: Mapping[Coord, str],
     ) -> list[tuple[Coord, list[str]]]:
         """The supporting quotes: the statements after the first line, best first, while
-        they stay within :attr:`support_chars` and score at least :attr:`support_share`
-        of the first line's score, grouped by paragraph (at most :attr:`quotes`
-        paragraphs), each paragraph's lines in its own order with ``…`` where it skips;
-        a code paragraph among the best :attr:`code_rank` shown with its lines (an empty
-        list: the composer shows its lines)."""
+        they stay within :attr:`support_chars` (one paragraph's within
+        :attr:`quote_chars`) and score at least :attr:`support_share` of the first
+        line's score, grouped by paragraph (at most :attr:`quotes` paragraphs), each
+        paragraph's lines in its own order with ``…`` where it skips; a code paragraph
+        among the best :attr:`code_rank` shown with its lines (an empty list: the
+        composer shows its lines)."""
         picked: dict[Coord, list[Statement]] = {}
         size = 0
+        sizes: dict[Coord, int] = {}  # each paragraph's quote so far
         if scored:
             floor = self.support_share * scored[0][1]
             first = scored[0][0]
@@ -204,12 +207,15 @@ class Composer:
                 cost = len(statement.quote) + (len(statement.head) if statement.head else 0)
                 if size + cost > self.support_chars:
                     continue
+                if sizes.get(coord, 0) + cost > self.quote_chars:
+                    continue
                 if statement.quote == first.quote and not statement.is_row:
                     continue  # the first line says it already
                 if len(picked.get(coord, ())) >= self.per_paragraph:
                     continue  # a table's three best rows, not half of it
                 picked.setdefault(coord, []).append(statement)
                 size += cost
+                sizes[coord] = sizes.get(coord, 0) + cost
             if first.is_row:
                 # a row with its heads is no quote: its proof is the row as printed
                 rows = [first, *picked.pop(first.coord, [])]

@@ -63,8 +63,7 @@ class ExtractiveChatModel(BaseChatModel):
     observation_budget: int = 1500
     max_sections: int = 8
     #: The composer's supporting quotes (:class:`~deepread.extractive.composer.Composer`):
-    #: at most ``quotes`` passages of at most ``quote_chars`` characters each before
-    #: their cut.
+    #: at most ``quotes`` paragraphs quoted, at most ``quote_chars`` characters of each.
     quotes: int = 3
     quote_chars: int = 700
     offered: tuple[str, ...] = (RETRIEVE, READ_SECTION)

@@ -201,3 +201,20 @@ def test_a_row_named_for_the_company_is_no_row_of_the_quantity_asked():
     )
 
     assert answer.splitlines()[0].startswith("Capital expenditures were"), answer
+
+
+def test_a_supporting_quote_of_one_paragraph_stays_within_quote_chars():
+    texts = {
+        (1, 1, 0): "Walruses dive for clams. Walruses dive for worms.",
+        (1, 2, 0): "Other facts follow. Walruses dive for thirty minutes at most. Seals live "
+        "elsewhere. Walruses dive for food at night. " + "And still more words. " * 10,
+    }
+    question = "What do walruses dive for?"
+
+    def quoted(answer: str) -> list[str]:
+        return [ln.removeprefix("> ") for ln in answer.splitlines() if ln.endswith(" [1:2:0]")]
+
+    wide, narrow = (Composer(quote_chars=n).compose(question, texts) for n in (700, 45))
+
+    assert len(quoted(wide)[0]) > 60, wide  # both sentences
+    assert quoted(narrow) and all(len(ln) <= 45 + len(" … [1:2:0]") for ln in quoted(narrow))
