@@ -63,6 +63,10 @@ def _untitled(doc_id: int) -> str:
     return ""
 
 
+def _unsectioned(doc_id: int, sec_id: int) -> str:
+    return ""
+
+
 def cite(coord: Coord, page: int | None = None) -> str:
     """A citation as the answer writes it: ``[d:s:p]``, then its page when known."""
     mark = f"[{coord[0]}:{coord[1]}:{coord[2]}]"
@@ -94,6 +98,9 @@ class Composer:
     #: A document's title as the answer names it ("" when unknown; with its file where
     #: another document shares it), before its quotes when the answer quotes several.
     title: Callable[[int], str] = _untitled
+    #: The title of section ``(doc_id, sec_id)`` ("" when unknown): what a table's bare
+    #: row ("Total") is the total of, on its first line.
+    section: Callable[[int, int], str] = _unsectioned
 
     def answer(self, question: str, shown: Sequence[Observation]) -> str:
         """The answer to ``question`` from the turn's observations ``shown``: every
@@ -136,7 +143,7 @@ class Composer:
         )
         if not ranked:
             return NOTHING
-        scored = ranked_statements(question, ranked, texts, kinds, self.title)
+        scored = ranked_statements(question, ranked, texts, kinds, self.title, self.section)
         groups = self._groups(scored, ranked, kinds)
         lead = scored[0][0] if scored else None
         docs = list(dict.fromkeys([*([lead.coord[0]] if lead else []), *(g[0][0] for g in groups)]))

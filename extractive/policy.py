@@ -138,8 +138,14 @@ class ExtractiveChatModel(BaseChatModel):
 
     @property
     def composer(self) -> Composer:
-        """The composer with this policy's quotes and the index's document titles."""
-        return Composer(quotes=self.quotes, quote_chars=self.quote_chars, title=self._label)
+        """The composer with this policy's quotes and the index's document and section
+        titles."""
+        return Composer(
+            quotes=self.quotes,
+            quote_chars=self.quote_chars,
+            title=self._label,
+            section=self._section,
+        )
 
     def _generate(
         self,
@@ -225,6 +231,13 @@ class ExtractiveChatModel(BaseChatModel):
         document shares it (:func:`~deepread.corpus.library.cards.labelled_title`)."""
         doc = self._document(doc_id)
         return "" if doc is None else labelled_title(doc)
+
+    def _section(self, doc_id: int, sec_id: int) -> str:
+        """Section ``sec_id``'s title in document ``doc_id``; "" where it is not known."""
+        doc = self._document(doc_id)
+        if doc is None or not 0 <= sec_id < len(doc.sections):
+            return ""
+        return str(doc.sections[sec_id].title)
 
     def _document(self, doc_id: int) -> Document | None:
         """Document ``doc_id`` (Index.document); None without an index or once it is gone."""

@@ -7,8 +7,10 @@ best-ranked paragraphs shown
 (:func:`~deepread.extractive.composer.rank_paragraphs`): each sentence of a paragraph,
 a short paragraph (a list item) whole, each row of a table as ``label: head value, …``
 (:mod:`deepread.text.headed_rows`: the row with its column heads, so which year is which
-is on the line; its quote is the row as printed, under the header row). Code is no
-statement: the composer shows it with its lines.
+is on the line; its quote is the row as printed, under the header row). A row whose
+label alone names nothing (:data:`BARE`: "Total") is read and shown with its section's
+title ("Revenues — Total: 2022 $66,608, …"). Code is no statement: the composer shows it
+with its lines.
 
 Each candidate is scored by
 
@@ -35,7 +37,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deepread.corpus.vectors import local_vectors
 from deepread.nodes.citations import Coord
@@ -60,6 +62,11 @@ YEAR = 0.2
 RANK = 1.0
 #: A statement shorter than this is no answer on its own ("Total", "2022").
 SHORTEST = 12
+#: The words of a row label that names nothing without its table's place: "Total" under
+#: "Revenues" is the total revenue, on its own a total of anything.
+BARE = frozenset({"total", "net", "other", "subtotal"})
+#: A section title longer than this (a risk factor's whole sentence) names no row.
+PLACE_CHARS = 80
 
 #: Where a sentence ends: ".", "?" or "!" and a space before a capital, a digit or a quote.
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z0-9\"“(\[$])")
@@ -87,25 +94,38 @@ class Statement:
     label: str = ""
 
 
-def statements(coord: Coord, text: str, kind: str, rank: int, wanted: set[str]) -> list[Statement]:
-    """The candidate first lines of one paragraph (see the module docstring)."""
+def statements(
+    coord: Coord, text: str, kind: str, rank: int, wanted: set[str], section: str = ""
+) -> list[Statement]:
+    """The candidate first lines of one paragraph (see the module docstring);
+    ``section``: the title of the paragraph's section ("" when unknown), which names a
+    row whose own label is bare (:data:`BARE`)."""
     if kind == "code":
         return []
     if "<table" in text.lower():
-        return [
-            Statement(
-                coord,
-                clip(row.line(), LINE_CHARS),
-                clip(row.cells, LINE_CHARS),
-                rank,
-                i,
-                _row_markup(row),
-                row.head,
-                True,
-                row.label,
+        out = []
+        for i, row in enumerate(headed_rows(text)):
+            line, label = row.line(), row.label
+            place = one_line(section)
+            if place and len(place) <= PLACE_CHARS and label and _stems(label) <= BARE:
+                # "Revenues — Total: 2022 $66,608, …": the line says what it totals,
+                # and the row is judged by what it totals
+                line, label = f"{place} — {line}", f"{place} {label}"
+                row = replace(row, label=label)
+            out.append(
+                Statement(
+                    coord,
+                    clip(line, LINE_CHARS),
+                    clip(row.cells, LINE_CHARS),
+                    rank,
+                    i,
+                    _row_markup(row),
+                    row.head,
+                    True,
+                    label,
+                )
             )
-            for i, row in enumerate(headed_rows(text))
-        ]
+        return out
     flat = one_line(text)
     if len(flat) <= LINE_CHARS:
         whole = Statement(coord, flat, flat, rank, 0, flat)
@@ -141,8 +161,10 @@ def _cut(sentence: str, wanted: set[str]) -> str:
 
 def _stems(text: str) -> set[str]:
     """The stemmed content words of ``text``, a fiscal year ("FY2022", "fy22") as its
-    year."""
-    return {stem(_FISCAL.sub(_year, w)) for w in terms(text)}
+    year, and a final "e" dropped: the stem takes "es" from a plural ("revenues" →
+    "revenu") and keeps the singular whole, and a question asking for revenue must meet
+    a row or section of Revenues."""
+    return {stem(_FISCAL.sub(_year, w)).removesuffix("e") for w in terms(text)}
 
 
 def _unnamed(question: str, named: set[str]) -> str:
@@ -169,11 +191,12 @@ def ranked_statements(
     texts: Mapping[Coord, str],
     kinds: Mapping[Coord, str] | None = None,
     title: Callable[[int], str] = lambda doc_id: "",
+    section: Callable[[int, int], str] = lambda doc_id, sec_id: "",
 ) -> list[tuple[Statement, float]]:
     """The statements of the best-ranked :data:`PARAGRAPHS` of ``ranked`` (coordinates
     of ``texts``, best first), each with its score for ``question``, best first — the
     :data:`SCORED` lexically best of them (see the module docstring); ``title``: a
-    document's title ("" when unknown)."""
+    document's title, ``section`` a section's ("" when unknown)."""
     own = asked(question)
     wanted = _stems(own)
     docs = dict.fromkeys(coord[0] for coord in ranked[:PARAGRAPHS])
@@ -185,7 +208,7 @@ def ranked_statements(
         if rank >= PARAGRAPHS:
             break
         kind = (kinds or {}).get(coord, "text")
-        for s in statements(coord, texts[coord], kind, rank, wanted):
+        for s in statements(coord, texts[coord], kind, rank, wanted, section(*coord[:2])):
             if s.text not in seen:  # an HTML page and its PDF print say it twice
                 seen.add(s.text)
                 pool.append(s)

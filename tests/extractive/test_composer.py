@@ -218,3 +218,30 @@ def test_a_supporting_quote_of_one_paragraph_stays_within_quote_chars():
 
     assert len(quoted(wide)[0]) > 60, wide  # both sentences
     assert quoted(narrow) and all(len(ln) <= 45 + len(" … [1:2:0]") for ln in quoted(narrow))
+
+
+SEGMENTS = (
+    "(Dollars in millions)<table><tr><td>Years ended December 31,</td><td>2022</td>"
+    "<td>2021</td></tr><tr><td>Commercial Airplanes</td><td>$25,867</td><td>$19,493</td></tr>"
+    "<tr><td>Global Services</td><td>17,611</td><td>16,328</td></tr>"
+    "<tr><td>Total</td><td>$66,608</td><td>$62,286</td></tr></table>"
+)
+
+
+def test_a_bare_total_row_is_named_by_its_section_and_answers_the_total_asked():
+    """A segment table under "Revenues" ends in a row labelled "Total": that row is the
+    revenue asked, and its line says what it totals."""
+    composer = Composer(section=lambda doc_id, sec_id: "Revenues")
+
+    answer = composer.compose("What was the company's revenue in 2022?", {(1, 65, 2): SEGMENTS})
+
+    assert answer.splitlines()[0].startswith("Revenues — Total: 2022 $66,608"), answer
+
+
+def test_a_bare_row_under_a_sentence_long_section_title_keeps_its_own_label():
+    title = "We are subject to restrictions that limit our ability to pay dividends and more"
+    composer = Composer(section=lambda doc_id, sec_id: title + " and our capital stock")
+
+    answer = composer.compose("What was the company's revenue in 2022?", {(1, 65, 2): SEGMENTS})
+
+    assert "We are subject" not in answer, answer

@@ -76,3 +76,17 @@ def test_a_row_printed_as_a_line_of_text_states_the_quantity():
 
     assert states_row_of("Effective income tax rate (0.6) % 14.8 % 17.5 %", rate)
     assert not states_row_of("Effective income tax rate was 14.8 % in 2021.", rate)
+
+
+def test_a_label_adding_one_word_to_the_quantity_asked_still_names_it():
+    """ "Effective income tax rate" is the effective tax rate a question asks for."""
+    rate = content_words("What was the effective tax rate in 2022?")
+
+    assert states_row_of("Effective income tax rate (0.6) % 14.8 % 17.5 %", rate)
+
+
+def test_a_label_sharing_one_word_of_the_quantity_asked_does_not_name_it():
+    """ "Loss before income taxes" shares "tax" with a tax rate, and states no rate."""
+    table = "<table><tr><td>Loss before income taxes</td><td>(5,022)</td></tr></table>"
+
+    assert not states_row_of(table, content_words("What was the effective tax rate in 2022?"))

@@ -7,9 +7,11 @@ first the revenue-mix tables, whose words are closer to the question's ("Revenue
 named for the quantity. So when a question asks for a financial quantity
 (:func:`~deepread.profiles.kinds.sec_filing.statements.statements_asked`), the offline answer quotes
 first the tables holding a row whose label names it (:func:`states_row_of`): every word of
-the label but "total", "net" and "other" is a word of the question (so "Total net revenue"
-names "total revenue", "Total" alone names nothing; "% of revenue" names a share) and a
-cell of the row is a figure.
+the label but "total", "net" and "other" is a word of the question, or all but one of a
+label holding two words asked or more (so "Total net revenue" names "total revenue",
+"Effective income tax rate" an effective tax rate; "Total" alone names nothing, "Loss
+before income taxes" no tax rate; "% of revenue" names a share) and a cell of the row
+is a figure.
 
 Nothing here knows a benchmark's wording: a label is a row's first cell, a figure a
 number as statements print them ("$9,583", "(7)", "$(491)", "23.2 %"; the pattern
@@ -40,10 +42,10 @@ _PRINTED_ROW = re.compile(
 
 
 def states_row_of(text: str, words: Set[str]) -> bool:
-    """Whether ``text`` is a table with a row whose label's content words
-    (:func:`~deepread.text.terms.content_words`), but for :data:`QUALIFIERS`, are all
-    among ``words`` (the question's content words; at least one of them) and which holds
-    a figure — or is such a row printed as a line of text (:data:`_PRINTED_ROW`)."""
+    """Whether ``text`` is a table with a row whose label names the quantity of
+    ``words`` (the question's content words, :func:`~deepread.text.terms.content_words`;
+    see the module docstring) and which holds a figure — or is such a row printed as a
+    line of text (:data:`_PRINTED_ROW`)."""
     if not words:
         return False
     if "<table" not in text.lower():
@@ -63,4 +65,9 @@ def _names(label: str, words: Set[str]) -> bool:
         return False  # "% of revenue", "as a percent of sales": a share, not the quantity
     # a header row ("2022 | 2021", its empty first cell dropped) names no quantity
     named = {w for w in content_words(label) - QUALIFIERS if not w.isdigit()}
-    return bool(named) and named <= words
+    asked = named & words
+    # every word asked, or all but one of a label holding two words asked or more:
+    # "Effective income tax rate" names an effective tax rate, "Net cash provided by
+    # operating activities" the cash from operating activities; "Loss before income
+    # taxes" (one word asked, two not) names no tax rate
+    return bool(named) and (asked == named or (len(asked) >= 2 and len(named - asked) <= 1))
