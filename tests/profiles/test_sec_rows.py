@@ -90,3 +90,14 @@ def test_a_label_sharing_one_word_of_the_quantity_asked_does_not_name_it():
     table = "<table><tr><td>Loss before income taxes</td><td>(5,022)</td></tr></table>"
 
     assert not states_row_of(table, content_words("What was the effective tax rate in 2022?"))
+
+
+def test_a_label_whose_one_word_more_makes_another_measure_does_not_name_it():
+    """ "Adjusted net earnings per share (Diluted)" is the company's own measure, not the
+    diluted earnings per share asked."""
+    table = (
+        "<table><tr><td>Adjusted net earnings per share (Diluted)</td><td>$10.15</td></tr></table>"
+    )
+    asked = content_words("What was the diluted earnings per share for 2022?")
+
+    assert not states_row_of(table, asked)

@@ -8,10 +8,12 @@ named for the quantity. So when a question asks for a financial quantity
 (:func:`~deepread.profiles.kinds.sec_filing.statements.statements_asked`), the offline answer quotes
 first the tables holding a row whose label names it (:func:`states_row_of`): every word of
 the label but "total", "net" and "other" is a word of the question, or all but one of a
-label holding two words asked or more (so "Total net revenue" names "total revenue",
-"Effective income tax rate" an effective tax rate; "Total" alone names nothing, "Loss
-before income taxes" no tax rate; "% of revenue" names a share) and a cell of the row
-is a figure.
+label holding two words asked or more, when that one does not make it another measure
+(:data:`OTHER_MEASURE`: "adjusted", "non-GAAP" …) — so "Total net revenue" names "total
+revenue", "Effective income tax rate" an effective tax rate; "Total" alone names nothing,
+"Loss before income taxes" no tax rate, "Adjusted net earnings per share (Diluted)" no
+diluted earnings per share; "% of revenue" names a share — and a cell of the row is a
+figure.
 
 Nothing here knows a benchmark's wording: a label is a row's first cell, a figure a
 number as statements print them ("$9,583", "(7)", "$(491)", "23.2 %"; the pattern
@@ -29,6 +31,11 @@ from deepread.text.terms import content_words
 
 #: Words a row label adds to a quantity without naming another one.
 QUALIFIERS = frozenset({"total", "net", "other"})
+#: Words that make a label another measure of the quantity, not the quantity with one
+#: word more: "Adjusted net earnings per share" is no diluted earnings per share.
+OTHER_MEASURE = content_words(
+    "adjusted non-GAAP pro forma core organic comparable underlying operational constant"
+)
 #: A label naming a share of a quantity rather than the quantity.
 _SHARE = re.compile(r"%|\bper ?cent(?:age)?\b", re.IGNORECASE)
 
@@ -70,4 +77,7 @@ def _names(label: str, words: Set[str]) -> bool:
     # "Effective income tax rate" names an effective tax rate, "Net cash provided by
     # operating activities" the cash from operating activities; "Loss before income
     # taxes" (one word asked, two not) names no tax rate
-    return bool(named) and (asked == named or (len(asked) >= 2 and len(named - asked) <= 1))
+    extra = named - asked
+    return bool(named) and (
+        not extra or (len(asked) >= 2 and len(extra) == 1 and not extra & OTHER_MEASURE)
+    )
