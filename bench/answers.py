@@ -144,7 +144,7 @@ def main() -> None:
         }
         | {
             "first_line_figure": statistics.fmean(stated) if (stated := _stated(got)) else 0.0,
-            "figure_questions": float(len(_stated(got))),
+            "figure_questions": float(len(stated)),
             "median_chars": statistics.median(r["chars"] for r in got) if got else 0.0,
             "p90_chars": _p90([r["chars"] for r in got]),
         }

@@ -235,9 +235,10 @@ class ExtractiveChatModel(BaseChatModel):
     def _section(self, doc_id: int, sec_id: int) -> str:
         """Section ``sec_id``'s title in document ``doc_id``; "" where it is not known."""
         doc = self._document(doc_id)
-        if doc is None or not 0 <= sec_id < len(doc.sections):
+        try:
+            return "" if doc is None else str(doc.section(sec_id).title)
+        except KeyError:  # CoordinateError: no such section
             return ""
-        return str(doc.sections[sec_id].title)
 
     def _document(self, doc_id: int) -> Document | None:
         """Document ``doc_id`` (Index.document); None without an index or once it is gone."""

@@ -43,7 +43,7 @@ from deepread.corpus.vectors import local_vectors
 from deepread.nodes.citations import Coord
 from deepread.profiles import PROFILES
 from deepread.text.clip import clip
-from deepread.text.headed_rows import headed_rows
+from deepread.text.headed_rows import QUALIFIERS, headed_rows
 from deepread.text.markup import one_line
 from deepread.text.questions import asked
 from deepread.text.terms import stem, terms
@@ -64,7 +64,7 @@ RANK = 1.0
 SHORTEST = 12
 #: The words of a row label that names nothing without its table's place: "Total" under
 #: "Revenues" is the total revenue, on its own a total of anything.
-BARE = frozenset({"total", "net", "other", "subtotal"})
+BARE = QUALIFIERS | {"subtotal"}
 #: A section title longer than this (a risk factor's whole sentence) names no row.
 PLACE_CHARS = 80
 
@@ -103,11 +103,13 @@ def statements(
     if kind == "code":
         return []
     if "<table" in text.lower():
+        place = one_line(section)
+        if len(place) > PLACE_CHARS:
+            place = ""
         out = []
         for i, row in enumerate(headed_rows(text)):
             line, label = row.line(), row.label
-            place = one_line(section)
-            if place and len(place) <= PLACE_CHARS and label and _stems(label) <= BARE:
+            if place and label and _stems(label) <= BARE:
                 # "Revenues — Total: 2022 $66,608, …": the line says what it totals,
                 # and the row is judged by what it totals
                 line, label = f"{place} — {line}", f"{place} {label}"

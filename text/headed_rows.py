@@ -24,6 +24,9 @@ from deepread.text.markup import table_cells
 #: A cell holding one figure: "$9,583", "(7)", "$(491)", "23.2 %", "1,879", "—" (the one
 #: pattern for a figure cell: a filing's rows are judged by it too).
 FIGURE = re.compile(r"^(?:\(?[-−–]?\$?|\$\()\s?\d[\d,]*(?:\.\d+)?\)?\s?%?\)?$|^[—–-]$")
+#: Words a row label adds to a quantity without naming another one ("Total net
+#: revenue" is revenue); a label of only these names nothing without its table's place.
+QUALIFIERS = frozenset({"total", "net", "other"})
 #: A cell that is a year or a fiscal year, as column heads print them.
 _YEAR = re.compile(r"^(?:FY\s?|fiscal\s)?(?:19|20)\d\d$", re.IGNORECASE)
 #: Dot leaders and the currency sign a label carries into its first figure.

@@ -25,12 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 
-from deepread.text.headed_rows import FIGURE
+from deepread.text.headed_rows import FIGURE, QUALIFIERS
 from deepread.text.markup import plain_table
 from deepread.text.terms import content_words
 
-#: Words a row label adds to a quantity without naming another one.
-QUALIFIERS = frozenset({"total", "net", "other"})
 #: Words that make a label another measure of the quantity, not the quantity with one
 #: word more: "Adjusted net earnings per share" is no diluted earnings per share.
 OTHER_MEASURE = content_words(
