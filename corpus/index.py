@@ -107,7 +107,8 @@ class IngestOptions(TypedDict, total=False):
     describe_budget: DescribeBudget | None
     #: Parse and store again files whose content is unchanged (default False).
     force: bool
-    #: Processes parsing files side by side (default 1: a background thread).
+    #: Processes parsing files side by side (default: one per core when the files to
+    #: parse hold 1 MiB or more, else 1 — a background thread, no process).
     workers: int
     #: The local model for every paragraph, no taught table (default False).
     exact_vectors: bool
@@ -250,10 +251,11 @@ class Index:
         """Ingest files and folders; returns the stored (or unchanged) documents.
 
         ``workers``: processes that parse files side by side while this one embeds and
-        stores them, in the order given (``deepread ingest`` uses one per core;
-        :func:`deepread.corpus.parse_ahead.default_workers`); 1 parses in a background
-        thread, starting no process. A file another process is writing at the same
-        moment is reported as failed, naming it; nothing of it is stored by this call.
+        stores them, in the order given; by default one per core when the files to parse
+        hold 1 MiB or more (:func:`deepread.corpus.parse_ahead.workers_for`), as
+        ``deepread ingest`` does; 1 parses in a background thread, starting no process.
+        A file another process is writing at the same moment is reported as failed,
+        naming it; nothing of it is stored by this call.
 
         An ingest that embeds more than 20,000 paragraphs with the local model (a shelf of
         filings) embeds the rest with a static table the model taught on those, ~100×
@@ -311,7 +313,7 @@ class Index:
                 options.get("progress"),
                 models,
                 force=options.get("force", False),
-                workers=options.get("workers", 1),
+                workers=options.get("workers"),
                 exact_vectors=options.get("exact_vectors", False),
             )
         finally:

@@ -43,7 +43,7 @@ from deepread.corpus.files import (
 )
 from deepread.corpus.library.front import front_matter
 from deepread.corpus.paragraph_budget import check_texts
-from deepread.corpus.parse_ahead import ParseAhead
+from deepread.corpus.parse_ahead import ParseAhead, workers_for
 from deepread.corpus.parsing import Structured
 from deepread.corpus.taught_vectors import TableCheck, TaughtVectors
 from deepread.corpus.vector_memo import VectorMemo
@@ -181,15 +181,19 @@ def ingest_files(
     models: IngestModels,
     *,
     force: bool = False,
-    workers: int = 1,
+    workers: int | None = None,
     exact_vectors: bool = False,
 ) -> IngestResult:
     """Ingest ``paths`` into ``collection``; failures are reported, not raised.
     ``force``: store unchanged files again too (:meth:`deepread.Index.ingest`);
-    ``workers``: processes parsing side by side (1: a background thread);
+    ``workers``: processes parsing side by side (1: a background thread; ``None``: one
+    per core when the files to parse repay them, :func:`~deepread.corpus.parse_ahead.
+    workers_for`);
     ``exact_vectors``: the local model embeds every paragraph, however long the ingest
     (:mod:`deepread.corpus.taught_vectors`)."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
         raise UsageError(f"workers must be a whole number of at least 1 (got {workers!r})")
     pipeline = _Pipeline(collection, embeddings, progress, force, workers, exact_vectors)
     return pipeline.run(paths, models)
@@ -202,7 +206,7 @@ class _Pipeline:
         embeddings: Embeddings,
         progress: Progress | None,
         force: bool = False,
-        workers: int = 1,
+        workers: int | None = None,
         exact_vectors: bool = False,
     ) -> None:
         self._collection = collection
@@ -273,7 +277,10 @@ class _Pipeline:
         # Files are parsed ahead (a thread, or worker processes) while this process
         # embeds and writes, in the order given (corpus/parse_ahead.py).
         # (An OCR model reads PDFs in this process: its client and cache are not shared.)
-        workers = 1 if models.ocr is not None else self._workers
+        # By default a process per core, where the files to parse (not those skipped)
+        # weigh enough to repay starting them.
+        workers = self._workers or workers_for([path for path, _ in todo])
+        workers = 1 if models.ocr is not None else workers
         loader = None
         if todo and isinstance(self._embeddings, LocalEmbeddings):
             # (beside the first parse: it loads on first use, so the two would follow

@@ -271,7 +271,6 @@ def interrupted_line(progress: IngestProgress, *, force: bool) -> str:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from deepread.corpus.describe import DescribeBudget
     from deepread.corpus.files import expand_paths
-    from deepread.corpus.parse_ahead import workers_for
     from deepread.interrupts import Interrupted
 
     idx = open_index(args)
@@ -292,8 +291,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 max_sections=args.describe_max_sections, max_tokens=args.describe_max_tokens
             ),
             force=args.force,
-            # (by default one per core, if the files are big enough to repay them)
-            workers=args.workers if args.workers is not None else workers_for(found),
+            # (None: one per core, if the files to parse are big enough to repay them)
+            workers=args.workers,
             exact_vectors=args.exact_vectors,
         )
     # (A bad model name, ModelConfigError, is exit 2 by main's mapping: not imported here,

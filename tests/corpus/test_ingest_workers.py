@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +172,41 @@ def test_the_cli_ingests_with_one_worker_per_core_by_default(tmp_path: Path) -> 
         (4, "tutorial-controlflow.html"),
     ]
     assert [Path(f["path"]).name for f in report["failures"]] == ["empty.md"]
+
+
+def spy_on_parse_ahead(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The worker count each real ``ParseAhead`` of an ingest was started with."""
+    import deepread.corpus.pipeline as pipeline
+
+    counts: list[int] = []
+
+    class Counted(ParseAhead):
+        def __init__(self, paths: list[Path], parse: Any, workers: int = 1) -> None:
+            counts.append(workers)
+            super().__init__(paths, parse, workers)
+
+    monkeypatch.setattr(pipeline, "ParseAhead", Counted)
+    return counts
+
+
+def test_index_ingest_parses_on_every_core_by_default_when_the_files_repay_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import deepread.corpus.parse_ahead as parse_ahead
+
+    counts = spy_on_parse_ahead(monkeypatch)
+    monkeypatch.setattr(parse_ahead, "WORKER_BYTES", 1)  # these small files count as big
+    with deepread.Index.open(store=tmp_path / "store") as idx:
+        idx.ingest_report([folder(tmp_path)])
+
+    assert counts == [default_workers()]
+
+
+def test_index_ingest_parses_small_files_in_a_thread_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counts = spy_on_parse_ahead(monkeypatch)
+    with deepread.Index.open(store=tmp_path / "store") as idx:
+        idx.ingest_report([folder(tmp_path)])
+
+    assert counts == [1]
