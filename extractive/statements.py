@@ -21,9 +21,10 @@ Each candidate is scored by
 * its closeness in meaning to the question (the local MiniLM model, as the paragraphs
   are ranked);
 * the rank of its paragraph (the search's best hit, the paragraph closest in meaning);
-* what the document's kind puts first (the profiles' ``quote_order``: in a filing, a
-  statement of figures of the year asked, a row named for the quantity asked), judged
-  on the statement itself and on the question without its document's title words.
+* what the document's kind puts first (the profiles' ``standing``: in a filing, a
+  statement of figures of the year asked, and worth more, a row named for the quantity
+  asked), judged on the statement itself and on the question without its document's
+  title words.
 
 Nothing here knows a benchmark's wording; the weights were set on the development sets
 (Python docs, FinanceBench dev) and checked on FinanceBench val (docs/benchmarks.md,
@@ -235,7 +236,7 @@ def ranked_statements(
     ]
     # the title's words name no quantity either: "Boeing Capital" is no row of
     # Boeing's capital expenditures
-    order = PROFILES.quote_order(_unnamed(own, named))
+    standing = PROFILES.standing(_unnamed(own, named))
     scores = [
         lex
         + RANK / (1 + s.rank)
@@ -243,7 +244,7 @@ def ranked_statements(
         # a row stands for what a kind puts first only when its label or heads name
         # something asked: every row of a statement of the year asked states a figure
         # of that year, and "Basic (Note 17)" is no answer to a tax rate
-        + STANDING * sum(not flag for flag in order(s.markup)) * (bool(lex) or not s.is_row)
+        + STANDING * standing(s.markup) * (bool(lex) or not s.is_row)
         for s, lex, ws in zip(pool, lexical, words, strict=True)
     ]
     best = sorted(range(len(pool)), key=lambda i: -scores[i])[:SCORED]

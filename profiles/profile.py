@@ -100,6 +100,9 @@ class Profile:
     #: The question → each paragraph's standing for it (a tuple of flags, False first:
     #: what the paragraph states that the question asks for).
     quote_order: Callable[[str], Callable[[str], tuple[bool, ...]]] | None = None
+    #: What each of ``quote_order``'s flags is worth to a first line when it holds
+    #: (False): 1.0 each where none is given.
+    quote_weights: tuple[float, ...] = ()
     #: The forms of this kind a question names, as written ("10-K", "earnings release").
     forms: re.Pattern[str] | None = None
 
@@ -193,6 +196,26 @@ class Profiles:
         (empty without any)."""
         orders = [p.quote_order(question) for p in self.profiles if p.quote_order is not None]
         return lambda text: tuple(flag for order in orders for flag in order(text))
+
+    def standing(self, question: str) -> Callable[[str], float]:
+        """What a paragraph's standing for ``question`` is worth to a first line: each
+        profile's ``quote_order`` flags that hold (False), weighted by its
+        ``quote_weights``; 0 without any."""
+        weighted = [
+            (p.quote_order(question), p.quote_weights)
+            for p in self.profiles
+            if p.quote_order is not None
+        ]
+
+        def worth(text: str) -> float:
+            return sum(
+                (weights[i] if i < len(weights) else 1.0)
+                for order, weights in weighted
+                for i, flag in enumerate(order(text))
+                if not flag
+            )
+
+        return worth
 
     # -- forms ---------------------------------------------------------------------------
 

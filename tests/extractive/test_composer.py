@@ -114,6 +114,28 @@ def test_a_row_of_the_year_asked_naming_nothing_asked_does_not_lead_over_the_row
     assert answer.splitlines()[0].startswith("Effective tax rate: 2022 23%"), answer
 
 
+def test_the_rate_printed_without_year_heads_leads_over_a_row_of_the_year_of_another_quantity():
+    """Boeing's 10-K prints its rate as a line of text with no column heads; the best hit
+    is the income statement, whose "Loss before income taxes" states 2021's figures of
+    another quantity — the line naming the rate asked is the answer."""
+    income = (
+        "<table><tr><td>Years ended December 31,</td><td>2021</td><td>2020</td></tr>"
+        "<tr><td>Other income, net</td><td>551</td><td>447</td></tr>"
+        "<tr><td>Loss before income taxes</td><td>(5,033)</td><td>(14,476)</td></tr>"
+        "<tr><td>Income tax benefit</td><td>743</td><td>2,535</td></tr></table>"
+    )
+    texts = {
+        (45, 65, 1): income,
+        (45, 154, 34): "Unrecognized tax benefits of $790 would affect the rate, if recognized.",
+        (45, 60, 0): "Our tax position is described in Note 4.",
+        (45, 62, 2): "Effective income tax rate 14.8 % 17.5 % 71.8 %",
+    }
+
+    answer = Composer().compose("What was Boeing's effective income tax rate in 2021?", texts)
+
+    assert answer.splitlines()[0].startswith("Effective income tax rate 14.8 %"), answer
+
+
 def test_a_row_on_the_first_line_is_proved_by_the_row_as_printed_under_its_heads():
     from deepread.nodes.sufficiency.support import _flat, _unquoted
 

@@ -4,6 +4,12 @@
 from __future__ import annotations
 
 from deepread.profiles.kinds.sec_filing.rows import states_row_of
+from deepread.profiles.kinds.sec_filing.statements import (
+    INCOME,
+    Metrics,
+    metrics_asked,
+    statements_asked,
+)
 from deepread.text.terms import content_words
 
 STATEMENT = (
@@ -101,3 +107,61 @@ def test_a_label_whose_one_word_more_makes_another_measure_does_not_name_it():
     asked = content_words("What was the diluted earnings per share for 2022?")
 
     assert not states_row_of(table, asked)
+
+
+def asking(question: str) -> tuple[set[str], Metrics]:
+    """What the filing profile judges rows by for ``question``: its words, its metrics."""
+    return content_words(question), metrics_asked(question)
+
+
+def test_a_label_holding_one_word_of_a_metric_asked_does_not_name_it():
+    """ "Other income, net" holds only words asked ("income"), and is no income tax rate."""
+    table = "<table><tr><td>Other income, net</td><td>551</td></tr></table>"
+
+    assert not states_row_of(table, *asking("What was the effective income tax rate in 2021?"))
+
+
+def test_a_label_missing_two_words_of_the_metric_asked_does_not_name_it():
+    """ "Income tax benefit" is the tax, not the effective income tax rate."""
+    table = "<table><tr><td>Income tax benefit</td><td>743</td></tr></table>"
+
+    assert not states_row_of(table, *asking("What was the effective income tax rate in 2021?"))
+
+
+def test_a_label_naming_the_metric_another_way_names_it():
+    """ "Cost of sales" is the cost of goods sold a question asks for."""
+    table = "<table><tr><td>Cost of sales</td><td>20,441</td></tr></table>"
+
+    assert states_row_of(table, *asking("What was Nike's cost of goods sold in FY2018?"))
+
+
+def test_a_label_naming_the_metric_with_another_measure_s_words_does_not_name_it():
+    """ "Net income attributable to noncontrolling interest" is no net income of the
+    company, though it begins as one."""
+    table = (
+        "<table><tr><td>Net income attributable to noncontrolling interest</td>"
+        "<td>$12</td></tr></table>"
+    )
+
+    assert not states_row_of(table, *asking("What was the net income in 2022?"))
+
+
+def test_the_effective_income_tax_rate_is_asked_as_a_metric():
+    """Filings print "Effective income tax rate" as often as "Effective tax rate"."""
+    assert statements_asked("What was Boeing's effective income tax rate in 2021?") == [INCOME]
+    assert states_row_of(
+        "Effective income tax rate 14.8 % 17.5 % 71.8 %",
+        *asking("What was Boeing's effective income tax rate in 2021?"),
+    )
+
+
+def test_a_label_the_question_asks_for_besides_its_metric_names_it():
+    """A question defining days payable outstanding by its accounts payable asks for the
+    row "Accounts payable" too."""
+    table = "<table><tr><td>Accounts payable</td><td>1,174</td></tr></table>"
+    question = (
+        "What is FY2020 days payable outstanding (DPO) for Corning? DPO is defined as: "
+        "365 * (average accounts payable between FY2019 and FY2020) / (FY2020 COGS)."
+    )
+
+    assert states_row_of(table, *asking(question))

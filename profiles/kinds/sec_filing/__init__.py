@@ -28,7 +28,11 @@ from deepread.profiles.kinds.sec_filing import names
 from deepread.profiles.kinds.sec_filing.cover import COVER
 from deepread.profiles.kinds.sec_filing.periods import asks_quarter, states_figures_of, years_named
 from deepread.profiles.kinds.sec_filing.rows import states_row_of
-from deepread.profiles.kinds.sec_filing.statements import first_reads, statements_asked
+from deepread.profiles.kinds.sec_filing.statements import (
+    first_reads,
+    metrics_asked,
+    statements_asked,
+)
 from deepread.profiles.profile import Profile
 from deepread.text.markup import plain
 from deepread.text.terms import content_words
@@ -41,9 +45,10 @@ def quote_order(question: str) -> Callable[[str], tuple[bool, ...]]:
     years = years_named(question)
     quarter = asks_quarter(question)
     quantity = content_words(question) if statements_asked(question) else set()
+    metrics = metrics_asked(question)
     return lambda text: (
         not states_figures_of(plain(text), years, quarter),
-        not states_row_of(text, quantity),
+        not states_row_of(text, quantity, metrics),
     )
 
 
@@ -67,5 +72,8 @@ PROFILE = Profile(
     periods=names.PERIODS,
     first_reads=first_reads,
     quote_order=quote_order,
+    # A row named for the quantity asked outweighs one stating figures of the year asked:
+    # "Loss before income taxes: 2021 (5,033) …" states the year, not its tax rate.
+    quote_weights=(1.0, 1.5),
     forms=FORMS,
 )

@@ -13,7 +13,12 @@ label holding two words asked or more, when that one does not make it another me
 revenue", "Effective income tax rate" an effective tax rate; "Total" alone names nothing,
 "Loss before income taxes" no tax rate, "Adjusted net earnings per share (Diluted)" no
 diluted earnings per share; "% of revenue" names a share — and a cell of the row is a
-figure.
+figure. Where the question names a metric or line item (:func:`~deepread.profiles.kinds.
+sec_filing.statements.quantities_asked`: "effective income tax rate", "cost of goods
+sold"), a label named as one of that metric's ways of naming it names it ("Cost of
+sales"), and a label holding some of its words names it only if it misses at most one:
+"Other income, net" and "Income tax benefit" hold only words asked and name no effective
+income tax rate.
 
 Nothing here knows a benchmark's wording: a label is a row's first cell, a figure a
 number as statements print them ("$9,583", "(7)", "$(491)", "23.2 %"; the pattern
@@ -25,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 
+from deepread.profiles.kinds.sec_filing.statements import Metrics, Quantity
 from deepread.text.headed_rows import FIGURE, QUALIFIERS
 from deepread.text.markup import plain_table
 from deepread.text.terms import content_words
@@ -46,24 +52,26 @@ _PRINTED_ROW = re.compile(
 )
 
 
-def states_row_of(text: str, words: Set[str]) -> bool:
+def states_row_of(text: str, words: Set[str], metrics: Metrics | None = None) -> bool:
     """Whether ``text`` is a table with a row whose label names the quantity of
     ``words`` (the question's content words, :func:`~deepread.text.terms.content_words`;
     see the module docstring) and which holds a figure — or is such a row printed as a
-    line of text (:data:`_PRINTED_ROW`)."""
+    line of text (:data:`_PRINTED_ROW`). ``metrics``: the metrics the question names
+    (:func:`~deepread.profiles.kinds.sec_filing.statements.metrics_asked`), which a
+    label holding their words must name (see the module docstring)."""
     if not words:
         return False
     if "<table" not in text.lower():
         printed = _PRINTED_ROW.match(" ".join(text.split()))
-        return printed is not None and _names(printed["label"], words)
+        return printed is not None and _names(printed["label"], words, metrics)
     for row in plain_table(text).splitlines():
         label, *cells = row.split(" | ")
-        if _names(label, words) and any(FIGURE.match(c.strip()) for c in cells):
+        if _names(label, words, metrics) and any(FIGURE.match(c.strip()) for c in cells):
             return True
     return False
 
 
-def _names(label: str, words: Set[str]) -> bool:
+def _names(label: str, words: Set[str], metrics: Metrics | None = None) -> bool:
     """Whether a row's ``label`` names the quantity of ``words`` (see
     :func:`states_row_of`)."""
     if _SHARE.search(label):
@@ -76,6 +84,33 @@ def _names(label: str, words: Set[str]) -> bool:
     # operating activities" the cash from operating activities; "Loss before income
     # taxes" (one word asked, two not) names no tax rate
     extra = named - asked
-    return bool(named) and (
-        not extra or (len(asked) >= 2 and len(extra) == 1 and not extra & OTHER_MEASURE)
+    metrics = metrics if metrics is not None else Metrics()
+    if any(_named_the_same_way(label, named, q) for q in metrics.quantities):
+        return True
+    # and it is no part of a metric asked: a label holding words the question says only
+    # in the metrics it names misses at most one word of one of them — "Other income,
+    # net" (every word asked) and "Income tax benefit" name no effective income tax rate;
+    # "Accounts payable", which a question defining days payable outstanding asks for
+    # besides, may name its input
+    touched = [
+        q.words - QUALIFIERS
+        for q in metrics.quantities
+        if q.words - QUALIFIERS & named and not named <= metrics.outside
+    ]
+    return (
+        bool(named)
+        and (not extra or (len(asked) >= 2 and len(extra) == 1 and not extra & OTHER_MEASURE))
+        and (not touched or any(len(words - named) <= 1 for words in touched))
     )
+
+
+def _named_the_same_way(label: str, named: Set[str], quantity: Quantity) -> bool:
+    """Whether ``label`` names ``quantity`` as one of the ways the question's metric is
+    named ("Cost of sales" for a cost of goods sold), with at most one word more that
+    makes it no other measure ("Diluted earnings per share"; not "Net income attributable
+    to noncontrolling interest")."""
+    m = quantity.name.search(label)
+    if m is None:
+        return False
+    more = named - content_words(m.group(0))
+    return len(more) <= 1 and not more & OTHER_MEASURE

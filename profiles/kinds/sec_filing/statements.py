@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 from deepread.profiles.profile import Tree
 from deepread.records.documents import Section
 from deepread.records.outline import subtree
 from deepread.text.questions import asked
+from deepread.text.terms import content_words
 
 INCOME, BALANCE, CASH_FLOW = "income statement", "balance sheet", "cash flow statement"
 
@@ -107,7 +109,7 @@ METRICS: dict[str, tuple[str, ...]] = {
     # or the MD&A, not the statement: "sales growth" alone is not here).
     r"revenue growth|total (?:revenues?|sales)|net sales|net revenues?": _IS,
     r"cost of (?:goods sold|sales|revenues?)|\bcogs\b": _IS,
-    r"effective tax rate|income tax expense|provision for income taxes": _IS,
+    r"effective (?:income )?tax rate|income tax expense|provision for income taxes": _IS,
     r"interest coverage|interest expense": _IS,
     r"(?:selling|sg&a|r&d|research and development)[a-z ,]* expenses?": _IS,
     # Liquidity, solvency and capital structure: the balance sheet.
@@ -153,6 +155,61 @@ def statements_asked(question: str) -> list[str]:
         if statement not in out:
             out.append(statement)
     return out
+
+
+def _branches(pattern: str) -> list[str]:
+    """The alternatives of ``pattern`` at its top level ("a|b(?:c|d)" → "a", "b(?:c|d)")."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(pattern):
+        if ch in "([" and (i == 0 or pattern[i - 1] != "\\"):
+            depth += 1
+        elif ch in ")]" and pattern[i - 1] != "\\":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+    return [*out, pattern[start:]]
+
+
+#: Each metric's names, one pattern per way of naming it: "cost of sales" and "cost of
+#: goods sold" are one name, "provision for income taxes" another than "effective tax rate".
+_NAMES_OF = [
+    re.compile(rf"\b(?:{branch})", re.I) for pattern in METRICS for branch in _branches(pattern)
+]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A metric a question names: the pattern of that way of naming it, and its words."""
+
+    name: re.Pattern[str]
+    words: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """The metrics and line items a question names, and its words outside them."""
+
+    quantities: tuple[Quantity, ...] = ()
+    #: The question's content words outside the metrics' names ("average accounts
+    #: payable" in a question defining days payable outstanding).
+    outside: frozenset[str] = frozenset()
+
+
+def metrics_asked(question: str) -> Metrics:
+    """Each financial quantity the question names as a metric or line item ("effective
+    income tax rate"), and its words outside them; no quantities when it names none (a
+    statement named outright, a non-GAAP measure, no quantity)."""
+    if _NON_GAAP.search(question):
+        return Metrics()
+    found = [(name, m) for name in _NAMES_OF for m in name.finditer(question)]
+    rest = question
+    for _, m in found:
+        rest = rest.replace(m.group(0), " ")
+    return Metrics(
+        tuple(Quantity(name, frozenset(content_words(m.group(0)))) for name, m in found),
+        frozenset(content_words(rest)),
+    )
 
 
 def title_statement(title: str) -> str | None:
