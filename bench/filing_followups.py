@@ -9,9 +9,11 @@ company or a new form; each follow-up with the filing's verbatim sentence or tab
 that states its answer (several where more than one filing states it). ``kind`` says
 which slot the follow-up names. A gold marked ``added`` was added after the first run:
 the financial statement's row of the same figure where the first gold was a discussion's
-sentence or row, and, for Corning's 2021 figures, the Corning 2021 10-K the library
-holds (a validation filing): both are reported, ``as written`` (the first golds only)
-and ``with added``.
+sentence or row; for Corning's 2021 figures, the Corning 2021 10-K the library holds (a
+validation filing); and (2026-12-03) the year's own filing on the shelf where an answer
+quoted it for the year asked — Boeing's, Adobe's and Corning's 2021 10-Ks state their
+2021 figures as the 2022 ones do. Both are reported, ``as written`` (the first golds
+only) and ``with added``.
 
 Each pair is one thread of the agent graph (the offline extractive policy, an in-memory
 LangGraph checkpointer), asked of the whole collection, as a person chatting with a
