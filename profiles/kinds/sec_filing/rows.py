@@ -14,11 +14,11 @@ revenue", "Effective income tax rate" an effective tax rate; "Total" alone names
 "Loss before income taxes" no tax rate, "Adjusted net earnings per share (Diluted)" no
 diluted earnings per share; "% of revenue" names a share — and a cell of the row is a
 figure. Where the question names a metric or line item (:func:`~deepread.profiles.kinds.
-sec_filing.statements.quantities_asked`: "effective income tax rate", "cost of goods
-sold"), a label named as one of that metric's ways of naming it names it ("Cost of
-sales"), and a label holding some of its words names it only if it misses at most one:
-"Other income, net" and "Income tax benefit" hold only words asked and name no effective
-income tax rate.
+sec_filing.statements.metrics_asked`: "effective income tax rate", "cost of goods sold"),
+a label named as one of that metric's ways of naming it names it ("Cost of sales"), and a
+label holding words the question says only inside the metric names it only if it misses
+at most one of the metric's words: "Other income, net" and "Income tax benefit" hold only
+words asked and name no effective income tax rate.
 
 Nothing here knows a benchmark's wording: a label is a row's first cell, a figure a
 number as statements print them ("$9,583", "(7)", "$(491)", "23.2 %"; the pattern
