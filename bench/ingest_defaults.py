@@ -25,20 +25,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from _common import SHARED_DATA, machine, machine_line, table, write_json
-
-LIBRARY = [SHARED_DATA / f"financebench-{part}" for part in ("dev", "val", "library")]
-#: A line of ``deepread ingest`` without a terminal: where the run stands.
-STANDS = re.compile(r"\[(?P<done>\d+)/(?P<files>\d+) files, (?P<pages>[\d,]+)/(?P<total>[\d,]+)")
+from _common import machine, machine_line, table, write_json
+from ingest import pdf_pages
+from readers_beside_ingest import LIBRARY, STANDS, ingest
 
 CHILD = r"""
 import json, resource, sys, time
@@ -63,15 +59,12 @@ idx.close()
 
 
 def pages_of(folders: list[Path]) -> dict[str, int]:
-    import pypdfium2
-
-    pages = {}
-    for folder in folders:
-        for path in sorted(folder.glob("*.pdf")):
-            pdf = pypdfium2.PdfDocument(str(path))
-            pages[str(path.resolve())] = len(pdf)
-            pdf.close()
-    return pages
+    """Each PDF of ``folders`` (resolved path) and its pages."""
+    return {
+        str(path.resolve()): pdf_pages([path])
+        for folder in folders
+        for path in sorted(folder.glob("*.pdf"))
+    }
 
 
 def library_side(folders: list[Path], workers: str, pages: dict[str, int]) -> dict[str, Any]:
@@ -95,26 +88,15 @@ def library_side(folders: list[Path], workers: str, pages: dict[str, int]) -> di
 
 def cli_side(folders: list[Path]) -> dict[str, Any]:
     """``deepread ingest FOLDER…`` as a person runs it (a log, no terminal), timed."""
-    store = tempfile.mkdtemp(prefix="deepread-bench-defaults-cli-")
-    command = [str(Path(sys.executable).with_name("deepread")), "ingest", *map(str, folders)]
-    env = {**os.environ, "DEEPREAD_STORE": store}
-    env.pop("OPENAI_API_KEY", None)
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        [*command, "--store", store], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True, env=env,
-    )  # fmt: skip
-    assert proc.stderr is not None
+    run = ingest(Path(tempfile.mkdtemp(prefix="deepread-bench-defaults-cli-")), folders)
     curve, last = [], 0
-    for line in proc.stderr:
+    for t, line in run["lines"]:
         m = STANDS.search(line)
         if m and (pages := int(m["pages"].replace(",", ""))) > last:
             last = pages
-            curve.append((time.monotonic() - started, pages))
-    code = proc.wait()
-    seconds = time.monotonic() - started
+            curve.append((t, pages))
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"seconds": seconds, "exit": code, "curve": curve, "peak_rss_mb": rss}
+    return {"seconds": run["seconds"], "exit": run["exit"], "curve": curve, "peak_rss_mb": rss}
 
 
 def tenths(curve: list[tuple[float, int]], total: int) -> list[float | None]:

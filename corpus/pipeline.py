@@ -279,8 +279,9 @@ class _Pipeline:
         # (An OCR model reads PDFs in this process: its client and cache are not shared.)
         # By default a process per core, where the files to parse (not those skipped)
         # weigh enough to repay starting them.
-        workers = self._workers or workers_for([path for path, _ in todo])
-        workers = 1 if models.ocr is not None else workers
+        workers = (
+            1 if models.ocr is not None else self._workers or workers_for([p for p, _ in todo])
+        )
         loader = None
         if todo and isinstance(self._embeddings, LocalEmbeddings):
             # (beside the first parse: it loads on first use, so the two would follow

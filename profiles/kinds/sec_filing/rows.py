@@ -78,24 +78,23 @@ def _names(label: str, words: Set[str], metrics: Metrics | None = None) -> bool:
         return False  # "% of revenue", "as a percent of sales": a share, not the quantity
     # a header row ("2022 | 2021", its empty first cell dropped) names no quantity
     named = {w for w in content_words(label) - QUALIFIERS if not w.isdigit()}
-    asked = named & words
+    metrics = metrics if metrics is not None else Metrics()
+    # named as the question's metric is named ("Cost of sales" for a cost of goods sold)
+    if any(_named_the_same_way(label, named, q) for q in metrics.quantities):
+        return True
     # every word asked, or all but one of a label holding two words asked or more:
     # "Effective income tax rate" names an effective tax rate, "Net cash provided by
     # operating activities" the cash from operating activities; "Loss before income
     # taxes" (one word asked, two not) names no tax rate
+    asked = named & words
     extra = named - asked
-    metrics = metrics if metrics is not None else Metrics()
-    if any(_named_the_same_way(label, named, q) for q in metrics.quantities):
-        return True
     # and it is no part of a metric asked: a label holding words the question says only
     # in the metrics it names misses at most one word of one of them — "Other income,
     # net" (every word asked) and "Income tax benefit" name no effective income tax rate;
     # "Accounts payable", which a question defining days payable outstanding asks for
     # besides, may name its input
     touched = [
-        q.words - QUALIFIERS
-        for q in metrics.quantities
-        if q.words - QUALIFIERS & named and not named <= metrics.outside
+        q.words for q in metrics.quantities if q.words & named and not named <= metrics.outside
     ]
     return (
         bool(named)

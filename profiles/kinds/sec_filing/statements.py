@@ -40,6 +40,7 @@ from functools import partial
 from deepread.profiles.profile import Tree
 from deepread.records.documents import Section
 from deepread.records.outline import subtree
+from deepread.text.headed_rows import QUALIFIERS
 from deepread.text.questions import asked
 from deepread.text.terms import content_words
 
@@ -180,7 +181,8 @@ _NAMES_OF = [
 
 @dataclass(frozen=True)
 class Quantity:
-    """A metric a question names: the pattern of that way of naming it, and its words."""
+    """A metric a question names: the pattern of that way of naming it, and its words
+    but "total", "net" and "other"."""
 
     name: re.Pattern[str]
     words: frozenset[str]
@@ -207,7 +209,9 @@ def metrics_asked(question: str) -> Metrics:
     for _, m in found:
         rest = rest.replace(m.group(0), " ")
     return Metrics(
-        tuple(Quantity(name, frozenset(content_words(m.group(0)))) for name, m in found),
+        tuple(
+            Quantity(name, frozenset(content_words(m.group(0)) - QUALIFIERS)) for name, m in found
+        ),
         frozenset(content_words(rest)),
     )
 
