@@ -25,6 +25,9 @@ releases the lock. Its callers' next call takes the collection again: one of the
 becomes the holder. A call that found the holder gone is sent again; the write
 protocol's calls can all be (:mod:`deepread.stores.relay`).
 
+An index build does not stop the holder answering: it is made on a copy, in a process
+of its own (:mod:`deepread.stores.index_build`); only writes wait for it.
+
 Waiting happens only where nobody answers: the holder is between taking the lock and
 answering (its load: a fraction of a second, seconds on a very large store), or cannot
 answer (no local sockets on this system), or is stopped (Ctrl-Z) — up to ``wait``
@@ -64,6 +67,7 @@ from deepread.stores.disk_space import (
 )
 from deepread.stores.file_locks import EngineLock, WriteLock, creation_lock
 from deepread.stores.holder import Holder, holder_of, remove_note, write_note
+from deepread.stores.index_build import present, recover
 from deepread.stores.relay import RelayClient, RelayGone, RelayServer, available
 from deepread.stores.schema import Match
 from deepread.stores.shard import Shard, build_empty
@@ -110,11 +114,8 @@ class EdgeBackend:
         self._closed = False
         self._creating = threading.Lock()
         self._opening = threading.Lock()  # one thread of this process takes it at a time
-        if self._config().exists():
+        if present(self.path):
             self._door()  # a store that cannot be used says so at open
-
-    def _config(self) -> Path:
-        return self.path / "edge_config.json"
 
     # -- who holds the engine ---------------------------------------------------------
 
@@ -129,7 +130,7 @@ class EdgeBackend:
                 return door
             if self._closed:
                 raise StoreError(f"the collection at {self.path} is closed")
-            if not self._config().exists():
+            if not present(self.path):
                 raise StoreError(f"the collection at {self.path} does not exist (or was removed)")
             return self._take()
 
@@ -167,6 +168,7 @@ class EdgeBackend:
     def _hold(self) -> Shard:
         """With the lock taken: load the shard and start answering the others."""
         try:
+            recover(self.path)  # a swap a killed holder left (stores/index_build.py)
             ensure_space(self.path, load_estimate(self.path), "opening the collection")
             shard = Shard.load(self.path)
         except BaseException:
@@ -257,7 +259,7 @@ class EdgeBackend:
 
     def exists(self) -> bool:
         return not self._closed and (
-            self._shard is not None or self._client is not None or self._config().exists()
+            self._shard is not None or self._client is not None or present(self.path)
         )
 
     def create(self, dim: int) -> None:
@@ -275,7 +277,7 @@ class EdgeBackend:
                     f"cannot create the store folder {folder}: {exc.strerror or exc}"
                 ) from exc
             with creation_lock(self.path):
-                if not self._config().exists():
+                if not present(self.path):
                     ensure_space(folder, create_estimate(folder), f"creating collection {name!r}")
                     self._build(dim, folder / f".{name}.creating-{os.getpid()}")
             self._door()

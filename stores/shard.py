@@ -12,6 +12,7 @@ returns plain data (no engine objects), as a call from another process must.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,9 @@ import qdrant_edge as qe
 from deepread.records.errors import StoreError
 from deepread.stores.backend import PointData, RetrievalMode, ScoredPayload
 from deepread.stores.fusion import TIE_MARGIN, fused, ordered
+from deepread.stores.index_build import build_beside, drop_replaced, put_back, swap_in
 from deepread.stores.schema import DENSE, INTEGER_FIELDS, KEYWORD_FIELDS, SPARSE, Match
+from deepread.stores.shard_gate import Gate
 from deepread.stores.sparse import bm25_document, bm25_query
 
 
@@ -55,6 +58,12 @@ _HNSW = qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000, m
 #: build's memory; bounded, a build indexes what was written since and merges only small
 #: segments.
 SEGMENT_KB = 100_000
+
+#: Vectors written since the last build past which the build is made beside the
+#: collection, in a process of its own (:meth:`Shard.optimize`): fewer, and the engine
+#: builds nothing (under its indexing threshold of ~6,600 vectors of 384 dimensions) or
+#: takes under a second, less than copying the collection would.
+BESIDE_AT = 6_000
 
 #: The payload indexes (coordinates, versions, sources), on disk too: kept in memory they
 #: were read and built again at every opening, which grew with the points.
@@ -125,6 +134,8 @@ class Shard:
     def __init__(self, path: Path, engine: qe.EdgeShard) -> None:
         self.path = path
         self._engine = engine
+        self._gate = Gate()
+        self._building = threading.Lock()  # one build at a time; closing waits for it
 
     @classmethod
     def load(cls, path: Path) -> Shard:
@@ -132,16 +143,7 @@ class Shard:
         tried while another process has the files open can undo that process's unflushed
         writes (measured: a loader retrying every 50 ms against a writer found it empty
         afterwards, and so did every later opener)."""
-        try:
-            return cls(path, qe.EdgeShard.load(str(path), stored_config(path)))
-        except Exception as exc:  # the engine raises bare Exception
-            if held_elsewhere(exc):
-                raise StoreError(
-                    f"the store {path} is open in a process that does not take deepread's "
-                    "engine lock (an older deepread, or another program using qdrant-edge); "
-                    "end it and try again"
-                ) from None
-            raise StoreError(f"the store {path} could not be used: {exc}") from exc
+        return cls(path, _open(path))
 
     def _run(self, operation: Any) -> Any:
         """Run one engine call, turning the engine's bare exceptions into StoreError."""
@@ -151,6 +153,14 @@ class Shard:
             raise
         except Exception as exc:
             raise StoreError(f"the store {self.path} could not be used: {exc}") from exc
+
+    def _read(self, operation: Any) -> Any:
+        with self._gate.read():
+            return self._run(operation)
+
+    def _write(self, operation: Any) -> Any:
+        with self._gate.write():
+            return self._run(operation)
 
     def _points(self, points: list[PointData]) -> list[qe.Point]:
         batch = []
@@ -165,27 +175,27 @@ class Shard:
 
     def upsert(self, points: list[PointData]) -> None:
         batch = self._points(points)
-        self._run(lambda: self._engine.update(qe.UpdateOperation.upsert_points(batch)))
+        self._write(lambda: self._engine.update(qe.UpdateOperation.upsert_points(batch)))
 
     def insert(self, points: list[PointData]) -> None:
         """Write the points whose ids do not exist yet; existing ones stay as they are
         (the engine's insert-only mode, applied under its update lock)."""
         batch = self._points(points)
-        self._run(
+        self._write(
             lambda: self._engine.update(
                 qe.UpdateOperation.upsert_points(batch, update_mode=qe.UpdateMode.InsertOnly)
             )
         )
 
     def delete(self, match: Match) -> None:
-        self._run(
+        self._write(
             lambda: self._engine.update(
                 qe.UpdateOperation.delete_points_by_filter(edge_filter(match))
             )
         )
 
     def set_payload(self, match: Match, values: dict[str, Any]) -> None:
-        self._run(
+        self._write(
             lambda: self._engine.update(
                 qe.UpdateOperation.set_payload_by_filter(edge_filter(match), values)
             )
@@ -195,7 +205,7 @@ class Shard:
         point_ids: list[qe.PointId] = [*ids]
         return [
             r.payload or {}
-            for r in self._run(lambda: self._engine.retrieve(point_ids, True, False))
+            for r in self._read(lambda: self._engine.retrieve(point_ids, True, False))
         ]
 
     def scroll(
@@ -215,11 +225,11 @@ class Shard:
             with_vector=False,
             order_by=qe.OrderBy(order_by, direction=direction) if order_by else None,
         )
-        records, _ = self._run(lambda: self._engine.scroll(request))
+        records, _ = self._read(lambda: self._engine.scroll(request))
         return [r.payload or {} for r in records]
 
     def count(self, match: Match) -> int:
-        return self._run(
+        return self._read(
             lambda: self._engine.count(qe.CountRequest(filter=edge_filter(match), exact=True))
         )
 
@@ -241,7 +251,7 @@ class Shard:
             vector = dense if using == "dense" else sparse
             assert vector is not None  # the mode's vectors are there (checked above)
             query = qe.Query.Nearest(vector, using=DENSE if using == "dense" else SPARSE)
-            points = self._run(
+            points = self._read(
                 lambda: self._engine.query(
                     qe.QueryRequest(query=query, filter=flt, limit=n, with_payload=True)
                 )
@@ -253,12 +263,48 @@ class Shard:
         return ordered(search(mode, limit + TIE_MARGIN), limit)
 
     def optimize(self) -> None:
-        self._run(self._engine.optimize)
+        """Build the vector index of what was written since the last build — beside the
+        collection, in a process of its own, reads answered meanwhile and writes held
+        back (:mod:`deepread.stores.index_build`); here, holding every call, when it
+        cannot be built there."""
+        with self._building, self._gate.build():
+            info = self._run(self._engine.info)
+            # each paragraph has two vectors; the sparse one counts as indexed as written
+            unbuilt = 2 * info.points_count - info.indexed_vectors_count
+            self._run(self._engine.flush)
+            built = build_beside(self.path) if unbuilt >= BESIDE_AT else None
+            if built is None:
+                self._run(self._engine.optimize)
+                return
+            with self._gate.swap():
+                self._engine.close()
+                swap_in(self.path, built)
+                try:
+                    self._engine = _open(self.path)
+                except StoreError:
+                    put_back(self.path)  # the copy does not open: the collection as it was
+                    self._engine = _open(self.path)
+                    raise
+            drop_replaced(self.path)
 
     def close(self) -> None:
         """Flush and close the engine (the files stay as every acknowledged write left
-        them)."""
-        try:
-            self._engine.flush()
-        finally:
-            self._engine.close()
+        them); after the build under way, if one is."""
+        with self._building:
+            try:
+                self._engine.flush()
+            finally:
+                self._engine.close()
+
+
+def _open(path: Path) -> qe.EdgeShard:
+    try:
+        return qe.EdgeShard.load(str(path), stored_config(path))
+    except Exception as exc:  # the engine raises bare Exception
+        if held_elsewhere(exc):
+            raise StoreError(
+                f"the store {path} is open in a process that does not take deepread's "
+                "engine lock (an older deepread, or another program using qdrant-edge); "
+                "end it and try again"
+            ) from None
+        raise StoreError(f"the store {path} could not be used: {exc}") from exc
