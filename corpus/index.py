@@ -340,7 +340,9 @@ class Index:
         The embedded engine has no background optimizer: until this runs, new points are
         searched by brute force (a dense rank 3.30 ms at 20,878 paragraphs against 0.26 ms
         after; docs/history/benchmarks-2026.md §1). Ingest calls it for collections of
-        ``OPTIMIZE_AT`` paragraphs or more; a Qdrant server optimises by itself.
+        ``OPTIMIZE_AT`` paragraphs or more; a Qdrant server optimises by itself. The
+        embedded store builds it on a copy, in a process of its own, answering reads
+        meanwhile (writes wait): it needs room on the disk for that copy.
         """
         self._collection.backend.optimize()
 

@@ -191,3 +191,18 @@ def test_a_holder_killed_during_the_build_loses_no_point(
     assert backend.count(PARAGRAPHS) == POINTS
     assert not index_build.replaced_path(collection).exists()
     backend.close()
+
+
+def test_the_copy_keeps_a_files_holes_and_its_bytes(tmp_path: Path) -> None:
+    source, target = tmp_path / "chunk.mmap", tmp_path / "copy.mmap"
+    with open(source, "wb") as f:  # 32 MB made at full size, a little of it written
+        f.truncate(32 << 20)
+        f.seek(5 << 20)
+        f.write(b"vectors" * 1000)
+    if source.stat().st_blocks * 512 >= 32 << 20:
+        pytest.skip("this filesystem keeps no holes")
+
+    index_build.copy_sparse(str(source), str(target))
+
+    assert target.read_bytes() == source.read_bytes()
+    assert target.stat().st_blocks * 512 < 2 << 20
