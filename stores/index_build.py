@@ -127,9 +127,14 @@ def build_beside(collection: Path) -> Path | None:
             stderr=subprocess.PIPE,
             text=True,
             check=False,
+            # deepread as this process imports it, wherever that is
+            env=os.environ | {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
         )
     except (OSError, subprocess.SubprocessError, NoSpaceError) as exc:
         why = str(exc)
+    except BaseException:  # Ctrl-C: the child is ended by subprocess.run, its copy here
+        shutil.rmtree(copy, ignore_errors=True)
+        raise
     else:
         if child.returncode == 0:
             return copy
