@@ -19,7 +19,8 @@ Three phases, each on the folders given (the 155-filing library by default):
    nothing else running: its quiet time.
 
 Prints each reader's median and longest wait during the ingest beside its quiet median
-(the target: within 2 s of it), pages/s alone and beside (≤ 10 % slower), and the
+(the target: within 2 s of it), the readers asked while the ingest built its vector
+index and the longest of their waits, pages/s alone and beside (≤ 10 % slower), and the
 progress checks; writes bench/out/readers_beside_ingest.json. The machine's load is
 printed at each phase: a shared machine moves both figures.
 
@@ -288,6 +289,7 @@ def beside(store: Path, folders: list[Path], every: float, workdir: Path) -> dic
     """The ingest with readers asking every ``every`` seconds, once it has a document."""
     result: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: result.update(ingest(store, folders)))
+    started = time.monotonic()
     thread.start()
     while not (store / "collections" / "default" / "edge_config.json").exists():
         time.sleep(1.0)
@@ -305,8 +307,11 @@ def beside(store: Path, folders: list[Path], every: float, workdir: Path) -> dic
     try:
         while thread.is_alive():
             name = ORDER[turn % len(ORDER)]
+            at = time.monotonic() - started
             ok, seconds = ask_one(name, store, held, seen)
-            asked.append({"reader": name, "ok": ok, "seconds": round(seconds, 2)})
+            asked.append(
+                {"reader": name, "ok": ok, "seconds": round(seconds, 2), "at": round(at, 1)}
+            )
             turn += 1
             time.sleep(max(0.0, every - seconds))
     finally:
@@ -314,6 +319,35 @@ def beside(store: Path, folders: list[Path], every: float, workdir: Path) -> dic
         for reader in held.values():
             reader.close()
     return result | {"asked": asked}
+
+
+def builds(lines: list[tuple[float, str]]) -> list[tuple[float, float]]:
+    """When the ingest built its vector index: from its "building the vector index" line
+    to its next line that is not the build's heartbeat."""
+    spans, begun = [], None
+    for t, line in lines:
+        if "building the vector index" in line:
+            begun = t if begun is None else begun
+        elif begun is not None:
+            spans.append((begun, t))
+            begun = None
+    return spans
+
+
+def during_builds(run: dict[str, Any]) -> dict[str, Any]:
+    """The readers asked while a build ran (their ask began before it ended and ended
+    after it began), and the longest of their waits."""
+    spans = builds(run["lines"])
+    hit = [
+        a
+        for a in run["asked"]
+        if any(a["at"] < end and a["at"] + a["seconds"] > start for start, end in spans)
+    ]
+    return {
+        "builds": [[round(a, 1), round(b, 1)] for a, b in spans],
+        "asked_during_builds": len(hit),
+        "longest_during_builds": max((a["seconds"] for a in hit), default=None),
+    }
 
 
 def quiet(store: Path, workdir: Path) -> list[dict[str, Any]]:
@@ -353,11 +387,15 @@ def main() -> int:
         shutil.rmtree(args.work / "beside", ignore_errors=True)
         out["load_beside"] = os.getloadavg()
         run = beside(args.work / "beside", args.data, args.every, args.work)
-        out["beside"] = {
-            "seconds": run["seconds"],
-            "exit": run["exit"],
-            "asked": run["asked"],
-        } | progress_checks(run)
+        out["beside"] = (
+            {
+                "seconds": run["seconds"],
+                "exit": run["exit"],
+                "asked": run["asked"],
+            }
+            | progress_checks(run)
+            | during_builds(run)
+        )
         print(json.dumps({k: v for k, v in out["beside"].items() if k != "asked"}), flush=True)
     if "quiet" in args.phases:
         out["load_quiet"] = os.getloadavg()
@@ -376,6 +414,12 @@ def main() -> int:
             f"| {name} | {len(during)} | {sum(a['ok'] for a in during)} | "
             f"{statistics.median(secs):.2f} | {max(secs):.2f} | "
             f"{statistics.median(calm) if calm else float('nan'):.2f} |"
+        )
+    if "beside" in out:
+        b = out["beside"]
+        print(
+            f"\nasked while the ingest built its vector index ({len(b['builds'])} builds): "
+            f"{b['asked_during_builds']}, the longest {b['longest_during_builds']} s"
         )
     if "alone" in out and "beside" in out:
         a, b = out["alone"]["pages_per_s"], out["beside"]["pages_per_s"]
