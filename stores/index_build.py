@@ -127,8 +127,6 @@ def build_beside(collection: Path) -> Path | None:
             stderr=subprocess.PIPE,
             text=True,
             check=False,
-            # deepread as this process imports it, wherever that is
-            env=os.environ | {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
         )
     except (OSError, subprocess.SubprocessError, NoSpaceError) as exc:
         why = str(exc)
