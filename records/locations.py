@@ -1,12 +1,16 @@
 """Where a store is and what its collections are called, checked the same way on every
 floor: a store is a directory or a Qdrant server URL, with a local folder beside it for
 what is not vectors (checkpoints, uploads); a collection name becomes a directory and a
-Qdrant collection name, so it is checked before anything is opened. Path rules only:
-opening an engine is :mod:`deepread.stores.location`'s.
+Qdrant collection name, so it is checked before anything is opened; and how much of the
+disk a store's folder takes (``deepread collections`` shows it, a build beside the
+collection checks room for its copy). Path rules only: opening an engine is
+:mod:`deepread.stores.location`'s.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 from pathlib import Path
 
@@ -59,3 +63,33 @@ def sidecar_dir(store: str) -> Path:
 
         return Path(user_data_dir("deepread"))
     return Path(store).expanduser()
+
+
+def allocated_bytes(stat: os.stat_result) -> int:
+    """The bytes the file system allocated for one file: its blocks (``st_blocks`` is in
+    512-byte units), not its apparent size — the engine's files are sparse, sized far
+    past what they hold (225.5 MiB apparent for a store ``du`` measured at 12.8 MiB)."""
+    blocks = getattr(stat, "st_blocks", None)  # absent on Windows: the apparent size
+    return stat.st_size if blocks is None else blocks * 512
+
+
+def folder_bytes(folder: Path) -> int:
+    """The disk space ``folder`` takes, as ``du`` counts it: the blocks allocated to it
+    and everything under it (folders included), each file once however many links name
+    it; symlinks not followed."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    paths = (
+        os.path.join(root, name)
+        for root, dirs, names in os.walk(folder)
+        for name in [*dirs, *names]
+    )
+    for path in itertools.chain([str(folder)], paths):
+        try:
+            stat = os.lstat(path)
+        except OSError:  # removed while walking (another process compacting)
+            continue
+        if (stat.st_dev, stat.st_ino) not in seen:
+            seen.add((stat.st_dev, stat.st_ino))
+            total += allocated_bytes(stat)
+    return total

@@ -32,6 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from deepread.records.locations import folder_bytes
 from deepread.stores.disk_space import NoSpaceError, ensure_space
 from deepread.stores.file_locks import creation_lock
 
@@ -66,16 +67,6 @@ def recover(collection: Path) -> None:
                 os.rename(replaced, collection)
     for stale in collection.parent.glob(f".{collection.name}.building-*"):
         shutil.rmtree(stale, ignore_errors=True)
-
-
-def _size(folder: Path) -> int:
-    """The bytes the folder's files hold on the disk (their holes not counted)."""
-    return sum(_held(f.stat()) for f in folder.rglob("*") if f.is_file())
-
-
-def _held(stat: os.stat_result) -> int:
-    blocks = getattr(stat, "st_blocks", None)
-    return stat.st_size if blocks is None else min(stat.st_size, 512 * blocks)
 
 
 #: Bytes copied at a time.
@@ -118,7 +109,7 @@ def build_beside(collection: Path) -> Path | None:
     copy = collection.parent / f".{collection.name}.building-{os.getpid()}"
     try:
         shutil.rmtree(copy, ignore_errors=True)
-        ensure_space(collection.parent, _size(collection), "copying it to build its index")
+        ensure_space(collection.parent, folder_bytes(collection), "copying it to build its index")
         shutil.copytree(collection, copy, copy_function=copy_sparse)
         child = subprocess.run(
             [sys.executable, "-m", __name__, str(copy)],

@@ -11,8 +11,6 @@ one is exit 2 with the names of those that exist.
 from __future__ import annotations
 
 import argparse
-import itertools
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,36 +65,6 @@ def require_collection(store: str, name: str) -> None:
         raise UsageError(f"no collection {name!r} in store {store}; collections there: {there}")
 
 
-def allocated_bytes(stat: os.stat_result) -> int:
-    """The bytes the file system allocated for one file: its blocks (``st_blocks`` is in
-    512-byte units), not its apparent size — the engine's files are sparse, sized far
-    past what they hold (225.5 MiB apparent for a store ``du`` measured at 12.8 MiB)."""
-    blocks = getattr(stat, "st_blocks", None)  # absent on Windows: the apparent size
-    return stat.st_size if blocks is None else blocks * 512
-
-
-def folder_bytes(folder: Path) -> int:
-    """The disk space ``folder`` takes, as ``du`` counts it: the blocks allocated to it
-    and everything under it (folders included), each file once however many links name
-    it; symlinks not followed."""
-    seen: set[tuple[int, int]] = set()
-    total = 0
-    paths = (
-        os.path.join(root, name)
-        for root, dirs, names in os.walk(folder)
-        for name in [*dirs, *names]
-    )
-    for path in itertools.chain([str(folder)], paths):
-        try:
-            stat = os.lstat(path)
-        except OSError:  # removed while walking (another process compacting)
-            continue
-        if (stat.st_dev, stat.st_ino) not in seen:
-            seen.add((stat.st_dev, stat.st_ino))
-            total += allocated_bytes(stat)
-    return total
-
-
 def human_bytes(n: int | None) -> str:
     if n is None:
         return "—"
@@ -109,7 +77,7 @@ def human_bytes(n: int | None) -> str:
 
 
 def cmd_collections(args: argparse.Namespace) -> int:
-    from deepread.records.locations import is_url
+    from deepread.records.locations import folder_bytes, is_url
 
     store = store_of(args)
     rows: list[dict[str, Any]] = []

@@ -162,8 +162,9 @@ _HOLD_AND_BUILD = """
 import sys
 from pathlib import Path
 from deepread.stores.edge import EdgeBackend
+from deepread.stores.schema import Match
 backend = EdgeBackend(Path(sys.argv[1]))
-backend.count(__import__("deepread.stores.schema").stores.schema.Match())
+backend.count(Match())
 backend.optimize()
 print("built", flush=True)
 """
