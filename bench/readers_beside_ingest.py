@@ -20,9 +20,12 @@ Three phases, each on the folders given (the 155-filing library by default):
 
 Prints each reader's median and longest wait during the ingest beside its quiet median
 (the target: within 2 s of it), the readers asked while the ingest built its vector
-index and the longest of their waits, pages/s alone and beside (≤ 10 % slower), and the
-progress checks; writes bench/out/readers_beside_ingest.json. The machine's load is
-printed at each phase: a shared machine moves both figures.
+index and the longest of their waits, pages/s alone and beside (≤ 10 % slower), the
+shares of the machine's cores the ingest and everything else (the readers, beside it)
+took in each phase — on a machine whose cores the ingest fills, what the readers take
+is what the ingest loses — and the progress checks; writes
+bench/out/readers_beside_ingest.json. The machine's load is printed at each phase: a
+shared machine moves both figures.
 
 Run:  python bench/readers_beside_ingest.py --work DIR [--data FOLDER …] [--every 5]
       [--phases alone beside quiet]
@@ -78,9 +81,19 @@ def seconds_of(said: str) -> float:
     return total
 
 
+def machine_cpu_s() -> float:
+    """CPU seconds the whole machine has been busy since it started, over all its cores
+    (``/proc/stat``: user, nice, system, irq, softirq and steal time)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = stat.readline().split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def ingest(store: Path, folders: list[Path]) -> dict[str, Any]:
-    """``deepread ingest`` as a person runs it (no terminal: a log's lines), timed."""
-    started = time.monotonic()
+    """``deepread ingest`` as a person runs it (no terminal: a log's lines), timed, with
+    its CPU seconds (its parse workers' included) and the whole machine's meanwhile."""
+    started, busy = time.monotonic(), machine_cpu_s()
     proc = subprocess.Popen(
         deepread("ingest", *folders, "--store", store),
         stdout=subprocess.DEVNULL,
@@ -90,8 +103,28 @@ def ingest(store: Path, folders: list[Path]) -> dict[str, Any]:
     )
     assert proc.stderr is not None
     lines = [(time.monotonic() - started, line.rstrip("\n")) for line in proc.stderr]
-    code = proc.wait()
-    return {"seconds": time.monotonic() - started, "exit": code, "lines": lines}
+    # wait4, not wait: its usage counts the process and every child it waited for
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
+    return {
+        "seconds": time.monotonic() - started,
+        "exit": code,
+        "lines": lines,
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "machine_cpu_s": round(machine_cpu_s() - busy, 1),
+    }
+
+
+def cpu_shares(run: dict[str, Any]) -> dict[str, Any]:
+    """What of the machine's cores the ingest had, and what the rest of the machine took
+    (the readers, beside it), in shares of every core's whole run."""
+    room = run["seconds"] * (os.cpu_count() or 1)
+    return {
+        "cpu_s": run["cpu_s"],
+        "machine_cpu_s": run["machine_cpu_s"],
+        "ingest_share": round(run["cpu_s"] / room, 3),
+        "others_share": round(max(0.0, run["machine_cpu_s"] - run["cpu_s"]) / room, 3),
+    }
 
 
 def progress_checks(run: dict[str, Any]) -> dict[str, Any]:
@@ -378,7 +411,8 @@ def main() -> int:
         shutil.rmtree(args.work / "alone", ignore_errors=True)
         out["load_alone"] = os.getloadavg()
         run = ingest(args.work / "alone", args.data)
-        out["alone"] = {"seconds": run["seconds"], "exit": run["exit"]} | progress_checks(run)
+        out["alone"] = {"seconds": run["seconds"], "exit": run["exit"]}
+        out["alone"] |= progress_checks(run) | cpu_shares(run)
         (args.work / "alone.log").write_text(
             "\n".join(f"{t:8.1f} {line}" for t, line in run["lines"]), encoding="utf-8"
         )
@@ -395,6 +429,7 @@ def main() -> int:
             }
             | progress_checks(run)
             | during_builds(run)
+            | cpu_shares(run)
         )
         print(json.dumps({k: v for k, v in out["beside"].items() if k != "asked"}), flush=True)
     if "quiet" in args.phases:
@@ -424,6 +459,13 @@ def main() -> int:
     if "alone" in out and "beside" in out:
         a, b = out["alone"]["pages_per_s"], out["beside"]["pages_per_s"]
         print(f"\npages/s alone {a}, beside readers {b} ({b / a:.3f}x)")
+    for phase in ("alone", "beside"):
+        if phase in out:
+            p = out[phase]
+            print(
+                f"the cores, {phase}: the ingest {p['ingest_share']:.0%} "
+                f"({p['cpu_s']:,.0f} CPU s), the rest of the machine {p['others_share']:.0%}"
+            )
     write_json("readers_beside_ingest", out)
     return 0
 
