@@ -81,22 +81,28 @@ def read_trace(trace: Path) -> tuple[dict[str, int], list[list[Any]], float]:
 
 def replay(trace: Path, points: int = 10) -> list[dict[str, Any]]:
     """Today's :class:`Pace` over ``trace``: at each ``1/points`` of its wall time, the
-    time left it says beside the time really left."""
+    time left it last said, counted down since, beside the time really left."""
     from deepread.corpus.ingest_pace import Pace
 
     weights, events, total_s = read_trace(trace)
     now = [0.0]
     pace = Pace([Path(p) for p in weights], weigh=lambda p: weights[str(p)], clock=lambda: now[0])
     out, at_event = [], 0
+    last: tuple[float, float] | None = None  # the last time left said, and when
     for k in range(1, points):
         at = total_s * k / points
         while at_event < len(events) and events[at_event][0] <= at:
             t, event, path, done, total = events[at_event]
             now[0] = t
             pace.event(event, Path(path), done, total)
+            if (left := pace.seconds_left) is not None:
+                last = (t, left)
             at_event += 1
         now[0] = at
-        said, real = pace.seconds_left, total_s - at
+        # what a person reads then: the last time left said, counted down since (the
+        # command line says none while the new pace settles after teaching)
+        said = None if last is None else last[1] - (at - last[0])
+        real = total_s - at
         out.append(
             {
                 "at": k,

@@ -21,13 +21,17 @@ of the run, ~45 after). So the time left is what the rest will cost, each part p
 this run has paid for it (the pipeline's cost events, ``plan`` … ``built``):
 
 - the pages the model still embeds before the table is taught, at the rate seen;
+- teaching the table, at :data:`TEACH_S` a paragraph it is taught from;
 - each page after that, at the slower of its parse (the parsers' CPU time over the
   parsers at work) and this process's work on its paragraphs — embedding and storing
   them as the groups seen so far took, less the model's time on the share of them the
   table takes (all but a probe of each document, :data:`~deepread.corpus.taught_vectors.
-  PROBE`), until groups embedded by the table have been seen;
+  PROBE`), plus the table's own (:data:`TABLE_S`), until groups embedded by the table
+  have been seen;
 - every paragraph still to store, at what the builds of the vector index took a
-  paragraph (:data:`BUILD_S` before the first).
+  paragraph, :data:`BUILD_S` counted as one build of them: the engine's builds differ
+  by up to 6× from one to the next (the 155 filings: 0.25 to 1.9 ms a paragraph, the
+  first the cheapest), so one build timed is not yet the run's price.
 
 Once the table's pace has been seen for a whole window its rate is the measure, as it
 is for a run that teaches no table. No time left is said until :data:`SETTLE_S`
@@ -63,6 +67,15 @@ SETTLE_S = 10.0
 #: Seconds a build of the vector index takes a paragraph, until this run has timed one
 #: (the 155 filings here: 0.86 ms a paragraph for the first build, ~1.4 ms on average).
 BUILD_S = 0.001
+#: Seconds this process spends on a paragraph the table embeds, besides the model's time
+#: on its document's probe — its tokens, the table's rows, storing it — until this run
+#: has timed a group the table embedded. Before the table exists none of it can be
+#: timed: the 155 filings here, 0.94 ms a paragraph once taught, where the model's
+#: paragraphs had cost nothing measurable besides the model's own time.
+TABLE_S = 0.001
+#: Seconds teaching the table takes a paragraph it is taught from (the 155 filings here:
+#: 29 s for 20,000), priced until it is taught.
+TEACH_S = 0.0015
 
 
 def pages_of(path: Path) -> int:
@@ -131,6 +144,7 @@ class Pace:
         self._groups = {False: [0, 0.0], True: [0, 0.0]}
         self._built_s = 0.0
         self._built_paragraphs = 0
+        self._build_every = 0  # paragraphs stored between two builds (the plan's)
 
     @staticmethod
     def _key(path: Path) -> str:
@@ -175,6 +189,7 @@ class Pace:
         """Count what an event says the rest of the run will cost."""
         if event == "plan":
             self._teach_at = done
+            self._build_every = total
         elif event == "parse_cost":
             self._parsed_documents += 1
             self._parsed_pages += self.weight(path)
@@ -260,7 +275,9 @@ class Pace:
         ):
             return pages_left / rate
         per_page = self._parsed_paragraphs / max(1, self._parsed_pages)
-        build = self._built_s / self._built_paragraphs if self._built_paragraphs else BUILD_S
+        # BUILD_S as one build's worth of paragraphs: the builds timed weigh in by degrees
+        prior = self._build_every or 1
+        build = (self._built_s + BUILD_S * prior) / (self._built_paragraphs + prior)
         parse = self._parse_s / max(1, self._parsed_pages)
         after = max(parse, per_page * self._table_paragraph_s())  # a page once taught
         built = pages_left * per_page * build
@@ -268,12 +285,14 @@ class Pace:
             return pages_left * after + built
         # the model embeds until the table is taught, at the pace seen; then the table
         model = min(pages_left, max(0.0, self._teach_at / per_page - self.pages_worked))
-        return model / rate + (pages_left - model) * after + built
+        teaching = TEACH_S * self._teach_at
+        return model / rate + teaching + (pages_left - model) * after + built
 
     def _table_paragraph_s(self) -> float:
         """This process's seconds a paragraph takes once the table embeds: as the groups
         it embedded took, or, before one is seen, as those the model embedded less the
-        model's time on all but a document's probe."""
+        model's time on all but a document's probe, and the table's own
+        (:data:`TABLE_S`)."""
         paragraphs, seconds = self._groups[True]
         if paragraphs:
             return seconds / paragraphs
@@ -281,7 +300,8 @@ class Pace:
         if not paragraphs:
             return 0.0
         model = self._model_s / self._model_texts if self._model_texts else 0.0
-        return max(0.0, seconds / paragraphs - model) + model * self._probe_share()
+        besides = max(0.0, seconds / paragraphs - model)
+        return besides + TABLE_S + model * self._probe_share()
 
     def _probe_share(self) -> float:
         """The share of a later document's paragraphs the model embeds (its probe), for

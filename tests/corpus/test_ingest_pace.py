@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 from support.pdf_builder import Doc, filler
 
-from deepread.corpus.ingest_pace import PAGE_BYTES, Pace, duration, pages_of
+from deepread.corpus.ingest_pace import (
+    BUILD_S,
+    PAGE_BYTES,
+    TABLE_S,
+    TEACH_S,
+    Pace,
+    duration,
+    pages_of,
+)
 
 
 def pdf(path: Path, pages: int) -> Path:
@@ -172,7 +180,8 @@ def test_before_the_table_is_taught_the_time_left_prices_the_pages_it_will_embed
 ) -> None:
     """Until its table is taught a long ingest runs at the model's pace — for longer than
     a window of it — and the pages after it cost what their parse, this process's work
-    without the model (but for each document's probe) and the index builds take."""
+    without the model (but for each document's probe), the table's own work, its teaching
+    and the index builds take."""
     files, clock, pace = planned(tmp_path, 40, 1_500)  # the table after 1,500 paragraphs
     for f in files[:20]:  # the model's pace: 10 pages in 10 s, for 200 s
         pace.event("parse_cost", f, 50, 100)  # 5 paragraphs a page, parsed in 0.01 s a page
@@ -180,11 +189,13 @@ def test_before_the_table_is_taught_the_time_left_prices_the_pages_it_will_embed
         clock.now += 10
         pace.event("group_cost", f, 50, 10_000)  # embedding and storing: 0.2 s a paragraph
         pace.event("stored", f)
-    # 100 more pages at 1 page/s reach the 1,500th paragraph; then 100 pages whose
-    # paragraphs cost 0.02 s without the model and 0.18 s for the probe's 8 of 50; and
-    # 1,000 paragraphs still to build at a millisecond each (none timed yet)
-    after = 5 * (0.02 + 0.18 * 8 / 50)
-    assert pace.seconds_left == pytest.approx(100 + 100 * after + 1_000 * 0.001)
+    # 100 more pages at 1 page/s reach the 1,500th paragraph; teaching the table on
+    # them; then 100 pages whose paragraphs cost 0.02 s without the model, the table's
+    # own and 0.18 s for the probe's 8 of 50; and 1,000 paragraphs still to build at a
+    # millisecond each (none timed yet)
+    after = 5 * (0.02 + TABLE_S + 0.18 * 8 / 50)
+    teaching = 1_500 * TEACH_S
+    assert pace.seconds_left == pytest.approx(100 + teaching + 100 * after + 1_000 * 0.001)
 
 
 def test_after_the_table_is_taught_the_time_left_prices_its_groups_then_follows_its_rate(
@@ -202,8 +213,9 @@ def test_after_the_table_is_taught_the_time_left_prices_its_groups_then_follows_
         pace.event("stored", f)
     clock.now += 10
     pace.event("stored", files[6])
-    # 330 pages left at 0.15 s (slower than their parse), 1,650 paragraphs at 2 ms
-    assert pace.seconds_left == pytest.approx(330 * 0.15 + 1_650 * 0.002)
+    # 330 pages left at 0.15 s (slower than their parse), 1,650 paragraphs to build at
+    # the build timed (2 ms a paragraph) and BUILD_S before it, one build's worth each
+    assert pace.seconds_left == pytest.approx(330 * 0.15 + 1_650 * (2.0 + BUILD_S * 1_000) / 2_000)
     for f in files[7:37]:  # a whole window of the table's pace, now 10 pages in 6 s
         clock.now += 6
         pace.event("stored", f)
@@ -227,3 +239,26 @@ def test_a_table_that_fails_its_check_leaves_the_time_left_to_the_models_rate(
         clock.now += 10
         pace.event("stored", f)
     assert pace.seconds_left == pytest.approx(50 / (20 / 20))  # the last two files' pace
+
+
+def test_one_cheap_build_does_not_yet_price_every_build_to_come(tmp_path: Path) -> None:
+    """The engine's builds differ by up to 6x from one to the next, the first the
+    cheapest (the 155 filings: 0.25 to 1.9 ms a paragraph): the builds timed weigh in
+    against BUILD_S by degrees, one build's worth of paragraphs at a time."""
+    files, clock, pace = planned(tmp_path, 40, 100)  # a build every 1,000 paragraphs
+    stored_after(pace, clock, files[:2], 10, 500)
+    pace.event("teach", files[2], 100, 0)
+    pace.event("built", tmp_path, 250, 1_000)  # a quarter of BUILD_S
+    clock.now += 5
+    for f in files[2:6]:  # the table's pace: 10 pages in 2 s
+        pace.event("parse_cost", f, 50, 500)
+        clock.now += 2
+        pace.event("group_cost", f, 50, 1_500)
+        pace.event("stored", f)
+    clock.now += 10
+    pace.event("stored", files[6])
+    once = (0.25 + BUILD_S * 1_000) / 2_000
+    assert pace.seconds_left == pytest.approx(330 * 0.15 + 1_650 * once)
+    pace.event("built", tmp_path, 250 * 3, 3_000)  # three more builds as cheap
+    twice = (0.25 * 4 + BUILD_S * 1_000) / 5_000
+    assert pace.seconds_left == pytest.approx(330 * 0.15 + 1_650 * twice)
