@@ -19,7 +19,8 @@ Each candidate is scored by
   own title (the company's name in its own filing is no sign of what the question
   asks; a fiscal year "FY2022" is the year 2022);
 * its closeness in meaning to the question (the local MiniLM model, as the paragraphs
-  are ranked);
+  are ranked), both without its document's title words: in its own filing a list of the
+  company's subsidiaries is close to any question naming the company, and says nothing;
 * the rank of its paragraph (the search's best hit, the paragraph closest in meaning);
 * what the document's kind puts first (the profiles' ``standing``: in a filing, a
   statement of figures of the year asked, and worth more, a row named for the quantity
@@ -248,7 +249,9 @@ def ranked_statements(
         for s, lex, ws in zip(pool, lexical, words, strict=True)
     ]
     best = sorted(range(len(pool)), key=lambda i: -scores[i])[:SCORED]
-    vectors = local_vectors([own, *(pool[i].text for i in best)])  # L2-normalised
+    vectors = local_vectors(
+        [_unnamed(own, named), *(_unnamed(pool[i].text, named) or "." for i in best)]
+    )  # L2-normalised
     meaning = vectors[1:] @ vectors[0]
     total_scores = [scores[i] + MEANING * float(m) for i, m in zip(best, meaning, strict=True)]
     return sorted(

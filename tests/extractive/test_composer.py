@@ -267,3 +267,22 @@ def test_a_bare_row_under_a_sentence_long_section_title_keeps_its_own_label():
     answer = composer.compose("What was the company's revenue in 2022?", {(1, 65, 2): SEGMENTS})
 
     assert "We are subject" not in answer, answer
+
+
+def test_the_company_s_own_names_bring_a_sentence_no_closer_to_the_question():
+    """In its own filing every sentence may name the company: closeness in meaning is
+    judged without the document's title words, or a list of the company's subsidiaries
+    is "closest" to any question naming the company."""
+    text = (
+        "Amcor Finance (USA), Inc., Amcor European Holdings Pty Ltd, Amcor Rigid Packaging "
+        "USA, LLC, Amcor Group GmbH and Amcor Flexibles North America, Inc. are subsidiaries "
+        "of Amcor plc. We develop and produce responsible packaging for food, beverage, "
+        "pharmaceutical, medical, home and personal-care, and other products, with 41,000 "
+        "people at 220 sites in 40 countries."
+    )
+
+    answer = Composer(title=lambda doc: "Amcor plc 10-K 2023").compose(
+        "What does Amcor do?", {(5, 6, 0): text}
+    )
+
+    assert answer.splitlines()[0].startswith("We develop and produce responsible packaging"), answer
