@@ -254,7 +254,14 @@ def ranked_statements(
     )  # L2-normalised
     meaning = vectors[1:] @ vectors[0]
     total_scores = [scores[i] + MEANING * float(m) for i, m in zip(best, meaning, strict=True)]
+    # a row whose label holds no word ("2022 (32,181), 2021 (221,608)") states figures of
+    # nothing said: it comes after every statement that says what it states
     return sorted(
         ((pool[i], score) for i, score in zip(best, total_scores, strict=True)),
-        key=lambda pair: -pair[1],
+        key=lambda pair: (_unlabelled(pair[0]), -pair[1]),
     )
+
+
+def _unlabelled(statement: Statement) -> bool:
+    """Whether ``statement`` is a table row whose label holds no word."""
+    return statement.is_row and not any(ch.isalpha() for ch in statement.label)

@@ -286,3 +286,19 @@ def test_the_company_s_own_names_bring_a_sentence_no_closer_to_the_question():
     )
 
     assert answer.splitlines()[0].startswith("We develop and produce responsible packaging"), answer
+
+
+def test_a_row_whose_label_holds_no_word_comes_after_a_statement_that_says_something():
+    """ "(32,181): 2021 (221,608)" states figures of nothing said: in the search's best hit
+    it still comes after a sentence of another paragraph."""
+    table = (
+        "<table><tr><td></td><td>2022</td><td>2021</td></tr>"
+        "<tr><td></td><td>(32,181)</td><td>(221,608)</td></tr></table>"
+    )
+    texts = {(14, 31, 0): table, (14, 35, 2): "Las Vegas Strip Resorts reported the most EBITDAR."}
+
+    answer = Composer().compose(
+        "Which region had the highest EBITDAR in 2022?", texts, top=(14, 31, 0)
+    )
+
+    assert answer.splitlines()[0].startswith("Las Vegas Strip Resorts reported"), answer
