@@ -22,10 +22,11 @@ Each candidate is scored by
   are ranked), both without its document's title words: in its own filing a list of the
   company's subsidiaries is close to any question naming the company, and says nothing;
 * the rank of its paragraph (the search's best hit, the paragraph closest in meaning);
-* what the document's kind puts first (the profiles' ``standing``: in a filing, a
+* what the document's kind puts first (the profiles' ``standings``: in a filing, a
   statement of figures of the year asked, and worth more, a row named for the quantity
-  asked), judged on the statement itself and on the question without its document's
-  title words.
+  asked; where no candidate names it, a row of a line item it is computed from),
+  judged on the statement itself and on the question without its document's title
+  words.
 
 Nothing here knows a benchmark's wording; the weights were set on the development sets
 (Python docs, FinanceBench dev) and checked on FinanceBench val (docs/benchmarks.md,
@@ -237,16 +238,18 @@ def ranked_statements(
     ]
     # the title's words name no quantity either: "Boeing Capital" is no row of
     # Boeing's capital expenditures
-    standing = PROFILES.standing(_unnamed(own, named))
+    # a row stands for what a kind puts first only when its label or heads name
+    # something asked (every row of a statement of the year asked states a figure of
+    # that year, and "Basic (Note 17)" is no answer to a tax rate), or by what its label
+    # alone says (a metric's input: "Total current assets" for a quick ratio)
+    standing = PROFILES.standings(
+        _unnamed(own, named),
+        [s.markup for s in pool],
+        [bool(lex) or not s.is_row for s, lex in zip(pool, lexical, strict=True)],
+    )
     scores = [
-        lex
-        + RANK / (1 + s.rank)
-        + YEAR * bool(years & ws)
-        # a row stands for what a kind puts first only when its label or heads name
-        # something asked: every row of a statement of the year asked states a figure
-        # of that year, and "Basic (Note 17)" is no answer to a tax rate
-        + STANDING * standing(s.markup) * (bool(lex) or not s.is_row)
-        for s, lex, ws in zip(pool, lexical, words, strict=True)
+        lex + RANK / (1 + s.rank) + YEAR * bool(years & ws) + STANDING * stands
+        for s, lex, ws, stands in zip(pool, lexical, words, standing, strict=True)
     ]
     best = sorted(range(len(pool)), key=lambda i: -scores[i])[:SCORED]
     vectors = local_vectors(

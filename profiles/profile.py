@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deepread.records.documents import Document, Section
 
@@ -103,6 +103,13 @@ class Profile:
     #: What each of ``quote_order``'s flags is worth to a first line when it holds
     #: (False): 1.0 each where none is given.
     quote_weights: tuple[float, ...] = ()
+    #: The flags judged on a table row's own label, which count for a row sharing none
+    #: of the question's words (the others do not: every row of a statement of the year
+    #: asked states a figure of that year, and "Basic (Note 17)" is no answer).
+    label_flags: frozenset[int] = frozenset()
+    #: Flag → the flag it gives way to: it counts only where no candidate of the first
+    #: line holds that one (a metric's inputs stand only where no row names the metric).
+    yields_to: Mapping[int, int] = field(default_factory=dict)
     #: The forms of this kind a question names, as written ("10-K", "earnings release").
     forms: re.Pattern[str] | None = None
 
@@ -197,25 +204,26 @@ class Profiles:
         orders = [p.quote_order(question) for p in self.profiles if p.quote_order is not None]
         return lambda text: tuple(flag for order in orders for flag in order(text))
 
-    def standing(self, question: str) -> Callable[[str], float]:
-        """What a paragraph's standing for ``question`` is worth to a first line: each
-        profile's ``quote_order`` flags that hold (False), weighted by its
-        ``quote_weights``; 0 without any."""
-        weighted = [
-            (p.quote_order(question), p.quote_weights)
-            for p in self.profiles
-            if p.quote_order is not None
-        ]
-
-        def worth(text: str) -> float:
-            return sum(
-                (weights[i] if i < len(weights) else 1.0)
-                for order, weights in weighted
-                for i, flag in enumerate(order(text))
-                if not flag
-            )
-
-        return worth
+    def standings(self, question: str, texts: Sequence[str], whole: Sequence[bool]) -> list[float]:
+        """What each of ``texts`` — the candidates of one first line — stands for
+        ``question``: each profile's ``quote_order`` flags that hold (False), weighted by
+        its ``quote_weights``; of a text not ``whole`` (a table row sharing none of the
+        question's words) only its ``label_flags``; a flag of ``yields_to`` only where no
+        candidate holds the flag it gives way to. 0 each without any profile's flags."""
+        out = [0.0] * len(texts)
+        for p in self.profiles:
+            if p.quote_order is None:
+                continue
+            order = p.quote_order(question)
+            flags = [order(text) for text in texts]
+            held = {i for f in flags for i, flag in enumerate(f) if not flag}
+            for k, (f, full) in enumerate(zip(flags, whole, strict=True)):
+                out[k] += sum(
+                    p.quote_weights[i] if i < len(p.quote_weights) else 1.0
+                    for i, flag in enumerate(f)
+                    if not flag and (full or i in p.label_flags) and p.yields_to.get(i) not in held
+                )
+        return out
 
     # -- forms ---------------------------------------------------------------------------
 

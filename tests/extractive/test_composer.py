@@ -302,3 +302,43 @@ def test_a_row_whose_label_holds_no_word_comes_after_a_statement_that_says_somet
     )
 
     assert answer.splitlines()[0].startswith("Las Vegas Strip Resorts reported"), answer
+
+
+def test_a_ratio_no_row_prints_opens_with_a_row_it_is_computed_from():
+    """A balance sheet prints no quick ratio: its first line is a row the ratio is
+    computed from ("Total current assets"), not any row of the year asked."""
+    balance = (
+        "<table><tr><td></td><td>2023</td><td>2022</td></tr>"
+        "<tr><td>Short-term debt</td><td>80</td><td>136</td></tr>"
+        "<tr><td>Total current assets</td><td>5,308</td><td>5,853</td></tr>"
+        "<tr><td>Other non-current assets</td><td>309</td><td>206</td></tr>"
+        "<tr><td>Total current liabilities</td><td>4,423</td><td>5,163</td></tr></table>"
+    )
+
+    answer = Composer(title=lambda doc: "Amcor plc 10-K 2023").compose(
+        "Has Amcor's quick ratio improved or declined between FY2023 and FY2022?",
+        {(5, 151, 0): balance},
+        top=(5, 151, 0),
+    )
+
+    assert answer.splitlines()[0].startswith("Total current assets: 2023 5,308"), answer
+
+
+def test_the_line_naming_the_metric_leads_over_the_rows_it_is_computed_from():
+    """Where the filing prints the rate, the rate is the answer: the income statement's
+    "Loss before income taxes" (an input of the rate, in the search's best hit) gives way."""
+    income = (
+        "<table><tr><td></td><td>2022</td><td>2021</td><td>2020</td></tr>"
+        "<tr><td>Total revenues</td><td>66,608</td><td>62,286</td><td>58,158</td></tr>"
+        "<tr><td>Loss before income taxes</td><td>(5,022)</td><td>(5,033)</td>"
+        "<td>(14,476)</td></tr>"
+        "<tr><td>Income tax benefit/(expense)</td><td>31</td><td>743</td><td>2,535</td></tr>"
+        "</table>"
+    )
+    texts = {(8, 122, 1): income, (8, 64, 2): "Effective income tax rate (0.6) % 14.8 % 17.5 %"}
+
+    answer = Composer(title=lambda doc: "The Boeing Company 10-K 2022").compose(
+        "How does Boeing's effective tax rate in FY2022 compare to FY2021?", texts, top=(8, 122, 1)
+    )
+
+    assert answer.splitlines()[0].startswith("Effective income tax rate (0.6) %"), answer

@@ -7,7 +7,8 @@ with one: what the core is told about it.
   the balance sheet) and where a filing discusses or discloses a topic, read first;
 * its period words and rows (``periods``, ``rows``): an answer quotes first the
   paragraphs stating figures of the year a question names, then the tables with a row
-  named for the quantity it asks;
+  named for the quantity it asks, then those with a row of a line item the metric asked
+  is computed from (a quick ratio's current assets, inventories, current liabilities);
 * its forms (:data:`FORMS`): how a question names one ("10-Q", "the earnings release").
 
 Each part acts only where a filing's own signs are: a cover only on a first page naming
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from deepread.profiles.kinds.sec_filing import names
 from deepread.profiles.kinds.sec_filing.cover import COVER
 from deepread.profiles.kinds.sec_filing.periods import asks_quarter, states_figures_of, years_named
-from deepread.profiles.kinds.sec_filing.rows import states_row_of
+from deepread.profiles.kinds.sec_filing.rows import inputs_asked, states_input_of, states_row_of
 from deepread.profiles.kinds.sec_filing.statements import (
     first_reads,
     metrics_asked,
@@ -41,14 +42,18 @@ from deepread.text.terms import content_words
 def quote_order(question: str) -> Callable[[str], tuple[bool, ...]]:
     """A paragraph's standing for ``question`` (as asked: no instruction sentences):
     whether it states no figures of the year the question names, whether it is no
-    table with a row named for the financial quantity it asks — False first."""
+    table with a row named for the financial quantity it asks, whether it is no table
+    with a row of a line item the metric asked is computed from — False first."""
     years = years_named(question)
     quarter = asks_quarter(question)
-    quantity = content_words(question) if statements_asked(question) else set()
+    financial = bool(statements_asked(question))  # (not a non-GAAP measure)
+    quantity = content_words(question) if financial else set()
     metrics = metrics_asked(question)
+    inputs = inputs_asked(question) if financial else []
     return lambda text: (
         not states_figures_of(plain(text), years, quarter),
         not states_row_of(text, quantity, metrics),
+        not states_input_of(text, inputs),
     )
 
 
@@ -74,6 +79,12 @@ PROFILE = Profile(
     quote_order=quote_order,
     # A row named for the quantity asked outweighs one stating figures of the year asked:
     # "Loss before income taxes: 2021 (5,033) …" states the year, not its tax rate.
-    quote_weights=(1.0, 1.5),
+    quote_weights=(1.0, 1.5, 1.0),
+    # A row of a line item the metric asked is computed from stands by its label alone
+    # ("Total current assets" shares no word of a quick ratio), and only where no row
+    # names the metric: the filing's "Effective income tax rate (0.6) % 14.8 %" is the
+    # answer, its "Loss before income taxes" row what it was computed from.
+    label_flags=frozenset({2}),
+    yields_to={2: 1},
     forms=FORMS,
 )
