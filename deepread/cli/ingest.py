@@ -126,7 +126,9 @@ def lower_priority(niceness: int) -> None:
     """Run this process — and what it starts: its parse workers, a build of the vector
     index beside the store — at ``niceness`` at least (never higher than it runs). Set
     before any thread of the ingest starts (Linux keeps a niceness per thread, and a new
-    thread or process takes its parent's)."""
+    thread or process takes its parent's); only in the console script's own process — a
+    program calling :func:`deepread.cli.main.main` keeps its priority, as it keeps it
+    under ``Index.ingest``."""
     now = os.getpriority(os.PRIO_PROCESS, 0)
     if niceness > now:
         os.setpriority(os.PRIO_PROCESS, 0, niceness)
@@ -307,7 +309,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from deepread.corpus.files import expand_paths
     from deepread.interrupts import Interrupted
 
-    lower_priority(args.nice)
+    if args.ends_process:  # the console script's own process, not a program calling main()
+        lower_priority(args.nice)
     idx = open_index(args)
     # The files once, for the pages they weigh (progress) and the parsers worth starting.
     found, _ = expand_paths(args.paths)
