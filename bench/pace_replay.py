@@ -65,9 +65,9 @@ def record(
     trace.parent.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-c", CHILD, where, collection]
     subprocess.run([*argv, json.dumps([str(f) for f in folders]), str(trace)], check=True, env=ENV)
-    header = json.loads(trace.read_text(encoding="utf-8").splitlines()[0])
-    header |= {"machine": machine(), "load": os.getloadavg(), "folders": list(map(str, folders))}
     lines = trace.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header |= {"machine": machine(), "load": os.getloadavg(), "folders": list(map(str, folders))}
     trace.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
 
 

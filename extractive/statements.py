@@ -242,8 +242,9 @@ def ranked_statements(
     # something asked (every row of a statement of the year asked states a figure of
     # that year, and "Basic (Note 17)" is no answer to a tax rate), or by what its label
     # alone says (a metric's input: "Total current assets" for a quick ratio)
+    bare = _unnamed(own, named)
     standing = PROFILES.standings(
-        _unnamed(own, named),
+        bare,
         [s.markup for s in pool],
         [bool(lex) or not s.is_row for s, lex in zip(pool, lexical, strict=True)],
     )
@@ -253,7 +254,7 @@ def ranked_statements(
     ]
     best = sorted(range(len(pool)), key=lambda i: -scores[i])[:SCORED]
     vectors = local_vectors(
-        [_unnamed(own, named), *(_unnamed(pool[i].text, named) or "." for i in best)]
+        [bare, *(_unnamed(pool[i].text, named) or "." for i in best)]
     )  # L2-normalised
     meaning = vectors[1:] @ vectors[0]
     total_scores = [scores[i] + MEANING * float(m) for i, m in zip(best, meaning, strict=True)]

@@ -33,7 +33,7 @@ number as statements print them ("$9,583", "(7)", "$(491)", "23.2 %"; the patter
 from __future__ import annotations
 
 import re
-from collections.abc import Set
+from collections.abc import Callable, Set
 
 from deepread.profiles.kinds.sec_filing.statements import Metrics, Quantity
 from deepread.text.headed_rows import FIGURE, QUALIFIERS
@@ -64,14 +64,18 @@ def states_row_of(text: str, words: Set[str], metrics: Metrics | None = None) ->
     line of text (:data:`_PRINTED_ROW`). ``metrics``: the metrics the question names
     (:func:`~deepread.profiles.kinds.sec_filing.statements.metrics_asked`), which a
     label holding their words must name (see the module docstring)."""
-    if not words:
-        return False
+    return bool(words) and _has_row(text, lambda label: _names(label, words, metrics))
+
+
+def _has_row(text: str, labelled: Callable[[str], bool]) -> bool:
+    """Whether ``text`` is a table with a row whose label is ``labelled`` and which holds
+    a figure, or such a row printed as a line of text (:data:`_PRINTED_ROW`)."""
     if "<table" not in text.lower():
         printed = _PRINTED_ROW.match(" ".join(text.split()))
-        return printed is not None and _names(printed["label"], words, metrics)
+        return printed is not None and labelled(printed["label"])
     for row in plain_table(text).splitlines():
         label, *cells = row.split(" | ")
-        if _names(label, words, metrics) and any(FIGURE.match(c.strip()) for c in cells):
+        if labelled(label) and any(FIGURE.match(c.strip()) for c in cells):
             return True
     return False
 
@@ -199,16 +203,7 @@ def inputs_asked(question: str) -> list[re.Pattern[str]]:
 def states_input_of(text: str, inputs: list[re.Pattern[str]]) -> bool:
     """Whether ``text`` is a table with a row labelled as one of ``inputs`` that holds a
     figure, or such a row printed as a line of text."""
-    if not inputs:
-        return False
-    if "<table" not in text.lower():
-        printed = _PRINTED_ROW.match(" ".join(text.split()))
-        return printed is not None and _is_input(printed["label"], inputs)
-    for row in plain_table(text).splitlines():
-        label, *cells = row.split(" | ")
-        if _is_input(label, inputs) and any(FIGURE.match(c.strip()) for c in cells):
-            return True
-    return False
+    return bool(inputs) and _has_row(text, lambda label: _is_input(label, inputs))
 
 
 def _is_input(label: str, inputs: list[re.Pattern[str]]) -> bool:
