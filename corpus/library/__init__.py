@@ -8,8 +8,9 @@ name, kind, period, pages, top-level sections, made from the front matter ingest
 (:mod:`~deepread.corpus.library.search`). Both follow the collection as documents come
 and go, document by document: the cards made again only for the documents a change
 reaches (:mod:`~deepread.corpus.library.cards`), when the collection is read; the search
-index for the documents written, when a question is first matched against them — a
-process that only lists or reads documents (``deepread docs``, ``toc``, ``read``) never
+index for the documents written, when a question that names a company, period or form
+is first matched against them — a process that only lists or reads documents
+(``deepread docs``, ``toc``, ``read``), or searches for words naming none, never
 builds it (on 157 filings, 0.6 s of ``Index.documents()``'s 1.0).
 """
 
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from deepread.corpus.library.cards import Cards
-from deepread.corpus.library.search import DocumentSearch, Match, proper_names
+from deepread.corpus.library.search import DocumentSearch, Match, asked_words, proper_names
 from deepread.records.documents import Card, Document
 
 __all__ = ["Library", "Match", "proper_names"]
@@ -83,6 +84,10 @@ class Library:
         self, stored: Sequence[Document], question: str, scope: Sequence[int] | None = None
     ) -> list[Match]:
         """The documents of ``scope`` (default all) that ``question`` names, best first."""
+        if not any(asked_words(question)):
+            # It names no one and no period: no document to find, and no index to build
+            # for it (most of a one-shot ``deepread search``'s own work on a small store).
+            return []
         with self._lock:
             return self._searchable(stored).search(question, scope)
 

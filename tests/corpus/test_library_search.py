@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from support.library import filing, plain
 
 from deepread.corpus.library import Library
@@ -175,21 +176,25 @@ def test_a_document_added_later_is_indexed_without_rereading_the_others():
     assert [m.doc_id for m in library.find(DOCS[:3], "Delta 2021")] == []  # removed again
 
 
-def test_listing_documents_never_builds_the_search_and_a_question_builds_it_once(
-    monkeypatch,
-):
-    """``deepread docs``, ``toc`` and ``read`` only list documents: the search index over
-    their cards (0.6 s of 1.0 on 157 filings) is built when a question is first matched,
-    and again only when the documents change."""
+@pytest.fixture
+def built(monkeypatch) -> list[int]:
+    """A 1 for each time the document search over the cards is built."""
     from deepread.corpus.library import search as search_module
 
-    built: list[int] = []
+    builds: list[int] = []
     update = search_module.DocumentSearch.update
     monkeypatch.setattr(
         search_module.DocumentSearch,
         "update",
-        lambda self, documents: built.append(1) or update(self, documents),
+        lambda self, documents: builds.append(1) or update(self, documents),
     )
+    return builds
+
+
+def test_listing_documents_never_builds_the_search_and_a_question_builds_it_once(built):
+    """``deepread docs``, ``toc`` and ``read`` only list documents: the search index over
+    their cards (0.6 s of 1.0 on 157 filings) is built when a question is first matched,
+    and again only when the documents change."""
     library = Library()
     library.documents(DOCS)
     library.document(DOCS, 2)
@@ -200,3 +205,14 @@ def test_listing_documents_never_builds_the_search_and_a_question_builds_it_once
     fewer = [d for d in DOCS if d.doc_id != 2]
     assert 2 not in [m.doc_id for m in library.find(fewer, "Acme's capital expenditure 2019")]
     assert built == [1, 1]
+
+
+def test_a_question_naming_no_one_and_no_period_builds_no_search(built):
+    """``deepread search "sort keys json"`` names nothing a card could hold: finding the
+    documents it names is answered without building the index over the cards (most of
+    a one-shot search's own work on a small store)."""
+    library = Library()
+    assert library.find(DOCS, "sort keys json") == []
+    assert built == []
+    library.find(DOCS, "sort keys json in 2019")  # a period: the index is built
+    assert built == [1]
