@@ -6,7 +6,8 @@ is which. The heads are the table's own: the latest header row above the row —
 holding no figure but years ("2022 | 2021") or words ("Pension | Other") — whose cells
 pair with the row's values, by column where the columns line up, else in order when
 they are as many. A row of a table with no such header row keeps its values without
-heads.
+heads. A label the table printed already is another quantity, named by the row above it
+holding a label alone ("Basic earnings per share — Net income").
 
 Statements print a currency sign, a percent sign or a closing parenthesis in a cell of
 its own ("$ | 16,388"), and a label with dot leaders ("Revenue .......... $"): those
@@ -65,12 +66,21 @@ def headed_rows(markup: str) -> list[HeadedRow]:
     words: list[HeadedRow] = []  # the rows of a table without figures, as they are
     heads: list[list[tuple[int, str]]] = []  # header rows seen, as (column, text)
     printed: list[str] = []  # and as printed
+    labels: set[str] = set()  # the labels of the rows with figures so far
+    under = ""  # the latest row holding a label alone ("Basic earnings per share:")
     for cells in table_cells(markup):
         label, values = _label(cells[0]), _joined(cells)
         if not values:
             if label:
                 words.append(HeadedRow(label, (), _printed(cells)))
+                under = label
             continue
+        if label.lower() in labels and under:
+            # A label printed again is another quantity, named by the row above it that
+            # holds a label alone: "Net income" under "Basic earnings per share:" is a
+            # figure per share, not the net income printed above it.
+            label = f"{under} — {label}"
+        labels.add(label.lower())
         if is_head(v for _, v in values):
             heads.append(values)
             printed.append(_printed(cells))

@@ -74,3 +74,20 @@ def test_a_row_of_figures_printed_as_dollars_in_parentheses_is_a_row_not_heads()
         "Provision for income taxes: 2021 $(491), 2020 $(111)",
         "Effective tax rate: 2021 20.5%, 2020 17.8%",
     ]
+
+
+def test_a_label_printed_again_is_named_by_the_row_holding_a_label_alone_above_it():
+    rows = headed_rows(
+        table(
+            ["", "2022", "2021"],
+            ["Operating expenses:", "", ""],
+            ["Net income", "$815", "$951"],
+            ["Basic earnings per share:", "", ""],
+            ["Net income", "$0.532", "$0.604"],
+        )
+    )
+
+    assert [r.line() for r in rows] == [
+        "Net income: 2022 $815, 2021 $951",
+        "Basic earnings per share — Net income: 2022 $0.532, 2021 $0.604",
+    ]
