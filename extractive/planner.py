@@ -15,7 +15,9 @@ lists and what reading each would show (:class:`~deepread.nodes.read_plan.Sectio
    of those ``find_documents`` found that has one, or the one the TOC shows;
 2. ``retrieve`` what the question asks (:func:`~deepread.text.questions.asked`; a
    follow-up by its own words and in its conversation, the two rankings fused; without
-   the forms it names once ``find_documents`` has found their documents);
+   the forms it names once ``find_documents`` has found their documents; in the
+   documents asked about, each quantity it names by its name alone too, the rankings
+   fused — the profiles' ``quantities``);
 3. read the hits' sections in rank order; then, when the budget left holds another
    results page as large as the first, ``retrieve`` again with ``exclude_shown`` and
    read those hits' sections; then the sections of their documents whose TOC titles are
@@ -111,6 +113,15 @@ class Planner:
                 if isinstance(query, list)
                 else (_without_forms(query))
             )
+        if scope or FIND_DOCUMENTS not in self.offered:
+            # In the documents asked about, the quantity the question names is searched
+            # for by its name alone too: the line printing it ("Effective income tax
+            # rate (0.6) %") shares none of the question's other words, which rank the
+            # paragraphs naming the company or the year first.
+            queries = [query] if isinstance(query, str) else query
+            named = [q for q in PROFILES.quantities(question) if q not in queries]
+            if named:
+                query = [*queries, *named]
         search = {"query": query} | (
             {"doc_id": scope[0] if len(scope) == 1 else scope} if scope else {}
         )

@@ -258,14 +258,19 @@ def ranked_statements(
     )  # L2-normalised
     meaning = vectors[1:] @ vectors[0]
     total_scores = [scores[i] + MEANING * float(m) for i, m in zip(best, meaning, strict=True)]
-    # a row whose label holds no word ("2022 (32,181), 2021 (221,608)") states figures of
-    # nothing said: it comes after every statement that says what it states
+    # a row whose label holds no word ("2022 (32,181), 2021 (221,608)"), or only the
+    # document's own name (a stock-performance graph's "CVS Health Corporation: 2017
+    # $100, …"), states figures of nothing said: it comes after every statement that
+    # says what it states
     return sorted(
         ((pool[i], score) for i, score in zip(best, total_scores, strict=True)),
-        key=lambda pair: (_unlabelled(pair[0]), -pair[1]),
+        key=lambda pair: (_unlabelled(pair[0], named), -pair[1]),
     )
 
 
-def _unlabelled(statement: Statement) -> bool:
-    """Whether ``statement`` is a table row whose label holds no word."""
-    return statement.is_row and not any(ch.isalpha() for ch in statement.label)
+def _unlabelled(statement: Statement, named: set[str]) -> bool:
+    """Whether ``statement`` is a table row whose label holds no word but ``named``'s
+    (stemmed: the words of the documents' titles)."""
+    if not statement.is_row:
+        return False
+    return not any(ch.isalpha() for ch in statement.label) or _stems(statement.label) <= named

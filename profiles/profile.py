@@ -112,6 +112,9 @@ class Profile:
     yields_to: Mapping[int, int] = field(default_factory=dict)
     #: The forms of this kind a question names, as written ("10-K", "earnings release").
     forms: re.Pattern[str] | None = None
+    #: The question → the quantities it names as this kind prints them ("effective tax
+    #: rate"): each is searched for by its name alone too.
+    quantities: Callable[[str], list[str]] | None = None
 
 
 class Profiles:
@@ -223,6 +226,14 @@ class Profiles:
                     for i, flag in enumerate(f)
                     if not flag and (full or i in p.label_flags) and p.yields_to.get(i) not in held
                 )
+        return out
+
+    def quantities(self, question: str) -> list[str]:
+        """The quantities ``question`` names, every profile's in turn, each once."""
+        out: list[str] = []
+        for p in self.profiles:
+            if p.quantities is not None:
+                out += [q for q in p.quantities(question) if q not in out]
         return out
 
     # -- forms ---------------------------------------------------------------------------

@@ -304,6 +304,25 @@ def test_a_row_whose_label_holds_no_word_comes_after_a_statement_that_says_somet
     assert answer.splitlines()[0].startswith("Las Vegas Strip Resorts reported"), answer
 
 
+def test_a_row_labelled_only_by_the_document_s_name_comes_after_what_says_something():
+    """A stock-performance graph's "CVS Health Corporation: 2017 $100, …" states figures
+    of nothing asked: a sentence about the legal proceedings asked about comes first."""
+    graph = (
+        "<table><tr><td></td><td>2021</td><td>2022</td></tr>"
+        "<tr><td>CVS Health Corporation</td><td>$160</td><td>$148</td></tr></table>"
+    )
+    texts = {
+        (10, 141, 0): graph,
+        (10, 300, 4): "The Company is a defendant in opioid litigation filed in 2022.",
+    }
+
+    answer = Composer(title=lambda doc: "CVS Health Corporation 10-K 2022").compose(
+        "Has CVS Health reported any legal battles in 2022?", texts, top=(10, 141, 0)
+    )
+
+    assert answer.splitlines()[0].startswith("The Company is a defendant"), answer
+
+
 def test_a_ratio_no_row_prints_opens_with_a_row_it_is_computed_from():
     """A balance sheet prints no quick ratio: its first line is a row the ratio is
     computed from ("Total current assets"), not any row of the year asked."""

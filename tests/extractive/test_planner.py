@@ -70,16 +70,43 @@ def test_a_library_question_first_finds_the_documents_it_names():
     assert step == Call("find_documents", {"query": "What did Acme earn in 2023?"})
 
 
-def test_once_the_documents_of_a_form_are_found_the_search_leaves_the_form_out():
-    question = "What were Acme's net sales in 2023 per the 10-K?"
-    found = ToolMessage(
+def _found_acme() -> ToolMessage:
+    return ToolMessage(
         content="(1) Acme Corporation — Form 10-K, fiscal year 2023 | file=acme.pdf",
         tool_call_id="find",
         name="find_documents",
         artifact=Observation(documents=[1]).artifact(),
     )
+
+
+def test_once_the_documents_of_a_form_are_found_the_search_leaves_the_form_out():
+    question = "What risks did Acme name in 2023 per the 10-K?"
     planner = Planner(offered=("find_documents", "retrieve"))
 
-    step = planner.next(turn_of([HumanMessage(content=question), found]))
+    step = planner.next(turn_of([HumanMessage(content=question), _found_acme()]))
 
-    assert step == Call("retrieve", {"query": "What were Acme's net sales in 2023?", "doc_id": 1})
+    assert step == Call("retrieve", {"query": "What risks did Acme name in 2023?", "doc_id": 1})
+
+
+def test_in_the_documents_found_a_quantity_asked_is_searched_for_by_its_name_too():
+    question = "What was Acme's effective tax rate in 2023?"
+    planner = Planner(offered=("find_documents", "retrieve"))
+
+    step = planner.next(turn_of([HumanMessage(content=question), _found_acme()]))
+
+    assert step == Call("retrieve", {"query": [question, "effective tax rate"], "doc_id": 1})
+
+
+def test_a_question_asked_of_the_whole_library_is_searched_by_its_own_words_alone():
+    question = "What was the effective tax rate in 2023?"
+    nothing = ToolMessage(
+        content="No document's title holds a name of the query.",
+        tool_call_id="find",
+        name="find_documents",
+        artifact=Observation(documents=[]).artifact(),
+    )
+    planner = Planner(offered=("find_documents", "retrieve"))
+
+    step = planner.next(turn_of([HumanMessage(content=question), nothing]))
+
+    assert step == Call("retrieve", {"query": question})

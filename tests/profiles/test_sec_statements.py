@@ -8,6 +8,7 @@ from deepread.profiles.kinds.sec_filing.statements import (
     BALANCE,
     CASH_FLOW,
     INCOME,
+    quantities_named,
     statement_sections,
     statements_asked,
     title_statement,
@@ -89,3 +90,12 @@ def test_a_document_without_statement_titles_gets_nothing():
     outline = [Section(1, "Grading policy", 1, 0), Section(2, "Net sales", 1, 0)]
 
     assert statement_sections("What were net sales?", {1: outline}, lambda d, s: 50) == []
+
+
+def test_the_quantities_a_question_names_are_given_as_it_writes_them_in_its_order():
+    question = "How did Acme's Capital Expenditures and effective tax rate change in 2023?"
+    assert quantities_named(question) == ["capital expenditures", "effective tax rate"]
+
+
+def test_a_non_gaap_measure_names_no_quantity_to_search_for():
+    assert quantities_named("What was Acme's adjusted EBITDA in 2023?") == []

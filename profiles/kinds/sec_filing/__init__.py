@@ -32,6 +32,7 @@ from deepread.profiles.kinds.sec_filing.rows import inputs_asked, states_input_o
 from deepread.profiles.kinds.sec_filing.statements import (
     first_reads,
     metrics_asked,
+    quantities_named,
     statements_asked,
 )
 from deepread.profiles.profile import Profile
@@ -87,4 +88,5 @@ PROFILE = Profile(
     label_flags=frozenset({2}),
     yields_to={2: 1},
     forms=FORMS,
+    quantities=quantities_named,
 )

@@ -216,6 +216,22 @@ def metrics_asked(question: str) -> Metrics:
     )
 
 
+def quantities_named(question: str) -> list[str]:
+    """The financial quantities ``question`` names, as it writes them ("effective tax
+    rate", "capital expenditures"), in its order, each once; ``[]`` for a non-GAAP
+    measure or none."""
+    found = sorted(
+        m.span()
+        for m in (m for q in metrics_asked(question).quantities for m in q.name.finditer(question))
+    )
+    out: list[str] = []
+    for start, end in found:
+        name = " ".join(question[start:end].split()).lower()
+        if name not in out:
+            out.append(name)
+    return out
+
+
 def title_statement(title: str) -> str | None:
     """The statement a section title says it is, or None."""
     if _NOT_THE_STATEMENT.search(title):
