@@ -165,3 +165,13 @@ def test_a_label_the_question_asks_for_besides_its_metric_names_it():
     )
 
     assert states_row_of(table, *asking(question))
+
+
+def test_a_sentence_stating_a_metric_asked_by_its_name_states_it_as_a_row_does():
+    question = "What was American Express's effective tax rate in 2022?"
+    rate, metrics = content_words(question), metrics_asked(question)
+
+    stated = "The effective tax rate was 21.6 percent and 24.6 percent for 2022 and 2021."
+    assert states_row_of(stated, rate, metrics)
+    assert states_row_of("Our effective tax rate increased from 20% to 23%.", rate, metrics)
+    assert not states_row_of("… would favorably affect the effective tax rate.", rate, metrics)

@@ -13,11 +13,13 @@ label holding two words asked or more, when that one does not make it another me
 revenue", "Effective income tax rate" an effective tax rate; "Total" alone names nothing,
 "Loss before income taxes" no tax rate, "Adjusted net earnings per share (Diluted)" no
 diluted earnings per share; "% of revenue" names a share — and a cell of the row is a
-figure. Where the question names a metric or line item (:func:`~deepread.profiles.kinds.
-sec_filing.statements.metrics_asked`: "effective income tax rate", "cost of goods sold"),
-a label named as one of that metric's ways of naming it names it ("Cost of sales"), and a
-label holding words the question says only inside the metric names it only if it misses
-at most one of the metric's words: "Other income, net" and "Income tax benefit" hold only
+figure; a sentence stating a figure of a metric asked by its name ("The effective tax
+rate was 21.6 percent …") counts as such a row. Where the question names a metric or
+line item (:func:`~deepread.profiles.kinds.sec_filing.statements.metrics_asked`:
+"effective income tax rate", "cost of goods sold"), a label named as one of that
+metric's ways of naming it names it ("Cost of sales"), and a label holding words the
+question says only inside the metric names it only if it misses at most one of the
+metric's words: "Other income, net" and "Income tax benefit" hold only
 words asked and name no effective income tax rate.
 
 A filing rarely prints the ratio a question asks for (a quick ratio, a margin, a
@@ -64,7 +66,31 @@ def states_row_of(text: str, words: Set[str], metrics: Metrics | None = None) ->
     line of text (:data:`_PRINTED_ROW`). ``metrics``: the metrics the question names
     (:func:`~deepread.profiles.kinds.sec_filing.statements.metrics_asked`), which a
     label holding their words must name (see the module docstring)."""
-    return bool(words) and _has_row(text, lambda label: _names(label, words, metrics))
+    if not words:
+        return False
+    return _has_row(text, lambda label: _names(label, words, metrics)) or _says(text, metrics)
+
+
+#: What follows a metric's name in a sentence stating its figure: "was 21.6 percent",
+#: "for 2022 was $1.2 billion", "totaled $980 million", "increased to 23%".
+_STATED = re.compile(
+    r"\s+(?:[\w,]+\s+){0,3}?(?:was|were|is|totaled|amounted\s+to|"
+    r"(?:increased|decreased|rose|fell|grew|declined)(?:\s+\S+){0,3}?\s+to)\s+"
+    r"(?:approximately\s+|about\s+)?[$(]?\s?[-−–]?\d",
+    re.IGNORECASE,
+)
+
+
+def _says(text: str, metrics: Metrics | None) -> bool:
+    """Whether ``text`` (no table) is a sentence stating a figure of a metric asked by
+    its name: "The effective tax rate was 21.6 percent and 24.6 percent for 2022 and
+    2021" states the rate as a row printing it does."""
+    if metrics is None or "<table" in text.lower():
+        return False
+    flat = " ".join(text.split())
+    return any(
+        _STATED.match(flat, m.end()) for q in metrics.quantities for m in q.name.finditer(flat)
+    )
 
 
 def _has_row(text: str, labelled: Callable[[str], bool]) -> bool:
