@@ -131,6 +131,11 @@ def statements(
                 )
             )
         return out
+    head, _, rest = text.strip().partition("\n")
+    if rest.strip() and section and one_line(head).lower() == one_line(section).lower():
+        # the paragraph opens with its section's heading ("INCOME TAXES"): the statement
+        # is what follows it, the heading is already in the citation's place
+        text = rest
     flat = one_line(text)
     if len(flat) <= LINE_CHARS:
         whole = Statement(coord, flat, flat, rank, 0, flat)

@@ -323,6 +323,18 @@ def test_a_row_labelled_only_by_the_document_s_name_comes_after_what_says_someth
     assert answer.splitlines()[0].startswith("The Company is a defendant"), answer
 
 
+def test_a_paragraph_opening_with_its_section_s_heading_is_stated_without_it():
+    texts = {
+        (6, 103, 0): "INCOME TAXES\nThe effective tax rate was 21.6 percent and 24.6 "
+        "percent for 2022 and 2021, respectively."
+    }
+    composer = Composer(section=lambda doc_id, sec_id: "INCOME TAXES")
+
+    answer = composer.compose("What was the effective tax rate in 2022?", texts)
+
+    assert answer.startswith("The effective tax rate was 21.6 percent"), answer
+
+
 def test_a_ratio_no_row_prints_opens_with_a_row_it_is_computed_from():
     """A balance sheet prints no quick ratio: its first line is a row the ratio is
     computed from ("Total current assets"), not any row of the year asked."""
