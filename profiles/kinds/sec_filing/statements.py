@@ -220,10 +220,8 @@ def quantities_named(question: str) -> list[str]:
     """The financial quantities ``question`` names, as it writes them ("effective tax
     rate", "capital expenditures"), in its order, each once; ``[]`` for a non-GAAP
     measure or none."""
-    found = sorted(
-        m.span()
-        for m in (m for q in metrics_asked(question).quantities for m in q.name.finditer(question))
-    )
+    quantities = metrics_asked(question).quantities
+    found = sorted(m.span() for q in quantities for m in q.name.finditer(question))
     out: list[str] = []
     for start, end in found:
         name = " ".join(question[start:end].split()).lower()
